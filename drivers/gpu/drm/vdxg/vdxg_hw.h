@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vdxg hardware contract.
+ *
+ * This header is shared verbatim by the QEMU device model
+ * (hw/display/vdxg.c) and the Linux driver (drivers/gpu/drm/vdxg). It holds
+ * only macros so that it builds in both worlds. docs/hardware.md explains
+ * every item; the two must stay one truth.
+ *
+ * All registers are 32 bits wide, little endian, and must be accessed with
+ * naturally aligned 32-bit loads and stores. 64-bit quantities are split in
+ * a _LO register at the lower address and a _HI register 4 bytes above.
+ */
+#ifndef VDXG_HW_H
+#define VDXG_HW_H
+
+/* ------------------------------------------------------------------------
+ * PCI identity
+ */
+#define VDXG_PCI_VENDOR_ID		0x1234
+#define VDXG_PCI_DEVICE_ID		0xd3d0	/* physical function */
+#define VDXG_PCI_VF_DEVICE_ID		0xd3d1	/* SR-IOV virtual function */
+#define VDXG_PCI_REVISION		0x01
+/* Class code: PCI_CLASS_DISPLAY_OTHER (0x0380). */
+
+#define VDXG_BAR_MMIO			0	/* registers, 32-bit, 64 KiB */
+#define VDXG_BAR_VRAM			2	/* VRAM, 64-bit prefetchable */
+#define VDXG_BAR_MSIX			4	/* MSI-X table and PBA */
+
+#define VDXG_MMIO_SIZE			0x10000
+#define VDXG_VRAM_SIZE_DEFAULT		(256ull << 20)
+#define VDXG_VRAM_SIZE_MIN		(16ull << 20)
+#define VDXG_VRAM_SIZE_MAX		(4ull << 30)
+
+/* MSI-X vectors and the interrupt sources routed to each. */
+#define VDXG_MSIX_VECTORS		4
+#define VDXG_MSIX_VEC_MISC		0	/* self-test, fault, hotplug */
+#define VDXG_MSIX_VEC_RENDER		1
+#define VDXG_MSIX_VEC_PAGING		2
+#define VDXG_MSIX_VEC_DISPLAY		3	/* vblank, flip, writeback */
+
+/* ------------------------------------------------------------------------
+ * Global block (0x0000)
+ */
+#define VDXG_REG_ID			0x0000	/* RO: VDXG_ID_MAGIC */
+#define   VDXG_ID_MAGIC			0x56445847	/* "VDXG" */
+#define VDXG_REG_VERSION		0x0004	/* RO: major << 16 | minor */
+#define   VDXG_VERSION_MAJOR		1
+#define   VDXG_VERSION_MINOR		0
+#define   VDXG_VERSION			((VDXG_VERSION_MAJOR << 16) | \
+					 VDXG_VERSION_MINOR)
+#define VDXG_REG_CAPS			0x0008	/* RO: VDXG_CAP_* of units present */
+#define   VDXG_CAP_MSIX			(1u << 0)
+#define   VDXG_CAP_SELFTEST		(1u << 1)
+#define   VDXG_CAP_RENDER		(1u << 2)
+#define   VDXG_CAP_PAGING		(1u << 3)
+#define   VDXG_CAP_GART			(1u << 4)
+#define   VDXG_CAP_DISPLAY		(1u << 5)
+#define   VDXG_CAP_CRC			(1u << 6)
+#define   VDXG_CAP_WRITEBACK		(1u << 7)
+#define   VDXG_CAP_SRIOV		(1u << 8)
+#define   VDXG_CAP_RESIZABLE_BAR	(1u << 9)
+#define VDXG_REG_VRAM_SIZE_LO		0x0010	/* RO: VRAM bytes */
+#define VDXG_REG_VRAM_SIZE_HI		0x0014
+#define VDXG_REG_APERTURE_BASE_LO	0x0018	/* RO: GPU address of aperture */
+#define VDXG_REG_APERTURE_BASE_HI	0x001c
+#define VDXG_REG_APERTURE_SIZE_LO	0x0020	/* RO: aperture bytes */
+#define VDXG_REG_APERTURE_SIZE_HI	0x0024
+#define VDXG_REG_ENGINES		0x0028	/* RO: 1 << VDXG_ENGINE_* present */
+#define VDXG_REG_NUM_CRTCS		0x002c	/* RO: display pipes (0 on a VF) */
+#define VDXG_REG_RESET			0x0030	/* WO: VDXG_RESET_MAGIC resets */
+#define   VDXG_RESET_MAGIC		0x52534554	/* "RSET" */
+#define VDXG_REG_STATUS			0x0034	/* RO */
+#define   VDXG_STATUS_READY		(1u << 0)
+#define VDXG_REG_SCRATCH		0x0038	/* RW: no side effect */
+#define VDXG_REG_RESET_COUNT		0x003c	/* RO: soft resets since power-on */
+
+/* ------------------------------------------------------------------------
+ * Interrupt block (0x0100)
+ *
+ * A source sets its bit in INT_STATUS. An interrupt is signalled when a bit
+ * becomes set in INT_STATUS & INT_MASK: on the source's MSI-X vector, on
+ * the single MSI vector, or by asserting INTx while (INT_STATUS & INT_MASK)
+ * is non-zero. Writing 1s to INT_ACK clears those bits.
+ */
+#define VDXG_REG_INT_STATUS		0x0100	/* RO */
+#define VDXG_REG_INT_MASK		0x0104	/* RW: 1 = enabled */
+#define VDXG_REG_INT_ACK		0x0108	/* W1C */
+#define VDXG_REG_INT_TRIGGER		0x010c	/* WO: only SELFTEST is honoured */
+#define   VDXG_INT_SELFTEST		(1u << 0)
+#define   VDXG_INT_FAULT		(1u << 1)
+#define   VDXG_INT_HOTPLUG		(1u << 2)
+#define   VDXG_INT_RENDER_FENCE		(1u << 4)
+#define   VDXG_INT_PAGING_FENCE		(1u << 5)
+#define   VDXG_INT_VBLANK(crtc)		(1u << (8 + (crtc)))	/* crtc 0..3 */
+#define   VDXG_INT_FLIP_DONE(crtc)	(1u << (12 + (crtc)))
+#define   VDXG_INT_WRITEBACK		(1u << 16)
+#define   VDXG_INT_MISC_MASK		(VDXG_INT_SELFTEST | VDXG_INT_FAULT | \
+					 VDXG_INT_HOTPLUG)
+#define   VDXG_INT_DISPLAY_MASK		(0xff00u | VDXG_INT_WRITEBACK)
+#define   VDXG_INT_VALID_MASK		(VDXG_INT_MISC_MASK | \
+					 VDXG_INT_RENDER_FENCE | \
+					 VDXG_INT_PAGING_FENCE | \
+					 VDXG_INT_DISPLAY_MASK)
+
+/* ------------------------------------------------------------------------
+ * Engines (0x1000 + engine * 0x100)
+ *
+ * Each engine is fed by a ring of VDXG_RING_ENTRY_SIZE-byte entries in GPU
+ * memory (VRAM or aperture). HEAD and TAIL are byte offsets into the ring;
+ * the ring is empty when HEAD == TAIL. Software writes entries, advances
+ * TAIL and writes DOORBELL. The engine executes entries in order, and after
+ * each one writes its 64-bit seqno to FENCE_ADDR (when non-zero), updates
+ * FENCE_VALUE and HEAD, and raises the engine's fence interrupt.
+ */
+#define VDXG_ENGINE_RENDER		0
+#define VDXG_ENGINE_PAGING		1
+#define VDXG_NUM_ENGINES		2
+#define VDXG_ENGINE_BASE(e)		(0x1000 + (e) * 0x100)
+#define VDXG_ENG_RING_BASE_LO		0x00	/* RW: GPU address, 4 KiB aligned */
+#define VDXG_ENG_RING_BASE_HI		0x04
+#define VDXG_ENG_RING_SIZE		0x08	/* RW: bytes, power of 2 */
+#define   VDXG_RING_SIZE_MIN		0x1000
+#define   VDXG_RING_SIZE_MAX		0x100000
+#define VDXG_ENG_RING_HEAD		0x0c	/* RO: next entry the engine reads */
+#define VDXG_ENG_RING_TAIL		0x10	/* RW: end of valid entries */
+#define VDXG_ENG_DOORBELL		0x14	/* WO: any value kicks the engine */
+#define VDXG_ENG_CTRL			0x18	/* RW */
+#define   VDXG_ENG_CTRL_ENABLE		(1u << 0)
+#define VDXG_ENG_STATUS			0x1c	/* RO */
+#define   VDXG_ENG_STATUS_IDLE		(1u << 0)
+#define   VDXG_ENG_STATUS_HALTED	(1u << 1)	/* stopped on a fault */
+#define VDXG_ENG_FENCE_ADDR_LO		0x20	/* RW: GPU address, 8 B aligned */
+#define VDXG_ENG_FENCE_ADDR_HI		0x24
+#define VDXG_ENG_FENCE_VALUE_LO		0x28	/* RO: last completed seqno */
+#define VDXG_ENG_FENCE_VALUE_HI		0x2c
+#define VDXG_ENG_RESET			0x30	/* WO: 1 resets this engine */
+
+/* Ring entry: eight dwords. */
+#define VDXG_RING_ENTRY_SIZE		32
+#define VDXG_RING_DW_CMD		0	/* VDXG_RING_CMD_* */
+#define   VDXG_RING_CMD_NOP		0
+#define   VDXG_RING_CMD_EXEC		1	/* run a DMA/paging buffer */
+#define VDXG_RING_DW_LENGTH		1	/* buffer bytes, multiple of 4 */
+#define VDXG_RING_DW_ADDR_LO		2	/* buffer GPU address */
+#define VDXG_RING_DW_ADDR_HI		3
+#define VDXG_RING_DW_SEQNO_LO		4	/* written back on completion */
+#define VDXG_RING_DW_SEQNO_HI		5
+#define VDXG_RING_DW_CONTEXT		6	/* reported in faults */
+#define VDXG_RING_DW_RSVD		7	/* must be zero */
+
+/* ------------------------------------------------------------------------
+ * GPU address space and GART (0x2000)
+ *
+ * [0, VRAM_SIZE) is VRAM. [APERTURE_BASE, APERTURE_BASE + APERTURE_SIZE)
+ * is the aperture: each 4 KiB page is translated by one 64-bit GART entry
+ * in a table held in VRAM at GART_TABLE. A valid entry holds a system
+ * (bus) page address; an invalid one sends accesses to DUMMY_PAGE.
+ * Engines cache translations until a TLB flush. Anything else faults.
+ */
+#define VDXG_GPU_PAGE_SHIFT		12
+#define VDXG_GPU_PAGE_SIZE		(1u << VDXG_GPU_PAGE_SHIFT)
+#define VDXG_APERTURE_BASE		(1ull << 40)
+#define VDXG_APERTURE_SIZE_DEFAULT	(512ull << 20)
+#define VDXG_REG_GART_TABLE_LO		0x2000	/* RW: VRAM offset, page aligned */
+#define VDXG_REG_GART_TABLE_HI		0x2004
+#define VDXG_REG_GART_ENTRIES		0x2008	/* RO: APERTURE_SIZE / page */
+#define VDXG_REG_GART_CTRL		0x200c	/* RW */
+#define   VDXG_GART_CTRL_ENABLE		(1u << 0)
+#define VDXG_REG_DUMMY_PAGE_LO		0x2010	/* RW: system page address */
+#define VDXG_REG_DUMMY_PAGE_HI		0x2014
+#define VDXG_REG_TLB_FLUSH		0x2018	/* WO: any value flushes */
+#define VDXG_GART_PTE_VALID		(1ull << 0)
+#define VDXG_GART_PTE_ADDR_MASK		(~0xfffull)
+
+/* ------------------------------------------------------------------------
+ * Fault reporting (0x2100)
+ *
+ * The first fault latches a record here, halts the faulting engine
+ * (VDXG_ENG_STATUS_HALTED) and raises VDXG_INT_FAULT. Later faults only
+ * bump FAULT_COUNT until FAULT_CLEAR is written. The device never touches
+ * memory outside VRAM and the mapped aperture.
+ */
+#define VDXG_REG_FAULT_STATUS		0x2100	/* RO */
+#define   VDXG_FAULT_STATUS_VALID	(1u << 0)
+#define VDXG_REG_FAULT_ENGINE		0x2104	/* RO: VDXG_ENGINE_* */
+#define VDXG_REG_FAULT_REASON		0x2108	/* RO: VDXG_FAULT_* */
+#define   VDXG_FAULT_NONE		0
+#define   VDXG_FAULT_ADDRESS		1	/* outside VRAM and aperture */
+#define   VDXG_FAULT_BOUNDS		2	/* access past a surface */
+#define   VDXG_FAULT_OPCODE		3	/* unknown command */
+#define   VDXG_FAULT_LENGTH		4	/* bad command or buffer length */
+#define   VDXG_FAULT_RING		5	/* bad ring programming */
+#define   VDXG_FAULT_PARAM		6	/* bad operand value */
+#define VDXG_REG_FAULT_OPCODE		0x210c	/* RO: opcode that faulted */
+#define VDXG_REG_FAULT_ADDR_LO		0x2110	/* RO: GPU address that faulted */
+#define VDXG_REG_FAULT_ADDR_HI		0x2114
+#define VDXG_REG_FAULT_CONTEXT		0x2118	/* RO: ring entry context */
+#define VDXG_REG_FAULT_COUNT		0x211c	/* RO: faults since clear */
+#define VDXG_REG_FAULT_CLEAR		0x2120	/* WO: any value clears */
+
+/* ------------------------------------------------------------------------
+ * Display engine (0x4000 + crtc * 0x200)
+ *
+ * Writes to the primary, overlay and cursor address registers go to a
+ * pending copy; writing FLIP latches them at the next vblank and raises
+ * FLIP_DONE. Mode registers take effect when CTRL is enabled.
+ */
+#define VDXG_MAX_CRTCS			4
+#define VDXG_CRTC_BASE(c)		(0x4000 + (c) * 0x200)
+#define VDXG_CRTC_CTRL			0x000	/* RW */
+#define   VDXG_CRTC_CTRL_ENABLE		(1u << 0)
+#define   VDXG_CRTC_CTRL_VBLANK_IRQ	(1u << 1)
+#define VDXG_CRTC_HDISPLAY		0x004	/* RW: active pixels */
+#define VDXG_CRTC_VDISPLAY		0x008
+#define VDXG_CRTC_HTOTAL		0x00c
+#define VDXG_CRTC_VTOTAL		0x010
+#define VDXG_CRTC_CLOCK_KHZ		0x014	/* pixel clock; sets refresh */
+#define VDXG_CRTC_FLIP			0x018	/* WO: latch pending at vblank */
+#define VDXG_CRTC_FRAME_COUNT		0x01c	/* RO: vblanks since enable */
+#define VDXG_CRTC_VBLANK_NS_LO		0x020	/* RO: last vblank, virtual ns */
+#define VDXG_CRTC_VBLANK_NS_HI		0x024
+#define VDXG_CRTC_SCANLINE		0x028	/* RO: current line */
+#define VDXG_CRTC_CRC			0x02c	/* RO: CRC32 of last frame */
+#define VDXG_CRTC_BG_COLOR		0x030	/* RW: XRGB8888 under planes */
+/* Planes: primary 0x040, overlay 0x080, cursor 0x0c0. */
+#define VDXG_PLANE_PRIMARY		0x040
+#define VDXG_PLANE_OVERLAY		0x080
+#define VDXG_PLANE_CURSOR		0x0c0
+#define VDXG_PLANE_CTRL			0x00	/* RW */
+#define   VDXG_PLANE_CTRL_ENABLE	(1u << 0)
+#define   VDXG_PLANE_CTRL_ROT_180	(1u << 1)
+#define   VDXG_PLANE_CTRL_REFLECT_X	(1u << 2)
+#define   VDXG_PLANE_CTRL_REFLECT_Y	(1u << 3)
+#define   VDXG_PLANE_CTRL_BLEND_SHIFT	4	/* VDXG_BLEND_* */
+#define   VDXG_PLANE_CTRL_BLEND_MASK	(3u << 4)
+#define   VDXG_BLEND_NONE		0
+#define   VDXG_BLEND_PREMULTI		1
+#define   VDXG_BLEND_COVERAGE		2
+#define VDXG_PLANE_ADDR_LO		0x04	/* RW: GPU address (pending) */
+#define VDXG_PLANE_ADDR_HI		0x08
+#define VDXG_PLANE_FORMAT		0x0c	/* RW: DRM fourcc */
+#define VDXG_PLANE_PITCH		0x10	/* RW: bytes */
+#define VDXG_PLANE_SRC_SIZE		0x14	/* RW: height << 16 | width */
+#define VDXG_PLANE_DST_POS		0x18	/* RW: y << 16 | x, signed 16 */
+#define VDXG_PLANE_ALPHA		0x1c	/* RW: 0..0xffff plane alpha */
+#define VDXG_PLANE_ZPOS			0x20	/* RW: 0..2 */
+/* Connector of this pipe. */
+#define VDXG_CRTC_CONN_STATUS		0x100	/* RO */
+#define   VDXG_CONN_CONNECTED		(1u << 0)
+#define VDXG_CRTC_EDID			0x180	/* RO: 128-byte EDID block */
+#define VDXG_EDID_SIZE			128
+
+/* Writeback unit (0x4800). */
+#define VDXG_REG_WB_CTRL		0x4800	/* RW: enable, crtc in [7:4] */
+#define   VDXG_WB_CTRL_ENABLE		(1u << 0)
+#define VDXG_REG_WB_ADDR_LO		0x4804	/* RW: target GPU address */
+#define VDXG_REG_WB_ADDR_HI		0x4808
+#define VDXG_REG_WB_FORMAT		0x480c	/* RW: DRM fourcc */
+#define VDXG_REG_WB_PITCH		0x4810
+#define VDXG_REG_WB_STATUS		0x4814	/* RO: bit 0 done */
+#define VDXG_REG_WB_SEQNO		0x4818	/* RO: frames written */
+
+/* ------------------------------------------------------------------------
+ * SR-IOV backing tables (PF only, 0x6000)
+ *
+ * Each VF BAR is assembled, in order, from up to VDXG_MAX_BACKING_RANGES
+ * page-aligned ranges of PF VRAM. Software selects VF, BAR and index,
+ * then reads or writes the range; a zero length ends the list.
+ */
+#define VDXG_MAX_BACKING_RANGES		32
+#define VDXG_REG_BACKING_SELECT		0x6000	/* RW: vf << 16 | bar << 8 | idx */
+#define VDXG_REG_BACKING_OFFSET_LO	0x6004	/* RW: PF VRAM offset */
+#define VDXG_REG_BACKING_OFFSET_HI	0x6008
+#define VDXG_REG_BACKING_LENGTH_LO	0x600c	/* RW: bytes, page multiple */
+#define VDXG_REG_BACKING_LENGTH_HI	0x6010
+#define VDXG_REG_BACKING_COMMIT		0x6014	/* WO: apply table of a VF */
+
+#endif /* VDXG_HW_H */
