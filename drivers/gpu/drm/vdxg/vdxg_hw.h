@@ -14,6 +14,11 @@
 #ifndef VDXG_HW_H
 #define VDXG_HW_H
 
+/* BIT() and BIT_ULL() come from <linux/bits.h> or QEMU's qemu/bitops.h. */
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#endif
+
 /* ------------------------------------------------------------------------
  * PCI identity
  */
@@ -50,16 +55,16 @@
 #define   VDXG_VERSION			((VDXG_VERSION_MAJOR << 16) | \
 					 VDXG_VERSION_MINOR)
 #define VDXG_REG_CAPS			0x0008	/* RO: VDXG_CAP_* of units present */
-#define   VDXG_CAP_MSIX			(1u << 0)
-#define   VDXG_CAP_SELFTEST		(1u << 1)
-#define   VDXG_CAP_RENDER		(1u << 2)
-#define   VDXG_CAP_PAGING		(1u << 3)
-#define   VDXG_CAP_GART			(1u << 4)
-#define   VDXG_CAP_DISPLAY		(1u << 5)
-#define   VDXG_CAP_CRC			(1u << 6)
-#define   VDXG_CAP_WRITEBACK		(1u << 7)
-#define   VDXG_CAP_SRIOV		(1u << 8)
-#define   VDXG_CAP_RESIZABLE_BAR	(1u << 9)
+#define   VDXG_CAP_MSIX			BIT(0)
+#define   VDXG_CAP_SELFTEST		BIT(1)
+#define   VDXG_CAP_RENDER		BIT(2)
+#define   VDXG_CAP_PAGING		BIT(3)
+#define   VDXG_CAP_GART			BIT(4)
+#define   VDXG_CAP_DISPLAY		BIT(5)
+#define   VDXG_CAP_CRC			BIT(6)
+#define   VDXG_CAP_WRITEBACK		BIT(7)
+#define   VDXG_CAP_SRIOV		BIT(8)
+#define   VDXG_CAP_RESIZABLE_BAR	BIT(9)
 #define VDXG_REG_VRAM_SIZE_LO		0x0010	/* RO: VRAM bytes */
 #define VDXG_REG_VRAM_SIZE_HI		0x0014
 #define VDXG_REG_APERTURE_BASE_LO	0x0018	/* RO: GPU address of aperture */
@@ -71,7 +76,7 @@
 #define VDXG_REG_RESET			0x0030	/* WO: VDXG_RESET_MAGIC resets */
 #define   VDXG_RESET_MAGIC		0x52534554	/* "RSET" */
 #define VDXG_REG_STATUS			0x0034	/* RO */
-#define   VDXG_STATUS_READY		(1u << 0)
+#define   VDXG_STATUS_READY		BIT(0)
 #define VDXG_REG_SCRATCH		0x0038	/* RW: no side effect */
 #define VDXG_REG_RESET_COUNT		0x003c	/* RO: soft resets since power-on */
 
@@ -87,14 +92,14 @@
 #define VDXG_REG_INT_MASK		0x0104	/* RW: 1 = enabled */
 #define VDXG_REG_INT_ACK		0x0108	/* W1C */
 #define VDXG_REG_INT_TRIGGER		0x010c	/* WO: only SELFTEST is honoured */
-#define   VDXG_INT_SELFTEST		(1u << 0)
-#define   VDXG_INT_FAULT		(1u << 1)
-#define   VDXG_INT_HOTPLUG		(1u << 2)
-#define   VDXG_INT_RENDER_FENCE		(1u << 4)
-#define   VDXG_INT_PAGING_FENCE		(1u << 5)
-#define   VDXG_INT_VBLANK(crtc)		(1u << (8 + (crtc)))	/* crtc 0..3 */
-#define   VDXG_INT_FLIP_DONE(crtc)	(1u << (12 + (crtc)))
-#define   VDXG_INT_WRITEBACK		(1u << 16)
+#define   VDXG_INT_SELFTEST		BIT(0)
+#define   VDXG_INT_FAULT		BIT(1)
+#define   VDXG_INT_HOTPLUG		BIT(2)
+#define   VDXG_INT_RENDER_FENCE		BIT(4)
+#define   VDXG_INT_PAGING_FENCE		BIT(5)
+#define   VDXG_INT_VBLANK(crtc)		BIT(8 + (crtc))	/* crtc 0..3 */
+#define   VDXG_INT_FLIP_DONE(crtc)	BIT(12 + (crtc))
+#define   VDXG_INT_WRITEBACK		BIT(16)
 #define   VDXG_INT_MISC_MASK		(VDXG_INT_SELFTEST | VDXG_INT_FAULT | \
 					 VDXG_INT_HOTPLUG)
 #define   VDXG_INT_DISPLAY_MASK		(0xff00u | VDXG_INT_WRITEBACK)
@@ -126,10 +131,10 @@
 #define VDXG_ENG_RING_TAIL		0x10	/* RW: end of valid entries */
 #define VDXG_ENG_DOORBELL		0x14	/* WO: any value kicks the engine */
 #define VDXG_ENG_CTRL			0x18	/* RW */
-#define   VDXG_ENG_CTRL_ENABLE		(1u << 0)
+#define   VDXG_ENG_CTRL_ENABLE		BIT(0)
 #define VDXG_ENG_STATUS			0x1c	/* RO */
-#define   VDXG_ENG_STATUS_IDLE		(1u << 0)
-#define   VDXG_ENG_STATUS_HALTED	(1u << 1)	/* stopped on a fault */
+#define   VDXG_ENG_STATUS_IDLE		BIT(0)
+#define   VDXG_ENG_STATUS_HALTED	BIT(1)	/* stopped on a fault */
 #define VDXG_ENG_FENCE_ADDR_LO		0x20	/* RW: GPU address, 8 B aligned */
 #define VDXG_ENG_FENCE_ADDR_HI		0x24
 #define VDXG_ENG_FENCE_VALUE_LO		0x28	/* RO: last completed seqno */
@@ -159,18 +164,18 @@
  * Engines cache translations until a TLB flush. Anything else faults.
  */
 #define VDXG_GPU_PAGE_SHIFT		12
-#define VDXG_GPU_PAGE_SIZE		(1u << VDXG_GPU_PAGE_SHIFT)
-#define VDXG_APERTURE_BASE		(1ull << 40)
+#define VDXG_GPU_PAGE_SIZE		BIT(VDXG_GPU_PAGE_SHIFT)
+#define VDXG_APERTURE_BASE		BIT_ULL(40)
 #define VDXG_APERTURE_SIZE_DEFAULT	(512ull << 20)
 #define VDXG_REG_GART_TABLE_LO		0x2000	/* RW: VRAM offset, page aligned */
 #define VDXG_REG_GART_TABLE_HI		0x2004
 #define VDXG_REG_GART_ENTRIES		0x2008	/* RO: APERTURE_SIZE / page */
 #define VDXG_REG_GART_CTRL		0x200c	/* RW */
-#define   VDXG_GART_CTRL_ENABLE		(1u << 0)
+#define   VDXG_GART_CTRL_ENABLE		BIT(0)
 #define VDXG_REG_DUMMY_PAGE_LO		0x2010	/* RW: system page address */
 #define VDXG_REG_DUMMY_PAGE_HI		0x2014
 #define VDXG_REG_TLB_FLUSH		0x2018	/* WO: any value flushes */
-#define VDXG_GART_PTE_VALID		(1ull << 0)
+#define VDXG_GART_PTE_VALID		BIT_ULL(0)
 #define VDXG_GART_PTE_ADDR_MASK		(~0xfffull)
 
 /* ------------------------------------------------------------------------
@@ -182,7 +187,7 @@
  * memory outside VRAM and the mapped aperture.
  */
 #define VDXG_REG_FAULT_STATUS		0x2100	/* RO */
-#define   VDXG_FAULT_STATUS_VALID	(1u << 0)
+#define   VDXG_FAULT_STATUS_VALID	BIT(0)
 #define VDXG_REG_FAULT_ENGINE		0x2104	/* RO: VDXG_ENGINE_* */
 #define VDXG_REG_FAULT_REASON		0x2108	/* RO: VDXG_FAULT_* */
 #define   VDXG_FAULT_NONE		0
@@ -209,8 +214,8 @@
 #define VDXG_MAX_CRTCS			4
 #define VDXG_CRTC_BASE(c)		(0x4000 + (c) * 0x200)
 #define VDXG_CRTC_CTRL			0x000	/* RW */
-#define   VDXG_CRTC_CTRL_ENABLE		(1u << 0)
-#define   VDXG_CRTC_CTRL_VBLANK_IRQ	(1u << 1)
+#define   VDXG_CRTC_CTRL_ENABLE		BIT(0)
+#define   VDXG_CRTC_CTRL_VBLANK_IRQ	BIT(1)
 #define VDXG_CRTC_HDISPLAY		0x004	/* RW: active pixels */
 #define VDXG_CRTC_VDISPLAY		0x008
 #define VDXG_CRTC_HTOTAL		0x00c
@@ -228,10 +233,10 @@
 #define VDXG_PLANE_OVERLAY		0x080
 #define VDXG_PLANE_CURSOR		0x0c0
 #define VDXG_PLANE_CTRL			0x00	/* RW */
-#define   VDXG_PLANE_CTRL_ENABLE	(1u << 0)
-#define   VDXG_PLANE_CTRL_ROT_180	(1u << 1)
-#define   VDXG_PLANE_CTRL_REFLECT_X	(1u << 2)
-#define   VDXG_PLANE_CTRL_REFLECT_Y	(1u << 3)
+#define   VDXG_PLANE_CTRL_ENABLE	BIT(0)
+#define   VDXG_PLANE_CTRL_ROT_180	BIT(1)
+#define   VDXG_PLANE_CTRL_REFLECT_X	BIT(2)
+#define   VDXG_PLANE_CTRL_REFLECT_Y	BIT(3)
 #define   VDXG_PLANE_CTRL_BLEND_SHIFT	4	/* VDXG_BLEND_* */
 #define   VDXG_PLANE_CTRL_BLEND_MASK	(3u << 4)
 #define   VDXG_BLEND_NONE		0
@@ -247,13 +252,13 @@
 #define VDXG_PLANE_ZPOS			0x20	/* RW: 0..2 */
 /* Connector of this pipe. */
 #define VDXG_CRTC_CONN_STATUS		0x100	/* RO */
-#define   VDXG_CONN_CONNECTED		(1u << 0)
+#define   VDXG_CONN_CONNECTED		BIT(0)
 #define VDXG_CRTC_EDID			0x180	/* RO: 128-byte EDID block */
 #define VDXG_EDID_SIZE			128
 
 /* Writeback unit (0x4800). */
 #define VDXG_REG_WB_CTRL		0x4800	/* RW: enable, crtc in [7:4] */
-#define   VDXG_WB_CTRL_ENABLE		(1u << 0)
+#define   VDXG_WB_CTRL_ENABLE		BIT(0)
 #define VDXG_REG_WB_ADDR_LO		0x4804	/* RW: target GPU address */
 #define VDXG_REG_WB_ADDR_HI		0x4808
 #define VDXG_REG_WB_FORMAT		0x480c	/* RW: DRM fourcc */

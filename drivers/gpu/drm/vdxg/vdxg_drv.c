@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The vdxg authors
+ */
+
+#include <linux/module.h>
+#include <linux/pci.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_module.h>
+#include <drm/drm_print.h>
+#include <drm/vdxg_drm.h>
+
+#include "vdxg_drv.h"
+
+/**
+ * DOC: vdxg
+ *
+ * vdxg drives the vdxg virtual PCI Express GPU and ports the Windows
+ * display-driver model (WDDM) for memory and submission to DRM: paging
+ * buffers on a copy engine move allocations between VRAM, an aperture and
+ * system memory, and user command buffers are copied, validated and
+ * patched with the allocations' current addresses before they run.
+ *
+ * docs/hardware.md and vdxg_hw.h describe the device; this file binds the
+ * PCI function and registers the DRM device. Probe takes the device's
+ * resources in the order of their stated options (see "Resource
+ * descriptors"), proves the interrupt works with a self-test, and only
+ * then registers the primary and render nodes. Remove unplugs the DRM
+ * device first, so open files see -ENODEV rather than a vanished device.
+ */
+
+static const struct drm_ioctl_desc vdxg_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(VDXG_GET_PARAM, vdxg_ioctl_get_param,
+			  DRM_RENDER_ALLOW),
+};
+
+DEFINE_DRM_GEM_FOPS(vdxg_fops);
+
+static const struct drm_driver vdxg_drm_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.ioctls = vdxg_ioctls,
+	.num_ioctls = ARRAY_SIZE(vdxg_ioctls),
+	.fops = &vdxg_fops,
+	.name = DRIVER_NAME,
+	.desc = DRIVER_DESC,
+	.date = "20261122",
+	.major = DRIVER_MAJOR,
+	.minor = DRIVER_MINOR,
+};
+
+static int vdxg_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+{
+	struct vdxg_device *vdxg;
+	int ret;
+
+	vdxg = devm_drm_dev_alloc(&pdev->dev, &vdxg_drm_driver,
+				  struct vdxg_device, drm);
+	if (IS_ERR(vdxg))
+		return PTR_ERR(vdxg);
+
+	vdxg->pdev = pdev;
+	pci_set_drvdata(pdev, vdxg);
+
+	ret = vdxg_pci_init(vdxg);
+	if (ret)
+		return ret;
+
+	ret = vdxg_irq_init(vdxg);
+	if (ret)
+		return ret;
+
+	vdxg_debugfs_init(vdxg);
+
+	ret = drm_dev_register(&vdxg->drm, 0);
+	if (ret)
+		goto err_irq;
+
+	return 0;
+
+err_irq:
+	vdxg_irq_fini(vdxg);
+	return ret;
+}
+
+static void vdxg_remove(struct pci_dev *pdev)
+{
+	struct vdxg_device *vdxg = pci_get_drvdata(pdev);
+
+	drm_dev_unplug(&vdxg->drm);
+	vdxg_irq_fini(vdxg);
+}
+
+static void vdxg_shutdown(struct pci_dev *pdev)
+{
+	struct vdxg_device *vdxg = pci_get_drvdata(pdev);
+
+	vdxg_pci_reset(vdxg);
+}
+
+static const struct pci_device_id vdxg_pci_ids[] = {
+	{ PCI_DEVICE(VDXG_PCI_VENDOR_ID, VDXG_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, vdxg_pci_ids);
+
+static struct pci_driver vdxg_pci_driver = {
+	.name = DRIVER_NAME,
+	.id_table = vdxg_pci_ids,
+	.probe = vdxg_probe,
+	.remove = vdxg_remove,
+	.shutdown = vdxg_shutdown,
+};
+
+drm_module_pci_driver(vdxg_pci_driver);
+
+MODULE_DESCRIPTION(DRIVER_DESC);
+MODULE_AUTHOR("The vdxg authors");
+MODULE_LICENSE("Dual MIT/GPL");

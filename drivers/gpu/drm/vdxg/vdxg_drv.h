@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright 2026 The vdxg authors
+ */
+#ifndef _VDXG_DRV_H_
+#define _VDXG_DRV_H_
+
+#include <linux/completion.h>
+#include <linux/io.h>
+#include <linux/pci.h>
+
+#include <drm/drm_device.h>
+
+#include "vdxg_hw.h"
+#include "vdxg_resource.h"
+
+#define DRIVER_NAME		"vdxg"
+#define DRIVER_DESC		"vdxg WDDM-model virtual GPU"
+#define DRIVER_MAJOR		1
+#define DRIVER_MINOR		0
+
+struct vdxg_device;
+
+/**
+ * struct vdxg_irq_vector - one interrupt vector and the sources it serves
+ * @vdxg: the device
+ * @sources: VDXG_INT_* bits handled on this vector
+ * @irq: Linux IRQ number
+ */
+struct vdxg_irq_vector {
+	struct vdxg_device *vdxg;
+	u32 sources;
+	int irq;
+};
+
+/**
+ * struct vdxg_device - a vdxg PCI function
+ * @drm: the DRM device
+ * @pdev: the PCI device
+ * @mmio: register BAR mapping
+ * @resources: what the driver asked for and what it got
+ * @res_irq: index of the interrupt group in @resources
+ * @caps: VDXG_REG_CAPS
+ * @hw_version: VDXG_REG_VERSION
+ * @engines: VDXG_REG_ENGINES
+ * @num_crtcs: VDXG_REG_NUM_CRTCS
+ * @vram_size: VRAM bytes
+ * @vram_bar_start: bus address of the VRAM BAR
+ * @vram_bar_size: CPU-visible VRAM bytes
+ * @aperture_base: GPU address of the aperture
+ * @aperture_size: aperture bytes
+ * @irq: interrupt state
+ * @irq.mode: DRM_VDXG_IRQ_MODE_*
+ * @irq.nvec: vectors in use
+ * @irq.mask: sources enabled in VDXG_REG_INT_MASK
+ * @irq.vec: per-vector state
+ * @irq.selftest: completed by the self-test interrupt
+ * @irq.count: interrupts handled, per source bit
+ */
+struct vdxg_device {
+	struct drm_device drm;
+	struct pci_dev *pdev;
+	void __iomem *mmio;
+
+	struct vdxg_res_list resources;
+	int res_irq;
+
+	u32 caps;
+	u32 hw_version;
+	u32 engines;
+	u32 num_crtcs;
+	u64 vram_size;
+	resource_size_t vram_bar_start;
+	resource_size_t vram_bar_size;
+	u64 aperture_base;
+	u64 aperture_size;
+
+	struct {
+		int mode;
+		unsigned int nvec;
+		u32 mask;
+		struct vdxg_irq_vector vec[VDXG_MSIX_VECTORS];
+		struct completion selftest;
+		atomic_t count[32];
+	} irq;
+};
+
+static inline struct vdxg_device *to_vdxg(struct drm_device *drm)
+{
+	return container_of(drm, struct vdxg_device, drm);
+}
+
+static inline u32 vdxg_rd(struct vdxg_device *vdxg, u32 reg)
+{
+	return readl(vdxg->mmio + reg);
+}
+
+static inline void vdxg_wr(struct vdxg_device *vdxg, u32 reg, u32 val)
+{
+	writel(val, vdxg->mmio + reg);
+}
+
+static inline u64 vdxg_rd64(struct vdxg_device *vdxg, u32 lo)
+{
+	u32 l = vdxg_rd(vdxg, lo);
+
+	return ((u64)vdxg_rd(vdxg, lo + 4) << 32) | l;
+}
+
+/* vdxg_pci.c */
+int vdxg_pci_init(struct vdxg_device *vdxg);
+void vdxg_pci_reset(struct vdxg_device *vdxg);
+
+/* vdxg_irq.c */
+int vdxg_irq_init(struct vdxg_device *vdxg);
+void vdxg_irq_fini(struct vdxg_device *vdxg);
+
+/* vdxg_ioctl.c */
+int vdxg_ioctl_get_param(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+
+/* vdxg_debugfs.c */
+void vdxg_debugfs_init(struct vdxg_device *vdxg);
+
+#endif

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The vdxg authors
+ */
+
+#include <drm/drm_file.h>
+#include <drm/vdxg_drm.h>
+
+#include "vdxg_drv.h"
+
+/**
+ * DOC: GET_PARAM
+ *
+ * DRM_IOCTL_VDXG_GET_PARAM returns one fact about the device, read once at
+ * probe, so it never touches the hardware. Unknown parameters and a
+ * non-zero pad get -EINVAL.
+ */
+
+int vdxg_ioctl_get_param(struct drm_device *drm, void *data,
+			 struct drm_file *file)
+{
+	struct vdxg_device *vdxg = to_vdxg(drm);
+	struct drm_vdxg_get_param *args = data;
+
+	if (args->pad)
+		return -EINVAL;
+
+	switch (args->param) {
+	case DRM_VDXG_PARAM_DEVICE_ID:
+		args->value = vdxg->pdev->device;
+		break;
+	case DRM_VDXG_PARAM_REVISION:
+		args->value = vdxg->pdev->revision;
+		break;
+	case DRM_VDXG_PARAM_VRAM_SIZE:
+		args->value = vdxg->vram_size;
+		break;
+	case DRM_VDXG_PARAM_VRAM_VISIBLE_SIZE:
+		args->value = vdxg->vram_bar_size;
+		break;
+	case DRM_VDXG_PARAM_APERTURE_SIZE:
+		args->value = vdxg->aperture_size;
+		break;
+	case DRM_VDXG_PARAM_ENGINES:
+		args->value = vdxg->engines;
+		break;
+	case DRM_VDXG_PARAM_CAPS:
+		args->value = vdxg->caps;
+		break;
+	case DRM_VDXG_PARAM_HW_VERSION:
+		args->value = vdxg->hw_version;
+		break;
+	case DRM_VDXG_PARAM_NUM_CRTCS:
+		args->value = vdxg->num_crtcs;
+		break;
+	case DRM_VDXG_PARAM_IRQ_MODE:
+		args->value = vdxg->irq.mode;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
