@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: MIT
+#
+# vdxg: build everything, run the demo, run the tests.
+#
+#   make          QEMU with the vdxg device, the module, userspace, guest image
+#   make demo     boot the VM with vdxg and show it working
+#   make check    every test: KUnit, qtests, module lint, VM tests
+#   make vm       an interactive guest shell
+
+OUT      := $(CURDIR)/out
+KVER     ?= $(shell . scripts/lib.sh; vdxg_kver)
+KDIR     ?= /lib/modules/$(KVER)/build
+DRV      := $(CURDIR)/drivers/gpu/drm/vdxg
+
+all: qemu module userspace image
+
+setup:
+	scripts/setup.sh
+
+qemu:
+	scripts/build-qemu.sh
+
+# The module, built out of tree with W=1; any warning fails the build.
+module:
+	@mkdir -p $(OUT)/module $(OUT)/logs
+	$(MAKE) -C $(KDIR) M=$(DRV) CONFIG_DRM_VDXG=m W=1 modules 2>&1 | \
+		tee $(OUT)/logs/module.log
+	@! grep -E 'warning:|error:' $(OUT)/logs/module.log
+	cp $(DRV)/vdxg.ko $(OUT)/module/
+
+# W=1 and sparse over every driver file, and checkpatch --strict.
+lint:
+	@mkdir -p $(OUT)/logs
+	touch $(DRV)/*.c
+	$(MAKE) -C $(KDIR) M=$(DRV) CONFIG_DRM_VDXG=m W=1 C=1 modules 2>&1 | \
+		tee $(OUT)/logs/lint.log
+	@! grep -E 'warning:|error:' $(OUT)/logs/lint.log
+	scripts/checkpatch.sh
+
+userspace:
+	$(MAKE) -C tools O=$(OUT)/tools
+	$(MAKE) -C igt-tests O=$(OUT)/igt-tests
+
+image: module userspace
+	scripts/build-image.sh
+
+kunit:
+	scripts/kunit.sh
+
+qtest: qemu
+	scripts/qtest.sh
+
+vmtest: qemu image
+	scripts/igt.sh
+
+check: setup
+	scripts/check.sh
+
+demo: setup qemu image
+	scripts/demo.sh
+
+vm: qemu image
+	scripts/vm.sh --interactive
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(DRV) clean
+	rm -rf $(OUT)
+
+.PHONY: all setup qemu module lint userspace image kunit qtest vmtest check \
+	demo vm clean
