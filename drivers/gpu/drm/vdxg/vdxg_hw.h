@@ -155,6 +155,40 @@
 #define VDXG_RING_DW_RSVD		7	/* must be zero */
 
 /* ------------------------------------------------------------------------
+ * Paging buffers (PAGING engine command set)
+ *
+ * A paging buffer is a packed sequence of operations. Each starts with a
+ * header dword: opcode in bits 7:0, zero in bits 15:8, and the operation's
+ * total length in dwords (header included) in bits 31:16. GPU addresses are
+ * VRAM or aperture addresses; "pages" are system bus page addresses (the
+ * MDL case), 64 bits each, low dword first.
+ */
+#define VDXG_PG_HDR(op, len)		((op) | ((len) << 16))
+#define VDXG_PG_HDR_OP(hdr)		((hdr) & 0xff)
+#define VDXG_PG_HDR_LEN(hdr)		((hdr) >> 16)
+#define VDXG_PG_MAX_LEN			0xffff	/* dwords */
+
+#define VDXG_PG_NOP			0x00	/* len 1 */
+#define VDXG_PG_FENCE			0x01	/* addr(2), value(2); len 5 */
+#define VDXG_PG_TRANSFER		0x02	/* see below */
+#define   VDXG_PG_XFER_SRC_PAGES	BIT(0)	/* source is a page list */
+#define   VDXG_PG_XFER_DST_PAGES	BIT(1)	/* destination is a page list */
+#define   VDXG_PG_XFER_DW_FLAGS		1
+#define   VDXG_PG_XFER_DW_SIZE		2	/* bytes */
+#define   VDXG_PG_XFER_DW_SRC		3	/* GPU addr or offset in page 0 */
+#define   VDXG_PG_XFER_DW_DST		5
+#define   VDXG_PG_XFER_DW_SRC_NPAGES	7
+#define   VDXG_PG_XFER_DW_DST_NPAGES	8
+#define   VDXG_PG_XFER_DW_PAGES		9	/* src pages, then dst pages */
+#define VDXG_PG_FILL			0x03	/* pattern, size, addr(2); len 5 */
+#define VDXG_PG_DISCARD			0x04	/* size, addr(2); len 4 */
+#define VDXG_PG_MAP_APERTURE		0x05	/* first, count, pages; len 3+2n */
+#define VDXG_PG_UNMAP_APERTURE		0x06	/* first, count; len 3 */
+#define VDXG_PG_FLUSH_TLB		0x07	/* len 1 */
+#define VDXG_PG_WRITE_PHYSICAL		0x08	/* bus addr(2), data; len 3+n */
+#define VDXG_PG_READ_PHYSICAL		0x09	/* bus addr(2), size, addr(2); len 6 */
+
+/* ------------------------------------------------------------------------
  * GPU address space and GART (0x2000)
  *
  * [0, VRAM_SIZE) is VRAM. [APERTURE_BASE, APERTURE_BASE + APERTURE_SIZE)
