@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Build the guest image: out/guest/vmlinuz and out/guest/initrd.img.
+#
+# The initrd is two concatenated cpio archives (Linux unpacks each in turn,
+# later entries overwriting earlier ones):
+#
+#   base     a Debian sid root (IGT, kmod, busybox, pciutils) plus the
+#            closure of the DRM modules of the guest kernel. Expensive (about
+#            a minute), so it is cached in $VDXG_CACHE/image/ keyed by a hash
+#            of the function that builds it, the package list and KVER.
+#   overlay  /init, vdxg.ko (if built) with regenerated depmod data, vdxg's
+#            IGT tests, tools and test lists. Rebuilt on every run (seconds).
+#
+# Usage: scripts/build-image.sh [--force]   (--force rebuilds the base)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+FORCE=0
+[ "${1:-}" = --force ] && FORCE=1
+
+KVER=$(vdxg_kver)
+[ -n "$KVER" ] || die "no Debian 6.12 kernel in /lib/modules (run scripts/setup.sh)"
+[ -f "/boot/vmlinuz-$KVER" ] || die "/boot/vmlinuz-$KVER missing"
+
+# Guest packages. igt-gpu-tools-tests holds the test binaries.
+PKGS=(igt-gpu-tools igt-gpu-tools-tests kmod busybox pciutils procps)
+
+# Kernel modules whose modinfo-depends closure goes into the base.
+MODS=(drm drm_kms_helper ttm drm_ttm_helper drm_exec drm_buddy gpu-sched
+      drm_display_helper drm_gpuvm drm_shmem_helper drm_vram_helper
+      drm_suballoc_helper vgem bochs virtio_gpu)
+
+# Trimmed from the root: nothing in the guest reads them.
+PRUNE=(usr/share/doc usr/share/man usr/share/info usr/share/locale
+       usr/share/lintian usr/share/bash-completion usr/lib/python3
+       usr/lib/python3.* usr/bin/python3* usr/share/python3
+       var/cache/apt var/cache/debconf var/lib/apt/lists)
+
+# Compression of the base: zstd unpacks faster than gzip in a TCG guest
+# (measured, see the commit message); Debian's 6.12 has CONFIG_RD_ZSTD.
+COMP=(zstd -q -T0 -3)
+
+OUT_GUEST=$VDXG_OUT/guest
+mkdir -p "$OUT_GUEST" "$VDXG_CACHE/image"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/vdxg-image.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+# mkcpio DIR: a newc cpio of DIR on stdout, owned by root, sorted so that
+# directories precede their contents and the output is reproducible.
+mkcpio() {
+	(cd "$1" && find . -mindepth 1 | LC_ALL=C sort |
+		cpio -o -H newc -R 0:0 --quiet)
+}
+
+# stage_modules ROOT: the module closure of MODS into ROOT/lib/modules/KVER,
+# decompressed (kmod in the guest then needs no xz), with depmod data.
+stage_modules() {
+	local root=$1 src=/lib/modules/$KVER dst m f rel dep
+	dst=$root/lib/modules/$KVER
+	mkdir -p "$dst"
+	local -A seen=()
+	local todo=("${MODS[@]}")
+	while [ ${#todo[@]} -gt 0 ]; do
+		m=${todo[0]}; todo=("${todo[@]:1}")
+		m=${m//-/_}
+		[ -n "${seen[$m]:-}" ] && continue
+		seen[$m]=1
+		f=$(modinfo -k "$KVER" -F filename "$m" 2>/dev/null) ||
+			die "module $m not found for $KVER"
+		case $f in (builtin|"(builtin)"|"") continue;; esac
+		rel=${f#"$src"/}
+		mkdir -p "$dst/$(dirname "$rel")"
+		case $rel in
+		*.xz)  xz -dc "$f" >"$dst/${rel%.xz}" ;;
+		*.zst) zstd -qdc "$f" >"$dst/${rel%.zst}" ;;
+		*)     cp "$f" "$dst/$rel" ;;
+		esac
+		for dep in $(modinfo -k "$KVER" -F depends "$m" | tr , ' ') \
+			   $(modinfo -k "$KVER" -F softdep "$m" |
+			     tr ' ' '\n' | grep -v ':$' || true); do
+			todo+=("$dep")
+		done
+	done
+	cp "$src"/modules.order "$src"/modules.builtin \
+	   "$src"/modules.builtin.modinfo "$dst"/
+	depmod -b "$root" "$KVER"
+}
+
+# build_base FILE: the base cpio, compressed, into FILE.
+build_base() {
+	local out=$1 root=$TMP/root p
+	echo "build-image: mmdebstrap sid (${PKGS[*]})"
+	mmdebstrap --variant=essential --quiet \
+		--aptopt='Acquire::Check-Valid-Until "false"' \
+		--include="$(IFS=,; echo "${PKGS[*]}")" \
+		sid "$root"
+	for p in "${PRUNE[@]}"; do
+		# shellcheck disable=SC2086 # globs are intended
+		rm -rf "${root:?}"/$p
+	done
+	# The sid root has no mount, poweroff...: busybox provides them.
+	mkdir -p "$root/usr/local/sbin"
+	for p in mount umount poweroff reboot halt mdev ip ifconfig; do
+		[ -e "$root/usr/bin/$p" ] || [ -e "$root/usr/sbin/$p" ] ||
+			ln -s /usr/bin/busybox "$root/usr/local/sbin/$p"
+	done
+	echo "build-image: modules for $KVER"
+	rm -rf "$root/usr/lib/modules"
+	stage_modules "$TMP/mods"
+	mkdir -p "$root/usr/lib/modules"
+	cp -a "$TMP/mods/lib/modules/$KVER" "$root/usr/lib/modules/"
+	# Keep the staged module tree: the overlay reruns depmod over it.
+	rm -rf "$out.mods"
+	cp -a "$TMP/mods" "$out.mods"
+	echo "build-image: cpio ($(du -sh "$root" | cut -f1) root)"
+	mkcpio "$root" | "${COMP[@]}" >"$out.tmp"
+	mv "$out.tmp" "$out"
+	rm -rf "$root"
+}
+
+# The cache key covers the code that builds the base (not the overlay, so
+# that editing /init does not rebuild the root), its inputs and the kernel.
+KEY=$( { declare -f build_base stage_modules mkcpio
+	 printf '%s\n' "${PKGS[@]}" -- "${MODS[@]}" -- "${PRUNE[@]}" -- \
+		"${COMP[@]}" "$KVER"; } | sha256sum | cut -c1-16)
+BASE=$VDXG_CACHE/image/base-$KEY.cpio
+if [ "$FORCE" = 1 ] || [ ! -f "$BASE" ] || [ ! -d "$BASE.mods" ]; then
+	start=$SECONDS
+	build_base "$BASE"
+	echo "build-image: base built in $((SECONDS - start)) s: $BASE"
+	# Drop bases of older keys.
+	find "$VDXG_CACHE/image" -maxdepth 1 -name 'base-*' \
+		! -name "base-$KEY.cpio*" -exec rm -rf {} +
+fi
+
+# ---------------------------------------------------------------- overlay
+OV=$TMP/overlay
+mkdir -p "$OV/opt/vdxg/lists" "$OV/opt/vdxg/bin" "$OV/opt/vdxg/igt-tests"
+
+MODDIR=usr/lib/modules/$KVER
+if [ -f "$VDXG_OUT/module/vdxg.ko" ]; then
+	cp -a "$BASE.mods" "$TMP/mods"
+	mkdir -p "$TMP/mods/lib/modules/$KVER/updates"
+	cp "$VDXG_OUT/module/vdxg.ko" "$TMP/mods/lib/modules/$KVER/updates/"
+	depmod -b "$TMP/mods" "$KVER"
+	# vdxg's own dependencies must be in the base closure.
+	for dep in $(modinfo -F depends "$VDXG_OUT/module/vdxg.ko" | tr , ' '); do
+		grep -q "/${dep//[-_]/[-_]}\.ko:" "$TMP/mods/lib/modules/$KVER/modules.dep" ||
+			die "vdxg.ko needs $dep, which is not in the image's MODS"
+	done
+	mkdir -p "$OV/$MODDIR/updates"
+	cp "$TMP/mods/lib/modules/$KVER/updates/vdxg.ko" "$OV/$MODDIR/updates/"
+	cp "$TMP/mods/lib/modules/$KVER"/modules.* "$OV/$MODDIR/"
+	echo "build-image: vdxg.ko included"
+else
+	echo "build-image: no $VDXG_OUT/module/vdxg.ko; image has no vdxg module"
+fi
+
+shopt -s nullglob
+for f in "$VDXG_OUT"/igt-tests/*; do
+	[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$OV/opt/vdxg/igt-tests/"
+done
+for f in "$VDXG_OUT"/tools/*; do
+	[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$OV/opt/vdxg/bin/"
+done
+for f in "$VDXG_TOP"/igt-tests/*.txt; do
+	cp "$f" "$OV/opt/vdxg/lists/"
+done
+shopt -u nullglob
+
+cat >"$OV/init" <<'INIT'
+#!/bin/sh
+# vdxg guest init (generated by scripts/build-image.sh).
+#
+# Kernel command line (set by scripts/vm.sh):
+#   vdxgvm.mode=cmd|interactive
+#   vdxgvm.cmd=<base64 of a shell command>     run with sh -c
+#   vdxgvm.collect=<base64 of a guest dir>     copied back to the host
+#   vdxgvm.load=<module,...>                   modprobe'd before the command
+# Channels: ttyS0 kernel console, ttyS1 the command's output, ttyS2 the
+# results: a base64 tar.gz between markers, then VDXG-EXIT=<status>.
+export PATH=/opt/vdxg/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=linux LANG=C.UTF-8
+bb=/usr/bin/busybox
+$bb mount -t proc proc /proc
+$bb mount -t sysfs sysfs /sys
+$bb mount -t devtmpfs devtmpfs /dev
+$bb mkdir -p /dev/pts /dev/shm
+$bb mount -t devpts devpts /dev/pts
+$bb mount -t tmpfs tmpfs /dev/shm
+$bb mount -t tmpfs tmpfs /tmp
+$bb mount -t tmpfs tmpfs /run
+$bb mount -t debugfs debugfs /sys/kernel/debug
+$bb mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+[ -d /sys/kernel/config ] && $bb mount -t configfs configfs /sys/kernel/config
+$bb hostname vdxg-guest
+ln -sf /proc/self/fd /dev/fd
+# The kernel asks for modules through /sbin/modprobe; nothing else loads
+# them (no udev), so vdxg stays unloaded unless a command loads it.
+
+mode=cmd cmd= collect= load=
+for w in $(cat /proc/cmdline); do
+	case $w in
+	vdxgvm.mode=*) mode=${w#*=} ;;
+	vdxgvm.cmd=*) cmd=$(echo "${w#*=}" | base64 -d) ;;
+	vdxgvm.collect=*) collect=$(echo "${w#*=}" | base64 -d) ;;
+	vdxgvm.load=*) load=$(echo "${w#*=}" | tr , ' ') ;;
+	esac
+done
+
+off() {
+	sync
+	echo o >/proc/sysrq-trigger
+	$bb poweroff -f
+}
+
+for m in $load; do
+	modprobe "$m" || echo "vdxg-init: modprobe $m failed" >/dev/console
+done
+
+if [ "$mode" = interactive ]; then
+	echo "vdxg-init: interactive shell; exit to power off"
+	cd /root 2>/dev/null || cd /
+	$bb setsid $bb cttyhack /bin/bash -l
+	off
+fi
+
+# Hold the output and result ports open for the whole run so that their
+# raw mode sticks; closing them at the end waits for the transmit to drain.
+exec 3>/dev/ttyS1 4>/dev/ttyS2
+stty -F /dev/ttyS1 raw -echo 115200
+stty -F /dev/ttyS2 raw -echo 115200
+
+mkdir -p /tmp/vdxgvm/out
+cd /tmp
+sh -c "$cmd" </dev/null >&3 2>&3
+rc=$?
+
+dmesg >/tmp/vdxgvm/out/dmesg.txt 2>&1
+if [ -n "$collect" ]; then
+	if [ -d "$collect" ]; then
+		cp -a "$collect" /tmp/vdxgvm/out/collect
+	else
+		echo "vdxg-init: $collect is not a directory" >&3
+	fi
+fi
+{
+	echo VDXG-RESULTS-BEGIN
+	tar -C /tmp/vdxgvm/out -czf - . | base64 -w 76
+	echo VDXG-RESULTS-END
+	echo "VDXG-EXIT=$rc"
+} >&4
+exec 3>&- 4>&-
+off
+INIT
+chmod 755 "$OV/init"
+
+mkcpio "$OV" | gzip -1 >"$TMP/overlay.cpio.gz"
+cat "$BASE" "$TMP/overlay.cpio.gz" >"$OUT_GUEST/initrd.img.tmp"
+mv "$OUT_GUEST/initrd.img.tmp" "$OUT_GUEST/initrd.img"
+cp "/boot/vmlinuz-$KVER" "$OUT_GUEST/vmlinuz"
+echo "$KVER" >"$OUT_GUEST/kver"
+echo "build-image: $OUT_GUEST/initrd.img ($(du -h "$OUT_GUEST/initrd.img" | cut -f1)), kernel $KVER"

@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Boot the vdxg guest (q35, TCG) and run one command in it.
+#
+#   scripts/vm.sh [options] -- CMD...     run CMD (sh -c "CMD...") in the guest
+#   scripts/vm.sh --interactive           a shell on the serial console
+#
+# Options:
+#   --timeout S          kill QEMU after S seconds (default 600)
+#   --device NAME        the display device (default vdxg); "none" for none
+#   --device-args ARGS   its properties, e.g. 'vram_size=128M,msix=off'; each
+#                        is also passed to the guest as vdxg_test.PROP=VALUE
+#                        (sizes with K/M/G/T suffixes converted to bytes)
+#   --append ARGS        extra kernel command line
+#   --name RUN           the run's directory: out/vm/RUN (default "default")
+#   --collect DIR        copy guest directory DIR to out/vm/RUN/collect/
+#   --load MOD[,MOD]     modprobe these before the command
+#   --qemu-arg ARG       one extra QEMU argument (repeatable)
+#   --quiet              do not stream the command's output to stdout
+#
+# out/vm/RUN/ gets serial.log (kernel console), output.log (the command's
+# stdout and stderr), dmesg.txt (the guest's dmesg after the command),
+# qemu.log and collect/.
+#
+# Exit status: the command's, or 124 on timeout, 125 when the guest did not
+# report an exit status (crash, panic, QEMU failure), 126 when the kernel
+# logged a WARN, BUG, oops, lockdep, KASAN/UBSAN, hung task or similar.
+#
+# The guest talks on three 16550 ports: ttyS0 the console, ttyS1 the
+# command's output, ttyS2 the results (base64 tar.gz of dmesg and the
+# collected directory) and the VDXG-EXIT=<status> marker. QEMU writes each
+# to a file; no marker means the run failed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+TIMEOUT=600 DEVICE=vdxg DEVARGS= APPEND= RUN=default COLLECT= LOAD=
+INTERACTIVE=0 QUIET=0 QEMU_EXTRA=()
+usage() { sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	--device) DEVICE=$2; shift 2 ;;
+	--device-args) DEVARGS=$2; shift 2 ;;
+	--append) APPEND=$2; shift 2 ;;
+	--name) RUN=$2; shift 2 ;;
+	--collect) COLLECT=$2; shift 2 ;;
+	--load) LOAD=$2; shift 2 ;;
+	--qemu-arg) QEMU_EXTRA+=("$2"); shift 2 ;;
+	--interactive) INTERACTIVE=1; shift ;;
+	--quiet) QUIET=1; shift ;;
+	--) shift; break ;;
+	-h|--help) usage ;;
+	*) echo "vm.sh: unknown option $1" >&2; usage ;;
+	esac
+done
+[ "$INTERACTIVE" = 1 ] || [ $# -gt 0 ] || usage
+[[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout wants seconds"
+[[ $RUN =~ ^[A-Za-z0-9._-]+$ ]] || die "--name wants [A-Za-z0-9._-]"
+CMD="$*"
+
+KERNEL=$VDXG_OUT/guest/vmlinuz INITRD=$VDXG_OUT/guest/initrd.img
+[ -f "$KERNEL" ] && [ -f "$INITRD" ] ||
+	die "no guest image in $VDXG_OUT/guest: run scripts/build-image.sh"
+
+# QEMU: $VDXG_QEMU, else the project's build, else the host's (which has no
+# vdxg device: use it with --device bochs-display for development).
+if [ -n "${VDXG_QEMU:-}" ]; then
+	QEMU=$VDXG_QEMU
+elif [ -x "$VDXG_OUT/qemu/qemu-system-x86_64" ]; then
+	QEMU=$VDXG_OUT/qemu/qemu-system-x86_64
+else
+	QEMU=$(command -v qemu-system-x86_64) ||
+		die "no QEMU: run scripts/build-qemu.sh"
+	[ "$DEVICE" != vdxg ] ||
+		die "$VDXG_OUT/qemu/qemu-system-x86_64 missing and the host's QEMU has no vdxg device (run scripts/build-qemu.sh, or use --device bochs-display)"
+fi
+
+# size_bytes VALUE: 128M -> 134217728; anything else unchanged.
+size_bytes() {
+	local v=$1 n s
+	if [[ $v =~ ^([0-9]+)([KkMmGgTt])i?[Bb]?$ ]]; then
+		n=${BASH_REMATCH[1]} s=${BASH_REMATCH[2]}
+		case $s in
+		[Kk]) echo $((n << 10)) ;;
+		[Mm]) echo $((n << 20)) ;;
+		[Gg]) echo $((n << 30)) ;;
+		[Tt]) echo $((n << 40)) ;;
+		esac
+	else
+		echo "$v"
+	fi
+}
+
+b64() { printf '%s' "$1" | base64 -w0; }
+
+CMDLINE="console=ttyS0,115200 panic=-1 log_buf_len=4M printk.devkmsg=on"
+CMDLINE+=" vdxg_test.device=$DEVICE"
+if [ -n "$DEVARGS" ]; then
+	IFS=, read -r -a props <<<"$DEVARGS"
+	for p in "${props[@]}"; do
+		[[ $p == *=* ]] || die "--device-args: '$p' is not PROP=VALUE"
+		CMDLINE+=" vdxg_test.${p%%=*}=$(size_bytes "${p#*=}")"
+	done
+fi
+if [ "$INTERACTIVE" = 1 ]; then
+	CMDLINE+=" vdxgvm.mode=interactive"
+else
+	CMDLINE+=" vdxgvm.mode=cmd vdxgvm.cmd=$(b64 "$CMD")"
+	[ -z "$COLLECT" ] || CMDLINE+=" vdxgvm.collect=$(b64 "$COLLECT")"
+fi
+[ -z "$LOAD" ] || CMDLINE+=" vdxgvm.load=$LOAD"
+[ -z "$APPEND" ] || CMDLINE+=" $APPEND"
+# x86's COMMAND_LINE_SIZE is 2048.
+[ ${#CMDLINE} -lt 2000 ] ||
+	die "kernel command line too long (${#CMDLINE} bytes): shorten the command"
+
+DEV=()
+if [ "$DEVICE" != none ]; then
+	DEV=(-device "$DEVICE${DEVARGS:+,$DEVARGS}")
+fi
+
+QARGS=(-machine q35 -accel tcg -cpu max -smp 2 -m 2048 -nic none
+       -display none -vga none -no-reboot -L /usr/share/seabios -L /usr/share/qemu
+       -kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
+       "${DEV[@]}" "${QEMU_EXTRA[@]}")
+
+if [ "$INTERACTIVE" = 1 ]; then
+	exec "$QEMU" "${QARGS[@]}" -serial mon:stdio -serial null -serial null
+fi
+
+DIR=$VDXG_OUT/vm/$RUN
+rm -rf "$DIR"
+mkdir -p "$DIR"
+: >"$DIR/output.log"
+printf '%q ' "$QEMU" "${QARGS[@]}" >"$DIR/qemu-cmdline.txt"
+echo >>"$DIR/qemu-cmdline.txt"
+
+start=$(date +%s.%N)
+"$QEMU" "${QARGS[@]}" -monitor none \
+	-chardev file,id=con,path="$DIR/serial.log" -serial chardev:con \
+	-chardev file,id=out,path="$DIR/output.log" -serial chardev:out \
+	-chardev file,id=res,path="$DIR/results.txt" -serial chardev:res \
+	</dev/null >"$DIR/qemu.log" 2>&1 &
+QPID=$!
+TPID=
+if [ "$QUIET" = 0 ]; then
+	tail -n +1 -s 0.2 -f --pid=$QPID "$DIR/output.log" &
+	TPID=$!
+fi
+cleanup() {
+	kill "$QPID" 2>/dev/null || true
+	[ -z "$TPID" ] || kill "$TPID" 2>/dev/null || true
+}
+trap cleanup EXIT INT TERM
+
+timed_out=0
+deadline=$((SECONDS + TIMEOUT))
+while kill -0 "$QPID" 2>/dev/null; do
+	if [ $SECONDS -ge $deadline ]; then
+		timed_out=1
+		kill "$QPID" 2>/dev/null || true
+		sleep 1
+		kill -9 "$QPID" 2>/dev/null || true
+		break
+	fi
+	sleep 0.2
+done
+qrc=0
+wait "$QPID" 2>/dev/null || qrc=$?
+[ -z "$TPID" ] || wait "$TPID" 2>/dev/null || true
+TPID=
+elapsed=$(echo "$(date +%s.%N) - $start" | bc)
+printf '%.1f\n' "$elapsed" >"$DIR/elapsed"
+
+fail() { echo "vm.sh: $RUN: $*" >&2; }
+
+# Results: decode the tar between the markers.
+rc=
+if [ -f "$DIR/results.txt" ]; then
+	tr -d '\r' <"$DIR/results.txt" >"$DIR/results.clean"
+	if grep -qx VDXG-RESULTS-END "$DIR/results.clean"; then
+		mkdir -p "$DIR/guest"
+		sed -n '/^VDXG-RESULTS-BEGIN$/,/^VDXG-RESULTS-END$/p' \
+			"$DIR/results.clean" | sed '1d;$d' | base64 -d |
+			tar -C "$DIR/guest" -xzf - ||
+			fail "could not unpack the guest's results"
+		[ -f "$DIR/guest/dmesg.txt" ] && mv "$DIR/guest/dmesg.txt" "$DIR/"
+		[ -d "$DIR/guest/collect" ] && mv "$DIR/guest/collect" "$DIR/"
+		rmdir "$DIR/guest" 2>/dev/null || true
+	fi
+	rc=$(sed -n 's/^VDXG-EXIT=\([0-9]\{1,3\}\)$/\1/p' "$DIR/results.clean" | tail -n1)
+	rm -f "$DIR/results.clean"
+fi
+
+# Kernel problems, in the console log and the guest's dmesg.
+BAD='WARNING:|BUG:|kernel BUG|Oops|KASAN|UBSAN|general protection fault'
+BAD+='|possible circular locking|inconsistent lock state|suspicious RCU usage'
+BAD+='|possible recursive locking|lock held when returning|Call Trace'
+BAD+='|blocked for more than|hung_task|soft lockup|hard LOCKUP|detected stall'
+BAD+='|Kernel panic|refcount_t:|list_add corruption|list_del corruption'
+BAD+='|kernel NULL pointer|unable to handle page fault|segfault at'
+kernel_bad=0
+for f in serial.log dmesg.txt; do
+	[ -f "$DIR/$f" ] || continue
+	if hits=$(grep -naE "$BAD" "$DIR/$f" | head -n 20) && [ -n "$hits" ]; then
+		kernel_bad=1
+		while IFS= read -r l; do
+			fail "kernel problem in $f line ${l%%:*}: ${l#*:}"
+		done <<<"$hits"
+	fi
+done
+[ -f "$DIR/dmesg.txt" ] || fail "no dmesg.txt from the guest (see $DIR/serial.log)"
+
+status=0
+if [ "$timed_out" = 1 ]; then
+	fail "timeout: killed QEMU after $TIMEOUT s (see $DIR/serial.log, $DIR/output.log)"
+	status=124
+elif [ -z "$rc" ]; then
+	fail "no VDXG-EXIT marker from the guest: it crashed, panicked or never ran the command (QEMU status $qrc; see $DIR/serial.log, $DIR/qemu.log)"
+	tail -n 5 "$DIR/qemu.log" >&2 || true
+	status=125
+fi
+if [ "$kernel_bad" = 1 ]; then
+	fail "kernel warnings or errors logged (guest status ${rc:-none})"
+	[ "$status" != 0 ] || status=126
+fi
+if [ "$status" = 0 ]; then
+	status=$rc
+	echo "vm.sh: $RUN: guest exit status $rc in ${elapsed%.*} s" >&2
+fi
+exit "$status"
