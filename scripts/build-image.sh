@@ -168,6 +168,7 @@ done
 for f in "$VDXG_TOP"/igt-tests/*.txt; do
 	cp "$f" "$OV/opt/vdxg/lists/"
 done
+install -m 755 "$VDXG_TOP/igt-tests/guest-run.sh" "$OV/opt/vdxg/bin/vdxg-igt-run"
 shopt -u nullglob
 
 cat >"$OV/init" <<'INIT'

@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The guest half of scripts/igt.sh, installed in the guest image as
+# /opt/vdxg/bin/vdxg-igt-run by scripts/build-image.sh.
+#
+#   vdxg-igt-run [--module M] [--upstream] [--vdxg] [--only TEST[,TEST]]
+#                [--out DIR] [--timeout S]
+#
+# Loads module M, builds a test root (symlinks to IGT's tests and vdxg's)
+# and a test list (the upstream list and/or igt@<each vdxg test>, or just
+# the --only tests), runs igt_runner and leaves results.json in DIR
+# (default /tmp/igt/collect).
+set -u
+MODULE= UPSTREAM=0 VDXG=0 ONLY= OUT=/tmp/igt/collect TIMEOUT=300
+while [ $# -gt 0 ]; do
+	case $1 in
+	--module) MODULE=$2; shift 2 ;;
+	--upstream) UPSTREAM=1; shift ;;
+	--vdxg) VDXG=1; shift ;;
+	--only) ONLY=$2; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	*) echo "vdxg-igt-run: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+
+IGT=/usr/libexec/igt-gpu-tools
+LISTS=/opt/vdxg/lists
+ROOT=/tmp/igt/root
+mkdir -p "$ROOT" "$OUT"
+
+if [ -n "$MODULE" ]; then
+	echo "vdxg-igt-run: modprobe $MODULE"
+	modprobe "$MODULE" || { echo "vdxg-igt-run: modprobe $MODULE failed" >&2; exit 1; }
+fi
+ls -l /dev/dri 2>&1
+
+for t in "$IGT"/* /opt/vdxg/igt-tests/*; do
+	[ -f "$t" ] && [ -x "$t" ] && ln -sf "$t" "$ROOT/"
+done
+
+# igt_runner also reads test-list.txt in the test root: make it ours.
+LIST=$ROOT/test-list.txt
+: >"$LIST"
+name() { case $1 in igt@*) echo "$1" ;; *) echo "igt@$1" ;; esac; }
+if [ -n "$ONLY" ]; then
+	for t in $(echo "$ONLY" | tr , ' '); do name "$t" >>"$LIST"; done
+else
+	if [ "$UPSTREAM" = 1 ]; then
+		grep -v '^[[:space:]]*\(#\|$\)' "$LISTS/upstream-tests.txt" |
+			while read -r t _; do name "$t"; done >>"$LIST"
+	fi
+	if [ "$VDXG" = 1 ]; then
+		for t in /opt/vdxg/igt-tests/*; do
+			[ -x "$t" ] && name "${t##*/}" >>"$LIST"
+		done
+	fi
+fi
+echo "vdxg-igt-run: test list:"
+sed 's/^/  /' "$LIST"
+
+igt_runner --overwrite --log-level verbose --test-list "$LIST" \
+	--per-test-timeout "$TIMEOUT" --inactivity-timeout "$TIMEOUT" \
+	--name vdxg "$ROOT" /tmp/igt/results
+rc=$?
+echo "vdxg-igt-run: igt_runner exited $rc"
+if [ -f /tmp/igt/results/results.json ]; then
+	cp /tmp/igt/results/results.json "$OUT/"
+else
+	echo "vdxg-igt-run: no results.json; running igt_results" >&2
+	igt_results /tmp/igt/results && cp /tmp/igt/results/results.json "$OUT/"
+fi
+exit $rc

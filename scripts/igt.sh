@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The IGT harness: boots the guest with the vdxg device, loads vdxg, runs
+# igt_runner over the upstream tests (igt-tests/upstream-tests.txt) and
+# vdxg's own tests, brings results.json back and summarises it with
+# scripts/igt-results.py against igt-tests/expected-failures.txt.
+#
+# Two more boots run only vdxg_getparam, with a non-default VRAM size and
+# MSI, then INTx, so GET_PARAM and the interrupt fallbacks are checked.
+#
+#   scripts/igt.sh [--device NAME] [--expected FILE] [--no-extra]
+#                  [--only TEST[,TEST]] [--timeout S] [--no-build] [--strict]
+#
+#   --device NAME   vdxg (default) or a peer such as bochs-display: then the
+#                   module is the peer's, the extra boots are not run, and the
+#                   expected failures default to
+#                   igt-tests/expected-failures-NAME.txt
+#   --only LIST     run just these tests (igt_runner names) in the main boot
+#   --no-extra      skip the two extra vdxg_getparam boots
+#   --no-build      use the image as it is (default: rebuild tests, image)
+#   --strict        an expected failure that passes fails the harness
+#
+# Exit status: 0 when every result is a pass, a skip or an expected failure
+# and every VM run was clean (no WARN, BUG...; see scripts/vm.sh).
+# Results land in out/vm/igt-*/; out/igt/summary.txt keeps the summary.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+DEVICE=vdxg EXPECTED= EXTRA=1 ONLY= TIMEOUT=1800 BUILD=1 STRICT=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--device) DEVICE=$2; shift 2 ;;
+	--expected) EXPECTED=$2; shift 2 ;;
+	--no-extra) EXTRA=0; shift ;;
+	--only) ONLY=$2; shift 2 ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	--no-build) BUILD=0; shift ;;
+	--strict) STRICT=--strict; shift ;;
+	-h|--help) sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown option $1" ;;
+	esac
+done
+
+case $DEVICE in
+vdxg) MODULE=vdxg ;;
+bochs-display|VGA|bochs) MODULE=bochs ;;
+virtio-gpu-pci|virtio-vga) MODULE=virtio_gpu ;;
+*) die "--device $DEVICE: which module drives it?" ;;
+esac
+if [ -z "$EXPECTED" ]; then
+	if [ "$DEVICE" = vdxg ]; then
+		EXPECTED=$VDXG_TOP/igt-tests/expected-failures.txt
+	else
+		EXPECTED=$VDXG_TOP/igt-tests/expected-failures-$DEVICE.txt
+	fi
+fi
+[ -f "$EXPECTED" ] || { echo "igt.sh: no $EXPECTED; no failure is expected" >&2; EXPECTED=; }
+[ "$DEVICE" = vdxg ] || EXTRA=0
+
+if [ "$BUILD" = 1 ]; then
+	make -s -C "$VDXG_TOP/igt-tests" O="$VDXG_OUT/igt-tests" ||
+		die "building igt-tests failed"
+	"$VDXG_TOP/scripts/build-image.sh" || die "building the guest image failed"
+fi
+if [ "$DEVICE" = vdxg ] && [ ! -f "$VDXG_OUT/module/vdxg.ko" ]; then
+	echo "igt.sh: warning: no $VDXG_OUT/module/vdxg.ko (make module); the image has no vdxg" >&2
+fi
+
+SUFFIX=
+[ "$DEVICE" = vdxg ] || SUFFIX=-$DEVICE
+RUNS=()
+vm_failed=()
+
+# boot NAME CONFIG DEVICE-ARGS GUEST-ARGS...: one VM run of vdxg-igt-run.
+boot() {
+	local name=igt-$1$SUFFIX config=$1 devargs=$2 rc
+	shift 2
+	echo "=== igt.sh: boot $config: -device $DEVICE${devargs:+,$devargs}: vdxg-igt-run $*"
+	scripts_vm=("$VDXG_TOP/scripts/vm.sh" --name "$name" --timeout "$TIMEOUT"
+		    --device "$DEVICE" --collect /tmp/igt/collect)
+	[ -z "$devargs" ] || scripts_vm+=(--device-args "$devargs")
+	"${scripts_vm[@]}" -- vdxg-igt-run --module "$MODULE" "$@"
+	rc=$?
+	if [ $rc != 0 ]; then
+		echo "igt.sh: boot $config: VM run failed (status $rc; see $VDXG_OUT/vm/$name/)" >&2
+		vm_failed+=("$config")
+	fi
+	RUNS+=("$config=$VDXG_OUT/vm/$name/collect/results.json")
+}
+
+if [ -n "$ONLY" ]; then
+	boot default "" --only "$ONLY"
+else
+	boot default "" --upstream --vdxg
+fi
+if [ "$EXTRA" = 1 ]; then
+	boot vram128-msi "vram_size=128M,msix=off" --only vdxg_getparam
+	boot intx "msix=off,msi=off" --only vdxg_getparam
+fi
+
+mkdir -p "$VDXG_OUT/igt"
+echo "=== igt.sh: results (expected failures: ${EXPECTED:-none})"
+python3 "$VDXG_TOP/scripts/igt-results.py" ${EXPECTED:+--expected "$EXPECTED"} \
+	$STRICT "${RUNS[@]}" | tee "$VDXG_OUT/igt/summary.txt"
+status=${PIPESTATUS[0]}
+if [ ${#vm_failed[@]} -gt 0 ]; then
+	echo "igt.sh: VM runs failed: ${vm_failed[*]} (kernel warnings, crash or timeout; see above)" |
+		tee -a "$VDXG_OUT/igt/summary.txt" >&2
+	status=1
+fi
+exit "$status"
