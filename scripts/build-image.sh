@@ -14,6 +14,7 @@
 #            IGT tests, tools and test lists. Rebuilt on every run (seconds).
 #
 # Usage: scripts/build-image.sh [--force]   (--force rebuilds the base)
+# VDXG_MODULE=path/vdxg.ko overrides out/module/vdxg.ko.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -140,22 +141,23 @@ OV=$TMP/overlay
 mkdir -p "$OV/opt/vdxg/lists" "$OV/opt/vdxg/bin" "$OV/opt/vdxg/igt-tests"
 
 MODDIR=usr/lib/modules/$KVER
-if [ -f "$VDXG_OUT/module/vdxg.ko" ]; then
+KO=${VDXG_MODULE:-$VDXG_OUT/module/vdxg.ko}
+if [ -f "$KO" ]; then
 	cp -a "$BASE.mods" "$TMP/mods"
 	mkdir -p "$TMP/mods/lib/modules/$KVER/updates"
-	cp "$VDXG_OUT/module/vdxg.ko" "$TMP/mods/lib/modules/$KVER/updates/"
+	cp "$KO" "$TMP/mods/lib/modules/$KVER/updates/vdxg.ko"
 	depmod -b "$TMP/mods" "$KVER"
 	# vdxg's own dependencies must be in the base closure.
-	for dep in $(modinfo -F depends "$VDXG_OUT/module/vdxg.ko" | tr , ' '); do
+	for dep in $(modinfo -F depends "$KO" | tr , ' '); do
 		grep -q "/${dep//[-_]/[-_]}\.ko:" "$TMP/mods/lib/modules/$KVER/modules.dep" ||
 			die "vdxg.ko needs $dep, which is not in the image's MODS"
 	done
 	mkdir -p "$OV/$MODDIR/updates"
 	cp "$TMP/mods/lib/modules/$KVER/updates/vdxg.ko" "$OV/$MODDIR/updates/"
 	cp "$TMP/mods/lib/modules/$KVER"/modules.* "$OV/$MODDIR/"
-	echo "build-image: vdxg.ko included"
+	echo "build-image: $KO included (vermagic $(modinfo -F vermagic "$KO" | cut -d' ' -f1))"
 else
-	echo "build-image: no $VDXG_OUT/module/vdxg.ko; image has no vdxg module"
+	echo "build-image: no $KO; image has no vdxg module"
 fi
 
 shopt -s nullglob
