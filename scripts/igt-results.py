@@ -57,7 +57,9 @@ def expected_reason(expected, name, config):
 
 
 def first_lines(text, n):
-    lines = [l for l in (text or "").splitlines() if l.strip()]
+    """The first N non-empty lines of TEXT that are not runner sentinels."""
+    lines = [l for l in (text or "").splitlines()
+             if l.strip() and not re.match(r"^(Starting (dynamic )?subtest: |(Dynamic s|S)ubtest \S+: )", l)]
     return lines[:n]
 
 

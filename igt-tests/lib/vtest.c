@@ -37,6 +37,8 @@ static bool vtest_sentinel;		/* IGT_SENTINEL_ON_STDERR */
 void vtest_set_timeout(unsigned int seconds)
 {
 	vtest_timeout = seconds;
+	if (vtest_current)	/* inside a subtest: re-arm its alarm */
+		alarm(seconds);
 }
 
 /* ------------------------------------------------------------------ results */
@@ -198,8 +200,7 @@ static int run_one(const struct vtest_subtest *t)
 			break;
 		}
 	} else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
-		fprintf(stderr, "subtest %s timed out after %u s\n",
-			t->name, vtest_timeout);
+		fprintf(stderr, "subtest %s timed out\n", t->name);
 		result = "TIMEOUT";
 		ret = VTEST_EXIT_FAILURE;
 	} else {
@@ -428,13 +429,14 @@ int vtest_drm_open_driver(const char *driver, enum vtest_node node,
 	return found;
 }
 
-int vtest_open_vdxg(enum vtest_node node)
+int __vtest_open_vdxg(enum vtest_node node, const char *file, int line,
+		      const char *func)
 {
 	int fd = vtest_drm_open_driver("vdxg", node, NULL);
 
 	if (fd < 0)
-		vtest_skip("no vdxg %s node in /dev/dri",
-			   node == VTEST_NODE_CARD ? "card" : "render");
+		vtest_skip_at(file, line, func, "no vdxg %s node in /dev/dri",
+			      node == VTEST_NODE_CARD ? "card" : "render");
 	return fd;
 }
 

@@ -32,9 +32,11 @@
 #ifndef VTEST_H
 #define VTEST_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define VTEST_EXIT_SUCCESS	0
 #define VTEST_EXIT_SKIP		77
@@ -178,7 +180,10 @@ bool vtest_drm_driver_name(int fd, char *buf, size_t len);
 int vtest_drm_open_driver(const char *driver, enum vtest_node node,
 			  char *path);
 /* The vdxg node; skips the subtest when there is no vdxg device. */
-int vtest_open_vdxg(enum vtest_node node);
+#define vtest_open_vdxg(node) \
+	__vtest_open_vdxg(node, __FILE__, __LINE__, __func__)
+int __vtest_open_vdxg(enum vtest_node node, const char *file, int line,
+		      const char *func);
 
 /* The minor number of a DRM fd (st_rdev), or -1. */
 int vtest_drm_minor(int fd);
