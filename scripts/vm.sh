@@ -120,8 +120,15 @@ if [ "$DEVICE" != none ]; then
 	DEV=(-device "$DEVICE${DEVARGS:+,$DEVARGS}")
 fi
 
+# Firmware: what build-qemu.sh recorded for its QEMU, else Debian's
+# seabios and qemu-system-data.
+FW=(-L /usr/share/seabios -L /usr/share/qemu)
+if [ -f "$(dirname "$QEMU")/firmware-args" ]; then
+	read -r -a FW <"$(dirname "$QEMU")/firmware-args"
+fi
+
 QARGS=(-machine q35 -accel tcg -cpu max -smp 2 -m 2048 -nic none
-       -display none -vga none -no-reboot -L /usr/share/seabios -L /usr/share/qemu
+       -display none -vga none -no-reboot "${FW[@]}"
        -kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
        "${DEV[@]}" "${QEMU_EXTRA[@]}")
 
