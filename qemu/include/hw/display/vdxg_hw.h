@@ -1,0 +1,1 @@
+../../../../drivers/gpu/drm/vdxg/vdxg_hw.h

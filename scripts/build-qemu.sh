@@ -1,0 +1,298 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Build QEMU with the vdxg device, and the device's qtest.
+#
+# The QEMU source is Debian's qemu_$QEMU_VERSION+ds.orig.tar.xz from
+# bookworm-backports, checked against the SHA256 that apt publishes. It is
+# unpacked once into $VDXG_CACHE/qemu-build/src, where qemu/ of this repo is
+# overlaid (symlinks dereferenced), the build files are patched, and QEMU is
+# configured once. Later runs only copy the changed overlay files and run
+# ninja, so a device change rebuilds in seconds.
+#
+# The result for one set of inputs (qemu/, the contract header and this
+# script) is kept in $VDXG_CACHE/qemu-<hash>; when it exists nothing is
+# built. $VDXG_OUT/qemu is a symlink to it and holds:
+#   qemu-system-x86_64   QEMU with the vdxg device
+#   vdxg-test            the device's qtest (see scripts/qtest.sh)
+#   firmware-args        the -L options QEMU needs for its firmware
+#
+# Run QEMU as:
+#   out/qemu/qemu-system-x86_64 $(cat out/qemu/firmware-args) -nic none \
+#       -machine q35 -accel tcg -device vdxg ...
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+TARBALL=qemu_${QEMU_VERSION}+ds.orig.tar.xz
+SRC_SUITE=bookworm-backports
+# The +ds tarball has no firmware blobs: nothing to install, and the edk2
+# images are not unpacked (patch_tree). Without default features, pixman
+# and PNG must be asked for (display consoles, screendump to PNG).
+CONFIGURE_OPTS=(
+	--python=/usr/bin/python3
+	--target-list=x86_64-softmmu
+	--without-default-features
+	--disable-docs
+	--disable-install-blobs
+	--enable-pixman
+	--enable-png
+)
+# Debian's seabios (bios-256k.bin, VGA BIOSes) and qemu-system-data
+# (linuxboot_dma.bin, kvmvapic.bin, ...): the +ds tarball ships no firmware.
+FIRMWARE_DIRS=(/usr/share/seabios /usr/share/qemu)
+# Result directories kept in the cache, newest first.
+KEEP_RESULTS=3
+
+HDR=$VDXG_TOP/drivers/gpu/drm/vdxg/vdxg_hw.h
+OVERLAY=$VDXG_TOP/qemu
+DL=$VDXG_CACHE/dl
+TREE=$VDXG_CACHE/qemu-build
+SRC=$TREE/src
+BUILD=$SRC/build
+LOG_DIR=$VDXG_OUT/logs
+LOG=$LOG_DIR/qemu-build.log
+BINS=(qemu-system-x86_64 tests/qtest/vdxg-test)
+
+msg() { echo "build-qemu: $*"; }
+
+fail_log() {
+	echo "build-qemu: $1 failed; last lines of $LOG:" >&2
+	tail -n 40 "$LOG" >&2
+	exit 1
+}
+
+# The inputs of a build. hash_inputs skips symlinks, so the contract
+# header that qemu/include links to is named explicitly.
+key=$({ hash_inputs "$OVERLAY" "$HDR" "$VDXG_TOP/scripts/build-qemu.sh"
+	echo "$QEMU_VERSION"; } | sha256sum | cut -c1-16)
+RESULT=$VDXG_CACHE/qemu-$key
+
+publish() {
+	mkdir -p "$VDXG_OUT"
+	if [ -e "$VDXG_OUT/qemu" ] && [ ! -L "$VDXG_OUT/qemu" ]; then
+		rm -rf "$VDXG_OUT/qemu"
+	fi
+	ln -sfn "$RESULT" "$VDXG_OUT/qemu"
+}
+
+have_result() {
+	[ -x "$RESULT/qemu-system-x86_64" ] && [ -x "$RESULT/vdxg-test" ] &&
+		[ -f "$RESULT/firmware-args" ]
+}
+
+if have_result; then
+	publish
+	msg "up to date: $VDXG_OUT/qemu -> $RESULT"
+	exit 0
+fi
+
+if [ ! -d "$OVERLAY" ] || [ ! -f "$HDR" ]; then
+	die "missing $OVERLAY or $HDR"
+fi
+for d in "${FIRMWARE_DIRS[@]}"; do
+	[ -d "$d" ] || die "missing $d: run scripts/setup.sh"
+done
+[ -f /usr/share/seabios/bios-256k.bin ] ||
+	die "missing /usr/share/seabios/bios-256k.bin: run scripts/setup.sh"
+
+mkdir -p "$VDXG_CACHE" "$DL" "$LOG_DIR"
+exec 9>"$VDXG_CACHE/.qemu-build.lock"
+if ! flock -n 9; then
+	msg "waiting for another QEMU build to finish"
+	flock 9
+	if have_result; then
+		publish
+		msg "up to date: $VDXG_OUT/qemu -> $RESULT"
+		exit 0
+	fi
+fi
+
+start=$SECONDS
+: >"$LOG"
+
+# ---------------------------------------------------------------------------
+# Source tarball
+
+# The SHA256 apt publishes for the tarball.
+expected_sha() {
+	apt-cache showsrc qemu 2>/dev/null | awk -v f="$TARBALL" '
+		/^Checksums-Sha256:/ { in_sums = 1; next }
+		/^[^ ]/ { in_sums = 0 }
+		in_sums && $3 == f { print $1; exit }'
+}
+
+sha=$(expected_sha)
+[ -n "$sha" ] || die "apt knows no $TARBALL (is $SRC_SUITE with deb-src" \
+	"configured? run scripts/setup.sh)"
+
+if [ ! -f "$DL/$TARBALL" ] ||
+   [ "$(sha256sum <"$DL/$TARBALL" | cut -d' ' -f1)" != "$sha" ]; then
+	msg "downloading $TARBALL"
+	tmp=$(mktemp -d "$DL/.get.XXXXXX")
+	# Only the orig tarball of this source package is published: the .dsc
+	# and the Debian tarball answer 404, so apt-get exits non-zero.
+	(cd "$tmp" && apt-get source --download-only "qemu/$SRC_SUITE") \
+		>>"$LOG" 2>&1 || true
+	if [ ! -f "$tmp/$TARBALL" ]; then
+		rm -rf "$tmp"
+		fail_log "download of $TARBALL"
+	fi
+	got=$(sha256sum <"$tmp/$TARBALL" | cut -d' ' -f1)
+	if [ "$got" != "$sha" ]; then
+		rm -rf "$tmp"
+		die "$TARBALL: SHA256 $got, expected $sha"
+	fi
+	mv "$tmp/$TARBALL" "$DL/$TARBALL"
+	rm -rf "$tmp"
+fi
+
+# ---------------------------------------------------------------------------
+# Source tree: unpacked once per tarball and configure options.
+
+tree_key=$(printf '%s\n' "$sha" "${CONFIGURE_OPTS[@]}" | sha256sum |
+	cut -c1-16)
+if [ "$(cat "$TREE/.vdxg-tree" 2>/dev/null)" != "$tree_key" ]; then
+	msg "unpacking $TARBALL"
+	rm -rf "$TREE"
+	mkdir -p "$TREE/.unpack"
+	tar -xJf "$DL/$TARBALL" -C "$TREE/.unpack"
+	mv "$TREE/.unpack/qemu-$QEMU_VERSION" "$SRC"
+	rmdir "$TREE/.unpack"
+fi
+
+# cp_if_changed SRC DST: copy with dereferencing, leaving DST and its
+# mtime alone when the contents are the same (so ninja rebuilds nothing).
+cp_if_changed() {
+	if ! cmp -s "$1" "$2"; then
+		mkdir -p "$(dirname "$2")"
+		cp -L "$1" "$2.vdxg-tmp"
+		mv -f "$2.vdxg-tmp" "$2"
+	fi
+}
+
+# Overlay qemu/. Files dropped from the overlay since the last run go back
+# to the tarball's version, or away when the tarball has none.
+overlay() {
+	local f manifest=$TREE/.vdxg-overlay
+	local new gone
+	new=$(cd "$OVERLAY" && find -L . -type f | sed 's|^\./||' | LC_ALL=C sort)
+	if [ -f "$manifest" ]; then
+		gone=$(LC_ALL=C comm -23 "$manifest" <(echo "$new"))
+		if [ -n "$gone" ]; then
+			msg "restoring files dropped from qemu/"
+			rm -rf "$TREE/.orig"
+			mkdir -p "$TREE/.orig"
+			sed "s|^|qemu-$QEMU_VERSION/|" <<<"$gone" |
+				tar -xJf "$DL/$TARBALL" -C "$TREE/.orig" \
+					--files-from=- 2>/dev/null || true
+			while read -r f; do
+				if [ -f "$TREE/.orig/qemu-$QEMU_VERSION/$f" ]; then
+					cp "$TREE/.orig/qemu-$QEMU_VERSION/$f" "$SRC/$f"
+				else
+					rm -f "$SRC/$f"
+				fi
+			done <<<"$gone"
+			rm -rf "$TREE/.orig"
+		fi
+	fi
+	while read -r f; do
+		cp_if_changed "$OVERLAY/$f" "$SRC/$f"
+	done <<<"$new"
+	echo "$new" >"$manifest"
+}
+
+# write_if_changed FILE: replace FILE by stdin when the contents differ.
+write_if_changed() {
+	local tmp=$1.vdxg-tmp
+	cat >"$tmp"
+	if cmp -s "$tmp" "$1"; then
+		rm -f "$tmp"
+	else
+		mv -f "$tmp" "$1"
+	fi
+}
+
+# Hook the device, its trace events and its qtest into QEMU's build.
+patch_tree() {
+	local f
+
+	# The +ds tarball has no edk2 firmware to unpack.
+	f=$SRC/meson.build
+	sed 's/^\( *unpack_edk2_blobs = \)bzip2\.found()$/\1false/' "$f" |
+		write_if_changed "$f"
+	grep -q 'unpack_edk2_blobs = bzip2' "$f" &&
+		die "could not turn unpack_edk2_blobs off in $f"
+
+	f=$SRC/hw/display/meson.build
+	grep -q "CONFIG_VDXG" "$f" ||
+		echo "system_ss.add(when: 'CONFIG_VDXG', if_true: files('vdxg.c'))" \
+			>>"$f"
+
+	f=$SRC/hw/display/Kconfig
+	grep -q '^config VDXG$' "$f" || cat >>"$f" <<-'EOT'
+
+	config VDXG
+	    bool
+	    default y if PCI_DEVICES
+	    depends on PCI && MSI_NONBROKEN
+	EOT
+
+	# Trace events go into the directory's trace-events, between markers,
+	# replaced whenever trace-events-vdxg changes.
+	f=$SRC/hw/display/trace-events
+	{
+		sed '/^# vdxg: begin$/,/^# vdxg: end$/d' "$f"
+		echo "# vdxg: begin"
+		cat "$SRC/hw/display/trace-events-vdxg"
+		echo "# vdxg: end"
+	} | write_if_changed "$f"
+
+	f=$SRC/tests/qtest/meson.build
+	if ! grep -q "'vdxg-test'" "$f"; then
+		grep -q '^qtests_x86_64 = qtests_i386$' "$f" ||
+			die "cannot find qtests_x86_64 in $f"
+		sed -i "/^qtests_x86_64 = qtests_i386\$/a\\
+qtests_x86_64 += (config_all_devices.has_key('CONFIG_VDXG') ? ['vdxg-test'] : [])" \
+			"$f"
+	fi
+}
+
+overlay
+patch_tree
+
+if [ "$(cat "$TREE/.vdxg-tree" 2>/dev/null)" != "$tree_key" ]; then
+	msg "configuring (log: $LOG)"
+	rm -rf "$BUILD"
+	mkdir -p "$BUILD"
+	(cd "$BUILD" && ../configure "${CONFIGURE_OPTS[@]}") >>"$LOG" 2>&1 ||
+		fail_log "configure"
+	echo "$tree_key" >"$TREE/.vdxg-tree"
+fi
+
+msg "building (log: $LOG)"
+ninja -C "$BUILD" "${BINS[@]}" >>"$LOG" 2>&1 || fail_log "ninja"
+
+# ---------------------------------------------------------------------------
+# Result
+
+rm -rf "$RESULT.tmp"
+mkdir -p "$RESULT.tmp"
+for b in "${BINS[@]}"; do
+	cp "$BUILD/$b" "$RESULT.tmp/"
+done
+printf -- '-L %s ' "${FIRMWARE_DIRS[@]}" | sed 's/ $/\n/' \
+	>"$RESULT.tmp/firmware-args"
+rm -rf "$RESULT"
+mv "$RESULT.tmp" "$RESULT"
+publish
+
+# Drop old results, except the newest ones and the one just built.
+find "$VDXG_CACHE" -maxdepth 1 -type d -regex '.*/qemu-[0-9a-f]\{16\}' \
+	-printf '%T@ %p\n' | sort -rn | tail -n +$((KEEP_RESULTS + 1)) |
+	cut -d' ' -f2- | while read -r d; do
+		[ "$d" = "$RESULT" ] || rm -rf "$d"
+	done
+
+msg "done in $((SECONDS - start)) s: $VDXG_OUT/qemu -> $RESULT"
