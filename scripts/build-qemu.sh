@@ -120,7 +120,7 @@ expected_sha() {
 	apt-cache showsrc qemu 2>/dev/null | awk -v f="$TARBALL" '
 		/^Checksums-Sha256:/ { in_sums = 1; next }
 		/^[^ ]/ { in_sums = 0 }
-		in_sums && $3 == f { print $1; exit }'
+		in_sums && $3 == f && !found { print $1; found = 1 }'
 }
 
 sha=$(expected_sha)
@@ -157,7 +157,7 @@ if [ "$(cat "$TREE/.vdxg-tree" 2>/dev/null)" != "$tree_key" ]; then
 	msg "unpacking $TARBALL"
 	rm -rf "$TREE"
 	mkdir -p "$TREE/.unpack"
-	tar -xJf "$DL/$TARBALL" -C "$TREE/.unpack"
+	tar -xJf "$DL/$TARBALL" -C "$TREE/.unpack" --no-same-owner
 	mv "$TREE/.unpack/qemu-$QEMU_VERSION" "$SRC"
 	rmdir "$TREE/.unpack"
 fi
@@ -186,7 +186,8 @@ overlay() {
 			mkdir -p "$TREE/.orig"
 			sed "s|^|qemu-$QEMU_VERSION/|" <<<"$gone" |
 				tar -xJf "$DL/$TARBALL" -C "$TREE/.orig" \
-					--files-from=- 2>/dev/null || true
+					--no-same-owner --files-from=- 2>/dev/null ||
+					true
 			while read -r f; do
 				if [ -f "$TREE/.orig/qemu-$QEMU_VERSION/$f" ]; then
 					cp "$TREE/.orig/qemu-$QEMU_VERSION/$f" "$SRC/$f"

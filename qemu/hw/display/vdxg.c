@@ -112,7 +112,7 @@ static const char *vdxg_reg_name(hwaddr addr)
     case VDXG_REG_INT_TRIGGER:
         return "INT_TRIGGER";
     default:
-        return "?";
+        return NULL;
     }
 }
 
@@ -241,9 +241,11 @@ static void vdxg_reset_hold(Object *obj, ResetType type)
 
 static void vdxg_guest_error(const char *what, hwaddr addr, uint32_t val)
 {
+    const char *name = vdxg_reg_name(addr);
+
     qemu_log_mask(LOG_GUEST_ERROR, "vdxg: %s at 0x%04" HWADDR_PRIx
-                  " (%s), value 0x%08" PRIx32 "\n",
-                  what, addr, vdxg_reg_name(addr), val);
+                  "%s%s%s, value 0x%08" PRIx32 "\n", what, addr,
+                  name ? " (" : "", name ?: "", name ? ")" : "", val);
     trace_vdxg_guest_error(what, addr, val);
 }
 

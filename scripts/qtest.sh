@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Run the vdxg device's qtests against out/qemu (built first by
+# scripts/build-qemu.sh, which does nothing when it is up to date).
+#
+# Prints the TAP output and ends with "N passed, N failed". Exits non-zero
+# when a test fails, when the test binary dies, or when no test ran.
+# Arguments select tests, e.g. -p /x86_64/vdxg/msix to run one (or a
+# group: -p /x86_64/vdxg/bar-sizes).
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+"$VDXG_TOP/scripts/build-qemu.sh"
+
+QEMU_DIR=$VDXG_OUT/qemu
+[ -x "$QEMU_DIR/vdxg-test" ] || die "no $QEMU_DIR/vdxg-test"
+
+TEST_TIMEOUT=${VDXG_QTEST_TIMEOUT:-300}
+
+export QTEST_QEMU_BINARY=$QEMU_DIR/qemu-system-x86_64
+# q35 loads its BIOS even under the qtest accelerator.
+VDXG_QEMU_ARGS=$(cat "$QEMU_DIR/firmware-args")
+export VDXG_QEMU_ARGS
+
+# Each test runs in its own process: a failed assertion aborts the test
+# binary, and must not hide the tests after it.
+mapfile -t tests < <("$QEMU_DIR/vdxg-test" -l "$@" | grep '^/')
+if [ "${#tests[@]}" -eq 0 ]; then
+	echo "qtest: no test to run" >&2
+	echo "0 passed, 0 failed"
+	exit 1
+fi
+
+echo "1..${#tests[@]}"
+passed=0 failed=0 n=0
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	rc=0
+	out=$(timeout "$TEST_TIMEOUT" "$QEMU_DIR/vdxg-test" --tap -p "$t" 2>&1) ||
+		rc=$?
+	if [ "$rc" -eq 0 ] && grep -qE "^ok 1 $t( |$)" <<<"$out"; then
+		passed=$((passed + 1))
+		echo "ok $n $t"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n $t"
+		[ "$rc" -ne 124 ] || echo "# timed out after $TEST_TIMEOUT s"
+		grep -vE '^(ok|not ok|1\.\.)|starting QEMU|^# (Start|End) of ' \
+			<<<"$out" | sed 's/^\([^#]\)/# \1/' || true
+	fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
