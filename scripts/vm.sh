@@ -127,7 +127,9 @@ if [ -f "$(dirname "$QEMU")/firmware-args" ]; then
 	read -r -a FW <"$(dirname "$QEMU")/firmware-args"
 fi
 
-QARGS=(-machine q35 -accel tcg -cpu max -smp 2 -m 2048 -nic none
+# -nodefaults: QEMU 10's default CD-ROM on q35's AHCI, with no medium,
+# costs ~30 s of SeaBIOS AHCI timeouts before the kernel starts.
+QARGS=(-nodefaults -machine q35 -accel tcg -cpu max -smp 2 -m 2048 -nic none
        -display none -vga none -no-reboot "${FW[@]}"
        -kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
        "${DEV[@]}" "${QEMU_EXTRA[@]}")
