@@ -36,9 +36,10 @@ if [ -n "$MODULE" ]; then
 fi
 ls -l /dev/dri 2>&1
 
-for t in "$IGT"/* /opt/vdxg/igt-tests/*; do
-	[ -f "$t" ] && [ -x "$t" ] && ln -sf "$t" "$ROOT/"
-done
+# One ln for all (a fork per test costs seconds under TCG).
+ln -sf "$IGT"/* "$ROOT/"
+[ -z "$(ls /opt/vdxg/igt-tests)" ] || ln -sf /opt/vdxg/igt-tests/* "$ROOT/"
+rm -f "$ROOT/test-list.txt"
 
 # igt_runner also reads test-list.txt in the test root: make it ours.
 LIST=$ROOT/test-list.txt
