@@ -143,6 +143,9 @@ mkdir -p "$OV/opt/vdxg/lists" "$OV/opt/vdxg/bin" "$OV/opt/vdxg/igt-tests"
 MODDIR=usr/lib/modules/$KVER
 KO=${VDXG_MODULE:-$VDXG_OUT/module/vdxg.ko}
 if [ -f "$KO" ]; then
+	vermagic=$(modinfo -F vermagic "$KO" | cut -d' ' -f1)
+	[ "$vermagic" = "$KVER" ] ||
+		die "$KO is built for $vermagic, the guest kernel is $KVER"
 	cp -a "$BASE.mods" "$TMP/mods"
 	mkdir -p "$TMP/mods/lib/modules/$KVER/updates"
 	cp "$KO" "$TMP/mods/lib/modules/$KVER/updates/vdxg.ko"
@@ -155,7 +158,7 @@ if [ -f "$KO" ]; then
 	mkdir -p "$OV/$MODDIR/updates"
 	cp "$TMP/mods/lib/modules/$KVER/updates/vdxg.ko" "$OV/$MODDIR/updates/"
 	cp "$TMP/mods/lib/modules/$KVER"/modules.* "$OV/$MODDIR/"
-	echo "build-image: $KO included (vermagic $(modinfo -F vermagic "$KO" | cut -d' ' -f1))"
+	echo "build-image: $KO included"
 else
 	echo "build-image: no $KO; image has no vdxg module"
 fi
@@ -261,8 +264,8 @@ INIT
 chmod 755 "$OV/init"
 
 mkcpio "$OV" | gzip -1 >"$TMP/overlay.cpio.gz"
-cat "$BASE" "$TMP/overlay.cpio.gz" >"$OUT_GUEST/initrd.img.tmp"
-mv "$OUT_GUEST/initrd.img.tmp" "$OUT_GUEST/initrd.img"
+cat "$BASE" "$TMP/overlay.cpio.gz" >"$OUT_GUEST/.initrd.img.$$"
+mv "$OUT_GUEST/.initrd.img.$$" "$OUT_GUEST/initrd.img"
 cp "/boot/vmlinuz-$KVER" "$OUT_GUEST/vmlinuz"
 echo "$KVER" >"$OUT_GUEST/kver"
 echo "build-image: $OUT_GUEST/initrd.img ($(du -h "$OUT_GUEST/initrd.img" | cut -f1)), kernel $KVER"
