@@ -41,6 +41,7 @@ stage() {
 	return "$rc"
 }
 
+stage host make -s -C igt-tests check O="$VDXG_OUT/igt-tests"
 stage kunit scripts/kunit.sh
 stage lint make -s lint
 if stage qemu make -s qemu; then

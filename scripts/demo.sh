@@ -14,13 +14,12 @@ echo "--- /dev/dri"
 ls -l /dev/dri
 echo "--- vdxg-info"
 vdxg-info
-for d in /sys/kernel/debug/dri/*/; do
-	[ -f "$d/resources" ] || continue
-	echo "--- $d""resources"
-	cat "$d/resources"
-	echo "--- $d""interrupts"
-	cat "$d/interrupts"
-done
-echo "--- dmesg | grep vdxg"
-dmesg | grep -i vdxg
+card=$(ls /dev/dri | grep -m1 "^card")
+d=/sys/kernel/debug/dri/${card#card}
+echo "--- $d/resources (IO_RESOURCE_DESCRIPTOR view)"
+cat "$d/resources"
+echo "--- $d/interrupts"
+head -3 "$d/interrupts"
+echo "--- kernel log"
+dmesg | grep -E "vdxg [0-9a-f]{4}:|Initialized vdxg"
 '
