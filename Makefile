@@ -60,7 +60,7 @@ demo: setup qemu image
 	scripts/demo.sh
 
 vm: qemu image
-	scripts/vm.sh --interactive
+	scripts/vm.sh --interactive --load vdxg
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(DRV) clean
