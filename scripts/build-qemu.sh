@@ -70,6 +70,7 @@ key=$({ hash_inputs "$OVERLAY" "$HDR" "$VDXG_TOP/scripts/build-qemu.sh"
 RESULT=$VDXG_CACHE/qemu-$key
 
 publish() {
+	touch "$RESULT"		# most recently used: pruned last
 	mkdir -p "$VDXG_OUT"
 	if [ -e "$VDXG_OUT/qemu" ] && [ ! -L "$VDXG_OUT/qemu" ]; then
 		rm -rf "$VDXG_OUT/qemu"
@@ -290,7 +291,8 @@ mv "$RESULT.tmp" "$RESULT"
 publish
 
 # Drop old results, except the newest ones and the one just built.
-find "$VDXG_CACHE" -maxdepth 1 -type d -regex '.*/qemu-[0-9a-f]\{16\}' \
+find "$VDXG_CACHE" -maxdepth 1 -type d -regextype posix-extended \
+	-regex '.*/qemu-[0-9a-f]{16}' \
 	-printf '%T@ %p\n' | sort -rn | tail -n +$((KEEP_RESULTS + 1)) |
 	cut -d' ' -f2- | while read -r d; do
 		[ "$d" = "$RESULT" ] || rm -rf "$d"
