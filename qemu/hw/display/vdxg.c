@@ -587,6 +587,14 @@ static void vdxg_class_init(ObjectClass *klass, void *data)
     dc->desc = "vdxg virtual GPU";
     dc->vmsd = &vmstate_vdxg;
     device_class_set_props(dc, vdxg_properties);
+    object_class_property_set_description(klass, "vram_size",
+        "VRAM (BAR 2) size, a power of two from 16 MiB to 4 GiB");
+    object_class_property_set_description(klass, "aperture_size",
+        "GART aperture size, a power of two from 1 MiB to 4 GiB");
+    object_class_property_set_description(klass, "msix",
+        "Offer MSI-X, one vector per interrupt group");
+    object_class_property_set_description(klass, "msi",
+        "Offer MSI with a single vector");
     set_bit(DEVICE_CATEGORY_DISPLAY, dc->categories);
 }
 
