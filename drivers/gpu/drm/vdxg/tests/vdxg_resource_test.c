@@ -62,6 +62,8 @@ static const struct vdxg_res_add_case vdxg_res_add_cases[] = {
 			     0x1000, 0x1000, 0, 0xffffffff), 0 },
 	{ "mem zero length", MEM_DESC("m", VDXG_IO_RESOURCE_REQUIRED,
 				      0, 0x1000, 0, 0xffffffff), -EINVAL },
+	{ "mem zero length, full range",
+	  MEM_DESC("m", VDXG_IO_RESOURCE_REQUIRED, 0, 1, 0, U64_MAX), -EINVAL },
 	{ "mem alignment 0", MEM_DESC("m", VDXG_IO_RESOURCE_REQUIRED,
 				      0x1000, 0, 0, 0xffffffff), -EINVAL },
 	{ "mem alignment 3", MEM_DESC("m", VDXG_IO_RESOURCE_REQUIRED,
@@ -414,6 +416,32 @@ static void vdxg_res_choose_fallback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, list->desc[6].len, 0x10000);
 }
 
+/* Choosing again starts over at the preferred option. */
+static void vdxg_res_choose_again(struct kunit *test)
+{
+	struct vdxg_res_try_ctx *ctx;
+	struct vdxg_res_list *list = vdxg_res_test_list(test, &ctx);
+
+	KUNIT_ASSERT_EQ(test, vdxg_res_choose(list, 1, vdxg_res_fake_try, ctx),
+			1);
+	KUNIT_ASSERT_EQ(test, list->desc[1].start, 33);
+
+	/* A failed option keeps no range from an earlier attempt. */
+	ctx->ncalls = 0;
+	ctx->ret[1] = -EIO;
+	KUNIT_EXPECT_EQ(test, vdxg_res_choose(list, 1, vdxg_res_fake_try, ctx),
+			2);
+	KUNIT_ASSERT_EQ(test, ctx->ncalls, 2);
+	KUNIT_EXPECT_EQ(test, ctx->calls[0], 1);
+	KUNIT_EXPECT_EQ(test, list->desc[1].state, VDXG_RES_FAILED);
+	KUNIT_EXPECT_EQ(test, list->desc[1].error, -EIO);
+	KUNIT_EXPECT_EQ(test, list->desc[1].start, 0);
+	KUNIT_EXPECT_EQ(test, list->desc[1].len, 0);
+	KUNIT_EXPECT_EQ(test, list->desc[2].state, VDXG_RES_ASSIGNED);
+	KUNIT_EXPECT_EQ(test, list->desc[2].start, 34);
+	vdxg_res_expect_untried(test, list, 3);
+}
+
 static void vdxg_res_choose_all_fail(struct kunit *test)
 {
 	struct vdxg_res_try_ctx *ctx;
@@ -438,7 +466,11 @@ static void vdxg_res_choose_all_fail(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, list->desc[3].error, -ETIMEDOUT);
 	vdxg_res_expect_untried(test, list, 4);
 
-	/* The last group ends at the end of the list. */
+	/*
+	 * The last group ends at the end of the list, even when the slot
+	 * after it holds something that looks like an alternative.
+	 */
+	list->desc[7] = list->desc[6];
 	ctx->ncalls = 0;
 	ctx->ret[5] = -EBUSY;
 	ctx->ret[6] = -ENOMEM;
@@ -841,6 +873,7 @@ static struct kunit_case vdxg_resource_test_cases[] = {
 	KUNIT_CASE(vdxg_res_add_full),
 	KUNIT_CASE(vdxg_res_choose_preferred),
 	KUNIT_CASE(vdxg_res_choose_fallback),
+	KUNIT_CASE(vdxg_res_choose_again),
 	KUNIT_CASE(vdxg_res_choose_all_fail),
 	KUNIT_CASE(vdxg_res_choose_not_a_group),
 	KUNIT_CASE(vdxg_res_choose_required),
