@@ -7,6 +7,7 @@
 #   make check    every test: KUnit, qtests, module lint, VM tests
 #   make vm       an interactive guest shell
 
+SHELL    := /bin/bash
 OUT      := $(CURDIR)/out
 KVER     ?= $(shell . scripts/lib.sh; vdxg_kver)
 KDIR     ?= /lib/modules/$(KVER)/build

@@ -20,6 +20,8 @@
  *   minimum and maximum address or vector range) and what was assigned,
  *   including the options that failed or were not needed.
  * - ``interrupts``: the interrupt mode and a count per source.
+ * - ``paging``: paging buffers submitted, and operations and bytes by
+ *   operation, plus device faults (only with a PAGING engine).
  */
 
 static int vdxg_debugfs_resources(struct seq_file *m, void *data)
@@ -47,9 +49,47 @@ static int vdxg_debugfs_interrupts(struct seq_file *m, void *data)
 	return 0;
 }
 
+static int vdxg_debugfs_paging(struct seq_file *m, void *data)
+{
+	static const char * const ops[] = {
+		[VDXG_PG_NOP] = "nop",
+		[VDXG_PG_FENCE] = "fence",
+		[VDXG_PG_TRANSFER] = "transfer",
+		[VDXG_PG_FILL] = "fill",
+		[VDXG_PG_DISCARD] = "discard",
+		[VDXG_PG_MAP_APERTURE] = "map_aperture",
+		[VDXG_PG_UNMAP_APERTURE] = "unmap_aperture",
+		[VDXG_PG_FLUSH_TLB] = "flush_tlb",
+		[VDXG_PG_WRITE_PHYSICAL] = "write_physical",
+		[VDXG_PG_READ_PHYSICAL] = "read_physical",
+	};
+	struct drm_debugfs_entry *entry = m->private;
+	struct vdxg_paging *paging = &to_vdxg(entry->dev)->paging;
+	struct vdxg_pg_stats stats;
+	unsigned int i;
+	u64 passes;
+
+	spin_lock(&paging->stats_lock);
+	stats = paging->stats;
+	passes = paging->passes;
+	spin_unlock(&paging->stats_lock);
+
+	seq_printf(m, "buffer_size: %u\nbuffers: %llu\nfaults: %d\n",
+		   paging->buf_size, passes,
+		   atomic_read(&to_vdxg(entry->dev)->faults));
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		seq_printf(m, "%s: %llu ops, %llu bytes\n", ops[i],
+			   stats.ops[i], stats.bytes[i]);
+	return 0;
+}
+
 static const struct drm_debugfs_info vdxg_debugfs_list[] = {
 	{ "resources", vdxg_debugfs_resources, 0 },
 	{ "interrupts", vdxg_debugfs_interrupts, 0 },
+};
+
+static const struct drm_debugfs_info vdxg_debugfs_mm_list[] = {
+	{ "paging", vdxg_debugfs_paging, 0 },
 };
 
 /**
@@ -62,4 +102,7 @@ void vdxg_debugfs_init(struct vdxg_device *vdxg)
 {
 	drm_debugfs_add_files(&vdxg->drm, vdxg_debugfs_list,
 			      ARRAY_SIZE(vdxg_debugfs_list));
+	if (vdxg->caps & VDXG_CAP_PAGING)
+		drm_debugfs_add_files(&vdxg->drm, vdxg_debugfs_mm_list,
+				      ARRAY_SIZE(vdxg_debugfs_mm_list));
 }

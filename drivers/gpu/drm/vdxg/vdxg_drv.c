@@ -14,6 +14,7 @@
 #include <drm/drm_print.h>
 #include <drm/vdxg_drm.h>
 
+#include "vdxg_bo.h"
 #include "vdxg_drv.h"
 
 /**
@@ -36,6 +37,14 @@
 static const struct drm_ioctl_desc vdxg_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(VDXG_GET_PARAM, vdxg_ioctl_get_param,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VDXG_GEM_CREATE, vdxg_gem_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VDXG_GEM_MMAP_OFFSET, vdxg_gem_mmap_offset_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VDXG_GEM_WAIT, vdxg_gem_wait_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VDXG_GEM_INFO, vdxg_gem_info_ioctl,
+			  DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_GEM_FOPS(vdxg_fops);
@@ -45,12 +54,44 @@ static const struct drm_driver vdxg_drm_driver = {
 	.ioctls = vdxg_ioctls,
 	.num_ioctls = ARRAY_SIZE(vdxg_ioctls),
 	.fops = &vdxg_fops,
+	.dumb_create = vdxg_dumb_create,
 	.name = DRIVER_NAME,
 	.desc = DRIVER_DESC,
 	.date = "20261122",
 	.major = DRIVER_MAJOR,
 	.minor = DRIVER_MINOR,
 };
+
+/* The memory manager's hardware: reserved VRAM and the paging engine. */
+static int vdxg_mm_init(struct vdxg_device *vdxg)
+{
+	int ret;
+
+	if (!(vdxg->caps & VDXG_CAP_PAGING))
+		return 0;
+
+	ret = vdxg_kmem_init(vdxg);
+	if (ret)
+		return ret;
+	ret = vdxg_paging_init(vdxg);
+	if (ret)
+		return ret;
+	ret = vdxg_gart_init(vdxg);
+	if (!ret)
+		ret = vdxg_ttm_init(vdxg);
+	if (ret)
+		vdxg_paging_fini(vdxg);
+	return ret;
+}
+
+/* Stop the hardware; TTM itself goes when the DRM device is released. */
+static void vdxg_mm_fini(struct vdxg_device *vdxg)
+{
+	if (!(vdxg->caps & VDXG_CAP_PAGING))
+		return;
+	vdxg_paging_fini(vdxg);
+	vdxg_gart_fini(vdxg);
+}
 
 static int vdxg_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 {
@@ -73,14 +114,20 @@ static int vdxg_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return ret;
 
+	ret = vdxg_mm_init(vdxg);
+	if (ret)
+		goto err_irq;
+
 	vdxg_debugfs_init(vdxg);
 
 	ret = drm_dev_register(&vdxg->drm, 0);
 	if (ret)
-		goto err_irq;
+		goto err_mm;
 
 	return 0;
 
+err_mm:
+	vdxg_mm_fini(vdxg);
 err_irq:
 	vdxg_irq_fini(vdxg);
 	return ret;
@@ -91,6 +138,7 @@ static void vdxg_remove(struct pci_dev *pdev)
 	struct vdxg_device *vdxg = pci_get_drvdata(pdev);
 
 	drm_dev_unplug(&vdxg->drm);
+	vdxg_mm_fini(vdxg);
 	vdxg_irq_fini(vdxg);
 }
 

@@ -8,10 +8,13 @@
 #include <linux/completion.h>
 #include <linux/io.h>
 #include <linux/pci.h>
+#include <linux/sizes.h>
 
 #include <drm/drm_device.h>
+#include <drm/ttm/ttm_device.h>
 
 #include "vdxg_hw.h"
+#include "vdxg_paging.h"
 #include "vdxg_resource.h"
 
 #define DRIVER_NAME		"vdxg"
@@ -19,7 +22,23 @@
 #define DRIVER_MAJOR		1
 #define DRIVER_MINOR		0
 
+/* Reserved at the start of VRAM for rings, paging buffers and the GART. */
+#define VDXG_KMEM_SIZE		SZ_8M
+
+struct ttm_resource;
 struct vdxg_device;
+
+/**
+ * struct vdxg_gart - the aperture's translation table
+ * @entries: GART entries, one per aperture page
+ * @dummy: the page invalid entries point at
+ * @dummy_dma: its bus address
+ */
+struct vdxg_gart {
+	u32 entries;
+	void *dummy;
+	dma_addr_t dummy_dma;
+};
 
 /**
  * struct vdxg_irq_vector - one interrupt vector and the sources it serves
@@ -56,6 +75,13 @@ struct vdxg_irq_vector {
  * @irq.vec: per-vector state
  * @irq.selftest: completed by the self-test interrupt
  * @irq.count: interrupts handled, per source bit
+ * @kmem: reserved VRAM
+ * @kmem.cpu: its CPU mapping
+ * @kmem.used: bytes handed out
+ * @paging: the paging queue, when the device has a PAGING engine
+ * @gart: the aperture's GART
+ * @ttm: the TTM device holding the memory segments
+ * @faults: fault records reported by the device
  */
 struct vdxg_device {
 	struct drm_device drm;
@@ -83,6 +109,16 @@ struct vdxg_device {
 		struct completion selftest;
 		atomic_t count[32];
 	} irq;
+
+	struct {
+		void __iomem *cpu;
+		u32 used;
+	} kmem;
+
+	struct vdxg_paging paging;
+	struct vdxg_gart gart;
+	struct ttm_device ttm;
+	atomic_t faults;
 };
 
 static inline struct vdxg_device *to_vdxg(struct drm_device *drm)
@@ -111,9 +147,26 @@ static inline u64 vdxg_rd64(struct vdxg_device *vdxg, u32 lo)
 int vdxg_pci_init(struct vdxg_device *vdxg);
 void vdxg_pci_reset(struct vdxg_device *vdxg);
 
+/* vdxg_kmem.c */
+int vdxg_kmem_init(struct vdxg_device *vdxg);
+int vdxg_kmem_alloc(struct vdxg_device *vdxg, u32 size, u64 *gpu,
+		    void __iomem **cpu);
+
+/* vdxg_gart.c */
+int vdxg_gart_init(struct vdxg_device *vdxg);
+void vdxg_gart_fini(struct vdxg_device *vdxg);
+
+/* vdxg_ttm.c */
+int vdxg_ttm_init(struct vdxg_device *vdxg);
+u64 vdxg_ttm_gpu_addr(struct vdxg_device *vdxg, const struct ttm_resource *res);
+
 /* vdxg_irq.c */
 int vdxg_irq_init(struct vdxg_device *vdxg);
 void vdxg_irq_fini(struct vdxg_device *vdxg);
+void vdxg_irq_enable(struct vdxg_device *vdxg, u32 sources);
+
+/* vdxg_fault.c */
+void vdxg_fault_irq(struct vdxg_device *vdxg);
 
 /* vdxg_ioctl.c */
 int vdxg_ioctl_get_param(struct drm_device *drm, void *data,

@@ -108,6 +108,10 @@ static irqreturn_t vdxg_irq_handler(int irq, void *arg)
 
 	if (pending & VDXG_INT_SELFTEST)
 		complete(&vdxg->irq.selftest);
+	if (pending & VDXG_INT_FAULT)
+		vdxg_fault_irq(vdxg);
+	if (pending & VDXG_INT_PAGING_FENCE)
+		vdxg_paging_irq(vdxg, pending);
 
 	return IRQ_HANDLED;
 }
@@ -116,6 +120,16 @@ static void vdxg_irq_set_mask(struct vdxg_device *vdxg, u32 mask)
 {
 	WRITE_ONCE(vdxg->irq.mask, mask);
 	vdxg_wr(vdxg, VDXG_REG_INT_MASK, mask);
+}
+
+/**
+ * vdxg_irq_enable - unmask interrupt sources
+ * @vdxg: the device
+ * @sources: VDXG_INT_* bits
+ */
+void vdxg_irq_enable(struct vdxg_device *vdxg, u32 sources)
+{
+	vdxg_irq_set_mask(vdxg, READ_ONCE(vdxg->irq.mask) | sources);
 }
 
 static void vdxg_irq_free(struct vdxg_device *vdxg)

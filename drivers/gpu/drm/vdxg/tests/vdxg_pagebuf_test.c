@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+/*
+ * KUnit tests for vdxg's paging-buffer builder (vdxg_pagebuf.c).
+ *
+ * Copyright 2026 The vdxg authors
+ */
+
+#include <kunit/test.h>
+
+#include <linux/errno.h>
+#include <linux/slab.h>
+
+#include "vdxg_hw.h"
+#include "vdxg_pagebuf.h"
+
+#define PG	VDXG_GPU_PAGE_SIZE
+
+static u64 get64(const u32 *cs)
+{
+	return cs[0] | ((u64)cs[1] << 32);
+}
+
+static dma_addr_t *make_pages(struct kunit *test, u32 n, dma_addr_t base)
+{
+	dma_addr_t *pages = kunit_kcalloc(test, n, sizeof(*pages), GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	/* Scattered, so that a wrong index shows. */
+	for (i = 0; i < n; i++)
+		pages[i] = base + (u64)((i * 7919) % n) * PG;
+	return pages;
+}
+
+static u32 *make_buf(struct kunit *test, u32 bytes)
+{
+	u32 *buf = kunit_kzalloc(test, bytes, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	return buf;
+}
+
+/*
+ * Walk one buffer: check every header is well formed and add up what the
+ * TRANSFERs in it move. Returns the number of operations.
+ */
+static u32 walk(struct kunit *test, const struct vdxg_pagebuf *pb,
+		u64 *xfer_bytes)
+{
+	u32 pos = 0, ops = 0;
+
+	while (pos < pb->used) {
+		u32 hdr = pb->cmd[pos], len = VDXG_PG_HDR_LEN(hdr);
+
+		KUNIT_ASSERT_GT(test, len, 0u);
+		KUNIT_ASSERT_LE(test, pos + len, pb->used);
+		KUNIT_EXPECT_EQ(test, hdr & 0xff00, 0u);
+		if (VDXG_PG_HDR_OP(hdr) == VDXG_PG_TRANSFER) {
+			const u32 *cs = pb->cmd + pos;
+			u32 ns = cs[VDXG_PG_XFER_DW_SRC_NPAGES];
+			u32 nd = cs[VDXG_PG_XFER_DW_DST_NPAGES];
+
+			KUNIT_EXPECT_EQ(test, len,
+					VDXG_PG_XFER_DW_PAGES + 2 * (ns + nd));
+			*xfer_bytes += cs[VDXG_PG_XFER_DW_SIZE];
+		}
+		pos += len;
+		ops++;
+	}
+	KUNIT_EXPECT_EQ(test, pos, pb->used);
+	return ops;
+}
+
+static void vdxg_pg_transfer_gpu_to_gpu(struct kunit *test)
+{
+	struct vdxg_pg_loc src = { .addr = 0x1000 }, dst = { .addr = 0x200000 };
+	struct vdxg_pg_stats stats = {};
+	struct vdxg_pagebuf pb;
+	u64 progress = 0;
+	u32 *buf = make_buf(test, 4096);
+
+	vdxg_pagebuf_init(&pb, buf, 4096);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_transfer(&pb, &src, &dst, 12345,
+					       &progress, &stats), 0);
+	KUNIT_EXPECT_EQ(test, progress, 12345ull);
+	KUNIT_EXPECT_EQ(test, pb.used, (u32)VDXG_PG_XFER_DW_PAGES);
+	KUNIT_EXPECT_EQ(test, buf[0], VDXG_PG_HDR(VDXG_PG_TRANSFER,
+						  VDXG_PG_XFER_DW_PAGES));
+	KUNIT_EXPECT_EQ(test, buf[VDXG_PG_XFER_DW_FLAGS], 0u);
+	KUNIT_EXPECT_EQ(test, buf[VDXG_PG_XFER_DW_SIZE], 12345u);
+	KUNIT_EXPECT_EQ(test, get64(buf + VDXG_PG_XFER_DW_SRC), 0x1000ull);
+	KUNIT_EXPECT_EQ(test, get64(buf + VDXG_PG_XFER_DW_DST), 0x200000ull);
+	KUNIT_EXPECT_EQ(test, stats.ops[VDXG_PG_TRANSFER], 1ull);
+	KUNIT_EXPECT_EQ(test, stats.bytes[VDXG_PG_TRANSFER], 12345ull);
+}
+
+/* A page list that starts mid-page needs one page more than its size. */
+static void vdxg_pg_transfer_pages_offset(struct kunit *test)
+{
+	dma_addr_t *pages = make_pages(test, 4, 0x80000000);
+	struct vdxg_pg_loc src = { .pages = pages, .npages = 4, .addr = 100 };
+	struct vdxg_pg_loc dst = { .addr = 0x5000 };
+	struct vdxg_pagebuf pb;
+	u64 progress = 0;
+	u32 *buf = make_buf(test, 4096), i;
+
+	vdxg_pagebuf_init(&pb, buf, 4096);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_transfer(&pb, &src, &dst, 3 * PG,
+					       &progress, NULL), 0);
+	KUNIT_EXPECT_EQ(test, buf[VDXG_PG_XFER_DW_FLAGS],
+			(u32)VDXG_PG_XFER_SRC_PAGES);
+	KUNIT_EXPECT_EQ(test, get64(buf + VDXG_PG_XFER_DW_SRC), 100ull);
+	KUNIT_EXPECT_EQ(test, buf[VDXG_PG_XFER_DW_SRC_NPAGES], 4u);
+	KUNIT_EXPECT_EQ(test, buf[VDXG_PG_XFER_DW_DST_NPAGES], 0u);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test,
+				get64(buf + VDXG_PG_XFER_DW_PAGES + 2 * i),
+				(u64)pages[i]);
+}
+
+static void vdxg_pg_transfer_short_list(struct kunit *test)
+{
+	dma_addr_t *pages = make_pages(test, 2, 0);
+	struct vdxg_pg_loc src = { .pages = pages, .npages = 2, .addr = 1 };
+	struct vdxg_pg_loc dst = { .addr = 0 };
+	struct vdxg_pagebuf pb;
+	u64 progress = 0;
+
+	vdxg_pagebuf_init(&pb, make_buf(test, 4096), 4096);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_transfer(&pb, &src, &dst, 2 * PG,
+					       &progress, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pb.used, 0u);
+	KUNIT_EXPECT_EQ(test, progress, 0ull);
+}
+
+static void vdxg_pg_transfer_overflow(struct kunit *test)
+{
+	struct vdxg_pg_loc src = { .addr = U64_MAX - 10 }, dst = { .addr = 0 };
+	struct vdxg_pagebuf pb;
+	u64 progress = 0;
+
+	vdxg_pagebuf_init(&pb, make_buf(test, 4096), 4096);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_transfer(&pb, &src, &dst, 100,
+					       &progress, NULL), -EINVAL);
+	progress = 200;
+	src.addr = 0;
+	KUNIT_EXPECT_EQ(test, vdxg_pg_transfer(&pb, &src, &dst, 100,
+					       &progress, NULL), -EINVAL);
+}
+
+/*
+ * Multipass: a 64 MiB move from VRAM to a page list through 4 KiB paging
+ * buffers. Each buffer holds one TRANSFER with (1024 - 9) / 2 = 507 pages,
+ * so the move takes DIV_ROUND_UP(16384, 507) = 33 passes, and the passes
+ * together cover every page exactly once, in order.
+ */
+static void vdxg_pg_transfer_multipass(struct kunit *test)
+{
+	const u32 npages = (64 << 20) / PG, bufsz = 4096;
+	const u32 per_pass = (bufsz / 4 - VDXG_PG_XFER_DW_PAGES) / 2;
+	dma_addr_t *pages = make_pages(test, npages, 0x100000000ull);
+	struct vdxg_pg_loc src = { .addr = 0x400000 };
+	struct vdxg_pg_loc dst = { .pages = pages, .npages = npages };
+	struct vdxg_pg_stats stats = {};
+	u64 progress = 0, bytes = 0, expect_src = 0x400000;
+	u32 *buf = make_buf(test, bufsz), passes = 0, next_page = 0;
+	struct vdxg_pagebuf pb;
+	int ret;
+
+	do {
+		u32 i, n;
+
+		vdxg_pagebuf_init(&pb, buf, bufsz);
+		ret = vdxg_pg_transfer(&pb, &src, &dst, 64 << 20, &progress,
+				       &stats);
+		KUNIT_ASSERT_TRUE(test, ret == 0 || ret == -ENOSPC);
+		passes++;
+		KUNIT_ASSERT_EQ(test, walk(test, &pb, &bytes), 1u);
+
+		KUNIT_EXPECT_EQ(test, get64(buf + VDXG_PG_XFER_DW_SRC),
+				expect_src);
+		n = buf[VDXG_PG_XFER_DW_DST_NPAGES];
+		for (i = 0; i < n; i++)
+			KUNIT_ASSERT_EQ(test,
+					get64(buf + VDXG_PG_XFER_DW_PAGES + 2 * i),
+					(u64)pages[next_page + i]);
+		next_page += n;
+		expect_src += buf[VDXG_PG_XFER_DW_SIZE];
+		KUNIT_ASSERT_LT(test, passes, 1000u);
+	} while (ret == -ENOSPC);
+
+	KUNIT_EXPECT_EQ(test, passes, DIV_ROUND_UP(npages, per_pass));
+	KUNIT_EXPECT_EQ(test, passes, 33u);
+	KUNIT_EXPECT_EQ(test, next_page, npages);
+	KUNIT_EXPECT_EQ(test, bytes, 64ull << 20);
+	KUNIT_EXPECT_EQ(test, progress, 64ull << 20);
+	KUNIT_EXPECT_EQ(test, stats.ops[VDXG_PG_TRANSFER], 33ull);
+}
+
+/* Both sides page lists, misaligned differently: the room is shared. */
+static void vdxg_pg_transfer_both_lists(struct kunit *test)
+{
+	const u32 n = 300;
+	dma_addr_t *sp = make_pages(test, n + 1, 0x10000000);
+	dma_addr_t *dp = make_pages(test, n + 1, 0x20000000);
+	struct vdxg_pg_loc src = { .pages = sp, .npages = n + 1, .addr = 8 };
+	struct vdxg_pg_loc dst = { .pages = dp, .npages = n + 1, .addr = 4000 };
+	u64 progress = 0, bytes = 0;
+	struct vdxg_pagebuf pb;
+	u32 *buf = make_buf(test, 1024), passes = 0;
+	int ret;
+
+	do {
+		vdxg_pagebuf_init(&pb, buf, 1024);
+		ret = vdxg_pg_transfer(&pb, &src, &dst, (u64)n * PG, &progress,
+				       NULL);
+		KUNIT_ASSERT_TRUE(test, ret == 0 || ret == -ENOSPC);
+		walk(test, &pb, &bytes);
+		KUNIT_EXPECT_LE(test, pb.used, 256u);
+		KUNIT_ASSERT_LT(test, ++passes, 100u);
+	} while (ret == -ENOSPC);
+
+	KUNIT_EXPECT_EQ(test, bytes, (u64)n * PG);
+	KUNIT_EXPECT_GT(test, passes, 1u);
+}
+
+/* A buffer with no room at all gets -EINVAL, never an endless -ENOSPC. */
+static void vdxg_pg_transfer_tiny_buffer(struct kunit *test)
+{
+	dma_addr_t *pages = make_pages(test, 2, 0);
+	struct vdxg_pg_loc src = { .pages = pages, .npages = 2 };
+	struct vdxg_pg_loc dst = { .addr = 0 };
+	struct vdxg_pagebuf pb;
+	u64 progress = 0;
+
+	vdxg_pagebuf_init(&pb, make_buf(test, 40), 40);	/* 10 dwords */
+	KUNIT_EXPECT_EQ(test, vdxg_pg_transfer(&pb, &src, &dst, PG, &progress,
+					       NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, progress, 0ull);
+}
+
+static void vdxg_pg_fill_ops(struct kunit *test)
+{
+	struct vdxg_pg_stats stats = {};
+	struct vdxg_pagebuf pb;
+	u64 progress = 0;
+	u32 *buf = make_buf(test, 16);	/* 4 dwords: FILL needs 5 */
+
+	vdxg_pagebuf_init(&pb, buf, 16);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_fill(&pb, 0, PG, 0, &progress, NULL),
+			-EINVAL);
+
+	buf = make_buf(test, 64);
+	vdxg_pagebuf_init(&pb, buf, 64);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_fill(&pb, 2, PG, 0, &progress, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_fill(&pb, 0, 6, 0, &progress, NULL),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_fill(&pb, 0x3000, 4ull << 30,
+					   0xdeadbeef, &progress, &stats),
+			-ENOSPC);
+	/* 16 dwords hold three 5-dword FILLs of at most 1 GiB each. */
+	KUNIT_EXPECT_EQ(test, pb.used, 15u);
+	KUNIT_EXPECT_EQ(test, progress, 3ull << 30);
+	KUNIT_EXPECT_EQ(test, buf[0], VDXG_PG_HDR(VDXG_PG_FILL, 5));
+	KUNIT_EXPECT_EQ(test, buf[1], 0xdeadbeefu);
+	KUNIT_EXPECT_EQ(test, get64(buf + 13), 0x3000ull + (2ull << 30));
+	/* The next buffer takes the last GiB, from the saved progress. */
+	vdxg_pagebuf_init(&pb, buf, 64);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_fill(&pb, 0x3000, 4ull << 30, 0,
+					   &progress, &stats), 0);
+	KUNIT_EXPECT_EQ(test, pb.used, 5u);
+	KUNIT_EXPECT_EQ(test, get64(buf + 3), 0x3000ull + (3ull << 30));
+	KUNIT_EXPECT_EQ(test, stats.ops[VDXG_PG_FILL], 4ull);
+	KUNIT_EXPECT_EQ(test, stats.bytes[VDXG_PG_FILL], 4ull << 30);
+}
+
+static void vdxg_pg_aperture_ops(struct kunit *test)
+{
+	dma_addr_t *pages = make_pages(test, 100, 0x40000000);
+	struct vdxg_pagebuf pb;
+	u64 progress = 0;
+	u32 *buf = make_buf(test, 256), total = 0, pos, i;
+	int ret;
+
+	/* 64 dwords: (64 - 3) / 2 = 30 pages a pass. */
+	do {
+		vdxg_pagebuf_init(&pb, buf, 256);
+		ret = vdxg_pg_map_aperture(&pb, 10, pages, 100, &progress, NULL);
+		KUNIT_ASSERT_TRUE(test, ret == 0 || ret == -ENOSPC);
+		for (pos = 0; pos < pb.used; pos += VDXG_PG_HDR_LEN(buf[pos])) {
+			u32 *cs = buf + pos;
+
+			KUNIT_ASSERT_EQ(test, VDXG_PG_HDR_OP(cs[0]),
+					(u32)VDXG_PG_MAP_APERTURE);
+			KUNIT_EXPECT_EQ(test, cs[1], 10 + total);
+			for (i = 0; i < cs[2]; i++)
+				KUNIT_EXPECT_EQ(test, get64(cs + 3 + 2 * i),
+						(u64)pages[total + i]);
+			total += cs[2];
+		}
+	} while (ret == -ENOSPC);
+	KUNIT_EXPECT_EQ(test, total, 100u);
+
+	vdxg_pagebuf_init(&pb, buf, 256);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_unmap_aperture(&pb, U32_MAX, 2, NULL),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_unmap_aperture(&pb, 10, 100, NULL), 0);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_flush_tlb(&pb, NULL), 0);
+	KUNIT_EXPECT_EQ(test, buf[0], VDXG_PG_HDR(VDXG_PG_UNMAP_APERTURE, 3));
+	KUNIT_EXPECT_EQ(test, buf[1], 10u);
+	KUNIT_EXPECT_EQ(test, buf[2], 100u);
+	KUNIT_EXPECT_EQ(test, buf[3], VDXG_PG_HDR(VDXG_PG_FLUSH_TLB, 1));
+}
+
+static void vdxg_pg_fence_discard(struct kunit *test)
+{
+	struct vdxg_pagebuf pb;
+	u32 *buf = make_buf(test, 40);
+
+	vdxg_pagebuf_init(&pb, buf, 40);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_fence(&pb, 4, 1, NULL), -EINVAL);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_fence(&pb, 0x1008, 0x123456789ull, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, get64(buf + 1), 0x1008ull);
+	KUNIT_EXPECT_EQ(test, get64(buf + 3), 0x123456789ull);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_discard(&pb, 0, 1ull << 32, NULL),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_discard(&pb, 0x2000, PG, NULL), 0);
+	KUNIT_EXPECT_EQ(test, pb.used, 9u);
+	/* One dword left: a FENCE no longer fits. */
+	KUNIT_EXPECT_EQ(test, vdxg_pg_fence(&pb, 0, 0, NULL), -ENOSPC);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_flush_tlb(&pb, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_flush_tlb(&pb, NULL), -ENOSPC);
+}
+
+static struct kunit_case vdxg_pagebuf_cases[] = {
+	KUNIT_CASE(vdxg_pg_transfer_gpu_to_gpu),
+	KUNIT_CASE(vdxg_pg_transfer_pages_offset),
+	KUNIT_CASE(vdxg_pg_transfer_short_list),
+	KUNIT_CASE(vdxg_pg_transfer_overflow),
+	KUNIT_CASE(vdxg_pg_transfer_multipass),
+	KUNIT_CASE(vdxg_pg_transfer_both_lists),
+	KUNIT_CASE(vdxg_pg_transfer_tiny_buffer),
+	KUNIT_CASE(vdxg_pg_fill_ops),
+	KUNIT_CASE(vdxg_pg_aperture_ops),
+	KUNIT_CASE(vdxg_pg_fence_discard),
+	{}
+};
+
+static struct kunit_suite vdxg_pagebuf_suite = {
+	.name = "vdxg_pagebuf",
+	.test_cases = vdxg_pagebuf_cases,
+};
+
+kunit_test_suite(vdxg_pagebuf_suite);

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The vdxg authors
+ */
+
+#include <linux/dma-resv.h>
+#include <linux/mm.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_gem_ttm_helper.h>
+#include <drm/drm_mode.h>
+
+#include "vdxg_bo.h"
+#include "vdxg_drv.h"
+
+/**
+ * DOC: GEM objects
+ *
+ * A vdxg GEM object is a WDDM allocation: a TTM buffer object with a
+ * preferred segment set, the ordered list of segments it may live in. TTM
+ * places it in the first segment with room and evicts others to system
+ * memory under pressure; every move runs as paging operations.
+ *
+ * ``DRM_VDXG_GEM_CPU_ACCESS`` keeps a VRAM placement inside the VRAM BAR;
+ * ``DRM_VDXG_GEM_NO_CLEAR`` skips the clear on first placement in VRAM.
+ * Objects are mapped to the CPU through TTM's fault handler at the offset
+ * GEM_MMAP_OFFSET returns. GEM_WAIT waits for every fence on the object and
+ * GEM_INFO reports where it is now.
+ */
+
+static void vdxg_gem_free(struct drm_gem_object *obj)
+{
+	ttm_bo_put(container_of(obj, struct ttm_buffer_object, base));
+}
+
+static const struct drm_gem_object_funcs vdxg_gem_funcs = {
+	.free = vdxg_gem_free,
+	.vmap = drm_gem_ttm_vmap,
+	.vunmap = drm_gem_ttm_vunmap,
+	.mmap = drm_gem_ttm_mmap,
+	.print_info = drm_gem_ttm_print_info,
+};
+
+static void vdxg_bo_destroy(struct ttm_buffer_object *tbo)
+{
+	struct vdxg_bo *bo = to_vdxg_bo(tbo);
+
+	drm_gem_object_release(&tbo->base);
+	kfree(bo);
+}
+
+static int vdxg_bo_places(struct vdxg_device *vdxg, struct vdxg_bo *bo,
+			  const u32 *segments, u32 n)
+{
+	u32 seen = 0, i;
+
+	if (!n || n > DRM_VDXG_MAX_SEGMENTS)
+		return -EINVAL;
+
+	for (i = 0; i < n; i++) {
+		struct ttm_place *place = &bo->places[i];
+
+		if (!segments[i] || segments[i] > DRM_VDXG_MAX_SEGMENTS ||
+		    seen & BIT(segments[i]))
+			return -EINVAL;
+		seen |= BIT(segments[i]);
+
+		memset(place, 0, sizeof(*place));
+		switch (segments[i]) {
+		case DRM_VDXG_SEGMENT_VRAM:
+			place->mem_type = TTM_PL_VRAM;
+			if (bo->flags & DRM_VDXG_GEM_CPU_ACCESS)
+				place->lpfn = (vdxg->vram_bar_size -
+					       VDXG_KMEM_SIZE) >> PAGE_SHIFT;
+			break;
+		case DRM_VDXG_SEGMENT_APERTURE:
+			place->mem_type = TTM_PL_TT;
+			break;
+		default:
+			place->mem_type = TTM_PL_SYSTEM;
+			break;
+		}
+	}
+	bo->placement.num_placement = n;
+	bo->placement.placement = bo->places;
+	return 0;
+}
+
+/**
+ * vdxg_bo_create - create an object and place it
+ * @vdxg: the device
+ * @size: bytes, rounded up to pages
+ * @flags: DRM_VDXG_GEM_*
+ * @segments: preferred segment set, DRM_VDXG_SEGMENT_*
+ * @num_segments: entries in @segments
+ * @out: the object, with one reference
+ *
+ * Return: 0, -EINVAL for bad arguments, -E2BIG for a size no segment can
+ * hold, -EOPNOTSUPP on a device without a paging engine, or the error of
+ * placing it.
+ */
+int vdxg_bo_create(struct vdxg_device *vdxg, u64 size, u32 flags,
+		   const u32 *segments, u32 num_segments, struct vdxg_bo **out)
+{
+	struct vdxg_bo *bo;
+	int ret;
+
+	if (!(vdxg->caps & VDXG_CAP_PAGING))
+		return -EOPNOTSUPP;
+	if (!size || flags & ~DRM_VDXG_GEM_FLAGS)
+		return -EINVAL;
+	if (size > ((u64)totalram_pages() << PAGE_SHIFT))
+		return -E2BIG;
+	size = PAGE_ALIGN(size);
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return -ENOMEM;
+	bo->flags = flags;
+
+	ret = vdxg_bo_places(vdxg, bo, segments, num_segments);
+	if (ret) {
+		kfree(bo);
+		return ret;
+	}
+
+	bo->tbo.base.funcs = &vdxg_gem_funcs;
+	drm_gem_private_object_init(&vdxg->drm, &bo->tbo.base, size);
+
+	/* On failure TTM drops the object through vdxg_bo_destroy(). */
+	ret = ttm_bo_init_validate(&vdxg->ttm, &bo->tbo, ttm_bo_type_device,
+				   &bo->placement, 0, true, NULL, NULL,
+				   vdxg_bo_destroy);
+	if (ret)
+		return ret;
+
+	*out = bo;
+	return 0;
+}
+
+static int vdxg_bo_handle(struct drm_file *file, struct vdxg_bo *bo,
+			  u32 *handle)
+{
+	int ret = drm_gem_handle_create(file, &bo->tbo.base, handle);
+
+	/* The handle holds the reference from now on. */
+	drm_gem_object_put(&bo->tbo.base);
+	return ret;
+}
+
+int vdxg_gem_create_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct drm_vdxg_gem_create *args = data;
+	struct vdxg_bo *bo;
+	u32 i;
+	int ret;
+
+	if (args->pad || args->num_segments > ARRAY_SIZE(args->segments))
+		return -EINVAL;
+	for (i = args->num_segments; i < ARRAY_SIZE(args->segments); i++)
+		if (args->segments[i])
+			return -EINVAL;
+
+	ret = vdxg_bo_create(to_vdxg(drm), args->size, args->flags,
+			     args->segments, args->num_segments, &bo);
+	if (ret)
+		return ret;
+
+	args->size = bo->tbo.base.size;
+	return vdxg_bo_handle(file, bo, &args->handle);
+}
+
+int vdxg_gem_mmap_offset_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file)
+{
+	struct drm_vdxg_gem_mmap_offset *args = data;
+
+	if (args->pad)
+		return -EINVAL;
+	return drm_gem_ttm_dumb_map_offset(file, drm, args->handle,
+					   &args->offset);
+}
+
+int vdxg_gem_wait_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file)
+{
+	struct drm_vdxg_gem_wait *args = data;
+	struct drm_gem_object *obj;
+	long ret;
+
+	if (args->flags || args->timeout_ns < 0)
+		return -EINVAL;
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+
+	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP, true,
+				    nsecs_to_jiffies64(args->timeout_ns));
+	drm_gem_object_put(obj);
+
+	if (!ret)
+		return args->timeout_ns ? -ETIME : -EBUSY;
+	return ret < 0 ? ret : 0;
+}
+
+static u32 vdxg_segment_of(u32 mem_type)
+{
+	switch (mem_type) {
+	case TTM_PL_VRAM:
+		return DRM_VDXG_SEGMENT_VRAM;
+	case TTM_PL_TT:
+		return DRM_VDXG_SEGMENT_APERTURE;
+	default:
+		return DRM_VDXG_SEGMENT_SYSTEM;
+	}
+}
+
+int vdxg_gem_info_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file)
+{
+	struct drm_vdxg_gem_info *args = data;
+	struct ttm_buffer_object *tbo;
+	struct drm_gem_object *obj;
+	int ret;
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	tbo = container_of(obj, struct ttm_buffer_object, base);
+
+	ret = ttm_bo_reserve(tbo, true, false, NULL);
+	if (!ret) {
+		args->segment = vdxg_segment_of(tbo->resource->mem_type);
+		args->gpu_addr = vdxg_ttm_gpu_addr(to_vdxg(drm), tbo->resource);
+		args->size = obj->size;
+		ttm_bo_unreserve(tbo);
+	}
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+int vdxg_dumb_create(struct drm_file *file, struct drm_device *drm,
+		     struct drm_mode_create_dumb *args)
+{
+	static const u32 segments[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	struct vdxg_bo *bo;
+	u64 pitch, size;
+	int ret;
+
+	if (!args->width || !args->height || !args->bpp)
+		return -EINVAL;
+	pitch = ALIGN((u64)args->width * DIV_ROUND_UP(args->bpp, 8), 64);
+	size = pitch * args->height;
+	if (pitch > U32_MAX || size > U32_MAX)
+		return -EINVAL;
+
+	ret = vdxg_bo_create(to_vdxg(drm), size, DRM_VDXG_GEM_CPU_ACCESS,
+			     segments, ARRAY_SIZE(segments), &bo);
+	if (ret)
+		return ret;
+
+	args->pitch = pitch;
+	args->size = bo->tbo.base.size;
+	return vdxg_bo_handle(file, bo, &args->handle);
+}

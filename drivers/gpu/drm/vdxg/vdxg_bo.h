@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright 2026 The vdxg authors
+ */
+#ifndef _VDXG_BO_H_
+#define _VDXG_BO_H_
+
+#include <drm/ttm/ttm_bo.h>
+#include <drm/ttm/ttm_placement.h>
+#include <drm/vdxg_drm.h>
+
+struct drm_device;
+struct drm_file;
+struct drm_mode_create_dumb;
+struct vdxg_device;
+
+/**
+ * struct vdxg_bo - a GEM object on a TTM buffer object (a WDDM allocation)
+ * @tbo: the TTM object; its GEM object is @tbo.base
+ * @flags: DRM_VDXG_GEM_*
+ * @places: the preferred segment set as TTM places, most preferred first
+ * @placement: @places as a TTM placement
+ */
+struct vdxg_bo {
+	struct ttm_buffer_object tbo;
+	u32 flags;
+	struct ttm_place places[DRM_VDXG_MAX_SEGMENTS];
+	struct ttm_placement placement;
+};
+
+static inline struct vdxg_bo *to_vdxg_bo(struct ttm_buffer_object *tbo)
+{
+	return container_of(tbo, struct vdxg_bo, tbo);
+}
+
+int vdxg_bo_create(struct vdxg_device *vdxg, u64 size, u32 flags,
+		   const u32 *segments, u32 num_segments, struct vdxg_bo **out);
+
+int vdxg_gem_create_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+int vdxg_gem_mmap_offset_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file);
+int vdxg_gem_wait_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file);
+int vdxg_gem_info_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file);
+int vdxg_dumb_create(struct drm_file *file, struct drm_device *drm,
+		     struct drm_mode_create_dumb *args);
+
+#endif

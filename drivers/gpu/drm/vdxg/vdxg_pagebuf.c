@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The vdxg authors
+ */
+
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/math.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/sizes.h>
+
+#include "vdxg_hw.h"
+#include "vdxg_pagebuf.h"
+
+/**
+ * DOC: Paging buffers
+ *
+ * The memory manager moves, clears and maps memory by writing paging
+ * operations (docs/hardware.md, "Paging buffers") into paging buffers that
+ * the PAGING engine runs, as DxgkDdiBuildPagingBuffer does in WDDM.
+ *
+ * A paging buffer has a fixed capacity. An operation that does not fit is
+ * split: the builder emits as much as fits, records how far it got in the
+ * caller's *progress* (WDDM's MultipassOffset: bytes for transfers and
+ * fills, pages for aperture mappings) and returns -ENOSPC, the equivalent
+ * of STATUS_GRAPHICS_INSUFFICIENT_DMA_BUFFER. The caller submits the full
+ * buffer, starts a new one and calls again with the same operation and
+ * progress; the builder continues where it stopped.
+ *
+ * A transfer whose side is a page list (the MDL case) carries the page
+ * addresses inline, so the number of pages that fit bounds how many bytes
+ * one pass moves. When both sides are page lists the room is split evenly.
+ *
+ * This file is pure logic: it writes dwords to memory and touches no
+ * hardware, so KUnit tests it under UML.
+ */
+
+/* Largest byte count one operation carries: fits the 32-bit size field. */
+#define VDXG_PG_MAX_CHUNK	SZ_1G
+#define VDXG_PG_PAGE		VDXG_GPU_PAGE_SIZE
+
+/**
+ * vdxg_pagebuf_init - start an empty paging buffer
+ * @pb: the builder
+ * @cmd: CPU address of the buffer, 4-byte aligned
+ * @size_bytes: capacity in bytes
+ */
+void vdxg_pagebuf_init(struct vdxg_pagebuf *pb, u32 *cmd, u32 size_bytes)
+{
+	pb->cmd = cmd;
+	pb->size = size_bytes / sizeof(u32);
+	pb->used = 0;
+}
+
+static u32 vdxg_pb_room(const struct vdxg_pagebuf *pb)
+{
+	return min_t(u32, pb->size - pb->used, VDXG_PG_MAX_LEN);
+}
+
+static u32 *vdxg_pb_emit(struct vdxg_pagebuf *pb, u32 op, u32 len)
+{
+	u32 *cs = pb->cmd + pb->used;
+
+	cs[0] = VDXG_PG_HDR(op, len);
+	pb->used += len;
+	return cs;
+}
+
+static void vdxg_put64(u32 *cs, u64 v)
+{
+	cs[0] = lower_32_bits(v);
+	cs[1] = upper_32_bits(v);
+}
+
+static void vdxg_pg_count(struct vdxg_pg_stats *stats, u32 op, u64 bytes)
+{
+	if (!stats)
+		return;
+	stats->ops[op]++;
+	stats->bytes[op] += bytes;
+}
+
+/* Nothing fits, and nothing will: the buffer is too small to progress. */
+static int vdxg_pb_full(const struct vdxg_pagebuf *pb)
+{
+	return pb->used ? -ENOSPC : -EINVAL;
+}
+
+static bool vdxg_pg_loc_ok(const struct vdxg_pg_loc *loc, u64 size)
+{
+	u64 end;
+
+	if (check_add_overflow(loc->addr, size, &end))
+		return false;
+	if (!loc->pages)
+		return true;
+	return loc->npages <= U64_MAX / VDXG_PG_PAGE &&
+	       end <= loc->npages * VDXG_PG_PAGE;
+}
+
+/* Bytes a side can carry from @off with at most @pages inline pages. */
+static u64 vdxg_pg_side_limit(const struct vdxg_pg_loc *loc, u64 off,
+			      u32 pages)
+{
+	u64 room = (u64)pages * VDXG_PG_PAGE;
+	u64 skip = (loc->addr + off) % VDXG_PG_PAGE;
+
+	if (!loc->pages)
+		return U64_MAX;
+	return room > skip ? room - skip : 0;
+}
+
+static u32 vdxg_pg_side_pages(const struct vdxg_pg_loc *loc, u64 off, u64 len)
+{
+	u64 start = loc->addr + off;
+
+	if (!loc->pages)
+		return 0;
+	return DIV_ROUND_UP(start % VDXG_PG_PAGE + len, VDXG_PG_PAGE);
+}
+
+static u64 vdxg_pg_side_addr(const struct vdxg_pg_loc *loc, u64 off)
+{
+	return loc->pages ? (loc->addr + off) % VDXG_PG_PAGE : loc->addr + off;
+}
+
+static u32 *vdxg_pg_put_pages(u32 *cs, const struct vdxg_pg_loc *loc,
+			      u64 off, u32 n)
+{
+	u64 first = (loc->addr + off) / VDXG_PG_PAGE;
+	u32 i;
+
+	for (i = 0; i < n; i++, cs += 2)
+		vdxg_put64(cs, loc->pages[first + i]);
+	return cs;
+}
+
+/* How many bytes of the transfer fit in the room left, or 0. */
+static u64 vdxg_pg_xfer_chunk(const struct vdxg_pagebuf *pb,
+			      const struct vdxg_pg_loc *src,
+			      const struct vdxg_pg_loc *dst, u64 off, u64 left)
+{
+	u32 room = vdxg_pb_room(pb), pages, sides;
+	u64 chunk = min_t(u64, left, VDXG_PG_MAX_CHUNK);
+
+	if (room < VDXG_PG_XFER_DW_PAGES)
+		return 0;
+
+	sides = !!src->pages + !!dst->pages;
+	if (!sides)
+		return chunk;
+
+	pages = (room - VDXG_PG_XFER_DW_PAGES) / 2 / sides;
+	chunk = min(chunk, vdxg_pg_side_limit(src, off, pages));
+	chunk = min(chunk, vdxg_pg_side_limit(dst, off, pages));
+	return chunk;
+}
+
+static void vdxg_pg_emit_xfer(struct vdxg_pagebuf *pb,
+			      const struct vdxg_pg_loc *src,
+			      const struct vdxg_pg_loc *dst, u64 off, u64 len)
+{
+	u32 ns = vdxg_pg_side_pages(src, off, len);
+	u32 nd = vdxg_pg_side_pages(dst, off, len);
+	u32 *cs = vdxg_pb_emit(pb, VDXG_PG_TRANSFER,
+			       VDXG_PG_XFER_DW_PAGES + 2 * (ns + nd));
+
+	cs[VDXG_PG_XFER_DW_FLAGS] = (src->pages ? VDXG_PG_XFER_SRC_PAGES : 0) |
+				    (dst->pages ? VDXG_PG_XFER_DST_PAGES : 0);
+	cs[VDXG_PG_XFER_DW_SIZE] = len;
+	vdxg_put64(cs + VDXG_PG_XFER_DW_SRC, vdxg_pg_side_addr(src, off));
+	vdxg_put64(cs + VDXG_PG_XFER_DW_DST, vdxg_pg_side_addr(dst, off));
+	cs[VDXG_PG_XFER_DW_SRC_NPAGES] = ns;
+	cs[VDXG_PG_XFER_DW_DST_NPAGES] = nd;
+	cs = vdxg_pg_put_pages(cs + VDXG_PG_XFER_DW_PAGES, src, off, ns);
+	vdxg_pg_put_pages(cs, dst, off, nd);
+}
+
+/**
+ * vdxg_pg_transfer - emit a TRANSFER, or as much of it as fits
+ * @pb: the builder
+ * @src: source: GPU address or page list
+ * @dst: destination: GPU address or page list
+ * @size: bytes to move
+ * @progress: in/out: bytes already emitted (the multipass offset)
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0 when the whole transfer is emitted, -ENOSPC when the buffer is
+ * full and the caller must continue in a new one, -EINVAL for a page list
+ * too short for @size or a buffer too small to hold any of it.
+ */
+int vdxg_pg_transfer(struct vdxg_pagebuf *pb, const struct vdxg_pg_loc *src,
+		     const struct vdxg_pg_loc *dst, u64 size, u64 *progress,
+		     struct vdxg_pg_stats *stats)
+{
+	if (!vdxg_pg_loc_ok(src, size) || !vdxg_pg_loc_ok(dst, size) ||
+	    *progress > size)
+		return -EINVAL;
+
+	while (*progress < size) {
+		u64 len = vdxg_pg_xfer_chunk(pb, src, dst, *progress,
+					     size - *progress);
+
+		if (!len)
+			return vdxg_pb_full(pb);
+		vdxg_pg_emit_xfer(pb, src, dst, *progress, len);
+		vdxg_pg_count(stats, VDXG_PG_TRANSFER, len);
+		*progress += len;
+	}
+	return 0;
+}
+
+/**
+ * vdxg_pg_fill - emit FILLs of a 32-bit pattern
+ * @pb: the builder
+ * @addr: GPU address, 4-byte aligned
+ * @size: bytes, a multiple of 4
+ * @pattern: the pattern
+ * @progress: in/out: bytes already emitted
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0, -ENOSPC to continue in a new buffer, or -EINVAL.
+ */
+int vdxg_pg_fill(struct vdxg_pagebuf *pb, u64 addr, u64 size, u32 pattern,
+		 u64 *progress, struct vdxg_pg_stats *stats)
+{
+	if ((addr | size) & 3 || *progress > size)
+		return -EINVAL;
+
+	while (*progress < size) {
+		u64 len = min_t(u64, size - *progress, VDXG_PG_MAX_CHUNK);
+		u32 *cs;
+
+		if (vdxg_pb_room(pb) < 5)
+			return vdxg_pb_full(pb);
+		cs = vdxg_pb_emit(pb, VDXG_PG_FILL, 5);
+		cs[1] = pattern;
+		cs[2] = len;
+		vdxg_put64(cs + 3, addr + *progress);
+		vdxg_pg_count(stats, VDXG_PG_FILL, len);
+		*progress += len;
+	}
+	return 0;
+}
+
+/**
+ * vdxg_pg_discard - emit a DISCARD: the content of a range is not needed
+ * @pb: the builder
+ * @addr: GPU address
+ * @size: bytes, at most 4 GiB - 1
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0, -ENOSPC, or -EINVAL.
+ */
+int vdxg_pg_discard(struct vdxg_pagebuf *pb, u64 addr, u64 size,
+		    struct vdxg_pg_stats *stats)
+{
+	u32 *cs;
+
+	if (size > U32_MAX)
+		return -EINVAL;
+	if (vdxg_pb_room(pb) < 4)
+		return vdxg_pb_full(pb);
+
+	cs = vdxg_pb_emit(pb, VDXG_PG_DISCARD, 4);
+	cs[1] = size;
+	vdxg_put64(cs + 2, addr);
+	vdxg_pg_count(stats, VDXG_PG_DISCARD, size);
+	return 0;
+}
+
+/**
+ * vdxg_pg_map_aperture - emit MAP_APERTUREs pointing GART entries at pages
+ * @pb: the builder
+ * @first: first aperture page
+ * @pages: system page addresses
+ * @count: entries in @pages
+ * @progress: in/out: pages already emitted
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0, -ENOSPC to continue in a new buffer, or -EINVAL.
+ */
+int vdxg_pg_map_aperture(struct vdxg_pagebuf *pb, u32 first,
+			 const dma_addr_t *pages, u32 count, u64 *progress,
+			 struct vdxg_pg_stats *stats)
+{
+	u32 n, i, *cs;
+
+	if (*progress > count || first + count < first)
+		return -EINVAL;
+
+	while (*progress < count) {
+		u32 room = vdxg_pb_room(pb);
+
+		if (room < 5)
+			return vdxg_pb_full(pb);
+		n = min_t(u64, (room - 3) / 2, count - *progress);
+		cs = vdxg_pb_emit(pb, VDXG_PG_MAP_APERTURE, 3 + 2 * n);
+		cs[1] = first + *progress;
+		cs[2] = n;
+		for (i = 0; i < n; i++)
+			vdxg_put64(cs + 3 + 2 * i, pages[*progress + i]);
+		vdxg_pg_count(stats, VDXG_PG_MAP_APERTURE,
+			      (u64)n * VDXG_PG_PAGE);
+		*progress += n;
+	}
+	return 0;
+}
+
+/**
+ * vdxg_pg_unmap_aperture - emit an UNMAP_APERTURE (entries to dummy page)
+ * @pb: the builder
+ * @first: first aperture page
+ * @count: pages
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0, -ENOSPC, or -EINVAL.
+ */
+int vdxg_pg_unmap_aperture(struct vdxg_pagebuf *pb, u32 first, u32 count,
+			   struct vdxg_pg_stats *stats)
+{
+	u32 *cs;
+
+	if (first + count < first)
+		return -EINVAL;
+	if (vdxg_pb_room(pb) < 3)
+		return vdxg_pb_full(pb);
+
+	cs = vdxg_pb_emit(pb, VDXG_PG_UNMAP_APERTURE, 3);
+	cs[1] = first;
+	cs[2] = count;
+	vdxg_pg_count(stats, VDXG_PG_UNMAP_APERTURE, (u64)count * VDXG_PG_PAGE);
+	return 0;
+}
+
+/**
+ * vdxg_pg_flush_tlb - emit a FLUSH_TLB
+ * @pb: the builder
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0, -ENOSPC, or -EINVAL.
+ */
+int vdxg_pg_flush_tlb(struct vdxg_pagebuf *pb, struct vdxg_pg_stats *stats)
+{
+	if (vdxg_pb_room(pb) < 1)
+		return vdxg_pb_full(pb);
+	vdxg_pb_emit(pb, VDXG_PG_FLUSH_TLB, 1);
+	vdxg_pg_count(stats, VDXG_PG_FLUSH_TLB, 0);
+	return 0;
+}
+
+/**
+ * vdxg_pg_fence - emit a FENCE writing a 64-bit value
+ * @pb: the builder
+ * @addr: GPU address, 8-byte aligned
+ * @value: the value
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0, -ENOSPC, or -EINVAL.
+ */
+int vdxg_pg_fence(struct vdxg_pagebuf *pb, u64 addr, u64 value,
+		  struct vdxg_pg_stats *stats)
+{
+	u32 *cs;
+
+	if (addr & 7)
+		return -EINVAL;
+	if (vdxg_pb_room(pb) < 5)
+		return vdxg_pb_full(pb);
+	cs = vdxg_pb_emit(pb, VDXG_PG_FENCE, 5);
+	vdxg_put64(cs + 1, addr);
+	vdxg_put64(cs + 3, value);
+	vdxg_pg_count(stats, VDXG_PG_FENCE, 0);
+	return 0;
+}

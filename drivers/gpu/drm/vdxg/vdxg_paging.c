@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The vdxg authors
+ */
+
+#include <linux/bitops.h>
+#include <linux/dma-resv.h>
+#include <linux/io.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include <drm/drm_print.h>
+
+#include "vdxg_drv.h"
+#include "vdxg_paging.h"
+
+/**
+ * DOC: Paging queue
+ *
+ * Every paging operation the memory manager emits runs on the PAGING
+ * engine through one kernel-priority scheduler entity, so paging buffers
+ * run in the order they were built. A batch collects operations into a CPU
+ * staging copy of a paging buffer; when it is full (the builder returns
+ * -ENOSPC, see "Paging buffers") or the batch ends, the buffer is copied
+ * into one of %VDXG_PG_SLOTS buffers in reserved VRAM and submitted as a
+ * job. A buffer is reused only once its job has finished. The first job of
+ * a batch waits for every fence of the reservation object it is given.
+ *
+ * The buffer size is the ``paging_buffer_size`` module parameter, so tests
+ * can make it small and force multipass.
+ */
+
+static unsigned int vdxg_pg_buf_size = SZ_64K;
+module_param_named(paging_buffer_size, vdxg_pg_buf_size, uint, 0444);
+MODULE_PARM_DESC(paging_buffer_size,
+		 "bytes per paging buffer, 4096 to 262144, a multiple of 4096 (default 65536)");
+
+#define VDXG_PG_RING_SIZE	SZ_64K
+#define VDXG_PG_TIMEOUT_MS	10000
+
+struct vdxg_pg_job {
+	struct drm_sched_job base;
+	struct vdxg_paging *paging;
+	struct vdxg_hw_fence *hw;
+	unsigned int slot;
+	u32 len;
+};
+
+static struct vdxg_pg_job *to_pg_job(struct drm_sched_job *job)
+{
+	return container_of(job, struct vdxg_pg_job, base);
+}
+
+static struct dma_fence *vdxg_pg_run_job(struct drm_sched_job *sched_job)
+{
+	struct vdxg_pg_job *job = to_pg_job(sched_job);
+	struct vdxg_paging *paging = job->paging;
+	struct dma_fence *fence;
+
+	/* A failed dependency means the content is unknown: do not move it. */
+	if (sched_job->s_fence->finished.error)
+		return NULL;
+
+	fence = vdxg_engine_emit(&paging->engine, job->hw,
+				 paging->buf_gpu + job->slot * paging->buf_size,
+				 job->len, 0);
+	job->hw = NULL;
+	return fence;
+}
+
+static enum drm_gpu_sched_stat
+vdxg_pg_timedout_job(struct drm_sched_job *sched_job)
+{
+	struct vdxg_paging *paging = to_pg_job(sched_job)->paging;
+	struct vdxg_device *vdxg = paging->engine.vdxg;
+
+	drm_err(&vdxg->drm, "paging engine hung or faulted, resetting it\n");
+	drm_sched_stop(&paging->engine.sched, sched_job);
+	vdxg_engine_reset(&paging->engine);
+	drm_sched_start(&paging->engine.sched);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static void vdxg_pg_free_job(struct drm_sched_job *sched_job)
+{
+	struct vdxg_pg_job *job = to_pg_job(sched_job);
+	struct vdxg_paging *paging = job->paging;
+
+	clear_bit(job->slot, &paging->slot_busy);
+	wake_up(&paging->slot_wait);
+	drm_sched_job_cleanup(sched_job);
+	kfree(job->hw);
+	kfree(job);
+}
+
+static const struct drm_sched_backend_ops vdxg_pg_sched_ops = {
+	.run_job = vdxg_pg_run_job,
+	.timedout_job = vdxg_pg_timedout_job,
+	.free_job = vdxg_pg_free_job,
+};
+
+static bool vdxg_pg_try_slot(struct vdxg_paging *paging, unsigned int *slot)
+{
+	unsigned int i;
+
+	for (i = 0; i < VDXG_PG_SLOTS; i++) {
+		if (!test_and_set_bit(i, &paging->slot_busy)) {
+			*slot = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * vdxg_pg_batch_begin - start a batch of paging operations
+ * @b: the batch
+ * @vdxg: the device
+ * @resv: reservation object whose fences the batch waits for, or NULL
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vdxg_pg_batch_begin(struct vdxg_pg_batch *b, struct vdxg_device *vdxg,
+			struct dma_resv *resv)
+{
+	memset(b, 0, sizeof(*b));
+	b->vdxg = vdxg;
+	b->resv = resv;
+	b->staging = kvmalloc(vdxg->paging.buf_size, GFP_KERNEL);
+	if (!b->staging)
+		return -ENOMEM;
+	vdxg_pagebuf_init(&b->pb, b->staging, vdxg->paging.buf_size);
+	return 0;
+}
+
+static int vdxg_pg_job_create(struct vdxg_pg_batch *b, unsigned int slot,
+			      struct vdxg_pg_job **out)
+{
+	struct vdxg_paging *paging = &b->vdxg->paging;
+	struct vdxg_pg_job *job;
+	int ret;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return -ENOMEM;
+	job->hw = kzalloc(sizeof(*job->hw), GFP_KERNEL);
+	if (!job->hw) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	job->paging = paging;
+	job->slot = slot;
+	job->len = b->pb.used * sizeof(u32);
+
+	ret = drm_sched_job_init(&job->base, &paging->entity, 1, NULL, 0);
+	if (ret)
+		goto err_free;
+
+	if (b->resv && !b->passes) {
+		ret = drm_sched_job_add_resv_dependencies(&job->base, b->resv,
+							  DMA_RESV_USAGE_BOOKKEEP);
+		if (ret) {
+			drm_sched_job_cleanup(&job->base);
+			goto err_free;
+		}
+	}
+	*out = job;
+	return 0;
+
+err_free:
+	kfree(job->hw);
+	kfree(job);
+	return ret;
+}
+
+/**
+ * vdxg_pg_batch_flush - submit the buffer being filled, start a new one
+ * @b: the batch
+ *
+ * Waits for a free paging buffer when all are in use.
+ *
+ * Return: 0 or a negative errno; on error the operations in the buffer are
+ * dropped and the batch must end.
+ */
+int vdxg_pg_batch_flush(struct vdxg_pg_batch *b)
+{
+	struct vdxg_paging *paging = &b->vdxg->paging;
+	struct vdxg_pg_job *job;
+	unsigned int slot;
+	int ret;
+
+	if (!b->pb.used)
+		return 0;
+
+	wait_event(paging->slot_wait, vdxg_pg_try_slot(paging, &slot));
+
+	ret = vdxg_pg_job_create(b, slot, &job);
+	if (ret) {
+		clear_bit(slot, &paging->slot_busy);
+		wake_up(&paging->slot_wait);
+		vdxg_pagebuf_init(&b->pb, b->staging, paging->buf_size);
+		return ret;
+	}
+
+	memcpy_toio(paging->buf_cpu + slot * paging->buf_size, b->staging,
+		    job->len);
+
+	drm_sched_job_arm(&job->base);
+	dma_fence_put(b->fence);
+	b->fence = dma_fence_get(&job->base.s_fence->finished);
+	drm_sched_entity_push_job(&job->base);
+
+	b->passes++;
+	vdxg_pagebuf_init(&b->pb, b->staging, paging->buf_size);
+	return 0;
+}
+
+static void vdxg_pg_account(struct vdxg_paging *paging,
+			    const struct vdxg_pg_batch *b)
+{
+	unsigned int i;
+
+	spin_lock(&paging->stats_lock);
+	for (i = 0; i < ARRAY_SIZE(b->stats.ops); i++) {
+		paging->stats.ops[i] += b->stats.ops[i];
+		paging->stats.bytes[i] += b->stats.bytes[i];
+	}
+	paging->passes += b->passes;
+	spin_unlock(&paging->stats_lock);
+}
+
+/**
+ * vdxg_pg_batch_end - submit what is left and end the batch
+ * @b: the batch
+ *
+ * Return: the finished fence of the batch's last buffer (the caller owns
+ * the reference), NULL when nothing was submitted, or an ERR_PTR.
+ */
+struct dma_fence *vdxg_pg_batch_end(struct vdxg_pg_batch *b)
+{
+	int ret = vdxg_pg_batch_flush(b);
+
+	vdxg_pg_account(&b->vdxg->paging, b);
+	kvfree(b->staging);
+	b->staging = NULL;
+	if (ret) {
+		/* Earlier buffers may still run; let them finish. */
+		if (b->fence)
+			dma_fence_wait(b->fence, false);
+		dma_fence_put(b->fence);
+		return ERR_PTR(ret);
+	}
+	return b->fence;
+}
+
+static int vdxg_paging_check_param(struct vdxg_device *vdxg)
+{
+	u32 size = vdxg_pg_buf_size;
+
+	if (size < SZ_4K || size > SZ_256K || size % SZ_4K) {
+		drm_err(&vdxg->drm, "paging_buffer_size %u is not a multiple of 4096 in [4096, 262144]\n",
+			size);
+		return -EINVAL;
+	}
+	vdxg->paging.buf_size = size;
+	return 0;
+}
+
+/*
+ * Prove the engine works before the memory manager relies on it: fill a
+ * reserved scratch area, copy it with a TRANSFER and read the copy back.
+ */
+static int vdxg_paging_selftest(struct vdxg_device *vdxg)
+{
+	struct vdxg_pg_loc src = {}, dst = {};
+	void __iomem *a, *bcpu;
+	struct vdxg_pg_batch b;
+	struct dma_fence *fence;
+	u64 done = 0, filled = 0;
+	const u32 pattern = 0xa5c3e1f0;
+	u32 i, bad = 0;
+	long ret;
+
+	ret = vdxg_kmem_alloc(vdxg, SZ_64K, &src.addr, &a);
+	if (!ret)
+		ret = vdxg_kmem_alloc(vdxg, SZ_64K, &dst.addr, &bcpu);
+	if (ret)
+		return ret;
+	memset_io(bcpu, 0, SZ_64K);
+
+	ret = vdxg_pg_batch_begin(&b, vdxg, NULL);
+	if (ret)
+		return ret;
+	ret = vdxg_pg_emit(&b, vdxg_pg_fill(&b.pb, src.addr, SZ_64K, pattern,
+					    &filled, &b.stats));
+	if (!ret)
+		ret = vdxg_pg_emit(&b, vdxg_pg_transfer(&b.pb, &src, &dst,
+							SZ_64K, &done,
+							&b.stats));
+	fence = vdxg_pg_batch_end(&b);
+	if (ret || IS_ERR_OR_NULL(fence)) {
+		if (!IS_ERR_OR_NULL(fence))
+			dma_fence_put(fence);
+		return ret ?: (fence ? PTR_ERR(fence) : -EIO);
+	}
+
+	ret = dma_fence_wait_timeout(fence, false, msecs_to_jiffies(5000));
+	if (ret > 0)
+		ret = fence->error;
+	else if (!ret)
+		ret = -ETIMEDOUT;
+	dma_fence_put(fence);
+	if (ret < 0)
+		return ret;
+
+	for (i = 0; i < SZ_64K / 4; i++)
+		bad += readl(bcpu + 4 * i) != pattern;
+	if (bad) {
+		drm_err(&vdxg->drm, "paging self-test: %u of %u dwords wrong\n",
+			bad, SZ_64K / 4);
+		return -EIO;
+	}
+	return 0;
+}
+
+/**
+ * vdxg_paging_irq - handle the paging engine's interrupt sources
+ * @vdxg: the device
+ * @pending: VDXG_INT_* bits raised
+ */
+void vdxg_paging_irq(struct vdxg_device *vdxg, u32 pending)
+{
+	if (pending & VDXG_INT_PAGING_FENCE)
+		vdxg_engine_signal(&vdxg->paging.engine);
+}
+
+/**
+ * vdxg_paging_init - start the paging engine and its queue
+ * @vdxg: the device
+ *
+ * Return: 0 or a negative errno.
+ */
+int vdxg_paging_init(struct vdxg_device *vdxg)
+{
+	struct vdxg_paging *paging = &vdxg->paging;
+	struct drm_gpu_scheduler *sched = &paging->engine.sched;
+	u64 ring_gpu, seqno_gpu;
+	void __iomem *ring, *seqno;
+	int ret;
+
+	ret = vdxg_paging_check_param(vdxg);
+	if (ret)
+		return ret;
+
+	init_waitqueue_head(&paging->slot_wait);
+	spin_lock_init(&paging->stats_lock);
+
+	ret = vdxg_kmem_alloc(vdxg, VDXG_PG_RING_SIZE, &ring_gpu, &ring);
+	if (!ret)
+		ret = vdxg_kmem_alloc(vdxg, SZ_4K, &seqno_gpu, &seqno);
+	if (!ret)
+		ret = vdxg_kmem_alloc(vdxg, VDXG_PG_SLOTS * paging->buf_size,
+				      &paging->buf_gpu,
+				      (void __iomem **)&paging->buf_cpu);
+	if (ret)
+		return ret;
+
+	ret = vdxg_engine_init(&paging->engine, vdxg, VDXG_ENGINE_PAGING,
+			       ring_gpu, ring, VDXG_PG_RING_SIZE, seqno_gpu,
+			       seqno, &vdxg_pg_sched_ops,
+			       msecs_to_jiffies(VDXG_PG_TIMEOUT_MS));
+	if (ret)
+		return ret;
+
+	ret = drm_sched_entity_init(&paging->entity, DRM_SCHED_PRIORITY_KERNEL,
+				    &sched, 1, NULL);
+	if (ret)
+		goto err_engine;
+
+	vdxg_irq_enable(vdxg, VDXG_INT_PAGING_FENCE | VDXG_INT_FAULT);
+	ret = vdxg_paging_selftest(vdxg);
+	if (ret) {
+		drm_err(&vdxg->drm, "paging engine self-test failed (%d)\n", ret);
+		goto err_entity;
+	}
+	drm_info(&vdxg->drm, "paging engine: %u x %u KiB paging buffers, self-test passed\n",
+		 VDXG_PG_SLOTS, paging->buf_size / SZ_1K);
+	return 0;
+
+err_entity:
+	drm_sched_entity_destroy(&paging->entity);
+err_engine:
+	vdxg_engine_fini(&paging->engine);
+	return ret;
+}
+
+/**
+ * vdxg_paging_fini - stop the paging queue and engine
+ * @vdxg: the device
+ */
+void vdxg_paging_fini(struct vdxg_device *vdxg)
+{
+	drm_sched_entity_destroy(&vdxg->paging.entity);
+	vdxg_engine_fini(&vdxg->paging.engine);
+}

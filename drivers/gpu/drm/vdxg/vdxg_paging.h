@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright 2026 The vdxg authors
+ */
+#ifndef _VDXG_PAGING_H_
+#define _VDXG_PAGING_H_
+
+#include <linux/wait.h>
+
+#include <drm/gpu_scheduler.h>
+
+#include "vdxg_engine.h"
+#include "vdxg_pagebuf.h"
+
+struct dma_resv;
+struct vdxg_device;
+
+#define VDXG_PG_SLOTS		16
+
+/**
+ * struct vdxg_paging - the paging queue: engine, entity and buffer pool
+ * @engine: the PAGING engine
+ * @entity: kernel-priority scheduler entity every paging job goes through
+ * @buf_gpu: GPU address of the pool of paging buffers
+ * @buf_cpu: CPU mapping of the pool
+ * @buf_size: bytes per paging buffer (module parameter)
+ * @slot_busy: bitmap of buffers owned by unfinished jobs
+ * @slot_wait: woken when a buffer is freed
+ * @stats: operations and bytes emitted, by opcode
+ * @passes: paging buffers submitted
+ * @stats_lock: protects @stats and @passes
+ */
+struct vdxg_paging {
+	struct vdxg_engine engine;
+	struct drm_sched_entity entity;
+	u64 buf_gpu;
+	u8 __iomem *buf_cpu;
+	u32 buf_size;
+	unsigned long slot_busy;
+	wait_queue_head_t slot_wait;
+	struct vdxg_pg_stats stats;
+	u64 passes;
+	spinlock_t stats_lock; /* protects @stats and @passes */
+};
+
+/**
+ * struct vdxg_pg_batch - paging operations being built into buffers
+ * @vdxg: the device
+ * @pb: the buffer being filled (in @staging)
+ * @staging: CPU copy of the buffer, written to VRAM at submission
+ * @resv: reservation object the first buffer waits on, or NULL
+ * @fence: finished fence of the last buffer submitted, or NULL
+ * @stats: what this batch emitted
+ * @passes: buffers this batch submitted
+ */
+struct vdxg_pg_batch {
+	struct vdxg_device *vdxg;
+	struct vdxg_pagebuf pb;
+	u32 *staging;
+	struct dma_resv *resv;
+	struct dma_fence *fence;
+	struct vdxg_pg_stats stats;
+	u32 passes;
+};
+
+/**
+ * vdxg_pg_emit - emit one operation, flushing full buffers (multipass)
+ * @b: the batch
+ * @op: a vdxg_pg_*() call on &b->pb; it is called again with its saved
+ *	progress after each flush until it stops returning -ENOSPC
+ *
+ * Return: 0 or a negative errno.
+ */
+#define vdxg_pg_emit(b, op) ({						\
+	int __ret;							\
+	while ((__ret = (op)) == -ENOSPC) {				\
+		__ret = vdxg_pg_batch_flush(b);				\
+		if (__ret)						\
+			break;						\
+	}								\
+	__ret;								\
+})
+
+int vdxg_paging_init(struct vdxg_device *vdxg);
+void vdxg_paging_irq(struct vdxg_device *vdxg, u32 pending);
+void vdxg_paging_fini(struct vdxg_device *vdxg);
+
+int vdxg_pg_batch_begin(struct vdxg_pg_batch *b, struct vdxg_device *vdxg,
+			struct dma_resv *resv);
+int vdxg_pg_batch_flush(struct vdxg_pg_batch *b);
+struct dma_fence *vdxg_pg_batch_end(struct vdxg_pg_batch *b);
+
+#endif

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The vdxg authors
+ */
+
+#include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
+#include <drm/ttm/ttm_bo.h>
+#include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_range_manager.h>
+#include <drm/ttm/ttm_tt.h>
+
+#include "vdxg_bo.h"
+#include "vdxg_drv.h"
+
+/**
+ * DOC: Memory segments
+ *
+ * GEM objects live on TTM in WDDM's three segments:
+ *
+ * - VRAM (TTM_PL_VRAM): everything past the reserved start of VRAM, kept
+ *   by TTM's range manager. The part inside the VRAM BAR is CPU-visible.
+ * - Aperture (TTM_PL_TT): the GART-translated window, also a range
+ *   manager. Binding and unbinding are MAP_APERTURE and UNMAP_APERTURE
+ *   paging operations, never CPU writes to the GART.
+ * - System (TTM_PL_SYSTEM): pages from TTM's pool, zeroed on allocation.
+ *
+ * TTM's move callback turns every change of segment into paging
+ * operations (see "Paging queue"): a TRANSFER between the old and new
+ * location, with system pages given as page lists (WDDM's MDL); a FILL of
+ * zeroes when an object first lands in VRAM with no content, so that no
+ * client sees another's data; and aperture mappings. The move is
+ * pipelined: TTM gets the fence of the last paging buffer and frees the
+ * old placement when it signals. The CPU copies nothing.
+ */
+
+static const struct ttm_place vdxg_sys_place = {
+	.mem_type = TTM_PL_SYSTEM,
+};
+
+/**
+ * vdxg_ttm_gpu_addr - GPU address of a resource
+ * @vdxg: the device
+ * @res: a VRAM or TT resource
+ *
+ * Return: the address, or 0 for system memory.
+ */
+u64 vdxg_ttm_gpu_addr(struct vdxg_device *vdxg, const struct ttm_resource *res)
+{
+	u64 offset = (u64)res->start << PAGE_SHIFT;
+
+	switch (res->mem_type) {
+	case TTM_PL_VRAM:
+		return VDXG_KMEM_SIZE + offset;
+	case TTM_PL_TT:
+		return vdxg->aperture_base + offset;
+	default:
+		return 0;
+	}
+}
+
+static struct ttm_tt *vdxg_ttm_tt_create(struct ttm_buffer_object *tbo,
+					 u32 page_flags)
+{
+	struct ttm_tt *tt = kzalloc(sizeof(*tt), GFP_KERNEL);
+
+	if (!tt)
+		return NULL;
+	/* Zeroed pages: clear-on-allocate for the system segment. */
+	if (ttm_sg_tt_init(tt, tbo, page_flags | TTM_TT_FLAG_ZERO_ALLOC,
+			   ttm_cached)) {
+		kfree(tt);
+		return NULL;
+	}
+	return tt;
+}
+
+static void vdxg_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *tt)
+{
+	ttm_tt_fini(tt);
+	kfree(tt);
+}
+
+static void vdxg_evict_flags(struct ttm_buffer_object *tbo,
+			     struct ttm_placement *placement)
+{
+	placement->num_placement = 1;
+	placement->placement = &vdxg_sys_place;
+}
+
+static bool vdxg_has_content(struct ttm_buffer_object *tbo)
+{
+	return tbo->resource->mem_type != TTM_PL_SYSTEM ||
+	       (tbo->ttm && ttm_tt_is_populated(tbo->ttm));
+}
+
+static void vdxg_pg_loc(struct vdxg_device *vdxg, struct ttm_buffer_object *tbo,
+			struct ttm_resource *res, struct vdxg_pg_loc *loc)
+{
+	memset(loc, 0, sizeof(*loc));
+	if (res->mem_type == TTM_PL_VRAM) {
+		loc->addr = vdxg_ttm_gpu_addr(vdxg, res);
+	} else {
+		loc->pages = tbo->ttm->dma_address;
+		loc->npages = tbo->ttm->num_pages;
+	}
+}
+
+/* Emit the paging operations that take @tbo from its resource to @new. */
+static int vdxg_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
+			 struct ttm_resource *new, bool content, bool clear)
+{
+	struct vdxg_device *vdxg = b->vdxg;
+	struct ttm_resource *old = tbo->resource;
+	u64 size = tbo->base.size, progress = 0;
+	u32 pages = size >> PAGE_SHIFT;
+	bool vram_involved = old->mem_type == TTM_PL_VRAM ||
+			     new->mem_type == TTM_PL_VRAM;
+	struct vdxg_pg_loc src, dst;
+	int ret = 0;
+
+	if (content && vram_involved) {
+		vdxg_pg_loc(vdxg, tbo, old, &src);
+		vdxg_pg_loc(vdxg, tbo, new, &dst);
+		ret = vdxg_pg_emit(b, vdxg_pg_transfer(&b->pb, &src, &dst, size,
+						       &progress, &b->stats));
+	} else if (!content && new->mem_type == TTM_PL_VRAM && clear) {
+		ret = vdxg_pg_emit(b, vdxg_pg_fill(&b->pb,
+						   vdxg_ttm_gpu_addr(vdxg, new),
+						   size, 0, &progress,
+						   &b->stats));
+	}
+	if (ret)
+		return ret;
+
+	if (old->mem_type == TTM_PL_TT)
+		ret = vdxg_pg_emit(b, vdxg_pg_unmap_aperture(&b->pb, old->start,
+							     pages, &b->stats));
+	if (!ret && new->mem_type == TTM_PL_TT) {
+		progress = 0;
+		ret = vdxg_pg_emit(b, vdxg_pg_map_aperture(&b->pb, new->start,
+							   tbo->ttm->dma_address,
+							   pages, &progress,
+							   &b->stats));
+	}
+	if (!ret && (old->mem_type == TTM_PL_TT || new->mem_type == TTM_PL_TT))
+		ret = vdxg_pg_emit(b, vdxg_pg_flush_tlb(&b->pb, &b->stats));
+	return ret;
+}
+
+static int vdxg_bo_move(struct ttm_buffer_object *tbo, bool evict,
+			struct ttm_operation_ctx *ctx,
+			struct ttm_resource *new, struct ttm_place *hop)
+{
+	struct vdxg_device *vdxg = to_vdxg(tbo->base.dev);
+	struct vdxg_bo *bo = to_vdxg_bo(tbo);
+	bool content = vdxg_has_content(tbo);
+	struct vdxg_pg_batch b;
+	struct dma_fence *fence;
+	int idx, ret;
+
+	/* Nothing to do on the GPU: no content, no aperture. */
+	if (!content && new->mem_type == TTM_PL_SYSTEM) {
+		ttm_bo_move_null(tbo, new);
+		return 0;
+	}
+	if (tbo->resource->mem_type == TTM_PL_SYSTEM &&
+	    new->mem_type == TTM_PL_SYSTEM) {
+		ttm_bo_move_null(tbo, new);
+		return 0;
+	}
+
+	if (!drm_dev_enter(&vdxg->drm, &idx))
+		return -ENODEV;
+
+	if (tbo->ttm && !ttm_tt_is_populated(tbo->ttm)) {
+		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, ctx);
+		if (ret)
+			goto out;
+	}
+
+	ret = vdxg_pg_batch_begin(&b, vdxg, tbo->base.resv);
+	if (ret)
+		goto out;
+	ret = vdxg_move_ops(&b, tbo, new, content,
+			    !(bo->flags & DRM_VDXG_GEM_NO_CLEAR));
+	fence = vdxg_pg_batch_end(&b);
+	if (IS_ERR(fence)) {
+		ret = ret ?: PTR_ERR(fence);
+		goto out;
+	}
+	if (ret) {
+		if (fence) {
+			dma_fence_wait(fence, false);
+			dma_fence_put(fence);
+		}
+		goto out;
+	}
+
+	if (fence) {
+		ret = ttm_bo_move_accel_cleanup(tbo, fence, evict, true, new);
+		dma_fence_put(fence);
+	} else {
+		ttm_bo_move_null(tbo, new);
+	}
+out:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static int vdxg_io_mem_reserve(struct ttm_device *bdev,
+			       struct ttm_resource *mem)
+{
+	struct vdxg_device *vdxg = container_of(bdev, struct vdxg_device, ttm);
+	u64 offset;
+
+	switch (mem->mem_type) {
+	case TTM_PL_SYSTEM:
+	case TTM_PL_TT:
+		return 0;
+	case TTM_PL_VRAM:
+		offset = vdxg_ttm_gpu_addr(vdxg, mem);
+		if (offset + mem->size > vdxg->vram_bar_size)
+			return -EINVAL;	/* CPU-invisible VRAM */
+		mem->bus.offset = vdxg->vram_bar_start + offset;
+		mem->bus.is_iomem = true;
+		mem->bus.caching = ttm_write_combined;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * An object freed while in the aperture must leave no GART entry pointing
+ * at its pages once they go back to the system: unmap and wait.
+ */
+static void vdxg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
+{
+	struct vdxg_device *vdxg = to_vdxg(tbo->base.dev);
+	struct ttm_resource *res = tbo->resource;
+	struct dma_fence *fence;
+	struct vdxg_pg_batch b;
+	int idx, ret;
+
+	if (!res || res->mem_type != TTM_PL_TT)
+		return;
+	if (!drm_dev_enter(&vdxg->drm, &idx))
+		return;
+
+	if (!vdxg_pg_batch_begin(&b, vdxg, tbo->base.resv)) {
+		ret = vdxg_pg_emit(&b, vdxg_pg_unmap_aperture(&b.pb, res->start,
+							      res->size >> PAGE_SHIFT,
+							      &b.stats));
+		if (!ret)
+			ret = vdxg_pg_emit(&b, vdxg_pg_flush_tlb(&b.pb, &b.stats));
+		fence = vdxg_pg_batch_end(&b);
+		if (!IS_ERR_OR_NULL(fence)) {
+			dma_fence_wait(fence, false);
+			dma_fence_put(fence);
+		}
+	}
+	drm_dev_exit(idx);
+}
+
+static const struct ttm_device_funcs vdxg_ttm_funcs = {
+	.ttm_tt_create = vdxg_ttm_tt_create,
+	.ttm_tt_destroy = vdxg_ttm_tt_destroy,
+	.eviction_valuable = ttm_bo_eviction_valuable,
+	.evict_flags = vdxg_evict_flags,
+	.move = vdxg_bo_move,
+	.io_mem_reserve = vdxg_io_mem_reserve,
+	.delete_mem_notify = vdxg_bo_delete_mem_notify,
+};
+
+static void vdxg_ttm_release(struct drm_device *drm, void *arg)
+{
+	struct vdxg_device *vdxg = to_vdxg(drm);
+
+	ttm_range_man_fini(&vdxg->ttm, TTM_PL_TT);
+	ttm_range_man_fini(&vdxg->ttm, TTM_PL_VRAM);
+	ttm_device_fini(&vdxg->ttm);
+}
+
+/**
+ * vdxg_ttm_init - set up TTM with the VRAM and aperture segments
+ * @vdxg: the device
+ *
+ * TTM is torn down when the DRM device is released, after the last
+ * object is gone, not at unbind.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vdxg_ttm_init(struct vdxg_device *vdxg)
+{
+	struct drm_device *drm = &vdxg->drm;
+	int ret;
+
+	ret = ttm_device_init(&vdxg->ttm, &vdxg_ttm_funcs, drm->dev,
+			      drm->anon_inode->i_mapping,
+			      drm->vma_offset_manager, false, false);
+	if (ret)
+		return ret;
+
+	ret = ttm_range_man_init(&vdxg->ttm, TTM_PL_VRAM, false,
+				 (vdxg->vram_size - VDXG_KMEM_SIZE) >> PAGE_SHIFT);
+	if (ret)
+		goto err_device;
+
+	ret = ttm_range_man_init(&vdxg->ttm, TTM_PL_TT, true,
+				 vdxg->aperture_size >> PAGE_SHIFT);
+	if (ret)
+		goto err_vram;
+
+	return drmm_add_action_or_reset(drm, vdxg_ttm_release, NULL);
+
+err_vram:
+	ttm_range_man_fini(&vdxg->ttm, TTM_PL_VRAM);
+err_device:
+	ttm_device_fini(&vdxg->ttm);
+	return ret;
+}
