@@ -117,6 +117,13 @@
  * TAIL and writes DOORBELL. The engine executes entries in order, and after
  * each one writes its 64-bit seqno to FENCE_ADDR (when non-zero), updates
  * FENCE_VALUE and HEAD, and raises the engine's fence interrupt.
+ *
+ * Execution is asynchronous to the register writes. The ring programming
+ * (base, size, TAIL, FENCE_ADDR) is checked when ENABLE is written 1, when
+ * DOORBELL is written while enabled, and before each entry is fetched; a
+ * bad value faults with VDXG_FAULT_RING. Clearing ENABLE pauses the engine
+ * (an entry in progress resumes when ENABLE is set again). A fault halts
+ * the engine until RESET, which returns the engine's registers to 0.
  */
 #define VDXG_ENGINE_RENDER		0
 #define VDXG_ENGINE_PAGING		1
@@ -133,13 +140,13 @@
 #define VDXG_ENG_CTRL			0x18	/* RW */
 #define   VDXG_ENG_CTRL_ENABLE		BIT(0)
 #define VDXG_ENG_STATUS			0x1c	/* RO */
-#define   VDXG_ENG_STATUS_IDLE		BIT(0)
+#define   VDXG_ENG_STATUS_IDLE		BIT(0)	/* HEAD == TAIL, none running */
 #define   VDXG_ENG_STATUS_HALTED	BIT(1)	/* stopped on a fault */
 #define VDXG_ENG_FENCE_ADDR_LO		0x20	/* RW: GPU address, 8 B aligned */
 #define VDXG_ENG_FENCE_ADDR_HI		0x24
 #define VDXG_ENG_FENCE_VALUE_LO		0x28	/* RO: last completed seqno */
 #define VDXG_ENG_FENCE_VALUE_HI		0x2c
-#define VDXG_ENG_RESET			0x30	/* WO: 1 resets this engine */
+#define VDXG_ENG_RESET			0x30	/* WO: bit 0 resets this engine */
 
 /* Ring entry: eight dwords. */
 #define VDXG_RING_ENTRY_SIZE		32
@@ -147,6 +154,7 @@
 #define   VDXG_RING_CMD_NOP		0
 #define   VDXG_RING_CMD_EXEC		1	/* run a DMA/paging buffer */
 #define VDXG_RING_DW_LENGTH		1	/* buffer bytes, multiple of 4 */
+#define   VDXG_RING_LENGTH_MAX		0x100000	/* EXEC buffer bytes */
 #define VDXG_RING_DW_ADDR_LO		2	/* buffer GPU address */
 #define VDXG_RING_DW_ADDR_HI		3
 #define VDXG_RING_DW_SEQNO_LO		4	/* written back on completion */
@@ -161,7 +169,8 @@
  * header dword: opcode in bits 7:0, zero in bits 15:8, and the operation's
  * total length in dwords (header included) in bits 31:16. GPU addresses are
  * VRAM or aperture addresses; "pages" are system bus page addresses (the
- * MDL case), 64 bits each, low dword first.
+ * MDL case), 64 bits each, low dword first, 4 KiB aligned. The _LEN macros
+ * give each operation's length in dwords; any other length faults.
  */
 #define VDXG_PG_HDR(op, len)		((op) | ((len) << 16))
 #define VDXG_PG_HDR_OP(hdr)		((hdr) & 0xff)
@@ -171,6 +180,7 @@
 #define VDXG_PG_NOP			0x00	/* len 1 */
 #define VDXG_PG_FENCE			0x01	/* addr(2), value(2); len 5 */
 #define VDXG_PG_TRANSFER		0x02	/* see below */
+#define   VDXG_PG_XFER_LEN(ns, nd)	(9 + 2 * ((ns) + (nd)))
 #define   VDXG_PG_XFER_SRC_PAGES	BIT(0)	/* source is a page list */
 #define   VDXG_PG_XFER_DST_PAGES	BIT(1)	/* destination is a page list */
 #define   VDXG_PG_XFER_DW_FLAGS		1
@@ -187,6 +197,16 @@
 #define VDXG_PG_FLUSH_TLB		0x07	/* len 1 */
 #define VDXG_PG_WRITE_PHYSICAL		0x08	/* bus addr(2), data; len 3+n */
 #define VDXG_PG_READ_PHYSICAL		0x09	/* bus addr(2), size, addr(2); len 6 */
+#define VDXG_PG_NUM_OPS			0x0a
+#define   VDXG_PG_NOP_LEN		1
+#define   VDXG_PG_FENCE_LEN		5
+#define   VDXG_PG_FILL_LEN		5
+#define   VDXG_PG_DISCARD_LEN		4
+#define   VDXG_PG_MAP_LEN(n)		(3 + 2 * (n))
+#define   VDXG_PG_UNMAP_LEN		3
+#define   VDXG_PG_FLUSH_TLB_LEN		1
+#define   VDXG_PG_WRITE_PHYS_LEN(n)	(3 + (n))
+#define   VDXG_PG_READ_PHYS_LEN		6
 
 /* ------------------------------------------------------------------------
  * GPU address space and GART (0x2000)
@@ -194,8 +214,10 @@
  * [0, VRAM_SIZE) is VRAM. [APERTURE_BASE, APERTURE_BASE + APERTURE_SIZE)
  * is the aperture: each 4 KiB page is translated by one 64-bit GART entry
  * in a table held in VRAM at GART_TABLE. A valid entry holds a system
- * (bus) page address; an invalid one sends accesses to DUMMY_PAGE.
- * Engines cache translations until a TLB flush. Anything else faults.
+ * (bus) page address; an invalid one, or any entry while GART_CTRL is
+ * not enabled, sends accesses to DUMMY_PAGE. Engines cache translations
+ * (GART entries) in a TLB until a flush: FLUSH_TLB, TLB_FLUSH, writing
+ * GART_TABLE or GART_CTRL, or a reset. Other GPU addresses fault.
  */
 #define VDXG_GPU_PAGE_SHIFT		12
 #define VDXG_GPU_PAGE_SIZE		BIT(VDXG_GPU_PAGE_SHIFT)
@@ -204,6 +226,7 @@
 #define VDXG_REG_GART_TABLE_LO		0x2000	/* RW: VRAM offset, page aligned */
 #define VDXG_REG_GART_TABLE_HI		0x2004
 #define VDXG_REG_GART_ENTRIES		0x2008	/* RO: APERTURE_SIZE / page */
+/* GART_TABLE takes only values that keep all GART_ENTRIES inside VRAM. */
 #define VDXG_REG_GART_CTRL		0x200c	/* RW */
 #define   VDXG_GART_CTRL_ENABLE		BIT(0)
 #define VDXG_REG_DUMMY_PAGE_LO		0x2010	/* RW: system page address */
@@ -217,8 +240,10 @@
  *
  * The first fault latches a record here, halts the faulting engine
  * (VDXG_ENG_STATUS_HALTED) and raises VDXG_INT_FAULT. Later faults only
- * bump FAULT_COUNT until FAULT_CLEAR is written. The device never touches
- * memory outside VRAM and the mapped aperture.
+ * bump FAULT_COUNT until FAULT_CLEAR is written. Engines touch only VRAM,
+ * the aperture's pages (mapped or dummy) and the bus addresses that
+ * operations name (page lists, physical reads and writes); a bad address
+ * or a bus error is a fault.
  */
 #define VDXG_REG_FAULT_STATUS		0x2100	/* RO */
 #define   VDXG_FAULT_STATUS_VALID	BIT(0)
@@ -231,7 +256,8 @@
 #define   VDXG_FAULT_LENGTH		4	/* bad command or buffer length */
 #define   VDXG_FAULT_RING		5	/* bad ring programming */
 #define   VDXG_FAULT_PARAM		6	/* bad operand value */
-#define VDXG_REG_FAULT_OPCODE		0x210c	/* RO: opcode that faulted */
+#define VDXG_REG_FAULT_OPCODE		0x210c	/* RO: op header bits 15:0, or: */
+#define   VDXG_FAULT_OPCODE_RING	BIT(16)	/* ring fault | entry CMD 15:0 */
 #define VDXG_REG_FAULT_ADDR_LO		0x2110	/* RO: GPU address that faulted */
 #define VDXG_REG_FAULT_ADDR_HI		0x2114
 #define VDXG_REG_FAULT_CONTEXT		0x2118	/* RO: ring entry context */
