@@ -3,9 +3,10 @@
  *
  * The register interface is defined in hw/display/vdxg_hw.h, a macro-only
  * header shared with the Linux driver. This model implements the global
- * and interrupt register blocks, the VRAM BAR and interrupt delivery over
- * MSI-X, MSI or INTx. The engine, GART, fault, display and SR-IOV blocks
- * read as zero and ignore writes until they are implemented.
+ * and interrupt register blocks, the VRAM BAR, interrupt delivery over
+ * MSI-X, MSI or INTx, the PAGING engine with its paging buffers, the GART
+ * aperture with a TLB, and fault reporting. The RENDER engine, display and
+ * SR-IOV blocks read as zero and ignore writes until they are implemented.
  *
  * Copyright (c) 2026 The vdxg authors
  *
@@ -18,6 +19,8 @@
 #include "qemu/host-utils.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
+#include "qemu/main-loop.h"
+#include "qemu/units.h"
 #include "qapi/error.h"
 #include "hw/pci/msi.h"
 #include "hw/pci/msix.h"
@@ -27,6 +30,7 @@
 #include "hw/resettable.h"
 #include "migration/vmstate.h"
 #include "qom/object.h"
+#include "system/runstate.h"
 #include "hw/display/vdxg_hw.h"
 #include "trace.h"
 
@@ -39,6 +43,56 @@ OBJECT_DECLARE_SIMPLE_TYPE(VdxgState, VDXG)
 /* Limits of the aperture_size property. */
 #define VDXG_APERTURE_SIZE_MIN  (1ull << 20)
 #define VDXG_APERTURE_SIZE_MAX  (4ull << 30)
+
+#define VDXG_PAGE_MASK          (VDXG_GPU_PAGE_SIZE - 1)
+
+/* GART translations the TLB caches, direct-mapped by aperture page. */
+#define VDXG_TLB_ENTRIES        64
+
+/*
+ * Work one run of the engine's bottom half does before it yields to the
+ * main loop, in bytes moved; each operation, ring entry and GART entry is
+ * charged as a number of bytes. 4 MiB is about a millisecond of copying.
+ */
+#define VDXG_BH_BUDGET          (4 * MiB)
+#define VDXG_COST_OP            256
+#define VDXG_COST_ENTRY         256
+#define VDXG_COST_PTE           16
+
+/* An engine's registers and the ring entry it is executing. */
+typedef struct VdxgEngine {
+    uint64_t ring_base;
+    uint32_t ring_size;
+    uint32_t head;
+    uint32_t tail;
+    uint32_t ctrl;
+    bool halted;
+    uint64_t fence_addr;
+    uint64_t fence_value;
+
+    /* The entry in progress (a NOP runs as an empty buffer) */
+    bool busy;
+    uint32_t cmd;
+    uint32_t context;
+    uint64_t seqno;
+    uint64_t buf_addr;
+    uint32_t buf_len;
+    uint32_t buf_off;           /* byte offset of the current operation */
+    uint64_t op_progress;       /* bytes or GART entries of it done */
+} VdxgEngine;
+
+static const char *const vdxg_pg_op_names[VDXG_PG_NUM_OPS] = {
+    [VDXG_PG_NOP]            = "nop",
+    [VDXG_PG_FENCE]          = "fence",
+    [VDXG_PG_TRANSFER]       = "transfer",
+    [VDXG_PG_FILL]           = "fill",
+    [VDXG_PG_DISCARD]        = "discard",
+    [VDXG_PG_MAP_APERTURE]   = "map-aperture",
+    [VDXG_PG_UNMAP_APERTURE] = "unmap-aperture",
+    [VDXG_PG_FLUSH_TLB]      = "flush-tlb",
+    [VDXG_PG_WRITE_PHYSICAL] = "write-physical",
+    [VDXG_PG_READ_PHYSICAL]  = "read-physical",
+};
 
 struct VdxgState {
     PCIDevice parent_obj;
@@ -60,6 +114,40 @@ struct VdxgState {
     uint32_t reset_count;
     uint32_t int_status;
     uint32_t int_mask;
+
+    /* PAGING engine */
+    VdxgEngine paging;
+    QEMUBH *bh;
+    VMChangeStateEntry *vmse;
+
+    /* GART, and the TLB of GART entries */
+    uint8_t *vram_ptr;
+    uint32_t gart_entries;
+    uint64_t gart_table;
+    uint32_t gart_ctrl;
+    uint64_t dummy_page;
+    uint64_t tlb_valid;                 /* bitmap of TLB slots */
+    uint32_t tlb_page[VDXG_TLB_ENTRIES];
+    uint64_t tlb_pte[VDXG_TLB_ENTRIES];
+
+    /* Fault record */
+    uint32_t fault_status;
+    uint32_t fault_engine;
+    uint32_t fault_reason;
+    uint32_t fault_opcode;
+    uint64_t fault_addr;
+    uint32_t fault_context;
+    uint32_t fault_count;
+
+    /* Statistics since realize, read-only QOM properties; not migrated */
+    uint64_t pg_ops[VDXG_PG_NUM_OPS];
+    uint64_t pg_bytes[VDXG_PG_NUM_OPS];
+    uint64_t tlb_hits;
+    uint64_t tlb_misses;
+    uint64_t bh_runs;
+
+    /* Staging for bus-to-bus copies, fill patterns and GART entries */
+    uint8_t bounce[VDXG_GPU_PAGE_SIZE];
 };
 
 /* Interrupt sources signalled on each MSI-X vector. */
@@ -111,6 +199,69 @@ static const char *vdxg_reg_name(hwaddr addr)
         return "INT_ACK";
     case VDXG_REG_INT_TRIGGER:
         return "INT_TRIGGER";
+    case VDXG_REG_GART_TABLE_LO:
+        return "GART_TABLE_LO";
+    case VDXG_REG_GART_TABLE_HI:
+        return "GART_TABLE_HI";
+    case VDXG_REG_GART_ENTRIES:
+        return "GART_ENTRIES";
+    case VDXG_REG_GART_CTRL:
+        return "GART_CTRL";
+    case VDXG_REG_DUMMY_PAGE_LO:
+        return "DUMMY_PAGE_LO";
+    case VDXG_REG_DUMMY_PAGE_HI:
+        return "DUMMY_PAGE_HI";
+    case VDXG_REG_TLB_FLUSH:
+        return "TLB_FLUSH";
+    case VDXG_REG_FAULT_STATUS:
+        return "FAULT_STATUS";
+    case VDXG_REG_FAULT_ENGINE:
+        return "FAULT_ENGINE";
+    case VDXG_REG_FAULT_REASON:
+        return "FAULT_REASON";
+    case VDXG_REG_FAULT_OPCODE:
+        return "FAULT_OPCODE";
+    case VDXG_REG_FAULT_ADDR_LO:
+        return "FAULT_ADDR_LO";
+    case VDXG_REG_FAULT_ADDR_HI:
+        return "FAULT_ADDR_HI";
+    case VDXG_REG_FAULT_CONTEXT:
+        return "FAULT_CONTEXT";
+    case VDXG_REG_FAULT_COUNT:
+        return "FAULT_COUNT";
+    case VDXG_REG_FAULT_CLEAR:
+        return "FAULT_CLEAR";
+    default:
+        break;
+    }
+
+    switch (addr - VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING)) {
+    case VDXG_ENG_RING_BASE_LO:
+        return "PAGING RING_BASE_LO";
+    case VDXG_ENG_RING_BASE_HI:
+        return "PAGING RING_BASE_HI";
+    case VDXG_ENG_RING_SIZE:
+        return "PAGING RING_SIZE";
+    case VDXG_ENG_RING_HEAD:
+        return "PAGING RING_HEAD";
+    case VDXG_ENG_RING_TAIL:
+        return "PAGING RING_TAIL";
+    case VDXG_ENG_DOORBELL:
+        return "PAGING DOORBELL";
+    case VDXG_ENG_CTRL:
+        return "PAGING CTRL";
+    case VDXG_ENG_STATUS:
+        return "PAGING STATUS";
+    case VDXG_ENG_FENCE_ADDR_LO:
+        return "PAGING FENCE_ADDR_LO";
+    case VDXG_ENG_FENCE_ADDR_HI:
+        return "PAGING FENCE_ADDR_HI";
+    case VDXG_ENG_FENCE_VALUE_LO:
+        return "PAGING FENCE_VALUE_LO";
+    case VDXG_ENG_FENCE_VALUE_HI:
+        return "PAGING FENCE_VALUE_HI";
+    case VDXG_ENG_RESET:
+        return "PAGING RESET";
     default:
         return NULL;
     }
@@ -123,15 +274,9 @@ static const char *vdxg_reg_name(hwaddr addr)
  */
 static const char *vdxg_unimplemented_block(hwaddr addr)
 {
-    if (addr >= VDXG_ENGINE_BASE(0) &&
-        addr < VDXG_ENGINE_BASE(VDXG_NUM_ENGINES)) {
-        return "engine";
-    }
-    if (addr >= VDXG_REG_GART_TABLE_LO && addr <= VDXG_REG_TLB_FLUSH) {
-        return "GART";
-    }
-    if (addr >= VDXG_REG_FAULT_STATUS && addr <= VDXG_REG_FAULT_CLEAR) {
-        return "fault";
+    if (addr >= VDXG_ENGINE_BASE(VDXG_ENGINE_RENDER) &&
+        addr < VDXG_ENGINE_BASE(VDXG_ENGINE_RENDER + 1)) {
+        return "RENDER engine";
     }
     if (addr >= VDXG_CRTC_BASE(0) && addr < VDXG_CRTC_BASE(VDXG_MAX_CRTCS)) {
         return "display";
@@ -195,6 +340,894 @@ static void vdxg_irq_raise(VdxgState *s, uint32_t sources)
     vdxg_irq_update(s, old_pending);
 }
 
+/* Faults */
+
+/*
+ * Record a fault of @engine. The first one since FAULT_CLEAR latches the
+ * record; later ones only count.
+ */
+static void vdxg_fault(VdxgState *s, uint32_t engine, uint32_t reason,
+                       uint32_t opcode, uint64_t addr, uint32_t context)
+{
+    if (!(s->fault_status & VDXG_FAULT_STATUS_VALID)) {
+        s->fault_status = VDXG_FAULT_STATUS_VALID;
+        s->fault_engine = engine;
+        s->fault_reason = reason;
+        s->fault_opcode = opcode;
+        s->fault_addr = addr;
+        s->fault_context = context;
+        s->fault_count = 1;
+    } else if (s->fault_count != UINT32_MAX) {
+        s->fault_count++;
+    }
+    trace_vdxg_fault(engine, reason, opcode, addr, context, s->fault_count);
+    qemu_log_mask(LOG_GUEST_ERROR, "vdxg: engine %" PRIu32 " fault: reason %"
+                  PRIu32 ", opcode 0x%" PRIx32 ", address 0x%" PRIx64
+                  ", context %" PRIu32 "\n", engine, reason, opcode, addr,
+                  context);
+    vdxg_irq_raise(s, VDXG_INT_FAULT);
+}
+
+static void vdxg_fault_clear(VdxgState *s)
+{
+    s->fault_status = 0;
+    s->fault_engine = 0;
+    s->fault_reason = VDXG_FAULT_NONE;
+    s->fault_opcode = 0;
+    s->fault_addr = 0;
+    s->fault_context = 0;
+    s->fault_count = 0;
+}
+
+/* Why an access failed: a VDXG_FAULT_* reason and the address reported. */
+typedef struct VdxgErr {
+    uint32_t reason;
+    uint64_t addr;
+} VdxgErr;
+
+static bool vdxg_set_err(VdxgErr *err, uint32_t reason, uint64_t addr)
+{
+    err->reason = reason;
+    err->addr = addr;
+    return false;
+}
+
+/* GPU address space */
+
+/* [addr, addr + len) lies inside [base, base + size). */
+static bool vdxg_in_window(uint64_t addr, uint64_t len, uint64_t base,
+                           uint64_t size)
+{
+    return addr >= base && addr - base <= size &&
+           len <= size - (addr - base);
+}
+
+static bool vdxg_in_vram(VdxgState *s, uint64_t addr, uint64_t len)
+{
+    return vdxg_in_window(addr, len, 0, s->vram_size);
+}
+
+static bool vdxg_in_aperture(VdxgState *s, uint64_t addr, uint64_t len)
+{
+    return vdxg_in_window(addr, len, VDXG_APERTURE_BASE, s->aperture_size);
+}
+
+/* A GPU range is valid when it lies inside VRAM or inside the aperture. */
+static bool vdxg_gpu_range_ok(VdxgState *s, uint64_t addr, uint64_t len)
+{
+    return vdxg_in_vram(s, addr, len) || vdxg_in_aperture(s, addr, len);
+}
+
+/* A GART table at VRAM offset @table fits in VRAM. */
+static bool vdxg_gart_table_ok(VdxgState *s, uint64_t table)
+{
+    return !(table & VDXG_PAGE_MASK) &&
+           vdxg_in_vram(s, table, (uint64_t)s->gart_entries * 8);
+}
+
+static void vdxg_tlb_flush(VdxgState *s, const char *why)
+{
+    trace_vdxg_tlb_flush(why);
+    s->tlb_valid = 0;
+}
+
+/*
+ * The GART entry of aperture page @page, through the TLB: a direct-mapped
+ * cache of VDXG_TLB_ENTRIES entries indexed by the page number. An entry
+ * is kept until it is evicted by another page or the TLB is flushed, so a
+ * GART entry changed without a flush may still translate to its old page.
+ */
+static uint64_t vdxg_gart_pte(VdxgState *s, uint32_t page)
+{
+    unsigned int slot = page % VDXG_TLB_ENTRIES;
+    uint64_t off = s->gart_table + (uint64_t)page * 8;
+    uint64_t pte = 0;
+
+    if ((s->tlb_valid & BIT_ULL(slot)) && s->tlb_page[slot] == page) {
+        s->tlb_hits++;
+        return s->tlb_pte[slot];
+    }
+    /* GART_TABLE only takes values that keep the whole table in VRAM. */
+    if (vdxg_in_vram(s, off, 8)) {
+        pte = ldq_le_p(s->vram_ptr + off);
+    }
+    s->tlb_misses++;
+    s->tlb_page[slot] = page;
+    s->tlb_pte[slot] = pte;
+    s->tlb_valid |= BIT_ULL(slot);
+    trace_vdxg_tlb_fill(page, pte);
+    return pte;
+}
+
+/* The bus address an aperture address goes to: its page or the dummy page */
+static uint64_t vdxg_gart_translate(VdxgState *s, uint64_t gpu)
+{
+    uint64_t page = (gpu - VDXG_APERTURE_BASE) >> VDXG_GPU_PAGE_SHIFT;
+    uint64_t pte = 0;
+
+    if (s->gart_ctrl & VDXG_GART_CTRL_ENABLE) {
+        pte = vdxg_gart_pte(s, page);
+    }
+    if (pte & VDXG_GART_PTE_VALID) {
+        return (pte & VDXG_GART_PTE_ADDR_MASK) | (gpu & VDXG_PAGE_MASK);
+    }
+    return s->dummy_page | (gpu & VDXG_PAGE_MASK);
+}
+
+/*
+ * A contiguous piece of memory an engine accesses: a range of VRAM, used
+ * through the RAM pointer, or a range of bus addresses, used with DMA.
+ */
+typedef struct VdxgSeg {
+    bool vram;
+    uint64_t addr;          /* VRAM offset or bus address */
+    uint64_t len;
+    uint64_t fault_addr;    /* what a failed access reports */
+} VdxgSeg;
+
+/* The piece of at most @len bytes at GPU address @gpu. */
+static bool vdxg_gpu_seg(VdxgState *s, uint64_t gpu, uint64_t len,
+                         VdxgSeg *seg, VdxgErr *err)
+{
+    if (vdxg_in_vram(s, gpu, len)) {
+        seg->vram = true;
+        seg->addr = gpu;
+        seg->len = len;
+    } else if (vdxg_in_aperture(s, gpu, len)) {
+        seg->vram = false;
+        seg->addr = vdxg_gart_translate(s, gpu);
+        seg->len = MIN(len, VDXG_GPU_PAGE_SIZE - (gpu & VDXG_PAGE_MASK));
+    } else {
+        return vdxg_set_err(err, VDXG_FAULT_ADDRESS, gpu);
+    }
+    seg->fault_addr = gpu;
+    return true;
+}
+
+static bool vdxg_seg_read(VdxgState *s, const VdxgSeg *seg, void *buf,
+                          uint64_t len, VdxgErr *err)
+{
+    if (seg->vram) {
+        memcpy(buf, s->vram_ptr + seg->addr, len);
+    } else if (pci_dma_read(PCI_DEVICE(s), seg->addr, buf, len) != MEMTX_OK) {
+        trace_vdxg_dma_error(false, seg->addr, len);
+        return vdxg_set_err(err, VDXG_FAULT_ADDRESS, seg->fault_addr);
+    }
+    return true;
+}
+
+static bool vdxg_seg_write(VdxgState *s, const VdxgSeg *seg, const void *buf,
+                           uint64_t len, VdxgErr *err)
+{
+    if (seg->vram) {
+        memcpy(s->vram_ptr + seg->addr, buf, len);
+        memory_region_set_dirty(&s->vram, seg->addr, len);
+    } else if (pci_dma_write(PCI_DEVICE(s), seg->addr, buf, len) !=
+               MEMTX_OK) {
+        trace_vdxg_dma_error(true, seg->addr, len);
+        return vdxg_set_err(err, VDXG_FAULT_ADDRESS, seg->fault_addr);
+    }
+    return true;
+}
+
+/* Read or write @len bytes at GPU address @gpu. */
+static bool vdxg_gpu_rw(VdxgState *s, uint64_t gpu, void *buf, uint64_t len,
+                        bool is_write, VdxgErr *err)
+{
+    uint8_t *p = buf;
+    VdxgSeg seg;
+
+    if (!vdxg_gpu_range_ok(s, gpu, len)) {
+        return vdxg_set_err(err, VDXG_FAULT_ADDRESS, gpu);
+    }
+    while (len) {
+        if (!vdxg_gpu_seg(s, gpu, len, &seg, err)) {
+            return false;
+        }
+        if (is_write ? !vdxg_seg_write(s, &seg, p, seg.len, err) :
+                       !vdxg_seg_read(s, &seg, p, seg.len, err)) {
+            return false;
+        }
+        gpu += seg.len;
+        p += seg.len;
+        len -= seg.len;
+    }
+    return true;
+}
+
+/* Paging engine */
+
+typedef enum VdxgRun {
+    VDXG_RUN_DONE,      /* finished */
+    VDXG_RUN_YIELD,     /* out of budget, to be continued */
+    VDXG_RUN_FAULT,     /* stopped on a fault */
+} VdxgRun;
+
+/* One side of a copy. */
+typedef enum VdxgSideKind {
+    VDXG_SIDE_GPU,      /* a GPU address */
+    VDXG_SIDE_PAGES,    /* a page list and a byte offset into it */
+    VDXG_SIDE_BUS,      /* a bus address */
+} VdxgSideKind;
+
+typedef struct VdxgSide {
+    VdxgSideKind kind;
+    uint64_t addr;      /* GPU or bus address, or offset into the pages */
+    uint64_t list;      /* GPU address of the page list */
+} VdxgSide;
+
+/* The piece of at most @len bytes of @side at byte @pos. */
+static bool vdxg_side_seg(VdxgState *s, const VdxgSide *side, uint64_t pos,
+                          uint64_t len, VdxgSeg *seg, VdxgErr *err)
+{
+    uint64_t off, page;
+    uint8_t buf[8];
+
+    switch (side->kind) {
+    case VDXG_SIDE_GPU:
+        return vdxg_gpu_seg(s, side->addr + pos, len, seg, err);
+    case VDXG_SIDE_PAGES:
+        off = side->addr + pos;
+        if (!vdxg_gpu_rw(s, side->list + (off >> VDXG_GPU_PAGE_SHIFT) * 8,
+                         buf, sizeof(buf), false, err)) {
+            return false;
+        }
+        page = ldq_le_p(buf);
+        if (page & VDXG_PAGE_MASK) {
+            return vdxg_set_err(err, VDXG_FAULT_PARAM, page);
+        }
+        seg->vram = false;
+        seg->addr = page | (off & VDXG_PAGE_MASK);
+        seg->len = MIN(len, VDXG_GPU_PAGE_SIZE - (off & VDXG_PAGE_MASK));
+        seg->fault_addr = seg->addr;
+        return true;
+    case VDXG_SIDE_BUS:
+        seg->vram = false;
+        seg->addr = side->addr + pos;
+        seg->len = len;
+        seg->fault_addr = seg->addr;
+        return true;
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * Copy @size bytes from @src to @dst, continuing at *@progress, until done
+ * or out of budget. Overlapping sides give an undefined result.
+ */
+static VdxgRun vdxg_copy(VdxgState *s, const VdxgSide *src,
+                         const VdxgSide *dst, uint64_t size,
+                         uint64_t *progress, int64_t *budget, VdxgErr *err)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    VdxgSeg sseg, dseg;
+    uint64_t len;
+
+    while (*progress < size) {
+        if (*budget <= 0) {
+            return VDXG_RUN_YIELD;
+        }
+        len = MIN(size - *progress, (uint64_t)*budget);
+        if (!vdxg_side_seg(s, src, *progress, len, &sseg, err) ||
+            !vdxg_side_seg(s, dst, *progress, sseg.len, &dseg, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        len = dseg.len;
+        if (sseg.vram && dseg.vram) {
+            memmove(s->vram_ptr + dseg.addr, s->vram_ptr + sseg.addr, len);
+            memory_region_set_dirty(&s->vram, dseg.addr, len);
+        } else if (sseg.vram) {
+            if (!vdxg_seg_write(s, &dseg, s->vram_ptr + sseg.addr, len,
+                                err)) {
+                return VDXG_RUN_FAULT;
+            }
+        } else if (dseg.vram) {
+            if (pci_dma_read(pdev, sseg.addr, s->vram_ptr + dseg.addr,
+                             len) != MEMTX_OK) {
+                trace_vdxg_dma_error(false, sseg.addr, len);
+                vdxg_set_err(err, VDXG_FAULT_ADDRESS, sseg.fault_addr);
+                return VDXG_RUN_FAULT;
+            }
+            memory_region_set_dirty(&s->vram, dseg.addr, len);
+        } else {
+            len = MIN(len, sizeof(s->bounce));
+            if (!vdxg_seg_read(s, &sseg, s->bounce, len, err) ||
+                !vdxg_seg_write(s, &dseg, s->bounce, len, err)) {
+                return VDXG_RUN_FAULT;
+            }
+        }
+        *progress += len;
+        *budget -= len;
+    }
+    return VDXG_RUN_DONE;
+}
+
+/* Fill @size bytes at GPU address @addr with @pattern; both 4-aligned. */
+static VdxgRun vdxg_fill(VdxgState *s, uint64_t addr, uint64_t size,
+                         uint32_t pattern, uint64_t *progress,
+                         int64_t *budget, VdxgErr *err)
+{
+    uint64_t len, i;
+    VdxgSeg seg;
+
+    for (i = 0; i < sizeof(s->bounce); i += 4) {
+        stl_le_p(s->bounce + i, pattern);
+    }
+    while (*progress < size) {
+        if (*budget <= 0) {
+            return VDXG_RUN_YIELD;
+        }
+        /* Whole dwords, so that the pattern stays in phase. */
+        len = MIN(size - *progress, QEMU_ALIGN_UP((uint64_t)*budget, 4));
+        if (!vdxg_gpu_seg(s, addr + *progress, len, &seg, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        len = seg.len;
+        if (seg.vram) {
+            for (i = 0; i + 4 <= len; i += 4) {
+                stl_le_p(s->vram_ptr + seg.addr + i, pattern);
+            }
+            memory_region_set_dirty(&s->vram, seg.addr, len);
+        } else {
+            len = MIN(len, sizeof(s->bounce));
+            if (!vdxg_seg_write(s, &seg, s->bounce, len, err)) {
+                return VDXG_RUN_FAULT;
+            }
+        }
+        *progress += len;
+        *budget -= len;
+    }
+    return VDXG_RUN_DONE;
+}
+
+/*
+ * Write GART entries @first + *@progress up to @first + @count: the page
+ * addresses listed at GPU address @list, or invalid entries when @list is
+ * 0 (unmap).
+ */
+static VdxgRun vdxg_gart_write(VdxgState *s, uint32_t first, uint32_t count,
+                               uint64_t list, uint64_t *progress,
+                               int64_t *budget, VdxgErr *err)
+{
+    uint64_t n, i, page, off;
+
+    while (*progress < count) {
+        if (*budget <= 0) {
+            return VDXG_RUN_YIELD;
+        }
+        n = MIN(count - *progress, sizeof(s->bounce) / 8);
+        n = MIN(n, (uint64_t)*budget / VDXG_COST_PTE + 1);
+        off = s->gart_table + (first + *progress) * 8;
+        if (!list) {
+            memset(s->vram_ptr + off, 0, n * 8);
+            memory_region_set_dirty(&s->vram, off, n * 8);
+        } else {
+            if (!vdxg_gpu_rw(s, list + *progress * 8, s->bounce, n * 8,
+                             false, err)) {
+                return VDXG_RUN_FAULT;
+            }
+            for (i = 0; i < n; i++) {
+                page = ldq_le_p(s->bounce + i * 8);
+                if (page & VDXG_PAGE_MASK) {
+                    memory_region_set_dirty(&s->vram, off, i * 8);
+                    *progress += i;
+                    vdxg_set_err(err, VDXG_FAULT_PARAM, page);
+                    return VDXG_RUN_FAULT;
+                }
+                stq_le_p(s->vram_ptr + off + i * 8,
+                         page | VDXG_GART_PTE_VALID);
+            }
+            memory_region_set_dirty(&s->vram, off, n * 8);
+        }
+        *progress += n;
+        *budget -= n * VDXG_COST_PTE;
+    }
+    return VDXG_RUN_DONE;
+}
+
+static uint64_t vdxg_dw64(const uint32_t *dw, unsigned int i)
+{
+    return dw[i] | (uint64_t)dw[i + 1] << 32;
+}
+
+/* A bus range that does not wrap around the top of the address space. */
+static bool vdxg_bus_range_ok(uint64_t addr, uint64_t len)
+{
+    return !len || addr + (len - 1) >= addr;
+}
+
+static bool vdxg_pg_xfer_side(VdxgState *s, VdxgSide *side, bool pages,
+                              uint64_t addr, uint64_t list, uint32_t npages,
+                              uint32_t size, VdxgErr *err)
+{
+    side->addr = addr;
+    side->list = list;
+    if (!pages) {
+        side->kind = VDXG_SIDE_GPU;
+        if (!vdxg_gpu_range_ok(s, addr, size)) {
+            return vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
+        }
+        return true;
+    }
+    side->kind = VDXG_SIDE_PAGES;
+    if (addr >= VDXG_GPU_PAGE_SIZE) {
+        return vdxg_set_err(err, VDXG_FAULT_PARAM, 0);
+    }
+    if (addr + size > (uint64_t)npages * VDXG_GPU_PAGE_SIZE) {
+        return vdxg_set_err(err, VDXG_FAULT_BOUNDS, 0);
+    }
+    return true;
+}
+
+/*
+ * Run (or continue) the paging operation at the engine's buffer offset.
+ * On a fault, @err holds the reason and address; for reasons other than
+ * ADDRESS the address is the operation's.
+ */
+static VdxgRun vdxg_pg_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
+                          uint32_t *opcode, VdxgErr *err)
+{
+    uint64_t op_addr = e->buf_addr + e->buf_off;
+    uint32_t dw[VDXG_PG_XFER_DW_PAGES] = { 0 };
+    uint8_t buf[sizeof(dw)];
+    uint64_t addr, bytes = 0;
+    uint32_t hdr, op, len, i;
+    VdxgSide src, dst;
+    VdxgRun r = VDXG_RUN_DONE;
+    bool start = !e->op_progress;
+
+    *opcode = 0;
+    *budget -= VDXG_COST_OP;
+    if (!vdxg_gpu_rw(s, op_addr, buf, 4, false, err)) {
+        return VDXG_RUN_FAULT;
+    }
+    hdr = ldl_le_p(buf);
+    op = VDXG_PG_HDR_OP(hdr);
+    len = VDXG_PG_HDR_LEN(hdr);
+    *opcode = hdr & 0xffff;
+    if (start) {
+        trace_vdxg_pg_op(op_addr, hdr);
+    }
+    if ((hdr & 0xff00) || op >= VDXG_PG_NUM_OPS) {
+        vdxg_set_err(err, VDXG_FAULT_OPCODE, op_addr);
+        return VDXG_RUN_FAULT;
+    }
+    if (!len || len > (e->buf_len - e->buf_off) / 4) {
+        goto bad_length;
+    }
+    if (!vdxg_gpu_rw(s, op_addr, buf, MIN(len, ARRAY_SIZE(dw)) * 4, false,
+                     err)) {
+        return VDXG_RUN_FAULT;
+    }
+    for (i = 0; i < MIN(len, ARRAY_SIZE(dw)); i++) {
+        dw[i] = ldl_le_p(buf + i * 4);
+    }
+
+    switch (op) {
+    case VDXG_PG_NOP:
+        if (len != VDXG_PG_NOP_LEN) {
+            goto bad_length;
+        }
+        break;
+
+    case VDXG_PG_FLUSH_TLB:
+        if (len != VDXG_PG_FLUSH_TLB_LEN) {
+            goto bad_length;
+        }
+        vdxg_tlb_flush(s, "FLUSH_TLB");
+        break;
+
+    case VDXG_PG_FENCE:
+        if (len != VDXG_PG_FENCE_LEN) {
+            goto bad_length;
+        }
+        addr = vdxg_dw64(dw, 1);
+        trace_vdxg_pg_fence(addr, vdxg_dw64(dw, 3));
+        if (addr & 7) {
+            goto bad_param;
+        }
+        stq_le_p(buf, vdxg_dw64(dw, 3));
+        if (!vdxg_gpu_rw(s, addr, buf, 8, true, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        break;
+
+    case VDXG_PG_TRANSFER: {
+        uint32_t flags = dw[VDXG_PG_XFER_DW_FLAGS];
+        uint32_t size = dw[VDXG_PG_XFER_DW_SIZE];
+        uint32_t ns = dw[VDXG_PG_XFER_DW_SRC_NPAGES];
+        uint32_t nd = dw[VDXG_PG_XFER_DW_DST_NPAGES];
+        uint64_t list = op_addr + VDXG_PG_XFER_DW_PAGES * 4;
+
+        if (len < VDXG_PG_XFER_DW_PAGES) {
+            goto bad_length;
+        }
+        if (start) {
+            trace_vdxg_pg_transfer(flags, size,
+                                   vdxg_dw64(dw, VDXG_PG_XFER_DW_SRC),
+                                   vdxg_dw64(dw, VDXG_PG_XFER_DW_DST),
+                                   ns, nd);
+        }
+        if ((flags & ~(VDXG_PG_XFER_SRC_PAGES | VDXG_PG_XFER_DST_PAGES)) ||
+            (ns && !(flags & VDXG_PG_XFER_SRC_PAGES)) ||
+            (nd && !(flags & VDXG_PG_XFER_DST_PAGES))) {
+            goto bad_param;
+        }
+        if (len != VDXG_PG_XFER_LEN((uint64_t)ns, (uint64_t)nd)) {
+            goto bad_length;
+        }
+        if (!vdxg_pg_xfer_side(s, &src, flags & VDXG_PG_XFER_SRC_PAGES,
+                               vdxg_dw64(dw, VDXG_PG_XFER_DW_SRC), list, ns,
+                               size, err) ||
+            !vdxg_pg_xfer_side(s, &dst, flags & VDXG_PG_XFER_DST_PAGES,
+                               vdxg_dw64(dw, VDXG_PG_XFER_DW_DST),
+                               list + (uint64_t)ns * 8, nd, size, err)) {
+            goto fault;
+        }
+        r = vdxg_copy(s, &src, &dst, size, &e->op_progress, budget, err);
+        bytes = size;
+        break;
+    }
+
+    case VDXG_PG_FILL:
+        if (len != VDXG_PG_FILL_LEN) {
+            goto bad_length;
+        }
+        addr = vdxg_dw64(dw, 3);
+        if (start) {
+            trace_vdxg_pg_fill(addr, dw[2], dw[1]);
+        }
+        /* op_progress is a multiple of 4 unless a bad stream set it. */
+        if ((addr | dw[2] | e->op_progress) & 3) {
+            goto bad_param;
+        }
+        if (!vdxg_gpu_range_ok(s, addr, dw[2])) {
+            vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
+            goto fault;
+        }
+        r = vdxg_fill(s, addr, dw[2], dw[1], &e->op_progress, budget, err);
+        bytes = dw[2];
+        break;
+
+    case VDXG_PG_DISCARD:
+        if (len != VDXG_PG_DISCARD_LEN) {
+            goto bad_length;
+        }
+        addr = vdxg_dw64(dw, 2);
+        if (!vdxg_gpu_range_ok(s, addr, dw[1])) {
+            vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
+            goto fault;
+        }
+        bytes = dw[1];
+        trace_vdxg_pg_discard(addr, dw[1], s->pg_ops[op] + 1,
+                              s->pg_bytes[op] + bytes);
+        break;
+
+    case VDXG_PG_MAP_APERTURE:
+    case VDXG_PG_UNMAP_APERTURE:
+        if (len < VDXG_PG_UNMAP_LEN ||
+            len != (op == VDXG_PG_MAP_APERTURE ?
+                    VDXG_PG_MAP_LEN((uint64_t)dw[2]) : VDXG_PG_UNMAP_LEN)) {
+            goto bad_length;
+        }
+        if (start) {
+            trace_vdxg_pg_gart(op == VDXG_PG_MAP_APERTURE, dw[1], dw[2]);
+        }
+        if ((uint64_t)dw[1] + dw[2] > s->gart_entries) {
+            vdxg_set_err(err, VDXG_FAULT_BOUNDS, 0);
+            goto fault;
+        }
+        r = vdxg_gart_write(s, dw[1], dw[2],
+                            op == VDXG_PG_MAP_APERTURE ? op_addr + 12 : 0,
+                            &e->op_progress, budget, err);
+        bytes = (uint64_t)dw[2] * VDXG_GPU_PAGE_SIZE;
+        break;
+
+    case VDXG_PG_WRITE_PHYSICAL:
+        if (len < VDXG_PG_WRITE_PHYS_LEN(0)) {
+            goto bad_length;
+        }
+        addr = vdxg_dw64(dw, 1);
+        bytes = (uint64_t)(len - VDXG_PG_WRITE_PHYS_LEN(0)) * 4;
+        if (start) {
+            trace_vdxg_pg_write_physical(addr, bytes);
+        }
+        if (!vdxg_bus_range_ok(addr, bytes)) {
+            vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
+            goto fault;
+        }
+        src = (VdxgSide) { .kind = VDXG_SIDE_GPU, .addr = op_addr + 12 };
+        dst = (VdxgSide) { .kind = VDXG_SIDE_BUS, .addr = addr };
+        r = vdxg_copy(s, &src, &dst, bytes, &e->op_progress, budget, err);
+        break;
+
+    case VDXG_PG_READ_PHYSICAL:
+        if (len != VDXG_PG_READ_PHYS_LEN) {
+            goto bad_length;
+        }
+        addr = vdxg_dw64(dw, 1);
+        bytes = dw[3];
+        if (start) {
+            trace_vdxg_pg_read_physical(addr, dw[3], vdxg_dw64(dw, 4));
+        }
+        if (!vdxg_bus_range_ok(addr, bytes)) {
+            vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
+            goto fault;
+        }
+        if (!vdxg_gpu_range_ok(s, vdxg_dw64(dw, 4), bytes)) {
+            vdxg_set_err(err, VDXG_FAULT_ADDRESS, vdxg_dw64(dw, 4));
+            goto fault;
+        }
+        src = (VdxgSide) { .kind = VDXG_SIDE_BUS, .addr = addr };
+        dst = (VdxgSide) { .kind = VDXG_SIDE_GPU, .addr = vdxg_dw64(dw, 4) };
+        r = vdxg_copy(s, &src, &dst, bytes, &e->op_progress, budget, err);
+        break;
+
+    default:
+        g_assert_not_reached();
+    }
+
+    if (r == VDXG_RUN_FAULT) {
+        goto fault;
+    }
+    if (r == VDXG_RUN_DONE) {
+        s->pg_ops[op]++;
+        s->pg_bytes[op] += bytes;
+        trace_vdxg_pg_op_done(op, bytes, s->pg_ops[op], s->pg_bytes[op]);
+        e->buf_off += len * 4;
+        e->op_progress = 0;
+    }
+    return r;
+
+bad_length:
+    vdxg_set_err(err, VDXG_FAULT_LENGTH, 0);
+    goto fault;
+bad_param:
+    vdxg_set_err(err, VDXG_FAULT_PARAM, 0);
+fault:
+    if (err->reason != VDXG_FAULT_ADDRESS) {
+        err->addr = op_addr;
+    }
+    return VDXG_RUN_FAULT;
+}
+
+/* Check the ring programming before the engine uses it. */
+static bool vdxg_ring_check(VdxgState *s, VdxgEngine *e, VdxgErr *err)
+{
+    if ((e->ring_base & VDXG_PAGE_MASK) || !is_power_of_2(e->ring_size) ||
+        e->ring_size < VDXG_RING_SIZE_MIN ||
+        e->ring_size > VDXG_RING_SIZE_MAX ||
+        !vdxg_gpu_range_ok(s, e->ring_base, e->ring_size) ||
+        e->tail % VDXG_RING_ENTRY_SIZE || e->tail >= e->ring_size ||
+        e->head >= e->ring_size ||
+        (e->fence_addr & 7) ||
+        (e->fence_addr && !vdxg_gpu_range_ok(s, e->fence_addr, 8))) {
+        return vdxg_set_err(err, VDXG_FAULT_RING, e->ring_base);
+    }
+    return true;
+}
+
+/* Halt @e on a fault. The entry in progress is abandoned. */
+static void vdxg_engine_fault(VdxgState *s, VdxgEngine *e, const VdxgErr *err,
+                              uint32_t opcode, uint32_t context)
+{
+    e->halted = true;
+    e->busy = false;
+    e->buf_off = 0;
+    e->op_progress = 0;
+    vdxg_fault(s, VDXG_ENGINE_PAGING, err->reason, opcode, err->addr,
+               context);
+}
+
+/*
+ * Fetch the ring entry at HEAD. A NOP becomes an empty buffer to run, so
+ * that every entry completes the same way.
+ */
+static bool vdxg_engine_fetch(VdxgState *s, VdxgEngine *e, int64_t *budget,
+                              uint32_t *opcode, uint32_t *context,
+                              VdxgErr *err)
+{
+    uint8_t buf[VDXG_RING_ENTRY_SIZE];
+    uint32_t dw[VDXG_RING_ENTRY_SIZE / 4];
+    uint64_t entry_addr, addr;
+    unsigned int i;
+
+    *opcode = VDXG_FAULT_OPCODE_RING;
+    *context = 0;
+    *budget -= VDXG_COST_ENTRY;
+    if (!vdxg_ring_check(s, e, err)) {
+        return false;
+    }
+    entry_addr = e->ring_base + e->head;
+    if (!vdxg_gpu_rw(s, entry_addr, buf, sizeof(buf), false, err)) {
+        return false;
+    }
+    for (i = 0; i < ARRAY_SIZE(dw); i++) {
+        dw[i] = ldl_le_p(buf + i * 4);
+    }
+    addr = vdxg_dw64(dw, VDXG_RING_DW_ADDR_LO);
+    *opcode = VDXG_FAULT_OPCODE_RING | (dw[VDXG_RING_DW_CMD] & 0xffff);
+    *context = dw[VDXG_RING_DW_CONTEXT];
+    trace_vdxg_engine_entry(e->head, dw[VDXG_RING_DW_CMD],
+                            dw[VDXG_RING_DW_LENGTH], addr,
+                            vdxg_dw64(dw, VDXG_RING_DW_SEQNO_LO),
+                            dw[VDXG_RING_DW_CONTEXT]);
+
+    if (dw[VDXG_RING_DW_RSVD]) {
+        return vdxg_set_err(err, VDXG_FAULT_RING, entry_addr);
+    }
+    switch (dw[VDXG_RING_DW_CMD]) {
+    case VDXG_RING_CMD_NOP:
+        e->buf_len = 0;
+        e->buf_addr = 0;
+        break;
+    case VDXG_RING_CMD_EXEC:
+        e->buf_len = dw[VDXG_RING_DW_LENGTH];
+        e->buf_addr = addr;
+        if (!e->buf_len || e->buf_len % 4 ||
+            e->buf_len > VDXG_RING_LENGTH_MAX) {
+            return vdxg_set_err(err, VDXG_FAULT_LENGTH, entry_addr);
+        }
+        if (!vdxg_gpu_range_ok(s, addr, e->buf_len)) {
+            return vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
+        }
+        break;
+    default:
+        return vdxg_set_err(err, VDXG_FAULT_OPCODE, entry_addr);
+    }
+    e->busy = true;
+    e->cmd = dw[VDXG_RING_DW_CMD];
+    e->seqno = vdxg_dw64(dw, VDXG_RING_DW_SEQNO_LO);
+    e->context = dw[VDXG_RING_DW_CONTEXT];
+    e->buf_off = 0;
+    e->op_progress = 0;
+    return true;
+}
+
+/* The entry in progress is done: write its fence back, then signal. */
+static bool vdxg_engine_complete(VdxgState *s, VdxgEngine *e, VdxgErr *err)
+{
+    uint8_t buf[8];
+
+    if (e->fence_addr) {
+        stq_le_p(buf, e->seqno);
+        if (!vdxg_gpu_rw(s, e->fence_addr, buf, sizeof(buf), true, err)) {
+            return false;
+        }
+    }
+    e->fence_value = e->seqno;
+    e->head = (e->head + VDXG_RING_ENTRY_SIZE) & (e->ring_size - 1);
+    e->busy = false;
+    trace_vdxg_engine_done(e->seqno, e->head);
+    vdxg_irq_raise(s, VDXG_INT_PAGING_FENCE);
+    return true;
+}
+
+static bool vdxg_engine_runnable(VdxgEngine *e)
+{
+    return (e->ctrl & VDXG_ENG_CTRL_ENABLE) && !e->halted &&
+           runstate_is_running();
+}
+
+/*
+ * The engine's bottom half: run entries from HEAD to TAIL. One run does at
+ * most VDXG_BH_BUDGET of work, then schedules the next run and returns to
+ * the main loop, so that a large move does not hold the BQL (and stall
+ * the vCPUs) for long. An operation stopped half-way continues where it
+ * stopped (op_progress).
+ */
+static void vdxg_engine_bh(void *opaque)
+{
+    VdxgState *s = opaque;
+    VdxgEngine *e = &s->paging;
+    int64_t budget = VDXG_BH_BUDGET;
+    uint32_t opcode, context;
+    VdxgErr err = { 0 };
+    VdxgRun r;
+
+    s->bh_runs++;
+    while (vdxg_engine_runnable(e)) {
+        if (budget <= 0) {
+            trace_vdxg_engine_yield(e->head, e->buf_off, e->op_progress);
+            qemu_bh_schedule(s->bh);
+            return;
+        }
+        if (!e->busy) {
+            if (e->head == e->tail) {
+                break;
+            }
+            if (!vdxg_engine_fetch(s, e, &budget, &opcode, &context, &err)) {
+                vdxg_engine_fault(s, e, &err, opcode, context);
+                break;
+            }
+        }
+        r = VDXG_RUN_DONE;
+        while (r == VDXG_RUN_DONE && e->buf_off < e->buf_len) {
+            r = budget > 0 ? vdxg_pg_op(s, e, &budget, &opcode, &err) :
+                             VDXG_RUN_YIELD;
+        }
+        if (r == VDXG_RUN_FAULT) {
+            vdxg_engine_fault(s, e, &err, opcode, e->context);
+            break;
+        }
+        if (r == VDXG_RUN_DONE && !vdxg_engine_complete(s, e, &err)) {
+            vdxg_engine_fault(s, e, &err,
+                              VDXG_FAULT_OPCODE_RING | (e->cmd & 0xffff),
+                              e->context);
+            break;
+        }
+    }
+}
+
+/* ENABLE or DOORBELL: check the ring, then let the bottom half run it. */
+static void vdxg_engine_kick(VdxgState *s, VdxgEngine *e)
+{
+    VdxgErr err;
+
+    if (!(e->ctrl & VDXG_ENG_CTRL_ENABLE) || e->halted) {
+        trace_vdxg_engine_kick_ignored(e->ctrl, e->halted);
+        return;
+    }
+    if (!vdxg_ring_check(s, e, &err)) {
+        vdxg_engine_fault(s, e, &err, VDXG_FAULT_OPCODE_RING, 0);
+        return;
+    }
+    trace_vdxg_engine_kick(e->head, e->tail);
+    qemu_bh_schedule(s->bh);
+}
+
+static void vdxg_engine_reset(VdxgState *s, VdxgEngine *e)
+{
+    trace_vdxg_engine_reset(e->head, e->tail, e->halted);
+    memset(e, 0, sizeof(*e));
+    if (s->bh) {
+        qemu_bh_cancel(s->bh);
+    }
+}
+
+static void vdxg_vm_state_change(void *opaque, bool running, RunState state)
+{
+    VdxgState *s = opaque;
+
+    /* The engine does not run while the VM is stopped; catch up now. */
+    if (running) {
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+static uint32_t vdxg_engine_status(VdxgEngine *e)
+{
+    uint32_t status = 0;
+
+    if (!e->busy && e->head == e->tail) {
+        status |= VDXG_ENG_STATUS_IDLE;
+    }
+    if (e->halted) {
+        status |= VDXG_ENG_STATUS_HALTED;
+    }
+    return status;
+}
+
 /* Reset */
 
 /* Put the register state to its power-on values, except RESET_COUNT. */
@@ -203,6 +1236,12 @@ static void vdxg_reset_registers(VdxgState *s)
     s->scratch = 0;
     s->int_status = 0;
     s->int_mask = 0;
+    vdxg_engine_reset(s, &s->paging);
+    s->gart_table = 0;
+    s->gart_ctrl = 0;
+    s->dummy_page = 0;
+    vdxg_tlb_flush(s, "reset");
+    vdxg_fault_clear(s);
 }
 
 /*
@@ -266,6 +1305,118 @@ static void vdxg_unassigned(bool is_write, hwaddr addr, uint32_t val)
     }
 }
 
+/* The PAGING engine's registers; false for an offset that is none. */
+static bool vdxg_engine_read(VdxgState *s, hwaddr addr, uint32_t *val)
+{
+    VdxgEngine *e = &s->paging;
+
+    if (addr < VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) ||
+        addr >= VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING + 1)) {
+        return false;
+    }
+    switch (addr - VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING)) {
+    case VDXG_ENG_RING_BASE_LO:
+        *val = extract64(e->ring_base, 0, 32);
+        break;
+    case VDXG_ENG_RING_BASE_HI:
+        *val = extract64(e->ring_base, 32, 32);
+        break;
+    case VDXG_ENG_RING_SIZE:
+        *val = e->ring_size;
+        break;
+    case VDXG_ENG_RING_HEAD:
+        *val = e->head;
+        break;
+    case VDXG_ENG_RING_TAIL:
+        *val = e->tail;
+        break;
+    case VDXG_ENG_CTRL:
+        *val = e->ctrl;
+        break;
+    case VDXG_ENG_STATUS:
+        *val = vdxg_engine_status(e);
+        break;
+    case VDXG_ENG_FENCE_ADDR_LO:
+        *val = extract64(e->fence_addr, 0, 32);
+        break;
+    case VDXG_ENG_FENCE_ADDR_HI:
+        *val = extract64(e->fence_addr, 32, 32);
+        break;
+    case VDXG_ENG_FENCE_VALUE_LO:
+        *val = extract64(e->fence_value, 0, 32);
+        break;
+    case VDXG_ENG_FENCE_VALUE_HI:
+        *val = extract64(e->fence_value, 32, 32);
+        break;
+    case VDXG_ENG_DOORBELL:
+    case VDXG_ENG_RESET:
+        /* Write-only registers read as zero. */
+        *val = 0;
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+static bool vdxg_engine_write(VdxgState *s, hwaddr addr, uint32_t val)
+{
+    VdxgEngine *e = &s->paging;
+
+    if (addr < VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) ||
+        addr >= VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING + 1)) {
+        return false;
+    }
+    switch (addr - VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING)) {
+    case VDXG_ENG_RING_BASE_LO:
+        e->ring_base = deposit64(e->ring_base, 0, 32, val);
+        break;
+    case VDXG_ENG_RING_BASE_HI:
+        e->ring_base = deposit64(e->ring_base, 32, 32, val);
+        break;
+    case VDXG_ENG_RING_SIZE:
+        e->ring_size = val;
+        break;
+    case VDXG_ENG_RING_TAIL:
+        e->tail = val;
+        break;
+    case VDXG_ENG_DOORBELL:
+        vdxg_engine_kick(s, e);
+        break;
+    case VDXG_ENG_CTRL:
+        if (val & ~VDXG_ENG_CTRL_ENABLE) {
+            vdxg_guest_error("undefined CTRL bits dropped", addr, val);
+        }
+        e->ctrl = val & VDXG_ENG_CTRL_ENABLE;
+        if (e->ctrl & VDXG_ENG_CTRL_ENABLE) {
+            vdxg_engine_kick(s, e);
+        }
+        break;
+    case VDXG_ENG_FENCE_ADDR_LO:
+        e->fence_addr = deposit64(e->fence_addr, 0, 32, val);
+        break;
+    case VDXG_ENG_FENCE_ADDR_HI:
+        e->fence_addr = deposit64(e->fence_addr, 32, 32, val);
+        break;
+    case VDXG_ENG_RESET:
+        if (val & 1) {
+            vdxg_engine_reset(s, e);
+        } else {
+            vdxg_guest_error("engine RESET without bit 0 ignored", addr, val);
+        }
+        break;
+    case VDXG_ENG_RING_HEAD:
+    case VDXG_ENG_STATUS:
+    case VDXG_ENG_FENCE_VALUE_LO:
+    case VDXG_ENG_FENCE_VALUE_HI:
+        vdxg_guest_error("write to read-only register", addr, val);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
 static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     VdxgState *s = opaque;
@@ -300,8 +1451,10 @@ static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = extract64(s->aperture_size, 32, 32);
         break;
     case VDXG_REG_ENGINES:
+        val = BIT(VDXG_ENGINE_PAGING);
+        break;
     case VDXG_REG_NUM_CRTCS:
-        /* No engine and no display pipe is implemented yet. */
+        /* No display pipe is implemented yet. */
         break;
     case VDXG_REG_STATUS:
         val = VDXG_STATUS_READY;
@@ -318,13 +1471,59 @@ static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case VDXG_REG_INT_MASK:
         val = s->int_mask;
         break;
+    case VDXG_REG_GART_TABLE_LO:
+        val = extract64(s->gart_table, 0, 32);
+        break;
+    case VDXG_REG_GART_TABLE_HI:
+        val = extract64(s->gart_table, 32, 32);
+        break;
+    case VDXG_REG_GART_ENTRIES:
+        val = s->gart_entries;
+        break;
+    case VDXG_REG_GART_CTRL:
+        val = s->gart_ctrl;
+        break;
+    case VDXG_REG_DUMMY_PAGE_LO:
+        val = extract64(s->dummy_page, 0, 32);
+        break;
+    case VDXG_REG_DUMMY_PAGE_HI:
+        val = extract64(s->dummy_page, 32, 32);
+        break;
+    case VDXG_REG_FAULT_STATUS:
+        val = s->fault_status;
+        break;
+    case VDXG_REG_FAULT_ENGINE:
+        val = s->fault_engine;
+        break;
+    case VDXG_REG_FAULT_REASON:
+        val = s->fault_reason;
+        break;
+    case VDXG_REG_FAULT_OPCODE:
+        val = s->fault_opcode;
+        break;
+    case VDXG_REG_FAULT_ADDR_LO:
+        val = extract64(s->fault_addr, 0, 32);
+        break;
+    case VDXG_REG_FAULT_ADDR_HI:
+        val = extract64(s->fault_addr, 32, 32);
+        break;
+    case VDXG_REG_FAULT_CONTEXT:
+        val = s->fault_context;
+        break;
+    case VDXG_REG_FAULT_COUNT:
+        val = s->fault_count;
+        break;
     case VDXG_REG_RESET:
     case VDXG_REG_INT_ACK:
     case VDXG_REG_INT_TRIGGER:
+    case VDXG_REG_TLB_FLUSH:
+    case VDXG_REG_FAULT_CLEAR:
         /* Write-only registers read as zero. */
         break;
     default:
-        vdxg_unassigned(false, addr, 0);
+        if (!vdxg_engine_read(s, addr, &val)) {
+            vdxg_unassigned(false, addr, 0);
+        }
         break;
     }
 
@@ -356,6 +1555,15 @@ static void vdxg_mmio_write(void *opaque, hwaddr addr, uint64_t data,
     case VDXG_REG_STATUS:
     case VDXG_REG_RESET_COUNT:
     case VDXG_REG_INT_STATUS:
+    case VDXG_REG_GART_ENTRIES:
+    case VDXG_REG_FAULT_STATUS:
+    case VDXG_REG_FAULT_ENGINE:
+    case VDXG_REG_FAULT_REASON:
+    case VDXG_REG_FAULT_OPCODE:
+    case VDXG_REG_FAULT_ADDR_LO:
+    case VDXG_REG_FAULT_ADDR_HI:
+    case VDXG_REG_FAULT_CONTEXT:
+    case VDXG_REG_FAULT_COUNT:
         vdxg_guest_error("write to read-only register", addr, val);
         break;
     case VDXG_REG_RESET:
@@ -389,8 +1597,48 @@ static void vdxg_mmio_write(void *opaque, hwaddr addr, uint64_t data,
             vdxg_irq_raise(s, VDXG_INT_SELFTEST);
         }
         break;
+    case VDXG_REG_GART_TABLE_LO:
+    case VDXG_REG_GART_TABLE_HI: {
+        uint64_t table = deposit64(s->gart_table,
+                                   addr == VDXG_REG_GART_TABLE_HI ? 32 : 0,
+                                   32, val);
+
+        if (!vdxg_gart_table_ok(s, table)) {
+            vdxg_guest_error("GART table not page aligned inside VRAM ignored",
+                             addr, val);
+            break;
+        }
+        s->gart_table = table;
+        vdxg_tlb_flush(s, "GART_TABLE");
+        break;
+    }
+    case VDXG_REG_GART_CTRL:
+        if (val & ~VDXG_GART_CTRL_ENABLE) {
+            vdxg_guest_error("undefined GART_CTRL bits dropped", addr, val);
+        }
+        s->gart_ctrl = val & VDXG_GART_CTRL_ENABLE;
+        vdxg_tlb_flush(s, "GART_CTRL");
+        break;
+    case VDXG_REG_DUMMY_PAGE_LO:
+        if (val & VDXG_PAGE_MASK) {
+            vdxg_guest_error("unaligned dummy page ignored", addr, val);
+            break;
+        }
+        s->dummy_page = deposit64(s->dummy_page, 0, 32, val);
+        break;
+    case VDXG_REG_DUMMY_PAGE_HI:
+        s->dummy_page = deposit64(s->dummy_page, 32, 32, val);
+        break;
+    case VDXG_REG_TLB_FLUSH:
+        vdxg_tlb_flush(s, "TLB_FLUSH");
+        break;
+    case VDXG_REG_FAULT_CLEAR:
+        vdxg_fault_clear(s);
+        break;
     default:
-        vdxg_unassigned(true, addr, val);
+        if (!vdxg_engine_write(s, addr, val)) {
+            vdxg_unassigned(true, addr, val);
+        }
         break;
     }
 }
@@ -451,7 +1699,8 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
         return;
     }
 
-    s->caps = VDXG_CAP_SELFTEST;
+    s->caps = VDXG_CAP_SELFTEST | VDXG_CAP_PAGING | VDXG_CAP_GART;
+    s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
     pci_config_set_interrupt_pin(pdev->config, 1);
 
     if (pci_bus_is_express(pci_get_bus(pdev))) {
@@ -515,12 +1764,22 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH,
                      &s->vram);
+    s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
+
+    s->bh = qemu_bh_new_guarded(vdxg_engine_bh, s,
+                                &DEVICE(s)->mem_reentrancy_guard);
+    s->vmse = qemu_add_vm_change_state_handler(vdxg_vm_state_change, s);
 
     trace_vdxg_realize(s->vram_size, s->aperture_size, s->caps);
 }
 
 static void vdxg_exit(PCIDevice *pdev)
 {
+    VdxgState *s = VDXG(pdev);
+
+    qemu_del_vm_change_state_handler(s->vmse);
+    qemu_bh_delete(s->bh);
+    s->bh = NULL;
     msix_uninit_exclusive_bar(pdev);
     msi_uninit(pdev);
 }
@@ -529,23 +1788,81 @@ static void vdxg_instance_init(Object *obj)
 {
     PCIDevice *pdev = PCI_DEVICE(obj);
 
+    VdxgState *s = VDXG(obj);
+    unsigned int op;
+
     /* Hybrid device: realize drops this when not on a PCI Express bus. */
     pdev->cap_present |= QEMU_PCI_CAP_EXPRESS;
+
+    /* Paging statistics, e.g. qom-get of pg-discard-ops */
+    for (op = 0; op < VDXG_PG_NUM_OPS; op++) {
+        g_autofree char *ops = g_strdup_printf("pg-%s-ops",
+                                               vdxg_pg_op_names[op]);
+        g_autofree char *bytes = g_strdup_printf("pg-%s-bytes",
+                                                 vdxg_pg_op_names[op]);
+
+        object_property_add_uint64_ptr(obj, ops, &s->pg_ops[op],
+                                       OBJ_PROP_FLAG_READ);
+        object_property_add_uint64_ptr(obj, bytes, &s->pg_bytes[op],
+                                       OBJ_PROP_FLAG_READ);
+    }
+    object_property_add_uint64_ptr(obj, "pg-tlb-hits", &s->tlb_hits,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "pg-tlb-misses", &s->tlb_misses,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "pg-bh-runs", &s->bh_runs,
+                                   OBJ_PROP_FLAG_READ);
 }
 
 static int vdxg_post_load(void *opaque, int version_id)
 {
     VdxgState *s = opaque;
+    VdxgEngine *e = &s->paging;
 
     if ((s->int_status | s->int_mask) & ~VDXG_INT_VALID_MASK) {
+        return -EINVAL;
+    }
+    /* The model relies on these; the rest is checked when it is used. */
+    if (!vdxg_gart_table_ok(s, s->gart_table) ||
+        (s->dummy_page & VDXG_PAGE_MASK) ||
+        (s->gart_ctrl & ~VDXG_GART_CTRL_ENABLE) ||
+        (e->ctrl & ~VDXG_ENG_CTRL_ENABLE) ||
+        (s->fault_status & ~VDXG_FAULT_STATUS_VALID) ||
+        e->buf_len > VDXG_RING_LENGTH_MAX || e->buf_len % 4 ||
+        e->buf_off > e->buf_len || e->buf_off % 4) {
         return -EINVAL;
     }
     return 0;
 }
 
+static const VMStateDescription vmstate_vdxg_engine = {
+    .name = "vdxg/engine",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(ring_base, VdxgEngine),
+        VMSTATE_UINT32(ring_size, VdxgEngine),
+        VMSTATE_UINT32(head, VdxgEngine),
+        VMSTATE_UINT32(tail, VdxgEngine),
+        VMSTATE_UINT32(ctrl, VdxgEngine),
+        VMSTATE_BOOL(halted, VdxgEngine),
+        VMSTATE_UINT64(fence_addr, VdxgEngine),
+        VMSTATE_UINT64(fence_value, VdxgEngine),
+        VMSTATE_BOOL(busy, VdxgEngine),
+        VMSTATE_UINT32(cmd, VdxgEngine),
+        VMSTATE_UINT32(context, VdxgEngine),
+        VMSTATE_UINT64(seqno, VdxgEngine),
+        VMSTATE_UINT64(buf_addr, VdxgEngine),
+        VMSTATE_UINT32(buf_len, VdxgEngine),
+        VMSTATE_UINT32(buf_off, VdxgEngine),
+        VMSTATE_UINT64(op_progress, VdxgEngine),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 static const VMStateDescription vmstate_vdxg = {
     .name = TYPE_VDXG,
-    .version_id = 1,
+    .version_id = 2,
     .minimum_version_id = 1,
     .post_load = vdxg_post_load,
     .fields = (const VMStateField[]) {
@@ -555,6 +1872,22 @@ static const VMStateDescription vmstate_vdxg = {
         VMSTATE_UINT32(reset_count, VdxgState),
         VMSTATE_UINT32(int_status, VdxgState),
         VMSTATE_UINT32(int_mask, VdxgState),
+        /* Version 2: PAGING engine, GART and faults */
+        VMSTATE_STRUCT(paging, VdxgState, 2, vmstate_vdxg_engine,
+                       VdxgEngine),
+        VMSTATE_UINT64_V(gart_table, VdxgState, 2),
+        VMSTATE_UINT32_V(gart_ctrl, VdxgState, 2),
+        VMSTATE_UINT64_V(dummy_page, VdxgState, 2),
+        VMSTATE_UINT64_V(tlb_valid, VdxgState, 2),
+        VMSTATE_UINT32_ARRAY_V(tlb_page, VdxgState, VDXG_TLB_ENTRIES, 2),
+        VMSTATE_UINT64_ARRAY_V(tlb_pte, VdxgState, VDXG_TLB_ENTRIES, 2),
+        VMSTATE_UINT32_V(fault_status, VdxgState, 2),
+        VMSTATE_UINT32_V(fault_engine, VdxgState, 2),
+        VMSTATE_UINT32_V(fault_reason, VdxgState, 2),
+        VMSTATE_UINT32_V(fault_opcode, VdxgState, 2),
+        VMSTATE_UINT64_V(fault_addr, VdxgState, 2),
+        VMSTATE_UINT32_V(fault_context, VdxgState, 2),
+        VMSTATE_UINT32_V(fault_count, VdxgState, 2),
         VMSTATE_END_OF_LIST()
     },
 };
