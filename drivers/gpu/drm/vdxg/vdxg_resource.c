@@ -147,12 +147,12 @@ int vdxg_res_choose(struct vdxg_res_list *list, unsigned int first,
 	    list->desc[first].option == VDXG_IO_RESOURCE_ALTERNATIVE)
 		return -EINVAL;
 
+	/* Choosing again starts from a clean group. */
+	vdxg_res_release(list, first);
 	end = vdxg_res_group_end(list, first);
 	for (i = first; i < end; i++) {
 		struct vdxg_res_desc *d = &list->desc[i];
 
-		d->start = 0;
-		d->len = 0;
 		ret = try(ctx, d);
 		if (!ret) {
 			d->state = VDXG_RES_ASSIGNED;
@@ -264,16 +264,17 @@ static void vdxg_res_print_flags(const struct vdxg_res_desc *d, char *buf,
 			 d->flags & VDXG_RES_IRQ_MESSAGE ? "|MESSAGE" : "");
 		return;
 	}
-	snprintf(buf, size, "%s%s%s",
+	snprintf(buf, size, "%s%s%s%s",
 		 d->flags & VDXG_RES_MEM_READ_ONLY ? "READ_ONLY" : "READ_WRITE",
 		 d->flags & VDXG_RES_MEM_PREFETCHABLE ? "|PREFETCHABLE" : "",
+		 d->flags & VDXG_RES_MEM_COMBINEDWRITE ? "|COMBINEDWRITE" : "",
 		 d->flags & VDXG_RES_MEM_LARGE_64 ? "|LARGE_64" : "");
 }
 
 static void vdxg_res_print_one(const struct vdxg_res_desc *d, unsigned int i,
 			       struct drm_printer *p)
 {
-	char flags[48];
+	char flags[64];
 
 	vdxg_res_print_flags(d, flags, sizeof(flags));
 	drm_printf(p, "[%u] %s\n", i, d->name);

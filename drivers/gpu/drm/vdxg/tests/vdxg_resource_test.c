@@ -440,6 +440,16 @@ static void vdxg_res_choose_again(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, list->desc[2].state, VDXG_RES_ASSIGNED);
 	KUNIT_EXPECT_EQ(test, list->desc[2].start, 34);
 	vdxg_res_expect_untried(test, list, 3);
+
+	/* The preferred option works again: it alone is assigned. */
+	ctx->ncalls = 0;
+	ctx->ret[1] = 0;
+	KUNIT_EXPECT_EQ(test, vdxg_res_choose(list, 1, vdxg_res_fake_try, ctx),
+			1);
+	KUNIT_EXPECT_EQ(test, ctx->ncalls, 1);
+	KUNIT_EXPECT_EQ(test, list->desc[1].state, VDXG_RES_ASSIGNED);
+	vdxg_res_expect_untried(test, list, 2);
+	vdxg_res_expect_untried(test, list, 3);
 }
 
 static void vdxg_res_choose_all_fail(struct kunit *test)
