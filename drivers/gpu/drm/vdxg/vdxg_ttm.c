@@ -89,10 +89,18 @@ static void vdxg_evict_flags(struct ttm_buffer_object *tbo,
 	placement->placement = &vdxg_sys_place;
 }
 
+/* A new object has no resource yet; one in system memory may have no pages. */
 static bool vdxg_has_content(struct ttm_buffer_object *tbo)
 {
+	if (!tbo->resource)
+		return false;
 	return tbo->resource->mem_type != TTM_PL_SYSTEM ||
 	       (tbo->ttm && ttm_tt_is_populated(tbo->ttm));
+}
+
+static bool vdxg_in(const struct ttm_resource *res, u32 mem_type)
+{
+	return res && res->mem_type == mem_type;
 }
 
 static void vdxg_pg_loc(struct vdxg_device *vdxg, struct ttm_buffer_object *tbo,
@@ -115,7 +123,7 @@ static int vdxg_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 	struct ttm_resource *old = tbo->resource;
 	u64 size = tbo->base.size, progress = 0;
 	u32 pages = size >> PAGE_SHIFT;
-	bool vram_involved = old->mem_type == TTM_PL_VRAM ||
+	bool vram_involved = vdxg_in(old, TTM_PL_VRAM) ||
 			     new->mem_type == TTM_PL_VRAM;
 	struct vdxg_pg_loc src, dst;
 	int ret = 0;
@@ -134,7 +142,7 @@ static int vdxg_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 	if (ret)
 		return ret;
 
-	if (old->mem_type == TTM_PL_TT)
+	if (vdxg_in(old, TTM_PL_TT))
 		ret = vdxg_pg_emit(b, vdxg_pg_unmap_aperture(&b->pb, old->start,
 							     pages, &b->stats));
 	if (!ret && new->mem_type == TTM_PL_TT) {
@@ -144,7 +152,7 @@ static int vdxg_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 							   pages, &progress,
 							   &b->stats));
 	}
-	if (!ret && (old->mem_type == TTM_PL_TT || new->mem_type == TTM_PL_TT))
+	if (!ret && (vdxg_in(old, TTM_PL_TT) || new->mem_type == TTM_PL_TT))
 		ret = vdxg_pg_emit(b, vdxg_pg_flush_tlb(&b->pb, &b->stats));
 	return ret;
 }
@@ -165,7 +173,7 @@ static int vdxg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 		ttm_bo_move_null(tbo, new);
 		return 0;
 	}
-	if (tbo->resource->mem_type == TTM_PL_SYSTEM &&
+	if (vdxg_in(tbo->resource, TTM_PL_SYSTEM) &&
 	    new->mem_type == TTM_PL_SYSTEM) {
 		ttm_bo_move_null(tbo, new);
 		return 0;
@@ -198,7 +206,12 @@ static int vdxg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 		goto out;
 	}
 
-	if (fence) {
+	if (fence && !tbo->resource) {
+		/* First placement: nothing to free, just fence the clear. */
+		dma_resv_add_fence(tbo->base.resv, fence, DMA_RESV_USAGE_KERNEL);
+		ttm_bo_move_null(tbo, new);
+		dma_fence_put(fence);
+	} else if (fence) {
 		ret = ttm_bo_move_accel_cleanup(tbo, fence, evict, true, new);
 		dma_fence_put(fence);
 	} else {

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vdxg_gem: GEM objects on the memory segments, moved by paging buffers.
+ *
+ * Every subtest skips on a device without a PAGING engine.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <drm.h>
+
+#include "vdxg_drm.h"
+
+/* vdxg_hw.h takes BIT() from the kernel or QEMU; userspace supplies it. */
+#define BIT(n)		(1u << (n))
+#define BIT_ULL(n)	(1ull << (n))
+#include "vdxg_hw.h"
+#include "vtest.h"
+
+static uint64_t get_param(int fd, uint32_t param)
+{
+	struct drm_vdxg_get_param gp = { .param = param };
+
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GET_PARAM, &gp));
+	return gp.value;
+}
+
+static int open_mm(void)
+{
+	int fd = vtest_open_vdxg(VTEST_NODE_RENDER);
+
+	vtest_require_f(get_param(fd, DRM_VDXG_PARAM_CAPS) & VDXG_CAP_PAGING,
+			"device has no PAGING engine");
+	return fd;
+}
+
+static int __create(int fd, uint64_t size, uint32_t flags,
+		    const uint32_t *segs, uint32_t n, uint32_t *handle)
+{
+	struct drm_vdxg_gem_create c = {
+		.size = size, .flags = flags, .num_segments = n,
+	};
+	int ret;
+
+	memcpy(c.segments, segs, n * sizeof(*segs));
+	ret = vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c);
+	if (!ret && handle)
+		*handle = c.handle;
+	return ret;
+}
+
+static uint32_t create(int fd, uint64_t size, uint32_t seg0, uint32_t seg1)
+{
+	uint32_t segs[2] = { seg0, seg1 }, handle;
+
+	vtest_assert_ok(__create(fd, size, 0, segs, seg1 ? 2 : 1, &handle));
+	return handle;
+}
+
+static void gem_close(int fd, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c));
+}
+
+static struct drm_vdxg_gem_info info(int fd, uint32_t handle)
+{
+	struct drm_vdxg_gem_info i = { .handle = handle };
+
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_INFO, &i));
+	return i;
+}
+
+static uint32_t *map(int fd, uint32_t handle, uint64_t size)
+{
+	struct drm_vdxg_gem_mmap_offset mo = { .handle = handle };
+	void *p;
+
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_MMAP_OFFSET, &mo));
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, mo.offset);
+	vtest_assert_f(p != MAP_FAILED, "mmap: %s", strerror(errno));
+	return p;
+}
+
+static void test_create_invalid(void)
+{
+	static const uint32_t vram[] = { DRM_VDXG_SEGMENT_VRAM };
+	struct drm_vdxg_gem_create c;
+	int fd = open_mm();
+
+	vtest_assert_errno(__create(fd, 0, 0, vram, 1, NULL), EINVAL);
+	vtest_assert_errno(__create(fd, 1ull << 62, 0, vram, 1, NULL), E2BIG);
+	vtest_assert_errno(__create(fd, 4096, 0x80, vram, 1, NULL), EINVAL);
+	vtest_assert_errno(__create(fd, 4096, 0, vram, 0, NULL), EINVAL);
+
+	memset(&c, 0, sizeof(c));
+	c.size = 4096;
+	c.num_segments = 1;
+	c.segments[0] = 4;			/* no such segment */
+	vtest_assert_errno(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c), EINVAL);
+	c.segments[0] = 0;
+	vtest_assert_errno(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c), EINVAL);
+	c.num_segments = 2;			/* the same segment twice */
+	c.segments[0] = c.segments[1] = DRM_VDXG_SEGMENT_SYSTEM;
+	vtest_assert_errno(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c), EINVAL);
+	c.num_segments = 1;			/* a stray unused entry */
+	vtest_assert_errno(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c), EINVAL);
+	c.segments[1] = 0;
+	c.num_segments = 5;
+	vtest_assert_errno(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c), EINVAL);
+	c.num_segments = 1;
+	c.pad = 1;
+	vtest_assert_errno(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c), EINVAL);
+	c.pad = 0;
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c));
+	vtest_assert_eq_u64(c.size, 4096);
+	close(fd);
+}
+
+static void test_bad_handle(void)
+{
+	struct drm_vdxg_gem_mmap_offset mo = { .handle = 0xdead };
+	struct drm_vdxg_gem_info i = { .handle = 0xdead };
+	struct drm_vdxg_gem_wait w = { .handle = 0xdead };
+	int fd = open_mm(), other = open_mm();
+	uint32_t h = create(other, 4096, DRM_VDXG_SEGMENT_SYSTEM, 0);
+
+	vtest_assert_errno(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_INFO, &i), ENOENT);
+	vtest_assert_errno(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_WAIT, &w), ENOENT);
+	vtest_assert_errno(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_MMAP_OFFSET, &mo),
+			   ENOENT);
+	/* Another client's handle is not a handle here. */
+	w.handle = h;
+	vtest_assert_errno(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_WAIT, &w), ENOENT);
+	w.handle = h;
+	w.flags = 1;
+	vtest_assert_errno(vtest_ioctl(other, DRM_IOCTL_VDXG_GEM_WAIT, &w),
+			   EINVAL);
+	w.flags = 0;
+	w.timeout_ns = -1;
+	vtest_assert_errno(vtest_ioctl(other, DRM_IOCTL_VDXG_GEM_WAIT, &w),
+			   EINVAL);
+	w.timeout_ns = 1000000;
+	vtest_assert_ok(vtest_ioctl(other, DRM_IOCTL_VDXG_GEM_WAIT, &w));
+	close(fd);
+	close(other);
+}
+
+static void test_mmap_past_end(void)
+{
+	struct drm_vdxg_gem_mmap_offset mo;
+	int fd = open_mm();
+	uint32_t h = create(fd, 8192, DRM_VDXG_SEGMENT_SYSTEM, 0);
+	void *p;
+
+	mo = (struct drm_vdxg_gem_mmap_offset){ .handle = h };
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_MMAP_OFFSET, &mo));
+	p = mmap(NULL, 3 * 4096, PROT_READ, MAP_SHARED, fd, mo.offset);
+	vtest_assert_f(p == MAP_FAILED, "mapping past the end succeeded");
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, mo.offset + 8192);
+	vtest_assert_f(p == MAP_FAILED, "mapping after the end succeeded");
+	close(fd);
+}
+
+static void test_segments(void)
+{
+	int fd = open_mm();
+	uint64_t vram = get_param(fd, DRM_VDXG_PARAM_VRAM_SIZE);
+	uint64_t aperture = get_param(fd, DRM_VDXG_PARAM_APERTURE_SIZE);
+	struct drm_vdxg_gem_info i;
+
+	i = info(fd, create(fd, 65536, DRM_VDXG_SEGMENT_VRAM, 0));
+	vtest_assert_eq(i.segment, DRM_VDXG_SEGMENT_VRAM);
+	vtest_assert_lte_u64(i.gpu_addr + 65536, vram);
+	vtest_assert_eq_u64(i.size, 65536);
+
+	i = info(fd, create(fd, 65536, DRM_VDXG_SEGMENT_APERTURE, 0));
+	vtest_assert_eq(i.segment, DRM_VDXG_SEGMENT_APERTURE);
+	vtest_assert_lte_u64(VDXG_APERTURE_BASE, i.gpu_addr);
+	vtest_assert_lte_u64(i.gpu_addr + 65536, VDXG_APERTURE_BASE + aperture);
+
+	i = info(fd, create(fd, 65536, DRM_VDXG_SEGMENT_SYSTEM, 0));
+	vtest_assert_eq(i.segment, DRM_VDXG_SEGMENT_SYSTEM);
+	vtest_assert_eq_u64(i.gpu_addr, 0);
+	close(fd);
+}
+
+/* Freed objects full of data never show through in new ones. */
+static void test_clear_on_allocate(void)
+{
+	const uint64_t size = 1 << 20;
+	int fd = open_mm(), round, i;
+
+	for (round = 0; round < 2; round++) {
+		uint32_t h[16];
+
+		for (i = 0; i < 16; i++) {
+			uint32_t *p, j;
+
+			h[i] = create(fd, size, DRM_VDXG_SEGMENT_VRAM, 0);
+			p = map(fd, h[i], size);
+			for (j = 0; j < size / 4; j++)
+				vtest_assert_f(p[j] == 0,
+					       "round %d object %d dword %u: 0x%08x",
+					       round, i, j, p[j]);
+			memset(p, 0xa5, size);
+			munmap(p, size);
+		}
+		for (i = 0; i < 16; i++)
+			gem_close(fd, h[i]);
+	}
+	close(fd);
+}
+
+/* A counter from debugfs dri/N/paging, e.g. "transfer" ops. */
+static uint64_t paging_stat(int fd, const char *op)
+{
+	char path[64], buf[4096], key[32], *line;
+	unsigned long long ops;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/paging",
+		 vtest_drm_minor(fd));
+	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
+		       "cannot read %s", path);
+	snprintf(key, sizeof(key), "\n%s: ", op);
+	line = strstr(buf, key);
+	vtest_assert_f(line, "no %s in %s", op, path);
+	vtest_assert(sscanf(line + strlen(key), "%llu ops", &ops) == 1);
+	return ops;
+}
+
+/*
+ * Twice VRAM's worth of VRAM-only objects: each new one evicts the least
+ * recently used to system memory with a TRANSFER on the paging engine,
+ * and every byte survives.
+ */
+static void test_evict_integrity(void)
+{
+	const uint64_t size = 4 << 20;
+	int fd = open_mm(), n, i, moved = 0;
+	uint64_t vram = get_param(fd, DRM_VDXG_PARAM_VRAM_SIZE);
+	uint64_t transfers = paging_stat(fd, "transfer");
+	uint32_t *h;
+
+	n = 2 * vram / size;
+	h = calloc(n, sizeof(*h));
+	vtest_assert(h);
+	for (i = 0; i < n; i++) {
+		uint32_t *p, j;
+
+		h[i] = create(fd, size, DRM_VDXG_SEGMENT_VRAM, 0);
+		p = map(fd, h[i], size);
+		for (j = 0; j < size / 4; j++)
+			p[j] = (uint32_t)i << 24 ^ j;
+		munmap(p, size);
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t *p, j;
+
+		moved += info(fd, h[i]).segment == DRM_VDXG_SEGMENT_SYSTEM;
+		p = map(fd, h[i], size);
+		for (j = 0; j < size / 4; j++)
+			vtest_assert_f(p[j] == ((uint32_t)i << 24 ^ j),
+				       "object %d dword %u: 0x%08x", i, j, p[j]);
+		munmap(p, size);
+	}
+	transfers = paging_stat(fd, "transfer") - transfers;
+	vtest_info("%d of %d objects evicted, %llu transfers\n", moved, n,
+		   (unsigned long long)transfers);
+	/* At least half must have gone: VRAM holds less than half of them. */
+	vtest_assert_lte(n / 2, moved);
+	vtest_assert_lte_u64(moved, transfers);
+	free(h);
+	close(fd);
+}
+
+static const struct vtest_subtest subtests[] = {
+	{ "create-invalid", test_create_invalid,
+	  "GEM_CREATE rejects bad sizes, flags and segment lists" },
+	{ "bad-handle", test_bad_handle,
+	  "bad and foreign handles, bad wait arguments" },
+	{ "mmap-past-end", test_mmap_past_end,
+	  "no mapping reaches past an object" },
+	{ "segments", test_segments,
+	  "objects land in the segment asked for, at a GPU address inside it" },
+	{ "clear-on-allocate", test_clear_on_allocate,
+	  "new VRAM objects read as zero after freed ones held data" },
+	{ "evict-integrity", test_evict_integrity,
+	  "data survives eviction from VRAM to system memory" },
+};
+
+VTEST_MAIN(subtests)
