@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -325,11 +326,51 @@ static void check_fd_alive(int fd)
 
 enum unplug { UNPLUG_UNBIND, UNPLUG_REMOVE };
 
+#define OBJ_SIZE	(1 << 20)
+
+/*
+ * With a memory manager, leave one object in each segment and a CPU
+ * mapping of the system one across the unplug. Returns the mapping or NULL.
+ */
+static void *make_objects(int fd)
+{
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_APERTURE,
+		DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	struct drm_vdxg_get_param gp = { .param = DRM_VDXG_PARAM_CAPS };
+	struct drm_vdxg_gem_mmap_offset mo = {};
+	unsigned int i;
+	uint32_t *p;
+
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GET_PARAM, &gp));
+	if (!(gp.value & VDXG_CAP_PAGING))
+		return NULL;
+
+	for (i = 0; i < VTEST_ARRAY_SIZE(segs); i++) {
+		struct drm_vdxg_gem_create c = {
+			.size = OBJ_SIZE, .num_segments = 1,
+			.segments = { segs[i] },
+		};
+
+		vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c));
+		mo.handle = c.handle;
+	}
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_MMAP_OFFSET, &mo));
+	p = mmap(NULL, OBJ_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 mo.offset);
+	vtest_assert_f(p != MAP_FAILED, "mmap: %s", strerror(errno));
+	p[0] = 0x12345678;
+	vtest_info("objects in VRAM, aperture and system; system one mapped");
+	return p;
+}
+
 static void hotplug_open_fd(enum unplug how)
 {
 	char bdf[64], path[PATH_MAX];
 	struct dev_state s;
 	int card, render, fd, ret;
+	uint32_t *map;
 	uint64_t seq;
 
 	vdxg_bdf(bdf, sizeof(bdf));
@@ -345,6 +386,7 @@ static void hotplug_open_fd(enum unplug how)
 	render = vtest_open_vdxg(VTEST_NODE_RENDER);
 	check_fd_alive(card);
 	check_fd_alive(render);
+	map = make_objects(render);
 
 	if (how == UNPLUG_UNBIND) {
 		vtest_info("unbind %s", bdf);
@@ -365,6 +407,15 @@ static void hotplug_open_fd(enum unplug how)
 	check_fd_dead(render, "render");
 	close(card);
 	close(render);
+	if (map) {
+		/*
+		 * Unplug zapped the mapping; it now faults in TTM's dummy
+		 * page: readable and writable, zero, and not the object.
+		 */
+		vtest_assert_eq_u64(*(volatile uint32_t *)map, 0);
+		map[1] = 1;
+		munmap(map, OBJ_SIZE);
+	}
 	assert_no_kernel_problems(seq);
 
 	if (how == UNPLUG_UNBIND) {
