@@ -20,6 +20,10 @@ echo "--- $d/resources (IO_RESOURCE_DESCRIPTOR view)"
 cat "$d/resources"
 echo "--- $d/interrupts"
 head -3 "$d/interrupts"
+if [ -f "$d/paging" ]; then
+	echo "--- $d/paging (the probe-time paging self-test)"
+	head -6 "$d/paging"
+fi
 echo "--- kernel log"
 dmesg | grep -E "vdxg [0-9a-f]{4}:|Initialized vdxg"
 '
