@@ -219,7 +219,7 @@ static void test_clear_on_allocate(void)
 	close(fd);
 }
 
-/* A counter from debugfs dri/N/paging, e.g. "transfer" ops. */
+/* From debugfs dri/N/paging: "OP" gives its ops, "OP bytes" its bytes. */
 static uint64_t paging_stat(int fd, const char *op)
 {
 	char path[64], buf[4096], key[32], *line;
@@ -229,11 +229,16 @@ static uint64_t paging_stat(int fd, const char *op)
 		 vtest_drm_minor(fd));
 	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
 		       "cannot read %s", path);
-	snprintf(key, sizeof(key), "\n%s: ", op);
+	unsigned long long bytes;
+	bool want_bytes = strstr(op, " bytes");
+
+	snprintf(key, sizeof(key), "\n%.*s: ",
+		 (int)(want_bytes ? strlen(op) - 6 : strlen(op)), op);
 	line = strstr(buf, key);
 	vtest_assert_f(line, "no %s in %s", op, path);
-	vtest_assert(sscanf(line + strlen(key), "%llu ops", &ops) == 1);
-	return ops;
+	vtest_assert(sscanf(line + strlen(key), "%llu ops, %llu bytes", &ops,
+			    &bytes) == 2);
+	return want_bytes ? bytes : ops;
 }
 
 /*
@@ -281,6 +286,73 @@ static void test_evict_integrity(void)
 	close(fd);
 }
 
+static uint64_t module_param(const char *name)
+{
+	char path[128], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/module/vdxg/parameters/%s", name);
+	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
+		       "cannot read %s", path);
+	return strtoull(buf, NULL, 0);
+}
+
+/*
+ * Multipass: with 4 KiB paging buffers, evicting a 64 MiB object to system
+ * memory cannot fit one buffer. Each buffer carries one TRANSFER with
+ * (1024 - 9) / 2 = 507 destination pages, so the move takes
+ * DIV_ROUND_UP(16384, 507) = 33 passes, and the data must be intact.
+ */
+static void test_multipass(void)
+{
+	const uint64_t big = 64 << 20;
+	uint64_t vram, buf, per_pass, expect, t0, b0;
+	uint32_t a, *p, j;
+	int fd, i, n;
+
+	vtest_require(vtest_system("modprobe -r vdxg && "
+				   "modprobe vdxg paging_buffer_size=4096") == 0);
+	fd = open_mm();
+	buf = module_param("paging_buffer_size");
+	vtest_assert_eq_u64(buf, 4096);
+	per_pass = (buf / 4 - VDXG_PG_XFER_DW_PAGES) / 2;
+	expect = (big / 4096 + per_pass - 1) / per_pass;
+	vtest_assert_eq_u64(expect, 33);
+
+	vram = get_param(fd, DRM_VDXG_PARAM_VRAM_SIZE);
+	a = create(fd, big, DRM_VDXG_SEGMENT_VRAM, 0);
+	vtest_assert_eq(info(fd, a).segment, DRM_VDXG_SEGMENT_VRAM);
+	p = map(fd, a, big);
+	for (j = 0; j < big / 4; j++)
+		p[j] = j * 2654435761u;
+	munmap(p, big);
+
+	/*
+	 * Fill VRAM behind it until the first eviction, which takes A, the
+	 * least recently used. (GEM_INFO would make A the most recently
+	 * used, so the loop watches the transfer counter instead.)
+	 */
+	n = vram / big;
+	t0 = paging_stat(fd, "transfer");
+	b0 = paging_stat(fd, "transfer bytes");
+	for (i = 0; i < n && paging_stat(fd, "transfer") == t0; i++)
+		create(fd, big, DRM_VDXG_SEGMENT_VRAM, 0);
+	vtest_assert_eq(info(fd, a).segment, DRM_VDXG_SEGMENT_SYSTEM);
+
+	vtest_info("evicting 64 MiB took %llu transfer passes, %llu bytes\n",
+		   (unsigned long long)(paging_stat(fd, "transfer") - t0),
+		   (unsigned long long)(paging_stat(fd, "transfer bytes") - b0));
+	vtest_assert_eq_u64(paging_stat(fd, "transfer") - t0, expect);
+	vtest_assert_eq_u64(paging_stat(fd, "transfer bytes") - b0, big);
+
+	p = map(fd, a, big);
+	for (j = 0; j < big / 4; j++)
+		vtest_assert_f(p[j] == j * 2654435761u, "dword %u: 0x%08x",
+			       j, p[j]);
+	munmap(p, big);
+	close(fd);
+	vtest_assert(vtest_system("modprobe -r vdxg && modprobe vdxg") == 0);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "create-invalid", test_create_invalid,
 	  "GEM_CREATE rejects bad sizes, flags and segment lists" },
@@ -294,6 +366,8 @@ static const struct vtest_subtest subtests[] = {
 	  "new VRAM objects read as zero after freed ones held data" },
 	{ "evict-integrity", test_evict_integrity,
 	  "data survives eviction from VRAM to system memory" },
+	{ "multipass", test_multipass,
+	  "a 64 MiB move through 4 KiB paging buffers takes 33 passes" },
 };
 
 VTEST_MAIN(subtests)
