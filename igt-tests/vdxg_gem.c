@@ -169,22 +169,44 @@ static void test_mmap_past_end(void)
 	close(fd);
 }
 
+/* Valid GART entries, from debugfs dri/N/gart. */
+static uint64_t gart_valid(int fd)
+{
+	char path[64], buf[1 << 16], *line;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/gart",
+		 vtest_drm_minor(fd));
+	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
+		       "cannot read %s", path);
+	line = strstr(buf, "valid: ");
+	vtest_assert_f(line, "no valid count in %s", path);
+	return strtoull(line + 7, NULL, 10);
+}
+
 static void test_segments(void)
 {
 	int fd = open_mm();
 	uint64_t vram = get_param(fd, DRM_VDXG_PARAM_VRAM_SIZE);
 	uint64_t aperture = get_param(fd, DRM_VDXG_PARAM_APERTURE_SIZE);
 	struct drm_vdxg_gem_info i;
+	uint64_t gart;
+	uint32_t h;
 
 	i = info(fd, create(fd, 65536, DRM_VDXG_SEGMENT_VRAM, 0));
 	vtest_assert_eq(i.segment, DRM_VDXG_SEGMENT_VRAM);
 	vtest_assert_lte_u64(i.gpu_addr + 65536, vram);
 	vtest_assert_eq_u64(i.size, 65536);
 
-	i = info(fd, create(fd, 65536, DRM_VDXG_SEGMENT_APERTURE, 0));
+	gart = gart_valid(fd);
+	h = create(fd, 65536, DRM_VDXG_SEGMENT_APERTURE, 0);
+	i = info(fd, h);
 	vtest_assert_eq(i.segment, DRM_VDXG_SEGMENT_APERTURE);
 	vtest_assert_lte_u64(VDXG_APERTURE_BASE, i.gpu_addr);
 	vtest_assert_lte_u64(i.gpu_addr + 65536, VDXG_APERTURE_BASE + aperture);
+	/* MAP_APERTURE wrote 16 entries; freeing the object unmaps them. */
+	vtest_assert_eq_u64(gart_valid(fd), gart + 16);
+	gem_close(fd, h);
+	vtest_assert_eq_u64(gart_valid(fd), gart);
 
 	i = info(fd, create(fd, 65536, DRM_VDXG_SEGMENT_SYSTEM, 0));
 	vtest_assert_eq(i.segment, DRM_VDXG_SEGMENT_SYSTEM);

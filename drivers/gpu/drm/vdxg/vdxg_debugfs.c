@@ -7,6 +7,8 @@
 
 #include <drm/drm_debugfs.h>
 #include <drm/drm_print.h>
+#include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_resource.h>
 
 #include "vdxg_drv.h"
 
@@ -22,6 +24,9 @@
  * - ``interrupts``: the interrupt mode and a count per source.
  * - ``paging``: paging buffers submitted, and operations and bytes by
  *   operation, plus device faults (only with a PAGING engine).
+ * - ``segments``: size and use of VRAM, aperture and system memory, with
+ *   TTM's view of each manager.
+ * - ``gart``: the valid GART entries, as runs of aperture pages.
  */
 
 static int vdxg_debugfs_resources(struct seq_file *m, void *data)
@@ -83,6 +88,56 @@ static int vdxg_debugfs_paging(struct seq_file *m, void *data)
 	return 0;
 }
 
+static int vdxg_debugfs_segments(struct seq_file *m, void *data)
+{
+	static const struct {
+		const char *name;
+		int type;
+	} segs[] = {
+		{ "vram", TTM_PL_VRAM },
+		{ "aperture", TTM_PL_TT },
+		{ "system", TTM_PL_SYSTEM },
+	};
+	struct drm_debugfs_entry *entry = m->private;
+	struct vdxg_device *vdxg = to_vdxg(entry->dev);
+	struct drm_printer p = drm_seq_file_printer(m);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(segs); i++) {
+		struct ttm_resource_manager *man =
+			ttm_manager_type(&vdxg->ttm, segs[i].type);
+
+		drm_printf(&p, "%s: size %llu, used %llu\n", segs[i].name,
+			   (u64)man->size << PAGE_SHIFT,
+			   ttm_resource_manager_usage(man));
+		ttm_resource_manager_debug(man, &p);
+	}
+	return 0;
+}
+
+static int vdxg_debugfs_gart(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct vdxg_gart *gart = &to_vdxg(entry->dev)->gart;
+	u32 i, start = 0, valid = 0;
+	bool run = false;
+
+	seq_printf(m, "entries: %u\n", gart->entries);
+	for (i = 0; i <= gart->entries; i++) {
+		bool v = i < gart->entries &&
+			 (readq(gart->table + i) & VDXG_GART_PTE_VALID);
+
+		if (v && !run)
+			start = i;
+		else if (!v && run)
+			seq_printf(m, "pages %u-%u mapped\n", start, i - 1);
+		valid += v;
+		run = v;
+	}
+	seq_printf(m, "valid: %u\n", valid);
+	return 0;
+}
+
 static const struct drm_debugfs_info vdxg_debugfs_list[] = {
 	{ "resources", vdxg_debugfs_resources, 0 },
 	{ "interrupts", vdxg_debugfs_interrupts, 0 },
@@ -90,6 +145,8 @@ static const struct drm_debugfs_info vdxg_debugfs_list[] = {
 
 static const struct drm_debugfs_info vdxg_debugfs_mm_list[] = {
 	{ "paging", vdxg_debugfs_paging, 0 },
+	{ "segments", vdxg_debugfs_segments, 0 },
+	{ "gart", vdxg_debugfs_gart, 0 },
 };
 
 /**

@@ -31,11 +31,13 @@ struct vdxg_device;
 /**
  * struct vdxg_gart - the aperture's translation table
  * @entries: GART entries, one per aperture page
+ * @table: CPU mapping of the table in reserved VRAM (read by debugfs only)
  * @dummy: the page invalid entries point at
  * @dummy_dma: its bus address
  */
 struct vdxg_gart {
 	u32 entries;
+	u64 __iomem *table;
 	void *dummy;
 	dma_addr_t dummy_dma;
 };

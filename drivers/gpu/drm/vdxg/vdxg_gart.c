@@ -49,6 +49,7 @@ int vdxg_gart_init(struct vdxg_device *vdxg)
 	if (ret)
 		return ret;
 	memset_io(table, 0, gart->entries * sizeof(u64));
+	gart->table = table;
 
 	gart->dummy = dmam_alloc_coherent(vdxg->drm.dev, PAGE_SIZE,
 					  &gart->dummy_dma, GFP_KERNEL);
