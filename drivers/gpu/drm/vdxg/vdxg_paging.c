@@ -13,6 +13,7 @@
 
 #include "vdxg_drv.h"
 #include "vdxg_paging.h"
+#include "vdxg_trace.h"
 
 /**
  * DOC: Paging queue
@@ -98,6 +99,57 @@ static const struct drm_sched_backend_ops vdxg_pg_sched_ops = {
 	.timedout_job = vdxg_pg_timedout_job,
 	.free_job = vdxg_pg_free_job,
 };
+
+static u64 vdxg_get64(const u32 *cs)
+{
+	return cs[0] | (u64)cs[1] << 32;
+}
+
+/* Bytes and main address of one operation, for its trace event. */
+static void vdxg_pg_describe(const u32 *cs, u64 *bytes, u64 *addr)
+{
+	*bytes = 0;
+	*addr = 0;
+	switch (VDXG_PG_HDR_OP(cs[0])) {
+	case VDXG_PG_TRANSFER:
+		*bytes = cs[VDXG_PG_XFER_DW_SIZE];
+		*addr = vdxg_get64(cs + VDXG_PG_XFER_DW_DST);
+		break;
+	case VDXG_PG_FILL:
+		*bytes = cs[2];
+		*addr = vdxg_get64(cs + 3);
+		break;
+	case VDXG_PG_DISCARD:
+		*bytes = cs[1];
+		*addr = vdxg_get64(cs + 2);
+		break;
+	case VDXG_PG_MAP_APERTURE:
+	case VDXG_PG_UNMAP_APERTURE:
+		*bytes = (u64)cs[2] * VDXG_GPU_PAGE_SIZE;
+		*addr = cs[1];
+		break;
+	case VDXG_PG_FENCE:
+		*addr = vdxg_get64(cs + 1);
+		break;
+	}
+}
+
+static void vdxg_pg_trace(const struct vdxg_pagebuf *pb, u64 seqno)
+{
+	u32 pos, len;
+	u64 bytes, addr;
+
+	if (!trace_vdxg_paging_op_enabled())
+		return;
+	for (pos = 0; pos < pb->used; pos += len) {
+		const u32 *cs = pb->cmd + pos;
+
+		len = max_t(u32, VDXG_PG_HDR_LEN(cs[0]), 1);
+		vdxg_pg_describe(cs, &bytes, &addr);
+		trace_vdxg_paging_op(seqno, VDXG_PG_HDR_OP(cs[0]), len, bytes,
+				     addr);
+	}
+}
 
 static bool vdxg_pg_try_slot(struct vdxg_paging *paging, unsigned int *slot)
 {
@@ -206,6 +258,7 @@ int vdxg_pg_batch_flush(struct vdxg_pg_batch *b)
 		    job->len);
 
 	drm_sched_job_arm(&job->base);
+	vdxg_pg_trace(&b->pb, job->base.s_fence->finished.seqno);
 	dma_fence_put(b->fence);
 	b->fence = dma_fence_get(&job->base.s_fence->finished);
 	drm_sched_entity_push_job(&job->base);
