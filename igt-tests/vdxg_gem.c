@@ -308,6 +308,122 @@ static void test_evict_integrity(void)
 	close(fd);
 }
 
+static int __make_resident(int fd, uint32_t handle, uint32_t segment)
+{
+	struct drm_vdxg_gem_make_resident r = {
+		.handle = handle, .segment = segment,
+	};
+
+	return vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_MAKE_RESIDENT, &r);
+}
+
+static void gem_wait(int fd, uint32_t handle)
+{
+	struct drm_vdxg_gem_wait w = {
+		.handle = handle, .timeout_ns = 30000000000ll,
+	};
+
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_WAIT, &w));
+}
+
+static uint32_t pattern(int obj, uint32_t j)
+{
+	return ((uint32_t)obj * 0x9e3779b9u) ^ (j * 2654435761u);
+}
+
+static void check_obj(int fd, uint32_t h, int obj, uint64_t size,
+		      uint32_t step, const char *when)
+{
+	uint32_t *p = map(fd, h, size), j;
+
+	for (j = 0; j < size / 4; j += step)
+		vtest_assert_f(p[j] == pattern(obj, j),
+			       "%s: object %d dword %u: 0x%08x != 0x%08x",
+			       when, obj, j, p[j], pattern(obj, j));
+	munmap(p, size);
+}
+
+/*
+ * Four times VRAM's worth of objects allowed in every segment, each with
+ * its own pattern, paged by MAKE_RESIDENT through every ordered pair of
+ * segments (VRAM -> aperture -> system -> VRAM -> system -> aperture ->
+ * VRAM) while they evict each other. Sampled checks after each round,
+ * every byte at the end.
+ */
+static void test_segment_pairs(void)
+{
+	static const uint32_t order[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_APERTURE,
+		DRM_VDXG_SEGMENT_SYSTEM, DRM_VDXG_SEGMENT_VRAM,
+		DRM_VDXG_SEGMENT_SYSTEM, DRM_VDXG_SEGMENT_APERTURE,
+		DRM_VDXG_SEGMENT_VRAM,
+	};
+	static const char * const names[] = { "", "vram", "aperture", "system" };
+	const uint32_t segs[3] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_APERTURE,
+		DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	const uint64_t size = 8 << 20;
+	int fd = open_mm(), n, i;
+	uint64_t vram = get_param(fd, DRM_VDXG_PARAM_VRAM_SIZE);
+	uint64_t t0 = paging_stat(fd, "transfer");
+	unsigned int r;
+	uint32_t *h;
+
+	n = 4 * vram / size;
+	h = calloc(n, sizeof(*h));
+	vtest_assert(h);
+	for (i = 0; i < n; i++) {
+		uint32_t *p, j;
+
+		vtest_assert_ok(__create(fd, size, 0, segs, 3, &h[i]));
+		p = map(fd, h[i], size);
+		for (j = 0; j < size / 4; j++)
+			p[j] = pattern(i, j);
+		munmap(p, size);
+	}
+
+	for (r = 0; r < VTEST_ARRAY_SIZE(order); r++) {
+		int here = 0;
+
+		for (i = 0; i < n; i++) {
+			vtest_assert_ok(__make_resident(fd, h[i], order[r]));
+			gem_wait(fd, h[i]);
+			here += info(fd, h[i]).segment == order[r];
+			check_obj(fd, h[i], i, size, 4093, names[order[r]]);
+		}
+		vtest_info("round %u (%s): %d of %d objects there at the end\n",
+			   r, names[order[r]], here, n);
+	}
+	for (i = 0; i < n; i++)
+		check_obj(fd, h[i], i, size, 1, "final");
+
+	vtest_info("%llu transfers\n",
+		   (unsigned long long)(paging_stat(fd, "transfer") - t0));
+	/*
+	 * Four of the six pairs involve VRAM and need a TRANSFER each;
+	 * aperture <-> system only maps or unmaps the same pages.
+	 */
+	vtest_assert_lte_u64(4ull * n, paging_stat(fd, "transfer") - t0);
+	free(h);
+	close(fd);
+}
+
+static void test_make_resident_invalid(void)
+{
+	int fd = open_mm();
+	uint32_t h = create(fd, 4096, DRM_VDXG_SEGMENT_SYSTEM, 0);
+
+	vtest_assert_errno(__make_resident(fd, 0xdead, DRM_VDXG_SEGMENT_SYSTEM),
+			   ENOENT);
+	vtest_assert_errno(__make_resident(fd, h, DRM_VDXG_SEGMENT_VRAM),
+			   EINVAL);
+	vtest_assert_errno(__make_resident(fd, h, 0), EINVAL);
+	vtest_assert_errno(__make_resident(fd, h, 7), EINVAL);
+	vtest_assert_ok(__make_resident(fd, h, DRM_VDXG_SEGMENT_SYSTEM));
+	close(fd);
+}
+
 static uint64_t module_param(const char *name)
 {
 	char path[128], buf[64];
@@ -388,6 +504,10 @@ static const struct vtest_subtest subtests[] = {
 	  "new VRAM objects read as zero after freed ones held data" },
 	{ "evict-integrity", test_evict_integrity,
 	  "data survives eviction from VRAM to system memory" },
+	{ "segment-pairs", test_segment_pairs,
+	  "4x oversubscribed objects paged through every segment pair" },
+	{ "make-resident-invalid", test_make_resident_invalid,
+	  "MAKE_RESIDENT rejects bad handles and segments outside the set" },
 	{ "multipass", test_multipass,
 	  "a 64 MiB move through 4 KiB paging buffers takes 33 passes" },
 };

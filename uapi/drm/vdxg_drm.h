@@ -20,6 +20,7 @@ extern "C" {
 #define DRM_VDXG_GEM_MMAP_OFFSET	0x02
 #define DRM_VDXG_GEM_WAIT		0x03
 #define DRM_VDXG_GEM_INFO		0x04
+#define DRM_VDXG_GEM_MAKE_RESIDENT	0x05
 
 #define DRM_IOCTL_VDXG_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_GET_PARAM, struct drm_vdxg_get_param)
@@ -32,6 +33,9 @@ extern "C" {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VDXG_GEM_WAIT, struct drm_vdxg_gem_wait)
 #define DRM_IOCTL_VDXG_GEM_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_GEM_INFO, struct drm_vdxg_gem_info)
+#define DRM_IOCTL_VDXG_GEM_MAKE_RESIDENT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VDXG_GEM_MAKE_RESIDENT, \
+		struct drm_vdxg_gem_make_resident)
 
 /**
  * enum drm_vdxg_param - parameters readable with DRM_IOCTL_VDXG_GET_PARAM
@@ -152,6 +156,22 @@ struct drm_vdxg_gem_info {
 	__u32 segment;
 	__u64 gpu_addr;
 	__u64 size;
+};
+
+/**
+ * struct drm_vdxg_gem_make_resident - argument of
+ * DRM_IOCTL_VDXG_GEM_MAKE_RESIDENT
+ * @handle: GEM handle
+ * @segment: DRM_VDXG_SEGMENT_* to page the object into, evicting others
+ *	if needed; it must be in the object's preferred segment set
+ *	(-EINVAL otherwise). The move is queued on the paging engine:
+ *	GEM_WAIT waits for it.
+ *
+ * WDDM's MakeResident, for one object and an explicit segment.
+ */
+struct drm_vdxg_gem_make_resident {
+	__u32 handle;
+	__u32 segment;
 };
 
 #if defined(__cplusplus)

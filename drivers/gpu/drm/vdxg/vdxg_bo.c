@@ -50,6 +50,17 @@ static void vdxg_bo_destroy(struct ttm_buffer_object *tbo)
 	kfree(bo);
 }
 
+/**
+ * vdxg_is_bo - is this TTM object a vdxg GEM object (not a TTM ghost)
+ * @tbo: the TTM object
+ *
+ * Return: true for objects vdxg_bo_create() made.
+ */
+bool vdxg_is_bo(struct ttm_buffer_object *tbo)
+{
+	return tbo->destroy == vdxg_bo_destroy;
+}
+
 static int vdxg_bo_places(struct vdxg_device *vdxg, struct vdxg_bo *bo,
 			  const u32 *segments, u32 n)
 {
@@ -237,6 +248,38 @@ int vdxg_gem_info_ioctl(struct drm_device *drm, void *data,
 		args->gpu_addr = vdxg_ttm_gpu_addr(to_vdxg(drm), tbo->resource);
 		args->size = obj->size;
 		ttm_bo_unreserve(tbo);
+	}
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+int vdxg_gem_make_resident_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file)
+{
+	struct drm_vdxg_gem_make_resident *args = data;
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_placement placement = { .num_placement = 1 };
+	struct drm_gem_object *obj;
+	struct vdxg_bo *bo;
+	u32 i;
+	int ret;
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	bo = to_vdxg_bo(container_of(obj, struct ttm_buffer_object, base));
+
+	/* Only a segment of the object's own preferred set. */
+	ret = -EINVAL;
+	for (i = 0; i < bo->placement.num_placement; i++)
+		if (vdxg_segment_of(bo->places[i].mem_type) == args->segment)
+			placement.placement = &bo->places[i];
+	if (placement.placement) {
+		ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
+		if (!ret) {
+			ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
+			ttm_bo_unreserve(&bo->tbo);
+		}
 	}
 	drm_gem_object_put(obj);
 	return ret;

@@ -33,6 +33,7 @@ static inline struct vdxg_bo *to_vdxg_bo(struct ttm_buffer_object *tbo)
 	return container_of(tbo, struct vdxg_bo, tbo);
 }
 
+bool vdxg_is_bo(struct ttm_buffer_object *tbo);
 int vdxg_bo_create(struct vdxg_device *vdxg, u64 size, u32 flags,
 		   const u32 *segments, u32 num_segments, struct vdxg_bo **out);
 
@@ -44,6 +45,8 @@ int vdxg_gem_wait_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file);
 int vdxg_gem_info_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file);
+int vdxg_gem_make_resident_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file);
 int vdxg_dumb_create(struct drm_file *file, struct drm_device *drm,
 		     struct drm_mode_create_dumb *args);
 

@@ -45,6 +45,8 @@ static const struct drm_ioctl_desc vdxg_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VDXG_GEM_INFO, vdxg_gem_info_ioctl,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VDXG_GEM_MAKE_RESIDENT, vdxg_gem_make_resident_ioctl,
+			  DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_GEM_FOPS(vdxg_fops);

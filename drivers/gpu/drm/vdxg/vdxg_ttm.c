@@ -60,6 +60,11 @@ u64 vdxg_ttm_gpu_addr(struct vdxg_device *vdxg, const struct ttm_resource *res)
 	}
 }
 
+static struct vdxg_device *ttm_to_vdxg(struct ttm_buffer_object *tbo)
+{
+	return container_of(tbo->bdev, struct vdxg_device, ttm);
+}
+
 static struct ttm_tt *vdxg_ttm_tt_create(struct ttm_buffer_object *tbo,
 					 u32 page_flags)
 {
@@ -89,13 +94,18 @@ static void vdxg_evict_flags(struct ttm_buffer_object *tbo,
 	placement->placement = &vdxg_sys_place;
 }
 
-/* A new object has no resource yet; one in system memory may have no pages. */
+/*
+ * A new object has no resource yet; one in system memory may have no pages
+ * yet, or have had them swapped out by TTM's shrinker, which still counts
+ * as content: populating the object swaps it back in.
+ */
 static bool vdxg_has_content(struct ttm_buffer_object *tbo)
 {
 	if (!tbo->resource)
 		return false;
 	return tbo->resource->mem_type != TTM_PL_SYSTEM ||
-	       (tbo->ttm && ttm_tt_is_populated(tbo->ttm));
+	       (tbo->ttm && (ttm_tt_is_populated(tbo->ttm) ||
+			     tbo->ttm->page_flags & TTM_TT_FLAG_SWAPPED));
 }
 
 static bool vdxg_in(const struct ttm_resource *res, u32 mem_type)
@@ -161,7 +171,7 @@ static int vdxg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 			struct ttm_operation_ctx *ctx,
 			struct ttm_resource *new, struct ttm_place *hop)
 {
-	struct vdxg_device *vdxg = to_vdxg(tbo->base.dev);
+	struct vdxg_device *vdxg = ttm_to_vdxg(tbo);
 	struct vdxg_bo *bo = to_vdxg_bo(tbo);
 	bool content = vdxg_has_content(tbo);
 	struct vdxg_pg_batch b;
@@ -247,17 +257,19 @@ static int vdxg_io_mem_reserve(struct ttm_device *bdev,
 
 /*
  * An object freed while in the aperture must leave no GART entry pointing
- * at its pages once they go back to the system: unmap and wait.
+ * at its pages once they go back to the system: unmap and wait. TTM's
+ * ghost objects, which hold the old place of a pipelined move, are skipped:
+ * the move unmapped that place already.
  */
 static void vdxg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
 {
-	struct vdxg_device *vdxg = to_vdxg(tbo->base.dev);
+	struct vdxg_device *vdxg = ttm_to_vdxg(tbo);
 	struct ttm_resource *res = tbo->resource;
 	struct dma_fence *fence;
 	struct vdxg_pg_batch b;
 	int idx, ret;
 
-	if (!res || res->mem_type != TTM_PL_TT)
+	if (!vdxg_is_bo(tbo) || !res || res->mem_type != TTM_PL_TT)
 		return;
 	if (!drm_dev_enter(&vdxg->drm, &idx))
 		return;
