@@ -188,6 +188,7 @@ static void test_segments(void)
 	int fd = open_mm();
 	uint64_t vram = get_param(fd, DRM_VDXG_PARAM_VRAM_SIZE);
 	uint64_t aperture = get_param(fd, DRM_VDXG_PARAM_APERTURE_SIZE);
+	struct drm_vdxg_gem_wait w = { .timeout_ns = 10000000000ll };
 	struct drm_vdxg_gem_info i;
 	uint64_t gart;
 	uint32_t h;
@@ -203,7 +204,13 @@ static void test_segments(void)
 	vtest_assert_eq(i.segment, DRM_VDXG_SEGMENT_APERTURE);
 	vtest_assert_lte_u64(VDXG_APERTURE_BASE, i.gpu_addr);
 	vtest_assert_lte_u64(i.gpu_addr + 65536, VDXG_APERTURE_BASE + aperture);
-	/* MAP_APERTURE wrote 16 entries; freeing the object unmaps them. */
+	/*
+	 * Once the paging engine has run the bind (the object is idle),
+	 * MAP_APERTURE has written 16 entries; freeing the object unmaps
+	 * them before it returns its pages.
+	 */
+	w.handle = h;
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_WAIT, &w));
 	vtest_assert_eq_u64(gart_valid(fd), gart + 16);
 	gem_close(fd, h);
 	vtest_assert_eq_u64(gart_valid(fd), gart);

@@ -117,7 +117,8 @@ static void vdxg_pg_loc(struct vdxg_device *vdxg, struct ttm_buffer_object *tbo,
 			struct ttm_resource *res, struct vdxg_pg_loc *loc)
 {
 	memset(loc, 0, sizeof(*loc));
-	if (res->mem_type == TTM_PL_VRAM) {
+	if (res->mem_type != TTM_PL_SYSTEM) {
+		/* VRAM, or the aperture: the GART translates it. */
 		loc->addr = vdxg_ttm_gpu_addr(vdxg, res);
 	} else {
 		loc->pages = tbo->ttm->dma_address;
@@ -125,18 +126,45 @@ static void vdxg_pg_loc(struct vdxg_device *vdxg, struct ttm_buffer_object *tbo,
 	}
 }
 
-/* Emit the paging operations that take @tbo from its resource to @new. */
+static int vdxg_map_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
+			struct ttm_resource *res, bool map)
+{
+	u32 pages = tbo->base.size >> PAGE_SHIFT;
+	u64 progress = 0;
+	int ret;
+
+	if (map)
+		ret = vdxg_pg_emit(b, vdxg_pg_map_aperture(&b->pb, res->start,
+							   tbo->ttm->dma_address,
+							   pages, &progress,
+							   &b->stats));
+	else
+		ret = vdxg_pg_emit(b, vdxg_pg_unmap_aperture(&b->pb, res->start,
+							     pages, &b->stats));
+	return ret ?: vdxg_pg_emit(b, vdxg_pg_flush_tlb(&b->pb, &b->stats));
+}
+
+/*
+ * Emit the paging operations that take @tbo from its resource to @new: map
+ * a new aperture place first, so that a transfer can go through it, then
+ * move or clear the content, then unmap the old aperture place. System
+ * memory takes part as a page list.
+ */
 static int vdxg_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 			 struct ttm_resource *new, bool content, bool clear)
 {
 	struct vdxg_device *vdxg = b->vdxg;
 	struct ttm_resource *old = tbo->resource;
 	u64 size = tbo->base.size, progress = 0;
-	u32 pages = size >> PAGE_SHIFT;
 	bool vram_involved = vdxg_in(old, TTM_PL_VRAM) ||
 			     new->mem_type == TTM_PL_VRAM;
 	struct vdxg_pg_loc src, dst;
 	int ret = 0;
+
+	if (new->mem_type == TTM_PL_TT)
+		ret = vdxg_map_ops(b, tbo, new, true);
+	if (ret)
+		return ret;
 
 	if (content && vram_involved) {
 		vdxg_pg_loc(vdxg, tbo, old, &src);
@@ -153,17 +181,7 @@ static int vdxg_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 		return ret;
 
 	if (vdxg_in(old, TTM_PL_TT))
-		ret = vdxg_pg_emit(b, vdxg_pg_unmap_aperture(&b->pb, old->start,
-							     pages, &b->stats));
-	if (!ret && new->mem_type == TTM_PL_TT) {
-		progress = 0;
-		ret = vdxg_pg_emit(b, vdxg_pg_map_aperture(&b->pb, new->start,
-							   tbo->ttm->dma_address,
-							   pages, &progress,
-							   &b->stats));
-	}
-	if (!ret && (vdxg_in(old, TTM_PL_TT) || new->mem_type == TTM_PL_TT))
-		ret = vdxg_pg_emit(b, vdxg_pg_flush_tlb(&b->pb, &b->stats));
+		ret = vdxg_map_ops(b, tbo, old, false);
 	return ret;
 }
 
