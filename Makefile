@@ -5,6 +5,7 @@
 #   make          QEMU with the vdxg device, the module, userspace, guest image
 #   make demo     boot the VM with vdxg and show it working
 #   make check    every test: KUnit, qtests, module lint, VM tests
+#   make bench    the benchmarks, in the VM
 #   make vm       an interactive guest shell
 
 SHELL    := /bin/bash
@@ -60,6 +61,9 @@ check: setup
 demo: setup qemu image
 	scripts/demo.sh
 
+bench: setup qemu image
+	scripts/vm.sh --name bench --timeout 900 --load vdxg -- vdxg-bench paging 5
+
 vm: qemu image
 	scripts/vm.sh --interactive --load vdxg
 
@@ -68,4 +72,4 @@ clean:
 	rm -rf $(OUT)
 
 .PHONY: all setup qemu module lint userspace image kunit qtest vmtest check \
-	demo vm clean
+	demo bench vm clean
