@@ -431,6 +431,21 @@ static void test_make_resident_invalid(void)
 	close(fd);
 }
 
+/* A "key: N" line of debugfs dri/N/paging. */
+static uint64_t paging_value(int fd, const char *key)
+{
+	char path[64], buf[4096], k[40], *line;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/paging",
+		 vtest_drm_minor(fd));
+	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
+		       "cannot read %s", path);
+	snprintf(k, sizeof(k), "%s: ", key);
+	line = strstr(buf, k);
+	vtest_assert_f(line, "no %s in %s", key, path);
+	return strtoull(line + strlen(k), NULL, 10);
+}
+
 static uint64_t module_param(const char *name)
 {
 	char path[128], buf[64];
@@ -487,6 +502,7 @@ static void test_multipass(void)
 		   (unsigned long long)(paging_stat(fd, "transfer") - t0),
 		   (unsigned long long)(paging_stat(fd, "transfer bytes") - b0));
 	vtest_assert_eq_u64(paging_stat(fd, "transfer") - t0, expect);
+	vtest_assert_eq_u64(paging_value(fd, "passes_max"), expect);
 	vtest_assert_eq_u64(paging_stat(fd, "transfer bytes") - b0, big);
 
 	p = map(fd, a, big);

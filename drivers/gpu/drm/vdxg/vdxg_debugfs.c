@@ -22,8 +22,10 @@
  *   minimum and maximum address or vector range) and what was assigned,
  *   including the options that failed or were not needed.
  * - ``interrupts``: the interrupt mode and a count per source.
- * - ``paging``: paging buffers submitted, and operations and bytes by
- *   operation, plus device faults (only with a PAGING engine).
+ * - ``paging``: paging buffers submitted, device faults, batches (one per
+ *   move, bind or clear) with the passes (buffers) the last and the
+ *   largest needed, and operations and bytes by operation. There is no
+ *   CPU fallback to count: every move runs on the paging engine.
  * - ``segments``: size and use of VRAM, aperture and system memory, with
  *   TTM's view of each manager.
  * - ``gart``: the valid GART entries, as runs of aperture pages.
@@ -71,17 +73,23 @@ static int vdxg_debugfs_paging(struct seq_file *m, void *data)
 	struct drm_debugfs_entry *entry = m->private;
 	struct vdxg_paging *paging = &to_vdxg(entry->dev)->paging;
 	struct vdxg_pg_stats stats;
+	u32 max_passes, last_passes;
+	u64 passes, batches;
 	unsigned int i;
-	u64 passes;
 
 	spin_lock(&paging->stats_lock);
 	stats = paging->stats;
 	passes = paging->passes;
+	batches = paging->batches;
+	max_passes = paging->max_passes;
+	last_passes = paging->last_passes;
 	spin_unlock(&paging->stats_lock);
 
 	seq_printf(m, "buffer_size: %u\nbuffers: %llu\nfaults: %d\n",
 		   paging->buf_size, passes,
 		   atomic_read(&to_vdxg(entry->dev)->faults));
+	seq_printf(m, "batches: %llu\npasses_last: %u\npasses_max: %u\n",
+		   batches, last_passes, max_passes);
 	for (i = 0; i < ARRAY_SIZE(ops); i++)
 		seq_printf(m, "%s: %llu ops, %llu bytes\n", ops[i],
 			   stats.ops[i], stats.bytes[i]);

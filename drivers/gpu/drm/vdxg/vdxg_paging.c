@@ -279,6 +279,11 @@ static void vdxg_pg_account(struct vdxg_paging *paging,
 		paging->stats.bytes[i] += b->stats.bytes[i];
 	}
 	paging->passes += b->passes;
+	if (b->passes) {
+		paging->batches++;
+		paging->last_passes = b->passes;
+		paging->max_passes = max(paging->max_passes, b->passes);
+	}
 	spin_unlock(&paging->stats_lock);
 }
 

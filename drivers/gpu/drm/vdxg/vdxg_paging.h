@@ -28,7 +28,10 @@ struct vdxg_device;
  * @slot_wait: woken when a buffer is freed
  * @stats: operations and bytes emitted, by opcode
  * @passes: paging buffers submitted
- * @stats_lock: protects @stats and @passes
+ * @batches: batches (moves, binds, clears) that submitted a buffer
+ * @max_passes: the most buffers one batch needed
+ * @last_passes: buffers the last batch needed
+ * @stats_lock: protects @stats and the counters
  */
 struct vdxg_paging {
 	struct vdxg_engine engine;
@@ -40,7 +43,10 @@ struct vdxg_paging {
 	wait_queue_head_t slot_wait;
 	struct vdxg_pg_stats stats;
 	u64 passes;
-	spinlock_t stats_lock; /* protects @stats and @passes */
+	u64 batches;
+	u32 max_passes;
+	u32 last_passes;
+	spinlock_t stats_lock; /* protects @stats and the counters */
 };
 
 /**
