@@ -169,18 +169,44 @@ static void test_mmap_past_end(void)
 	close(fd);
 }
 
-/* Valid GART entries, from debugfs dri/N/gart. */
-static uint64_t gart_valid(int fd)
+/* Read debugfs dri/<minor of FD>/NAME into BUF. */
+static void debugfs_read(int fd, const char *name, char *buf, size_t len)
 {
-	char path[64], buf[1 << 16], *line;
+	char path[64];
 
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/gart",
-		 vtest_drm_minor(fd));
-	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
-		       "cannot read %s", path);
-	line = strstr(buf, "valid: ");
-	vtest_assert_f(line, "no valid count in %s", path);
-	return strtoull(line + 7, NULL, 10);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/%s",
+		 vtest_drm_minor(fd), name);
+	vtest_assert_f(vtest_read_file(path, buf, len) > 0, "cannot read %s",
+		       path);
+}
+
+/* The number after "KEY: " in debugfs dri/N/NAME. */
+static uint64_t debugfs_value(int fd, const char *name, const char *key)
+{
+	char buf[1 << 16], k[40], *line;
+
+	debugfs_read(fd, name, buf, sizeof(buf));
+	snprintf(k, sizeof(k), "%s: ", key);
+	line = strstr(buf, k);
+	vtest_assert_f(line, "no %s in %s", key, name);
+	return strtoull(line + strlen(k), NULL, 10);
+}
+
+/* From debugfs dri/N/paging: "OP" gives its ops, "OP bytes" its bytes. */
+static uint64_t paging_stat(int fd, const char *op)
+{
+	char buf[4096], key[32], *line;
+	unsigned long long ops, bytes;
+	bool want_bytes = strstr(op, " bytes");
+
+	debugfs_read(fd, "paging", buf, sizeof(buf));
+	snprintf(key, sizeof(key), "\n%.*s: ",
+		 (int)(want_bytes ? strlen(op) - 6 : strlen(op)), op);
+	line = strstr(buf, key);
+	vtest_assert_f(line, "no %s in paging", op);
+	vtest_assert(sscanf(line + strlen(key), "%llu ops, %llu bytes", &ops,
+			    &bytes) == 2);
+	return want_bytes ? bytes : ops;
 }
 
 static void test_segments(void)
@@ -198,7 +224,7 @@ static void test_segments(void)
 	vtest_assert_lte_u64(i.gpu_addr + 65536, vram);
 	vtest_assert_eq_u64(i.size, 65536);
 
-	gart = gart_valid(fd);
+	gart = debugfs_value(fd, "gart", "valid");
 	h = create(fd, 65536, DRM_VDXG_SEGMENT_APERTURE, 0);
 	i = info(fd, h);
 	vtest_assert_eq(i.segment, DRM_VDXG_SEGMENT_APERTURE);
@@ -211,9 +237,9 @@ static void test_segments(void)
 	 */
 	w.handle = h;
 	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_WAIT, &w));
-	vtest_assert_eq_u64(gart_valid(fd), gart + 16);
+	vtest_assert_eq_u64(debugfs_value(fd, "gart", "valid"), gart + 16);
 	gem_close(fd, h);
-	vtest_assert_eq_u64(gart_valid(fd), gart);
+	vtest_assert_eq_u64(debugfs_value(fd, "gart", "valid"), gart);
 
 	i = info(fd, create(fd, 65536, DRM_VDXG_SEGMENT_SYSTEM, 0));
 	vtest_assert_eq(i.segment, DRM_VDXG_SEGMENT_SYSTEM);
@@ -246,28 +272,6 @@ static void test_clear_on_allocate(void)
 			gem_close(fd, h[i]);
 	}
 	close(fd);
-}
-
-/* From debugfs dri/N/paging: "OP" gives its ops, "OP bytes" its bytes. */
-static uint64_t paging_stat(int fd, const char *op)
-{
-	char path[64], buf[4096], key[32], *line;
-	unsigned long long ops;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/paging",
-		 vtest_drm_minor(fd));
-	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
-		       "cannot read %s", path);
-	unsigned long long bytes;
-	bool want_bytes = strstr(op, " bytes");
-
-	snprintf(key, sizeof(key), "\n%.*s: ",
-		 (int)(want_bytes ? strlen(op) - 6 : strlen(op)), op);
-	line = strstr(buf, key);
-	vtest_assert_f(line, "no %s in %s", op, path);
-	vtest_assert(sscanf(line + strlen(key), "%llu ops, %llu bytes", &ops,
-			    &bytes) == 2);
-	return want_bytes ? bytes : ops;
 }
 
 /*
@@ -431,21 +435,6 @@ static void test_make_resident_invalid(void)
 	close(fd);
 }
 
-/* A "key: N" line of debugfs dri/N/paging. */
-static uint64_t paging_value(int fd, const char *key)
-{
-	char path[64], buf[4096], k[40], *line;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/paging",
-		 vtest_drm_minor(fd));
-	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
-		       "cannot read %s", path);
-	snprintf(k, sizeof(k), "%s: ", key);
-	line = strstr(buf, k);
-	vtest_assert_f(line, "no %s in %s", key, path);
-	return strtoull(line + strlen(k), NULL, 10);
-}
-
 static uint64_t module_param(const char *name)
 {
 	char path[128], buf[64];
@@ -502,7 +491,7 @@ static void test_multipass(void)
 		   (unsigned long long)(paging_stat(fd, "transfer") - t0),
 		   (unsigned long long)(paging_stat(fd, "transfer bytes") - b0));
 	vtest_assert_eq_u64(paging_stat(fd, "transfer") - t0, expect);
-	vtest_assert_eq_u64(paging_value(fd, "passes_max"), expect);
+	vtest_assert_eq_u64(debugfs_value(fd, "paging", "passes_max"), expect);
 	vtest_assert_eq_u64(paging_stat(fd, "transfer bytes") - b0, big);
 
 	p = map(fd, a, big);
