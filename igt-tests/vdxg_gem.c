@@ -149,6 +149,8 @@ static void test_bad_handle(void)
 			   EINVAL);
 	w.timeout_ns = 1000000;
 	vtest_assert_ok(vtest_ioctl(other, DRM_IOCTL_VDXG_GEM_WAIT, &w));
+	w.timeout_ns = INT64_MAX;	/* "forever" on an idle object */
+	vtest_assert_ok(vtest_ioctl(other, DRM_IOCTL_VDXG_GEM_WAIT, &w));
 	close(fd);
 	close(other);
 }

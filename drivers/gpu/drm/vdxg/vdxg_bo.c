@@ -209,7 +209,8 @@ int vdxg_gem_wait_ioctl(struct drm_device *drm, void *data,
 		return -ENOENT;
 
 	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP, true,
-				    nsecs_to_jiffies64(args->timeout_ns));
+				    min_t(u64, nsecs_to_jiffies64(args->timeout_ns),
+					  MAX_SCHEDULE_TIMEOUT));
 	drm_gem_object_put(obj);
 
 	if (!ret)
