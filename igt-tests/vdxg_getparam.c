@@ -66,33 +66,36 @@ static void test_version(void)
 	close(fd);
 }
 
-static void test_device_id(void)
+/* A hexadecimal PCI sysfs attribute (device, revision) of FD's device. */
+static unsigned long pci_attr(int fd, const char *attr)
 {
 	char bdf[64], path[256], buf[32];
+
+	vtest_assert(vtest_drm_pci_bdf(fd, bdf, sizeof(bdf)));
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", bdf, attr);
+	vtest_assert(vtest_read_file(path, buf, sizeof(buf)) > 0);
+	return strtoul(buf, NULL, 16);
+}
+
+static void test_device_id(void)
+{
 	int fd = vtest_open_vdxg(VTEST_NODE_CARD);
 
 	vtest_assert_eq_u64(param(fd, DRM_VDXG_PARAM_DEVICE_ID),
 			    VDXG_PCI_DEVICE_ID);
-	vtest_assert(vtest_drm_pci_bdf(fd, bdf, sizeof(bdf)));
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/device", bdf);
-	vtest_assert(vtest_read_file(path, buf, sizeof(buf)) > 0);
 	vtest_assert_eq_u64(param(fd, DRM_VDXG_PARAM_DEVICE_ID),
-			    strtoul(buf, NULL, 16));
+			    pci_attr(fd, "device"));
 	close(fd);
 }
 
 static void test_revision(void)
 {
-	char bdf[64], path[256], buf[32];
 	int fd = vtest_open_vdxg(VTEST_NODE_CARD);
 
 	vtest_assert_eq_u64(param(fd, DRM_VDXG_PARAM_REVISION),
 			    VDXG_PCI_REVISION);
-	vtest_assert(vtest_drm_pci_bdf(fd, bdf, sizeof(bdf)));
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/revision", bdf);
-	vtest_assert(vtest_read_file(path, buf, sizeof(buf)) > 0);
 	vtest_assert_eq_u64(param(fd, DRM_VDXG_PARAM_REVISION),
-			    strtoul(buf, NULL, 16));
+			    pci_attr(fd, "revision"));
 	close(fd);
 }
 
