@@ -21,6 +21,10 @@ extern "C" {
 #define DRM_VDXG_GEM_WAIT		0x03
 #define DRM_VDXG_GEM_INFO		0x04
 #define DRM_VDXG_GEM_MAKE_RESIDENT	0x05
+#define DRM_VDXG_CONTEXT_CREATE		0x06
+#define DRM_VDXG_CONTEXT_DESTROY	0x07
+#define DRM_VDXG_SUBMIT			0x08
+#define DRM_VDXG_GET_RESET_STATUS	0x09
 
 #define DRM_IOCTL_VDXG_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_GET_PARAM, struct drm_vdxg_get_param)
@@ -36,6 +40,17 @@ extern "C" {
 #define DRM_IOCTL_VDXG_GEM_MAKE_RESIDENT \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VDXG_GEM_MAKE_RESIDENT, \
 		struct drm_vdxg_gem_make_resident)
+#define DRM_IOCTL_VDXG_CONTEXT_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_CONTEXT_CREATE, \
+		 struct drm_vdxg_context_create)
+#define DRM_IOCTL_VDXG_CONTEXT_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VDXG_CONTEXT_DESTROY, \
+		struct drm_vdxg_context_destroy)
+#define DRM_IOCTL_VDXG_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_SUBMIT, struct drm_vdxg_submit)
+#define DRM_IOCTL_VDXG_GET_RESET_STATUS \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_GET_RESET_STATUS, \
+		 struct drm_vdxg_reset_status)
 
 /**
  * enum drm_vdxg_param - parameters readable with DRM_IOCTL_VDXG_GET_PARAM
@@ -52,6 +67,9 @@ extern "C" {
  * @DRM_VDXG_PARAM_HW_VERSION: hardware version, major << 16 | minor.
  * @DRM_VDXG_PARAM_NUM_CRTCS: display pipes; 0 on a render-only device.
  * @DRM_VDXG_PARAM_IRQ_MODE: interrupt mode in use: 0 INTx, 1 MSI, 2 MSI-X.
+ * @DRM_VDXG_PARAM_MAX_COMMAND_SIZE: largest SUBMIT command buffer, bytes.
+ * @DRM_VDXG_PARAM_MAX_ALLOCATIONS: largest SUBMIT allocation list.
+ * @DRM_VDXG_PARAM_MAX_PATCHES: largest SUBMIT patch-location list.
  */
 enum drm_vdxg_param {
 	DRM_VDXG_PARAM_DEVICE_ID = 1,
@@ -64,6 +82,9 @@ enum drm_vdxg_param {
 	DRM_VDXG_PARAM_HW_VERSION = 8,
 	DRM_VDXG_PARAM_NUM_CRTCS = 9,
 	DRM_VDXG_PARAM_IRQ_MODE = 10,
+	DRM_VDXG_PARAM_MAX_COMMAND_SIZE = 11,
+	DRM_VDXG_PARAM_MAX_ALLOCATIONS = 12,
+	DRM_VDXG_PARAM_MAX_PATCHES = 13,
 };
 
 #define DRM_VDXG_IRQ_MODE_INTX		0
@@ -172,6 +193,173 @@ struct drm_vdxg_gem_info {
 struct drm_vdxg_gem_make_resident {
 	__u32 handle;
 	__u32 segment;
+};
+
+/* Engines a context can submit to. */
+#define DRM_VDXG_ENGINE_RENDER		0
+
+/* Context priorities; HIGH needs CAP_SYS_NICE or DRM master (-EACCES). */
+#define DRM_VDXG_PRIORITY_LOW		0
+#define DRM_VDXG_PRIORITY_NORMAL	1
+#define DRM_VDXG_PRIORITY_HIGH		2
+
+/**
+ * struct drm_vdxg_context_create - argument of DRM_IOCTL_VDXG_CONTEXT_CREATE
+ * @engine: DRM_VDXG_ENGINE_*
+ * @priority: DRM_VDXG_PRIORITY_*
+ * @flags: must be zero
+ * @ctx_id: out: the context, non-zero, private to this file
+ *
+ * A context is a queue of jobs on one engine (a WDDM GPU context). Jobs of
+ * one context run in submission order.
+ */
+struct drm_vdxg_context_create {
+	__u32 engine;
+	__u32 priority;
+	__u32 flags;
+	__u32 ctx_id;
+};
+
+/**
+ * struct drm_vdxg_context_destroy - argument of
+ * DRM_IOCTL_VDXG_CONTEXT_DESTROY
+ * @ctx_id: the context; its queued jobs still run
+ * @pad: must be zero
+ */
+struct drm_vdxg_context_destroy {
+	__u32 ctx_id;
+	__u32 pad;
+};
+
+/* The job writes the allocation (it is read otherwise). */
+#define DRM_VDXG_ALLOC_WRITE		0x1
+#define DRM_VDXG_ALLOC_FLAGS		DRM_VDXG_ALLOC_WRITE
+
+/**
+ * struct drm_vdxg_allocation - one entry of a SUBMIT allocation list
+ * @handle: GEM handle; each object may appear once per list
+ * @flags: DRM_VDXG_ALLOC_*
+ * @presumed_gpu_addr: in: the GPU address userspace assumed when it wrote
+ *	the command buffer, or 0; out: the address the job used
+ *
+ * D3DDDI_ALLOCATIONLIST. The object must have VRAM or the aperture in its
+ * segment set: the engines do not reach system memory.
+ */
+struct drm_vdxg_allocation {
+	__u32 handle;
+	__u32 flags;
+	__u64 presumed_gpu_addr;
+};
+
+/**
+ * struct drm_vdxg_patch_location - one entry of a SUBMIT patch list
+ * @allocation_index: index into the allocation list
+ * @slot_id: for the address of a SET_SURFACE, the surface slot it binds
+ *	(VDXG_SLOT_* of docs/hardware.md); 0 for any other address
+ * @driver_id: opaque to the kernel
+ * @allocation_offset: byte offset into the allocation
+ * @patch_offset: byte offset, in the command buffer, of a 64-bit address
+ *	field; the kernel writes the allocation's GPU address plus
+ *	@allocation_offset there
+ * @split_offset: must be zero (the kernel never splits a buffer)
+ *
+ * D3DDDI_PATCHLOCATIONLIST. Every address field of the command buffer must
+ * be named by exactly one patch location, and every patch location must
+ * name an address field.
+ */
+struct drm_vdxg_patch_location {
+	__u32 allocation_index;
+	__u32 slot_id;
+	__u32 driver_id;
+	__u32 allocation_offset;
+	__u32 patch_offset;
+	__u32 split_offset;
+};
+
+/**
+ * struct drm_vdxg_sync - a syncobj to wait on or signal
+ * @handle: syncobj handle
+ * @flags: must be zero
+ * @point: timeline point; 0 for a binary syncobj
+ */
+struct drm_vdxg_sync {
+	__u32 handle;
+	__u32 flags;
+	__u64 point;
+};
+
+/* Do not wait for other users of the allocations (no implicit sync in). */
+#define DRM_VDXG_SUBMIT_NO_IMPLICIT	0x1
+#define DRM_VDXG_SUBMIT_FLAGS		DRM_VDXG_SUBMIT_NO_IMPLICIT
+
+/* out_flags: the kernel wrote addresses (some presumed one was stale). */
+#define DRM_VDXG_SUBMIT_OUT_PATCHED	0x1
+
+/**
+ * struct drm_vdxg_submit - argument of DRM_IOCTL_VDXG_SUBMIT
+ * @ctx_id: the context
+ * @flags: DRM_VDXG_SUBMIT_*
+ * @commands: user pointer to the command buffer (the RENDER command set)
+ * @command_size: its bytes, a non-zero multiple of 4, at most
+ *	DRM_VDXG_PARAM_MAX_COMMAND_SIZE
+ * @num_allocations: entries in @allocations, at most
+ *	DRM_VDXG_PARAM_MAX_ALLOCATIONS
+ * @allocations: user pointer to struct drm_vdxg_allocation[]
+ * @num_patches: entries in @patches, at most DRM_VDXG_PARAM_MAX_PATCHES
+ * @num_in_syncs: entries in @in_syncs
+ * @patches: user pointer to struct drm_vdxg_patch_location[]
+ * @in_syncs: user pointer to struct drm_vdxg_sync[]: the job waits for
+ *	them
+ * @out_syncs: user pointer to struct drm_vdxg_sync[]: the job's fence
+ *	replaces a binary syncobj's or is added at a timeline point
+ * @num_out_syncs: entries in @out_syncs
+ * @out_flags: out: DRM_VDXG_SUBMIT_OUT_*
+ *
+ * The kernel copies the command buffer into a DMA buffer of its own and
+ * validates every command against the allocations, makes every allocation
+ * resident, patches the current GPU addresses into the address fields and
+ * queues the job. When every presumed address is right the patch step is
+ * skipped. Errors: -EINVAL a malformed command or list, -ERANGE an access
+ * outside its allocation, -EACCES a write through an allocation without
+ * DRM_VDXG_ALLOC_WRITE, -E2BIG a buffer or list over its limit, -ENOENT an
+ * unknown GEM or syncobj handle, -EFAULT a bad pointer, -EIO a banned
+ * context, -ENOMEM when the allocations do not fit together.
+ */
+struct drm_vdxg_submit {
+	__u32 ctx_id;
+	__u32 flags;
+	__u64 commands;
+	__u32 command_size;
+	__u32 num_allocations;
+	__u64 allocations;
+	__u32 num_patches;
+	__u32 num_in_syncs;
+	__u64 patches;
+	__u64 in_syncs;
+	__u64 out_syncs;
+	__u32 num_out_syncs;
+	__u32 out_flags;
+};
+
+#define DRM_VDXG_MAX_SYNCS		64
+
+/* The context caused a reset and takes no more jobs (-EIO). */
+#define DRM_VDXG_RESET_BANNED		0x1
+
+/**
+ * struct drm_vdxg_reset_status - argument of
+ * DRM_IOCTL_VDXG_GET_RESET_STATUS
+ * @ctx_id: the context
+ * @flags: out: DRM_VDXG_RESET_*
+ * @guilty: out: engine resets this context's jobs caused
+ * @innocent: out: engine resets that caught this context's jobs, which
+ *	were run again
+ */
+struct drm_vdxg_reset_status {
+	__u32 ctx_id;
+	__u32 flags;
+	__u32 guilty;
+	__u32 innocent;
 };
 
 #if defined(__cplusplus)

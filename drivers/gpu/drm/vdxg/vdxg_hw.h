@@ -209,6 +209,107 @@
 #define   VDXG_PG_READ_PHYS_LEN		6
 
 /* ------------------------------------------------------------------------
+ * DMA buffers (RENDER engine command set)
+ *
+ * A DMA buffer is a packed sequence of commands with the paging buffer's
+ * header layout: opcode in bits 7:0, zero in bits 15:8, total length in
+ * dwords (header included) in bits 31:16; each opcode has exactly one
+ * length (the _LEN macros). Every memory operand is a 64-bit GPU address
+ * field, low dword first. Operand bits marked reserved must be zero.
+ * docs/hardware.md ("Render engine") defines each command, the pixel
+ * formats and the rasterizer's arithmetic exactly.
+ *
+ * The engine holds four surface slots, cleared at the start of each ring
+ * entry. A command that uses an unset slot, reads or writes outside a
+ * surface or past VRAM/aperture, or carries a bad operand faults; the
+ * engine then stops (VDXG_ENG_STATUS_HALTED) with the ring entry's
+ * context in the fault record.
+ */
+#define VDXG_RD_NOP			0x00	/* len 1 */
+#define VDXG_RD_FENCE			0x01	/* addr(2), value(2) */
+#define VDXG_RD_WAIT			0x02	/* addr(2), value(2) */
+#define VDXG_RD_SET_SURFACE		0x03	/* see VDXG_RD_SURF_DW_* */
+#define VDXG_RD_FILL_RECT		0x04	/* see VDXG_RD_FILL_DW_* */
+#define VDXG_RD_COPY_RECT		0x05	/* see VDXG_RD_COPY_DW_* */
+#define VDXG_RD_BLEND			0x06	/* COPY_RECT + alpha dword */
+#define VDXG_RD_DRAW_TRIANGLES		0x07	/* see VDXG_RD_DRAW_DW_* */
+#define VDXG_RD_NUM_OPS			0x08
+#define   VDXG_RD_NOP_LEN		1
+#define   VDXG_RD_FENCE_LEN		5
+#define   VDXG_RD_WAIT_LEN		5
+#define   VDXG_RD_SET_SURFACE_LEN	8
+#define   VDXG_RD_FILL_RECT_LEN		4
+#define   VDXG_RD_COPY_RECT_LEN		4
+#define   VDXG_RD_BLEND_LEN		5
+#define   VDXG_RD_DRAW_TRIANGLES_LEN	5
+
+/* FENCE writes a 64-bit value; WAIT stalls until the value at addr >= it. */
+#define VDXG_RD_MEM_DW_ADDR		1	/* 8-byte aligned */
+#define VDXG_RD_MEM_DW_VALUE		3
+
+/* SET_SURFACE binds a surface to a slot. */
+#define VDXG_RD_SURF_DW_SLOT		1	/* VDXG_SLOT_*; bits 31:2 rsvd */
+#define VDXG_RD_SURF_DW_ADDR		2	/* aligned to the pixel size */
+#define VDXG_RD_SURF_DW_FORMAT		4	/* VDXG_FMT_* */
+#define VDXG_RD_SURF_DW_WIDTH		5	/* 1..VDXG_SURF_MAX_DIM */
+#define VDXG_RD_SURF_DW_HEIGHT		6	/* 1..VDXG_SURF_MAX_DIM */
+#define VDXG_RD_SURF_DW_PITCH		7	/* see below */
+#define   VDXG_SLOT_DST			0	/* written by FILL/COPY/BLEND/DRAW */
+#define   VDXG_SLOT_SRC			1	/* read by COPY_RECT and BLEND */
+#define   VDXG_SLOT_DEPTH		2	/* VDXG_FMT_D32 only */
+#define   VDXG_SLOT_TEXTURE		3	/* sampled by DRAW_TRIANGLES */
+#define   VDXG_NUM_SLOTS		4
+#define   VDXG_SURF_MAX_DIM		8192
+#define   VDXG_SURF_MAX_PITCH		0x10000	/* bytes */
+/*
+ * A surface spans pitch * (height - 1) + width * cpp bytes from its address.
+ * The pitch is a multiple of 4, at least width * cpp, at most
+ * VDXG_SURF_MAX_PITCH.
+ */
+#define VDXG_FMT_XRGB8888		1	/* cpp 4; reads alpha as 0xff */
+#define VDXG_FMT_ARGB8888		2	/* cpp 4 */
+#define VDXG_FMT_RGB565			3	/* cpp 2; reads alpha as 0xff */
+#define VDXG_FMT_D32			4	/* cpp 4; unsigned depth */
+#define VDXG_NUM_FMTS			5
+
+/* Rectangles pack two 16-bit fields: y (or h) in 31:16, x (or w) in 15:0. */
+#define VDXG_RD_XY(x, y)		(((y) << 16) | (x))
+#define VDXG_RD_X(v)			((v) & 0xffff)
+#define VDXG_RD_Y(v)			((v) >> 16)
+
+/* FILL_RECT: fill a DST rectangle with a colour. */
+#define VDXG_RD_FILL_DW_XY		1
+#define VDXG_RD_FILL_DW_WH		2
+#define VDXG_RD_FILL_DW_COLOR		3	/* ARGB8888 */
+
+/* COPY_RECT and BLEND: SRC rectangle to DST position. */
+#define VDXG_RD_COPY_DW_SRC_XY		1
+#define VDXG_RD_COPY_DW_DST_XY		2
+#define VDXG_RD_COPY_DW_WH		3
+#define VDXG_RD_BLEND_DW_ALPHA		4	/* 0..255; bits 31:8 rsvd */
+
+/* DRAW_TRIANGLES: a list of independent triangles into DST. */
+#define VDXG_RD_DRAW_DW_FLAGS		1	/* VDXG_DRAW_*; others rsvd */
+#define VDXG_RD_DRAW_DW_COUNT		2	/* vertices: 3..MAX, a multiple of 3 */
+#define VDXG_RD_DRAW_DW_VB		3	/* vertex buffer, 4-byte aligned */
+#define   VDXG_DRAW_TEXTURE		BIT(0)	/* modulate by TEXTURE */
+#define   VDXG_DRAW_BILINEAR		BIT(1)	/* else nearest */
+#define   VDXG_DRAW_DEPTH_TEST		BIT(2)	/* z < DEPTH passes */
+#define   VDXG_DRAW_DEPTH_WRITE		BIT(3)	/* passing z is stored */
+#define   VDXG_DRAW_FLAGS_MASK		0xf
+#define   VDXG_DRAW_MAX_VERTICES	(3 * 65536)
+/* A vertex is eight dwords. */
+#define VDXG_VERTEX_SIZE		32
+#define VDXG_VTX_DW_X			0	/* s32, 1/16 pixel (28.4) */
+#define VDXG_VTX_DW_Y			1
+#define VDXG_VTX_DW_Z			2	/* u32 depth */
+#define VDXG_VTX_DW_COLOR		3	/* ARGB8888 */
+#define VDXG_VTX_DW_U			4	/* s32, texels in 16.16 */
+#define VDXG_VTX_DW_V			5
+/* Dwords 6 and 7 are ignored. |X| and |Y| must not exceed: */
+#define VDXG_VTX_COORD_MAX		(1 << 24)
+
+/* ------------------------------------------------------------------------
  * GPU address space and GART (0x2000)
  *
  * [0, VRAM_SIZE) is VRAM. [APERTURE_BASE, APERTURE_BASE + APERTURE_SIZE)
