@@ -95,6 +95,13 @@ static int vdxg_bo_places(struct vdxg_device *vdxg, struct vdxg_bo *bo,
 	}
 	bo->placement.num_placement = n;
 	bo->placement.placement = bo->places;
+
+	/* The segments the engines reach, for command buffers. */
+	for (i = 0; i < n; i++)
+		if (bo->places[i].mem_type != TTM_PL_SYSTEM)
+			bo->gpu_places[bo->gpu_placement.num_placement++] =
+				bo->places[i];
+	bo->gpu_placement.placement = bo->gpu_places;
 	return 0;
 }
 

@@ -20,12 +20,17 @@ struct vdxg_device;
  * @flags: DRM_VDXG_GEM_*
  * @places: the preferred segment set as TTM places, most preferred first
  * @placement: @places as a TTM placement
+ * @gpu_places: @places without system memory, which the engines do not
+ *	reach; empty for an object the GPU cannot use
+ * @gpu_placement: @gpu_places as a TTM placement
  */
 struct vdxg_bo {
 	struct ttm_buffer_object tbo;
 	u32 flags;
 	struct ttm_place places[DRM_VDXG_MAX_SEGMENTS];
 	struct ttm_placement placement;
+	struct ttm_place gpu_places[DRM_VDXG_MAX_SEGMENTS];
+	struct ttm_placement gpu_placement;
 };
 
 static inline struct vdxg_bo *to_vdxg_bo(struct ttm_buffer_object *tbo)

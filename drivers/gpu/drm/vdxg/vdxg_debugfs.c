@@ -146,6 +146,15 @@ static int vdxg_debugfs_gart(struct seq_file *m, void *data)
 	return 0;
 }
 
+static int vdxg_debugfs_render(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct drm_printer p = drm_seq_file_printer(m);
+
+	vdxg_render_debugfs(to_vdxg(entry->dev), &p);
+	return 0;
+}
+
 static const struct drm_debugfs_info vdxg_debugfs_list[] = {
 	{ "resources", vdxg_debugfs_resources, 0 },
 	{ "interrupts", vdxg_debugfs_interrupts, 0 },
@@ -155,6 +164,7 @@ static const struct drm_debugfs_info vdxg_debugfs_mm_list[] = {
 	{ "paging", vdxg_debugfs_paging, 0 },
 	{ "segments", vdxg_debugfs_segments, 0 },
 	{ "gart", vdxg_debugfs_gart, 0 },
+	{ "render", vdxg_debugfs_render, 0 },
 };
 
 /**

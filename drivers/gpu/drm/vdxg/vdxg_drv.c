@@ -34,25 +34,44 @@
  * device first, so open files see -ENODEV rather than a vanished device.
  */
 
+#define VDXG_IOCTL(name, func) \
+	DRM_IOCTL_DEF_DRV(VDXG_##name, func, DRM_RENDER_ALLOW)
+
 static const struct drm_ioctl_desc vdxg_ioctls[] = {
-	DRM_IOCTL_DEF_DRV(VDXG_GET_PARAM, vdxg_ioctl_get_param,
-			  DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(VDXG_GEM_CREATE, vdxg_gem_create_ioctl,
-			  DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(VDXG_GEM_MMAP_OFFSET, vdxg_gem_mmap_offset_ioctl,
-			  DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(VDXG_GEM_WAIT, vdxg_gem_wait_ioctl,
-			  DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(VDXG_GEM_INFO, vdxg_gem_info_ioctl,
-			  DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(VDXG_GEM_MAKE_RESIDENT, vdxg_gem_make_resident_ioctl,
-			  DRM_RENDER_ALLOW),
+	VDXG_IOCTL(GET_PARAM, vdxg_ioctl_get_param),
+	VDXG_IOCTL(GEM_CREATE, vdxg_gem_create_ioctl),
+	VDXG_IOCTL(GEM_MMAP_OFFSET, vdxg_gem_mmap_offset_ioctl),
+	VDXG_IOCTL(GEM_WAIT, vdxg_gem_wait_ioctl),
+	VDXG_IOCTL(GEM_INFO, vdxg_gem_info_ioctl),
+	VDXG_IOCTL(GEM_MAKE_RESIDENT, vdxg_gem_make_resident_ioctl),
+	VDXG_IOCTL(CONTEXT_CREATE, vdxg_context_create_ioctl),
+	VDXG_IOCTL(CONTEXT_DESTROY, vdxg_context_destroy_ioctl),
+	VDXG_IOCTL(SUBMIT, vdxg_submit_ioctl),
+	VDXG_IOCTL(GET_RESET_STATUS, vdxg_reset_status_ioctl),
 };
 
-DEFINE_DRM_GEM_FOPS(vdxg_fops);
+static const struct file_operations vdxg_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
+
+static int vdxg_open(struct drm_device *drm, struct drm_file *file)
+{
+	return vdxg_file_open(to_vdxg(drm), file);
+}
+
+static void vdxg_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	vdxg_file_close(file);
+}
 
 static const struct drm_driver vdxg_drm_driver = {
-	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
+	.open = vdxg_open,
+	.postclose = vdxg_postclose,
+	.show_fdinfo = vdxg_show_fdinfo,
 	.ioctls = vdxg_ioctls,
 	.num_ioctls = ARRAY_SIZE(vdxg_ioctls),
 	.fops = &vdxg_fops,
@@ -81,6 +100,8 @@ static int vdxg_mm_init(struct vdxg_device *vdxg)
 	ret = vdxg_gart_init(vdxg);
 	if (!ret)
 		ret = vdxg_ttm_init(vdxg);
+	if (!ret)
+		ret = vdxg_render_init(vdxg);
 	if (ret)
 		vdxg_paging_fini(vdxg);
 	return ret;
@@ -91,6 +112,7 @@ static void vdxg_mm_fini(struct vdxg_device *vdxg)
 {
 	if (!(vdxg->caps & VDXG_CAP_PAGING))
 		return;
+	vdxg_render_unplug(vdxg);
 	vdxg_paging_fini(vdxg);
 	vdxg_gart_fini(vdxg);
 }

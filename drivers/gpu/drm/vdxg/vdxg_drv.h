@@ -15,6 +15,7 @@
 
 #include "vdxg_hw.h"
 #include "vdxg_paging.h"
+#include "vdxg_render.h"
 #include "vdxg_resource.h"
 
 #define DRIVER_NAME		"vdxg"
@@ -81,6 +82,7 @@ struct vdxg_irq_vector {
  * @kmem.cpu: its CPU mapping
  * @kmem.used: bytes handed out
  * @paging: the paging queue, when the device has a PAGING engine
+ * @render: the render engine, when the device has one
  * @gart: the aperture's GART
  * @ttm: the TTM device holding the memory segments
  * @faults: fault records reported by the device
@@ -118,6 +120,7 @@ struct vdxg_device {
 	} kmem;
 
 	struct vdxg_paging paging;
+	struct vdxg_render render;
 	struct vdxg_gart gart;
 	struct ttm_device ttm;
 	atomic_t faults;

@@ -140,6 +140,18 @@ static void vdxg_engine_cancel(struct vdxg_engine *engine, int error)
 void vdxg_engine_fini(struct vdxg_engine *engine)
 {
 	drm_sched_fini(&engine->sched);
+	vdxg_engine_stop(engine);
+}
+
+/**
+ * vdxg_engine_stop - stop an engine and fail what is on its ring
+ * @engine: the engine
+ *
+ * The fences of the entries on the ring fail with -ENODEV. The caller
+ * makes sure no new entry is emitted.
+ */
+void vdxg_engine_stop(struct vdxg_engine *engine)
+{
 	vdxg_engine_wr(engine, VDXG_ENG_CTRL, 0);
 	vdxg_engine_cancel(engine, -ENODEV);
 }

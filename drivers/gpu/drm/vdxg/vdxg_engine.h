@@ -64,6 +64,7 @@ int vdxg_engine_init(struct vdxg_engine *engine, struct vdxg_device *vdxg,
 		     u32 ring_size, u64 seqno_gpu, u64 __iomem *seqno_cpu,
 		     const struct drm_sched_backend_ops *ops, long timeout);
 void vdxg_engine_fini(struct vdxg_engine *engine);
+void vdxg_engine_stop(struct vdxg_engine *engine);
 struct dma_fence *vdxg_engine_emit(struct vdxg_engine *engine,
 				   struct vdxg_hw_fence *f, u64 addr, u32 len,
 				   u32 context);

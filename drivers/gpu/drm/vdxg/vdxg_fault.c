@@ -59,4 +59,6 @@ void vdxg_fault_irq(struct vdxg_device *vdxg)
 
 	if (engine == VDXG_ENGINE_PAGING && vdxg->paging.engine.vdxg)
 		drm_sched_fault(&vdxg->paging.engine.sched);
+	else if (engine == VDXG_ENGINE_RENDER && vdxg->render.engine.vdxg)
+		drm_sched_fault(&vdxg->render.engine.sched);
 }

@@ -6,6 +6,7 @@
 #include <drm/drm_file.h>
 #include <drm/vdxg_drm.h>
 
+#include "vdxg_cmdparse.h"
 #include "vdxg_drv.h"
 
 /**
@@ -55,6 +56,15 @@ int vdxg_ioctl_get_param(struct drm_device *drm, void *data,
 		break;
 	case DRM_VDXG_PARAM_IRQ_MODE:
 		args->value = vdxg->irq.mode;
+		break;
+	case DRM_VDXG_PARAM_MAX_COMMAND_SIZE:
+		args->value = VDXG_MAX_COMMAND_SIZE;
+		break;
+	case DRM_VDXG_PARAM_MAX_ALLOCATIONS:
+		args->value = VDXG_MAX_ALLOCATIONS;
+		break;
+	case DRM_VDXG_PARAM_MAX_PATCHES:
+		args->value = VDXG_MAX_PATCHES;
 		break;
 	default:
 		return -EINVAL;

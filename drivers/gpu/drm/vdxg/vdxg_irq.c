@@ -110,6 +110,8 @@ static irqreturn_t vdxg_irq_handler(int irq, void *arg)
 		complete(&vdxg->irq.selftest);
 	if (pending & VDXG_INT_FAULT)
 		vdxg_fault_irq(vdxg);
+	if (pending & VDXG_INT_RENDER_FENCE)
+		vdxg_render_irq(vdxg, pending);
 	if (pending & VDXG_INT_PAGING_FENCE)
 		vdxg_paging_irq(vdxg, pending);
 

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The vdxg authors
+ */
+
+#include <linux/capability.h>
+#include <linux/slab.h>
+
+#include <drm/drm_auth.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+#include <drm/vdxg_drm.h>
+
+#include "vdxg_bo.h"
+#include "vdxg_drv.h"
+#include "vdxg_render.h"
+
+/**
+ * DOC: Contexts
+ *
+ * A context is a queue of jobs on one engine, as a WDDM GPU context is: a
+ * scheduler entity with a priority. Contexts belong to the file that made
+ * them, by ids private to that file. Jobs hold a reference to their
+ * context, and contexts to their file's state, so that a job finishing
+ * after its file was closed still has somewhere to account its time.
+ *
+ * A context whose job hung the engine is guilty: the scheduler cancels its
+ * queued jobs and further submissions fail with -EIO. Destroying a context
+ * lets its queued jobs run.
+ */
+
+static void vdxg_file_release(struct kref *kref)
+{
+	struct vdxg_file *vf = container_of(kref, struct vdxg_file, refcount);
+
+	xa_destroy(&vf->contexts);
+	kfree(vf);
+}
+
+static void vdxg_context_release(struct kref *kref)
+{
+	struct vdxg_context *ctx = container_of(kref, struct vdxg_context,
+						refcount);
+
+	kref_put(&ctx->file->refcount, vdxg_file_release);
+	mutex_destroy(&ctx->lock);
+	kfree(ctx);
+}
+
+/**
+ * vdxg_context_put - drop a context reference
+ * @ctx: the context
+ */
+void vdxg_context_put(struct vdxg_context *ctx)
+{
+	kref_put(&ctx->refcount, vdxg_context_release);
+}
+
+/**
+ * vdxg_context_get - look up a context of a file
+ * @file: the file
+ * @id: the context id
+ *
+ * Return: the context with a reference, or NULL.
+ */
+struct vdxg_context *vdxg_context_get(struct drm_file *file, u32 id)
+{
+	struct vdxg_file *vf = file->driver_priv;
+	struct vdxg_context *ctx;
+
+	xa_lock(&vf->contexts);
+	ctx = xa_load(&vf->contexts, id);
+	if (ctx)
+		kref_get(&ctx->refcount);
+	xa_unlock(&vf->contexts);
+	return ctx;
+}
+
+/* Let the context's queued jobs go to the engine, then drop it. */
+static void vdxg_context_destroy(struct vdxg_context *ctx)
+{
+	mutex_lock(&ctx->lock);
+	ctx->closed = true;
+	mutex_unlock(&ctx->lock);
+	drm_sched_entity_destroy(&ctx->entity);
+	vdxg_context_put(ctx);
+}
+
+/**
+ * vdxg_file_open - set up a new file's state
+ * @vdxg: the device
+ * @file: the file
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vdxg_file_open(struct vdxg_device *vdxg, struct drm_file *file)
+{
+	struct vdxg_file *vf = kzalloc(sizeof(*vf), GFP_KERNEL);
+
+	if (!vf)
+		return -ENOMEM;
+	vf->vdxg = vdxg;
+	kref_init(&vf->refcount);
+	xa_init_flags(&vf->contexts, XA_FLAGS_ALLOC1);
+	file->driver_priv = vf;
+	return 0;
+}
+
+/**
+ * vdxg_file_close - destroy a closing file's contexts
+ * @file: the file
+ */
+void vdxg_file_close(struct drm_file *file)
+{
+	struct vdxg_file *vf = file->driver_priv;
+	struct vdxg_context *ctx;
+	unsigned long id;
+
+	xa_for_each(&vf->contexts, id, ctx) {
+		xa_erase(&vf->contexts, id);
+		vdxg_context_destroy(ctx);
+	}
+	kref_put(&vf->refcount, vdxg_file_release);
+}
+
+static int vdxg_priority(u32 priority, enum drm_sched_priority *out)
+{
+	switch (priority) {
+	case DRM_VDXG_PRIORITY_LOW:
+		*out = DRM_SCHED_PRIORITY_LOW;
+		return 0;
+	case DRM_VDXG_PRIORITY_NORMAL:
+		*out = DRM_SCHED_PRIORITY_NORMAL;
+		return 0;
+	case DRM_VDXG_PRIORITY_HIGH:
+		*out = DRM_SCHED_PRIORITY_HIGH;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/**
+ * vdxg_context_create_ioctl - DRM_IOCTL_VDXG_CONTEXT_CREATE
+ * @drm: the device
+ * @data: struct drm_vdxg_context_create
+ * @file: the file
+ *
+ * Return: 0, -EINVAL for a bad engine, priority or flags, -EACCES for a
+ * high priority without CAP_SYS_NICE or DRM master, -ENODEV without a
+ * render engine, -ENOMEM.
+ */
+int vdxg_context_create_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct vdxg_device *vdxg = to_vdxg(drm);
+	struct drm_vdxg_context_create *args = data;
+	struct vdxg_file *vf = file->driver_priv;
+	struct drm_gpu_scheduler *sched = &vdxg->render.engine.sched;
+	enum drm_sched_priority prio;
+	struct vdxg_context *ctx;
+	int ret;
+
+	if (args->engine != DRM_VDXG_ENGINE_RENDER || args->flags ||
+	    vdxg_priority(args->priority, &prio))
+		return -EINVAL;
+	if (!vdxg->render.engine.vdxg)
+		return -ENODEV;
+	if (args->priority == DRM_VDXG_PRIORITY_HIGH &&
+	    !capable(CAP_SYS_NICE) && !drm_is_current_master(file))
+		return -EACCES;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	kref_init(&ctx->refcount);
+	mutex_init(&ctx->lock);
+	ctx->file = vf;
+	ret = drm_sched_entity_init(&ctx->entity, prio, &sched, 1,
+				    &ctx->guilty);
+	if (ret)
+		goto err_free;
+
+	ret = xa_alloc(&vf->contexts, &ctx->id, ctx, xa_limit_32b, GFP_KERNEL);
+	if (ret)
+		goto err_entity;
+	kref_get(&vf->refcount);
+	args->ctx_id = ctx->id;
+	return 0;
+
+err_entity:
+	drm_sched_entity_destroy(&ctx->entity);
+err_free:
+	mutex_destroy(&ctx->lock);
+	kfree(ctx);
+	return ret;
+}
+
+/**
+ * vdxg_context_destroy_ioctl - DRM_IOCTL_VDXG_CONTEXT_DESTROY
+ * @drm: the device
+ * @data: struct drm_vdxg_context_destroy
+ * @file: the file
+ *
+ * Return: 0, -EINVAL for a non-zero pad, -ENOENT for an unknown context.
+ */
+int vdxg_context_destroy_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file)
+{
+	struct drm_vdxg_context_destroy *args = data;
+	struct vdxg_file *vf = file->driver_priv;
+	struct vdxg_context *ctx;
+
+	if (args->pad)
+		return -EINVAL;
+	ctx = xa_erase(&vf->contexts, args->ctx_id);
+	if (!ctx)
+		return -ENOENT;
+	vdxg_context_destroy(ctx);
+	return 0;
+}
+
+/**
+ * vdxg_reset_status_ioctl - DRM_IOCTL_VDXG_GET_RESET_STATUS
+ * @drm: the device
+ * @data: struct drm_vdxg_reset_status
+ * @file: the file
+ *
+ * Return: 0 or -ENOENT for an unknown context.
+ */
+int vdxg_reset_status_ioctl(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct drm_vdxg_reset_status *args = data;
+	struct vdxg_context *ctx = vdxg_context_get(file, args->ctx_id);
+
+	if (!ctx)
+		return -ENOENT;
+	args->flags = atomic_read(&ctx->guilty) ? DRM_VDXG_RESET_BANNED : 0;
+	args->guilty = atomic_read(&ctx->guilty_count);
+	args->innocent = atomic_read(&ctx->innocent_count);
+	vdxg_context_put(ctx);
+	return 0;
+}
+
+/* Bytes of the file's objects by where they are now. */
+static void vdxg_fdinfo_memory(struct drm_file *file, u64 *bytes)
+{
+	struct drm_gem_object *obj;
+	int id;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		struct ttm_buffer_object *tbo =
+			container_of(obj, struct ttm_buffer_object, base);
+		struct ttm_resource *res = READ_ONCE(tbo->resource);
+
+		if (res && res->mem_type < TTM_NUM_MEM_TYPES)
+			bytes[res->mem_type] += obj->size;
+	}
+	spin_unlock(&file->table_lock);
+}
+
+/**
+ * vdxg_show_fdinfo - the driver's keys in /proc/PID/fdinfo
+ * @p: where to
+ * @file: the file
+ *
+ * drm-engine-render is the time the file's finished jobs spent on the
+ * engine; drm-memory-{vram,gtt,cpu} are the bytes of its objects by
+ * segment (aperture is "gtt", system memory "cpu").
+ */
+void vdxg_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	struct vdxg_file *vf = file->driver_priv;
+	u64 bytes[TTM_NUM_MEM_TYPES] = {};
+
+	drm_printf(p, "drm-engine-render:\t%llu ns\n",
+		   atomic64_read(&vf->busy_ns[VDXG_ENGINE_RENDER]));
+	vdxg_fdinfo_memory(file, bytes);
+	drm_printf(p, "drm-memory-vram:\t%llu KiB\n", bytes[TTM_PL_VRAM] / SZ_1K);
+	drm_printf(p, "drm-memory-gtt:\t%llu KiB\n", bytes[TTM_PL_TT] / SZ_1K);
+	drm_printf(p, "drm-memory-cpu:\t%llu KiB\n", bytes[TTM_PL_SYSTEM] / SZ_1K);
+}

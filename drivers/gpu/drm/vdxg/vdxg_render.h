@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright 2026 The vdxg authors
+ */
+#ifndef _VDXG_RENDER_H_
+#define _VDXG_RENDER_H_
+
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_suballoc.h>
+#include <drm/gpu_scheduler.h>
+
+#include "vdxg_engine.h"
+
+struct drm_file;
+struct drm_printer;
+struct vdxg_device;
+
+/**
+ * struct vdxg_render - the RENDER engine and its DMA-buffer pool
+ * @engine: the engine and its scheduler
+ * @pool: sub-allocator of DMA buffers in reserved VRAM
+ * @pool_gpu: GPU address of the pool
+ * @pool_cpu: CPU mapping of the pool
+ * @resets: engine resets after a hang or fault
+ * @reset_gen: bumped by each reset, to count a context once per reset
+ * @stats: submission counters, shown in debugfs
+ * @stats.submits: jobs queued
+ * @stats.patched: jobs whose buffer needed address fields written
+ * @stats.skipped: jobs whose presumed addresses were all right
+ * @stats.fields: address fields written
+ * @stats.rejected: submissions refused by validation
+ */
+struct vdxg_render {
+	struct vdxg_engine engine;
+	struct drm_suballoc_manager pool;
+	u64 pool_gpu;
+	u8 __iomem *pool_cpu;
+	atomic_t resets;
+	u32 reset_gen;
+	struct {
+		atomic64_t submits;
+		atomic64_t patched;
+		atomic64_t skipped;
+		atomic64_t fields;
+		atomic64_t rejected;
+	} stats;
+};
+
+/**
+ * struct vdxg_file - per-open-file state
+ * @vdxg: the device
+ * @refcount: held by the file and by each context
+ * @contexts: the file's contexts by id
+ * @busy_ns: engine time used by the file's jobs, per engine
+ */
+struct vdxg_file {
+	struct vdxg_device *vdxg;
+	struct kref refcount;
+	struct xarray contexts;
+	atomic64_t busy_ns[VDXG_NUM_ENGINES];
+};
+
+/**
+ * struct vdxg_context - a queue of jobs on one engine (a WDDM GPU context)
+ * @refcount: held by the file's table and by each job
+ * @file: the owning file's state
+ * @id: the id userspace knows it by
+ * @entity: its scheduler entity
+ * @guilty: set by the scheduler when one of its jobs hangs: banned
+ * @guilty_count: resets this context caused
+ * @innocent_count: resets that caught this context's jobs
+ * @reset_gen: the last reset counted in @innocent_count
+ * @lock: serialises arming and pushing jobs, and destruction
+ * @closed: destroyed; no more jobs
+ */
+struct vdxg_context {
+	struct kref refcount;
+	struct vdxg_file *file;
+	u32 id;
+	struct drm_sched_entity entity;
+	atomic_t guilty;
+	atomic_t guilty_count;
+	atomic_t innocent_count;
+	u32 reset_gen;
+	struct mutex lock; /* serialises job arm and push, and destruction */
+	bool closed;
+};
+
+/**
+ * struct vdxg_job - one submission on the RENDER engine
+ * @base: the scheduler job
+ * @ctx: its context (a reference)
+ * @hw: the hardware fence for the next run_job, preallocated
+ * @hw_fence: the hardware fence of the last run, for the timeout handler
+ * @buf: the job's DMA buffer in the pool
+ * @buf_gpu: its GPU address
+ * @len: its bytes
+ * @start_ns: when the job was last handed to the engine
+ */
+struct vdxg_job {
+	struct drm_sched_job base;
+	struct vdxg_context *ctx;
+	struct vdxg_hw_fence *hw;
+	struct dma_fence *hw_fence;
+	struct drm_suballoc *buf;
+	u64 buf_gpu;
+	u32 len;
+	u64 start_ns;
+};
+
+int vdxg_render_init(struct vdxg_device *vdxg);
+void vdxg_render_unplug(struct vdxg_device *vdxg);
+void vdxg_render_irq(struct vdxg_device *vdxg, u32 pending);
+void vdxg_render_debugfs(struct vdxg_device *vdxg, struct drm_printer *p);
+
+struct vdxg_job *vdxg_job_alloc(struct vdxg_context *ctx);
+void vdxg_job_free(struct vdxg_job *job);
+
+int vdxg_file_open(struct vdxg_device *vdxg, struct drm_file *file);
+void vdxg_file_close(struct drm_file *file);
+struct vdxg_context *vdxg_context_get(struct drm_file *file, u32 id);
+void vdxg_context_put(struct vdxg_context *ctx);
+void vdxg_show_fdinfo(struct drm_printer *p, struct drm_file *file);
+
+int vdxg_context_create_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file);
+int vdxg_context_destroy_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file);
+int vdxg_reset_status_ioctl(struct drm_device *drm, void *data,
+			    struct drm_file *file);
+int vdxg_submit_ioctl(struct drm_device *drm, void *data,
+		      struct drm_file *file);
+
+#endif

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The vdxg authors
+ */
+
+#include <linux/dma-fence-chain.h>
+#include <linux/dma-resv.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_exec.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_print.h>
+#include <drm/drm_syncobj.h>
+#include <drm/vdxg_drm.h>
+
+#include "vdxg_bo.h"
+#include "vdxg_cmdparse.h"
+#include "vdxg_drv.h"
+#include "vdxg_render.h"
+
+/**
+ * DOC: Submission
+ *
+ * DRM_IOCTL_VDXG_SUBMIT is WDDM's render-and-patch flow for one command
+ * buffer:
+ *
+ * 1. Build. The command buffer, allocation list and patch-location list
+ *    are copied into kernel memory, the allocations looked up, and the
+ *    buffer validated command by command against them (see "Command buffer
+ *    validation"). Nothing userspace changes afterwards is seen.
+ * 2. Residency. The objects are locked together with drm_exec and
+ *    validated into a segment the engines reach (VRAM or the aperture),
+ *    from their own preferred sets. Evictions this causes are paging jobs
+ *    on the copy engine, like any other move.
+ * 3. Patch. With the objects locked, their GPU addresses cannot change
+ *    until the job's fence is in their reservations, so the addresses are
+ *    written into the address fields now (DXGKDDI_PATCH). When every
+ *    presumed address userspace passed is still right the buffer already
+ *    holds them and nothing is written; otherwise the addresses used are
+ *    written back to the allocation list. The result goes to a DMA buffer
+ *    in reserved VRAM.
+ * 4. Schedule. The job waits for its in-syncobjs and, unless
+ *    DRM_VDXG_SUBMIT_NO_IMPLICIT, for the objects' other users (implicit
+ *    sync, read or write per allocation). Its finished fence goes into
+ *    every object's reservation and into the out-syncobjs.
+ */
+
+/**
+ * struct vdxg_submit - the state of one SUBMIT ioctl
+ * @vdxg: the device
+ * @file: the submitting file
+ * @args: the ioctl argument
+ * @ctx: the context
+ * @cmds: kernel copy of the command buffer
+ * @allocs: kernel copy of the allocation list
+ * @patches: kernel copy of the patch-location list
+ * @objs: the allocations' objects
+ * @cp: what the parser needs of each allocation
+ * @gpu_addr: the allocations' GPU addresses, once resident
+ * @in: in-syncobjs
+ * @out: out-syncobjs
+ * @out_syncobjs: the out-syncobjs looked up
+ * @chains: preallocated timeline points for them
+ * @job: the job
+ * @exec: the locking context
+ */
+struct vdxg_submit {
+	struct vdxg_device *vdxg;
+	struct drm_file *file;
+	struct drm_vdxg_submit *args;
+	struct vdxg_context *ctx;
+	u32 *cmds;
+	struct drm_vdxg_allocation *allocs;
+	struct drm_vdxg_patch_location *patches;
+	struct drm_gem_object **objs;
+	struct vdxg_cp_alloc *cp;
+	u64 *gpu_addr;
+	struct drm_vdxg_sync *in;
+	struct drm_vdxg_sync *out;
+	struct drm_syncobj **out_syncobjs;
+	struct dma_fence_chain **chains;
+	struct vdxg_job *job;
+	struct drm_exec exec;
+};
+
+static void *vdxg_submit_copy(u64 uptr, u32 n, size_t size, int *ret)
+{
+	void *p;
+
+	if (!n)
+		return NULL;
+	p = kvmalloc_array(n, size, GFP_KERNEL);
+	if (!p) {
+		*ret = -ENOMEM;
+		return NULL;
+	}
+	if (copy_from_user(p, u64_to_user_ptr(uptr), (size_t)n * size)) {
+		kvfree(p);
+		*ret = -EFAULT;
+		return NULL;
+	}
+	return p;
+}
+
+static int vdxg_submit_check_args(const struct drm_vdxg_submit *args)
+{
+	if (args->flags & ~DRM_VDXG_SUBMIT_FLAGS)
+		return -EINVAL;
+	if (!args->command_size || args->command_size % 4)
+		return -EINVAL;
+	if (args->command_size > VDXG_MAX_COMMAND_SIZE ||
+	    args->num_allocations > VDXG_MAX_ALLOCATIONS ||
+	    args->num_patches > VDXG_MAX_PATCHES ||
+	    args->num_in_syncs > DRM_VDXG_MAX_SYNCS ||
+	    args->num_out_syncs > DRM_VDXG_MAX_SYNCS)
+		return -E2BIG;
+	return 0;
+}
+
+static int vdxg_submit_copy_in(struct vdxg_submit *s)
+{
+	struct drm_vdxg_submit *args = s->args;
+	int ret = 0;
+
+	s->cmds = vdxg_submit_copy(args->commands, args->command_size / 4,
+				   sizeof(u32), &ret);
+	if (ret)
+		return ret;
+	s->allocs = vdxg_submit_copy(args->allocations, args->num_allocations,
+				     sizeof(*s->allocs), &ret);
+	if (ret)
+		return ret;
+	s->patches = vdxg_submit_copy(args->patches, args->num_patches,
+				      sizeof(*s->patches), &ret);
+	if (ret)
+		return ret;
+	s->in = vdxg_submit_copy(args->in_syncs, args->num_in_syncs,
+				 sizeof(*s->in), &ret);
+	if (ret)
+		return ret;
+	s->out = vdxg_submit_copy(args->out_syncs, args->num_out_syncs,
+				  sizeof(*s->out), &ret);
+	return ret;
+}
+
+/* Look up every allocation's object; each may be listed once. */
+static int vdxg_submit_lookup(struct vdxg_submit *s)
+{
+	u32 n = s->args->num_allocations;
+	u32 i;
+
+	s->objs = kvcalloc(n, sizeof(*s->objs), GFP_KERNEL);
+	s->cp = kvcalloc(n, sizeof(*s->cp), GFP_KERNEL);
+	s->gpu_addr = kvcalloc(n, sizeof(*s->gpu_addr), GFP_KERNEL);
+	if (n && (!s->objs || !s->cp || !s->gpu_addr))
+		return -ENOMEM;
+
+	for (i = 0; i < n; i++) {
+		const struct drm_vdxg_allocation *a = &s->allocs[i];
+		struct vdxg_bo *bo;
+
+		if (a->flags & ~DRM_VDXG_ALLOC_FLAGS)
+			return -EINVAL;
+		s->objs[i] = drm_gem_object_lookup(s->file, a->handle);
+		if (!s->objs[i])
+			return -ENOENT;
+		bo = to_vdxg_bo(container_of(s->objs[i],
+					     struct ttm_buffer_object, base));
+		if (!bo->gpu_placement.num_placement)
+			return -EINVAL;
+		s->cp[i].size = s->objs[i]->size;
+		s->cp[i].flags = a->flags;
+	}
+	return 0;
+}
+
+static int vdxg_submit_validate(struct vdxg_submit *s)
+{
+	struct vdxg_cp_error err = {};
+	int ret;
+
+	ret = vdxg_cmd_validate(s->cmds, s->args->command_size / 4, s->cp,
+				s->args->num_allocations, s->patches,
+				s->args->num_patches, &err);
+	if (ret) {
+		atomic64_inc(&s->vdxg->render.stats.rejected);
+		drm_dbg(&s->vdxg->drm, "submit refused at dword %u: %s (%d)\n",
+			err.dword, err.what, ret);
+	}
+	return ret;
+}
+
+/* Look up the out-syncobjs and preallocate their timeline points. */
+static int vdxg_submit_prepare_out(struct vdxg_submit *s)
+{
+	u32 n = s->args->num_out_syncs;
+	u32 i;
+
+	if (!n)
+		return 0;
+	s->out_syncobjs = kcalloc(n, sizeof(*s->out_syncobjs), GFP_KERNEL);
+	s->chains = kcalloc(n, sizeof(*s->chains), GFP_KERNEL);
+	if (!s->out_syncobjs || !s->chains)
+		return -ENOMEM;
+
+	for (i = 0; i < n; i++) {
+		if (s->out[i].flags)
+			return -EINVAL;
+		s->out_syncobjs[i] = drm_syncobj_find(s->file, s->out[i].handle);
+		if (!s->out_syncobjs[i])
+			return -ENOENT;
+		if (s->out[i].point) {
+			s->chains[i] = dma_fence_chain_alloc();
+			if (!s->chains[i])
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int vdxg_submit_in_deps(struct vdxg_submit *s)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < s->args->num_in_syncs; i++) {
+		if (s->in[i].flags)
+			return -EINVAL;
+		ret = drm_sched_job_add_syncobj_dependency(&s->job->base,
+							   s->file,
+							   s->in[i].handle,
+							   s->in[i].point);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Lock the objects, page them in, and collect their dependencies. */
+static int vdxg_submit_residency(struct vdxg_submit *s)
+{
+	struct ttm_operation_ctx tctx = { .interruptible = true };
+	bool implicit = !(s->args->flags & DRM_VDXG_SUBMIT_NO_IMPLICIT);
+	u32 n = s->args->num_allocations;
+	u32 i;
+	int ret = 0;
+
+	drm_exec_until_all_locked(&s->exec) {
+		for (i = 0; i < n; i++) {
+			ret = drm_exec_prepare_obj(&s->exec, s->objs[i], 1);
+			drm_exec_retry_on_contention(&s->exec);
+			if (ret)
+				return ret == -EALREADY ? -EINVAL : ret;
+		}
+	}
+
+	for (i = 0; i < n; i++) {
+		struct ttm_buffer_object *tbo =
+			container_of(s->objs[i], struct ttm_buffer_object, base);
+		bool write = s->allocs[i].flags & DRM_VDXG_ALLOC_WRITE;
+
+		ret = ttm_bo_validate(tbo, &to_vdxg_bo(tbo)->gpu_placement,
+				      &tctx);
+		if (ret)
+			return ret;
+		s->gpu_addr[i] = vdxg_ttm_gpu_addr(s->vdxg, tbo->resource);
+
+		if (implicit)
+			ret = drm_sched_job_add_implicit_dependencies(&s->job->base,
+								      s->objs[i],
+								      write);
+		else
+			ret = drm_sched_job_add_resv_dependencies(&s->job->base,
+								  tbo->base.resv,
+								  DMA_RESV_USAGE_KERNEL);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Patch the addresses and move the buffer into the job's DMA buffer. */
+static int vdxg_submit_patch(struct vdxg_submit *s)
+{
+	struct vdxg_render *render = &s->vdxg->render;
+	u32 size = s->args->command_size;
+	bool presumed = true;
+	u32 written, i;
+	int idx;
+
+	for (i = 0; i < s->args->num_allocations; i++)
+		if (s->allocs[i].presumed_gpu_addr != s->gpu_addr[i])
+			presumed = false;
+
+	written = vdxg_patch_apply(s->cmds, s->patches, s->args->num_patches,
+				   s->gpu_addr);
+	if (presumed && !written) {
+		atomic64_inc(&render->stats.skipped);
+	} else {
+		atomic64_inc(&render->stats.patched);
+		atomic64_add(written, &render->stats.fields);
+		s->args->out_flags |= DRM_VDXG_SUBMIT_OUT_PATCHED;
+	}
+
+	if (!drm_dev_enter(&s->vdxg->drm, &idx))
+		return -ENODEV;
+	memcpy_toio(render->pool_cpu + drm_suballoc_soffset(s->job->buf),
+		    s->cmds, size);
+	drm_dev_exit(idx);
+	return 0;
+}
+
+/* Past the point of no return: queue the job and publish its fence. */
+static void vdxg_submit_push(struct vdxg_submit *s)
+{
+	struct dma_fence *fence;
+	u32 i;
+
+	drm_sched_job_arm(&s->job->base);
+	fence = dma_fence_get(&s->job->base.s_fence->finished);
+
+	for (i = 0; i < s->args->num_allocations; i++)
+		dma_resv_add_fence(s->objs[i]->resv, fence,
+				   s->allocs[i].flags & DRM_VDXG_ALLOC_WRITE ?
+				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+
+	drm_sched_entity_push_job(&s->job->base);
+	s->job = NULL;
+
+	for (i = 0; i < s->args->num_out_syncs; i++) {
+		if (s->chains[i]) {
+			drm_syncobj_add_point(s->out_syncobjs[i], s->chains[i],
+					      fence, s->out[i].point);
+			s->chains[i] = NULL;
+		} else {
+			drm_syncobj_replace_fence(s->out_syncobjs[i], fence);
+		}
+	}
+	dma_fence_put(fence);
+	atomic64_inc(&s->vdxg->render.stats.submits);
+}
+
+/* The addresses used, for the next submission's presumed addresses. */
+static void vdxg_submit_write_back(struct vdxg_submit *s)
+{
+	struct drm_vdxg_allocation __user *ua =
+		u64_to_user_ptr(s->args->allocations);
+	u32 i;
+
+	if (!(s->args->out_flags & DRM_VDXG_SUBMIT_OUT_PATCHED))
+		return;
+	/* A failure here is not the job's: it is queued already. */
+	for (i = 0; i < s->args->num_allocations; i++)
+		if (put_user(s->gpu_addr[i], &ua[i].presumed_gpu_addr))
+			break;
+}
+
+static int vdxg_submit_job(struct vdxg_submit *s)
+{
+	struct drm_suballoc *buf;
+	int ret;
+
+	s->job = vdxg_job_alloc(s->ctx);
+	if (!s->job)
+		return -ENOMEM;
+	ret = drm_sched_job_init(&s->job->base, &s->ctx->entity, 1, s->ctx,
+				 s->file->client_id);
+	if (ret) {
+		vdxg_job_free(s->job);
+		s->job = NULL;
+		return ret;
+	}
+
+	ret = vdxg_submit_in_deps(s);
+	if (ret)
+		return ret;
+
+	/* Waits for earlier jobs to free pool space: before any lock. */
+	buf = drm_suballoc_new(&s->vdxg->render.pool, s->args->command_size,
+			       GFP_KERNEL, true, 0);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	s->job->buf = buf;
+	s->job->buf_gpu = s->vdxg->render.pool_gpu + drm_suballoc_soffset(buf);
+	s->job->len = s->args->command_size;
+
+	drm_exec_init(&s->exec, DRM_EXEC_INTERRUPTIBLE_WAIT,
+		      s->args->num_allocations);
+	ret = vdxg_submit_residency(s);
+	if (!ret)
+		ret = vdxg_submit_patch(s);
+	if (!ret) {
+		mutex_lock(&s->ctx->lock);
+		if (s->ctx->closed)
+			ret = -ENOENT;
+		else if (atomic_read(&s->ctx->guilty))
+			ret = -EIO;
+		else
+			vdxg_submit_push(s);
+		mutex_unlock(&s->ctx->lock);
+	}
+	drm_exec_fini(&s->exec);
+	return ret;
+}
+
+static void vdxg_submit_cleanup(struct vdxg_submit *s)
+{
+	u32 i;
+
+	if (s->job) {
+		drm_sched_job_cleanup(&s->job->base);
+		vdxg_job_free(s->job);
+	}
+	for (i = 0; s->out_syncobjs && i < s->args->num_out_syncs; i++) {
+		if (s->out_syncobjs[i])
+			drm_syncobj_put(s->out_syncobjs[i]);
+		dma_fence_chain_free(s->chains[i]);
+	}
+	kfree(s->chains);
+	kfree(s->out_syncobjs);
+	for (i = 0; s->objs && i < s->args->num_allocations; i++)
+		if (s->objs[i])
+			drm_gem_object_put(s->objs[i]);
+	kvfree(s->gpu_addr);
+	kvfree(s->cp);
+	kvfree(s->objs);
+	kvfree(s->out);
+	kvfree(s->in);
+	kvfree(s->patches);
+	kvfree(s->allocs);
+	kvfree(s->cmds);
+	if (s->ctx)
+		vdxg_context_put(s->ctx);
+}
+
+/**
+ * vdxg_submit_ioctl - DRM_IOCTL_VDXG_SUBMIT
+ * @drm: the device
+ * @data: struct drm_vdxg_submit
+ * @file: the file
+ *
+ * Return: 0 once the job is queued, or the errors listed with
+ * &struct drm_vdxg_submit.
+ */
+int vdxg_submit_ioctl(struct drm_device *drm, void *data,
+		      struct drm_file *file)
+{
+	struct vdxg_submit s = {
+		.vdxg = to_vdxg(drm),
+		.file = file,
+		.args = data,
+	};
+	int ret;
+
+	s.args->out_flags = 0;
+	ret = vdxg_submit_check_args(s.args);
+	if (ret)
+		return ret;
+
+	s.ctx = vdxg_context_get(file, s.args->ctx_id);
+	if (!s.ctx)
+		return -ENOENT;
+	ret = -EIO;
+	if (atomic_read(&s.ctx->guilty))
+		goto out;
+
+	ret = vdxg_submit_copy_in(&s);
+	if (!ret)
+		ret = vdxg_submit_lookup(&s);
+	if (!ret)
+		ret = vdxg_submit_validate(&s);
+	if (!ret)
+		ret = vdxg_submit_prepare_out(&s);
+	if (!ret)
+		ret = vdxg_submit_job(&s);
+	if (!ret)
+		vdxg_submit_write_back(&s);
+out:
+	vdxg_submit_cleanup(&s);
+	return ret;
+}
