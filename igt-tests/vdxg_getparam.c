@@ -251,7 +251,7 @@ static void test_irq_mode(void)
 
 static void test_invalid_param(void)
 {
-	static const uint32_t bad[] = { 0, DRM_VDXG_PARAM_IRQ_MODE + 1,
+	static const uint32_t bad[] = { 0, DRM_VDXG_PARAM_MAX_PATCHES + 1,
 					0x7fffffff, 0xffffffff };
 	int fd = vtest_open_vdxg(VTEST_NODE_CARD);
 	size_t i;
@@ -303,7 +303,7 @@ static void test_render_node(void)
 		vtest_assert_str_eq(a, b);
 	}
 	/* ...and every parameter reads the same on both. */
-	for (p = DRM_VDXG_PARAM_DEVICE_ID; p <= DRM_VDXG_PARAM_IRQ_MODE; p++) {
+	for (p = DRM_VDXG_PARAM_DEVICE_ID; p <= DRM_VDXG_PARAM_MAX_PATCHES; p++) {
 		vtest_info("param %u", p);
 		vtest_assert_eq_u64(param(render, p), param(card, p));
 	}
