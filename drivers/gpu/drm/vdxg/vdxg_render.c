@@ -109,6 +109,22 @@ static void vdxg_render_blame(struct vdxg_render *render,
 	spin_unlock(&sched->job_list_lock);
 }
 
+/*
+ * No reset after all: the scheduler took the job off its pending list to
+ * hand it to us; put it back so that it is freed as usual.
+ */
+static enum drm_gpu_sched_stat
+vdxg_render_skip_reset(struct drm_sched_job *sched_job,
+		       enum drm_gpu_sched_stat stat)
+{
+	struct drm_gpu_scheduler *sched = sched_job->sched;
+
+	spin_lock(&sched->job_list_lock);
+	list_add(&sched_job->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
+	return stat;
+}
+
 static enum drm_gpu_sched_stat
 vdxg_render_timedout_job(struct drm_sched_job *sched_job)
 {
@@ -119,13 +135,15 @@ vdxg_render_timedout_job(struct drm_sched_job *sched_job)
 	int idx;
 
 	if (!drm_dev_enter(drm, &idx))
-		return DRM_GPU_SCHED_STAT_ENODEV;
+		return vdxg_render_skip_reset(sched_job,
+					      DRM_GPU_SCHED_STAT_ENODEV);
 
 	/* Signal what completed meanwhile, so that it is not run twice. */
 	vdxg_engine_signal(engine);
 	if (job->hw_fence && dma_fence_is_signaled(job->hw_fence)) {
 		drm_dev_exit(idx);
-		return DRM_GPU_SCHED_STAT_NOMINAL;
+		return vdxg_render_skip_reset(sched_job,
+					      DRM_GPU_SCHED_STAT_NOMINAL);
 	}
 
 	drm_err_ratelimited(drm, "render job of context %u hung or faulted, resetting the engine\n",
