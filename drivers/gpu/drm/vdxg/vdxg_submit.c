@@ -266,6 +266,10 @@ static int vdxg_submit_residency(struct vdxg_submit *s)
 				      &tctx);
 		if (ret)
 			return ret;
+		/* A move may have used the slot drm_exec reserved. */
+		ret = dma_resv_reserve_fences(tbo->base.resv, 1);
+		if (ret)
+			return ret;
 		s->gpu_addr[i] = vdxg_ttm_gpu_addr(s->vdxg, tbo->resource);
 
 		if (implicit)
