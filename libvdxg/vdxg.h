@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvdxg: userspace access to vdxg devices, in the manner of libdrm's
+ * driver libraries.
+ *
+ *	struct vdxg_device *dev;
+ *	struct vdxg_bo *dst;
+ *	struct vdxg_cs *cs;
+ *	uint32_t ctx, seg[] = { DRM_VDXG_SEGMENT_VRAM };
+ *
+ *	vdxg_device_open(NULL, &dev);		// first vdxg render node
+ *	vdxg_bo_create(dev, 64 * 64 * 4, seg, 1, 0, &dst);
+ *	vdxg_context_create(dev, DRM_VDXG_ENGINE_RENDER,
+ *			    DRM_VDXG_PRIORITY_NORMAL, 0, &ctx);
+ *	vdxg_cs_create(&cs);
+ *	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, dst, 0, DRM_VDXG_ALLOC_WRITE,
+ *			    VDXG_FMT_XRGB8888, 64, 64, 256);
+ *	vdxg_cs_fill_rect(cs, 0, 0, 64, 64, 0xff0000ff);
+ *	vdxg_submit(dev, ctx, cs, NULL);
+ *	vdxg_bo_wait(dst, INT64_MAX);
+ *
+ * Conventions: functions return 0 or a negative errno and never abort;
+ * objects are returned through a last pointer argument. Nothing is thread
+ * safe: one thread at a time per device, command stream and buffer object.
+ *
+ * Three layers:
+ * - device, buffer objects, contexts, syncobjs: thin wrappers over the
+ *   vdxg ioctls (uapi/drm/vdxg_drm.h) and libdrm;
+ * - the command-stream builder (vdxg_cs_*): a growable RENDER command
+ *   buffer that records the allocation list and the patch locations of
+ *   every address field as commands are emitted. It makes no system call
+ *   and can be used (and is unit-tested) without a device; its buffer
+ *   objects can be plain structures naming a GEM handle;
+ * - submission (vdxg_submit): the SUBMIT ioctl over a builder.
+ *
+ * Formats, slots and draw flags are the hardware's: include vdxg_hw.h for
+ * VDXG_FMT_*, VDXG_SLOT_*, VDXG_DRAW_* (define BIT() and BIT_ULL() first).
+ */
+#ifndef VDXG_H
+#define VDXG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vdxg_drm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----------------------------------------------------------------- device */
+
+struct vdxg_device;
+
+/*
+ * Open PATH, or with PATH NULL the first render node (/dev/dri/renderD*,
+ * in numeric order) whose driver is "vdxg". -ENODEV when PATH's driver is
+ * not vdxg or when there is no vdxg render node.
+ */
+int vdxg_device_open(const char *path, struct vdxg_device **out);
+/* Wrap an open DRM fd (checked to be vdxg); the device dup()s it. */
+int vdxg_device_open_fd(int fd, struct vdxg_device **out);
+/* Close the device. Its buffer objects must have been freed. */
+void vdxg_device_close(struct vdxg_device *dev);
+int vdxg_device_fd(const struct vdxg_device *dev);
+/* DRM_IOCTL_VDXG_GET_PARAM: PARAM is an enum drm_vdxg_param. */
+int vdxg_get_param(struct vdxg_device *dev, uint32_t param, uint64_t *value);
+
+/* ------------------------------------------------------- buffer objects */
+
+/*
+ * A GEM object. The public fields may be read; a builder-only user (no
+ * device) may also set up a zeroed structure with just handle and size.
+ */
+struct vdxg_bo {
+	struct vdxg_device *dev;	/* NULL: a handle only (no ioctls) */
+	uint32_t handle;		/* GEM handle */
+	uint32_t flags;			/* DRM_VDXG_GEM_* it was created with */
+	uint64_t size;			/* bytes, page rounded by the kernel */
+	/*
+	 * The GPU address the last successful submit using this object
+	 * reported for it (0 before): what the builder writes into address
+	 * fields and presumes in the allocation list, so that the kernel can
+	 * skip patching while the object does not move.
+	 */
+	uint64_t gpu_addr;
+	void *map;			/* the CPU mapping, or NULL */
+};
+
+/*
+ * DRM_IOCTL_VDXG_GEM_CREATE. SEGMENTS lists DRM_VDXG_SEGMENT_* in order
+ * of preference (1 to DRM_VDXG_MAX_SEGMENTS entries, passed as given);
+ * FLAGS are DRM_VDXG_GEM_*. bo->size is the size the kernel rounded to.
+ */
+int vdxg_bo_create(struct vdxg_device *dev, uint64_t size,
+		   const uint32_t *segments, uint32_t num_segments,
+		   uint32_t flags, struct vdxg_bo **out);
+/* Wrap an existing GEM handle of DEV (it is closed by vdxg_bo_free). */
+int vdxg_bo_from_handle(struct vdxg_device *dev, uint32_t handle,
+			uint64_t size, struct vdxg_bo **out);
+/*
+ * Map the whole object (GEM_MMAP_OFFSET, then mmap shared read-write).
+ * The mapping is kept in bo->map and returned again by later calls until
+ * vdxg_bo_unmap or vdxg_bo_free.
+ */
+int vdxg_bo_map(struct vdxg_bo *bo, void **ptr);
+int vdxg_bo_unmap(struct vdxg_bo *bo);
+/*
+ * DRM_IOCTL_VDXG_GEM_WAIT: TIMEOUT_NS relative; 0 polls (-EBUSY when busy),
+ * -ETIME when the timeout expires.
+ */
+int vdxg_bo_wait(struct vdxg_bo *bo, int64_t timeout_ns);
+/* DRM_IOCTL_VDXG_GEM_INFO: current segment and GPU address (either NULL). */
+int vdxg_bo_info(struct vdxg_bo *bo, uint32_t *segment, uint64_t *gpu_addr);
+/* DRM_IOCTL_VDXG_GEM_MAKE_RESIDENT into SEGMENT. */
+int vdxg_bo_make_resident(struct vdxg_bo *bo, uint32_t segment);
+/* Unmap, GEM_CLOSE and free. NULL is a no-op. */
+void vdxg_bo_free(struct vdxg_bo *bo);
+
+/* --------------------------------------------------------------- contexts */
+
+/* DRM_IOCTL_VDXG_CONTEXT_CREATE: DRM_VDXG_ENGINE_*, DRM_VDXG_PRIORITY_*. */
+int vdxg_context_create(struct vdxg_device *dev, uint32_t engine,
+			uint32_t priority, uint32_t flags, uint32_t *ctx_id);
+int vdxg_context_destroy(struct vdxg_device *dev, uint32_t ctx_id);
+/* DRM_IOCTL_VDXG_GET_RESET_STATUS; status->ctx_id is set from CTX_ID. */
+int vdxg_context_reset_status(struct vdxg_device *dev, uint32_t ctx_id,
+			      struct drm_vdxg_reset_status *status);
+
+/* --------------------------------------------------------------- syncobjs */
+
+/* Thin wrappers over libdrm's drmSyncobj*: see xf86drm.h for the flags. */
+int vdxg_syncobj_create(struct vdxg_device *dev, uint32_t flags,
+			uint32_t *handle);
+int vdxg_syncobj_destroy(struct vdxg_device *dev, uint32_t handle);
+/*
+ * Wait for COUNT syncobjs; POINTS NULL for binary syncobjs, else the
+ * timeline points. ABS_TIMEOUT_NS is absolute CLOCK_MONOTONIC (see
+ * vdxg_timeout_abs); FLAGS DRM_SYNCOBJ_WAIT_FLAGS_*. FIRST (may be NULL)
+ * receives the first signalled index. -ETIME on timeout.
+ */
+int vdxg_syncobj_wait(struct vdxg_device *dev, const uint32_t *handles,
+		      const uint64_t *points, uint32_t count,
+		      int64_t abs_timeout_ns, uint32_t flags, uint32_t *first);
+/* Signal (POINT 0: a binary syncobj) / reset / query the timeline value. */
+int vdxg_syncobj_signal(struct vdxg_device *dev, uint32_t handle,
+			uint64_t point);
+int vdxg_syncobj_reset(struct vdxg_device *dev, uint32_t handle);
+int vdxg_syncobj_query(struct vdxg_device *dev, uint32_t handle,
+		       uint64_t *point);
+/* Export the fence at POINT (0: binary) as a sync_file fd / import one. */
+int vdxg_syncobj_export_sync_file(struct vdxg_device *dev, uint32_t handle,
+				  uint64_t point, int *fd);
+int vdxg_syncobj_import_sync_file(struct vdxg_device *dev, uint32_t handle,
+				  uint64_t point, int fd);
+/* CLOCK_MONOTONIC now plus REL_NS (saturating), for the waits above. */
+int64_t vdxg_timeout_abs(int64_t rel_ns);
+
+/* ------------------------------------------------- command-stream builder */
+
+struct vdxg_cs;
+
+int vdxg_cs_create(struct vdxg_cs **out);
+void vdxg_cs_free(struct vdxg_cs *cs);
+/* Empty the buffer and the lists (capacity is kept), clear the error. */
+void vdxg_cs_reset(struct vdxg_cs *cs);
+/*
+ * The first error an emit function returned since the last reset (0 if
+ * none). vdxg_submit refuses a builder with an error, so that a sequence
+ * of emits can be checked once.
+ */
+int vdxg_cs_error(const struct vdxg_cs *cs);
+
+/* The command buffer: its dwords and their count. */
+const uint32_t *vdxg_cs_dwords(const struct vdxg_cs *cs);
+uint32_t vdxg_cs_num_dwords(const struct vdxg_cs *cs);
+/*
+ * The allocation list and the patch-location list as they will be
+ * submitted. The pointers are valid until the next call that changes cs.
+ */
+const struct drm_vdxg_allocation *
+vdxg_cs_allocations(const struct vdxg_cs *cs, uint32_t *count);
+const struct drm_vdxg_patch_location *
+vdxg_cs_patches(const struct vdxg_cs *cs, uint32_t *count);
+
+/*
+ * Commands. Each one that takes a GPU address takes the buffer object, a
+ * byte offset into it and the allocation flags its use needs
+ * (DRM_VDXG_ALLOC_WRITE when the command writes it, else 0). The builder
+ * then
+ * - adds the object to the allocation list once per builder (by handle),
+ *   ORing in the flags of every use, presuming bo->gpu_addr as it was at
+ *   the object's first use in this builder;
+ * - writes that presumed address plus OFFSET into the address field;
+ * - records a patch location naming the field (patch_offset, in bytes),
+ *   the allocation and OFFSET, with slot_id the surface slot for
+ *   SET_SURFACE and 0 otherwise.
+ * Values are encoded as given (the kernel validates them), except that a
+ * rectangle's x, y, w and h must fit 16 bits (-EINVAL).
+ */
+int vdxg_cs_nop(struct vdxg_cs *cs);
+int vdxg_cs_fence(struct vdxg_cs *cs, struct vdxg_bo *bo, uint32_t offset,
+		  uint32_t alloc_flags, uint64_t value);
+int vdxg_cs_wait(struct vdxg_cs *cs, struct vdxg_bo *bo, uint32_t offset,
+		 uint32_t alloc_flags, uint64_t value);
+int vdxg_cs_set_surface(struct vdxg_cs *cs, uint32_t slot, struct vdxg_bo *bo,
+			uint32_t offset, uint32_t alloc_flags, uint32_t format,
+			uint32_t width, uint32_t height, uint32_t pitch);
+int vdxg_cs_fill_rect(struct vdxg_cs *cs, uint32_t x, uint32_t y, uint32_t w,
+		      uint32_t h, uint32_t argb);
+int vdxg_cs_copy_rect(struct vdxg_cs *cs, uint32_t sx, uint32_t sy,
+		      uint32_t dx, uint32_t dy, uint32_t w, uint32_t h);
+int vdxg_cs_blend(struct vdxg_cs *cs, uint32_t sx, uint32_t sy, uint32_t dx,
+		  uint32_t dy, uint32_t w, uint32_t h, uint32_t alpha);
+int vdxg_cs_draw_triangles(struct vdxg_cs *cs, uint32_t flags, uint32_t count,
+			   struct vdxg_bo *vb, uint32_t offset,
+			   uint32_t alloc_flags);
+
+/*
+ * Escape hatches, for tests that build malformed submissions.
+ * - emit_raw appends dwords as they are;
+ * - emit_address appends a 64-bit address field for BO + OFFSET exactly
+ *   as the commands above do (allocation, presumed address, patch with
+ *   SLOT_ID);
+ * - add_raw_allocation appends an allocation entry as given (never merged
+ *   with others, never matched by later commands) and returns its index
+ *   (>= 0) or a negative errno;
+ * - add_raw_patch appends a patch location as given.
+ * Raw entries are submitted as they are; the builder's own entries are
+ * unaffected by them.
+ */
+int vdxg_cs_emit_raw(struct vdxg_cs *cs, const uint32_t *dwords,
+		     uint32_t count);
+int vdxg_cs_emit_address(struct vdxg_cs *cs, struct vdxg_bo *bo,
+			 uint32_t offset, uint32_t alloc_flags,
+			 uint32_t slot_id);
+int vdxg_cs_add_raw_allocation(struct vdxg_cs *cs,
+			       const struct drm_vdxg_allocation *alloc);
+int vdxg_cs_add_raw_patch(struct vdxg_cs *cs,
+			  const struct drm_vdxg_patch_location *patch);
+
+/*
+ * The two halves of a submit around the ioctl, for callers that issue it
+ * themselves (and for tests):
+ * - prepare fills ARGS's commands, command_size, allocations,
+ *   num_allocations, patches and num_patches. The allocation array it
+ *   points to is a copy owned by cs, for the kernel to write back into.
+ * - complete, after the ioctl succeeded, takes the addresses the kernel
+ *   wrote back: it stores each in its bo->gpu_addr and, where one differs
+ *   from what the builder presumed, rewrites that allocation's address
+ *   fields in the buffer and its presumed address, so that submitting the
+ *   same builder again needs no patching.
+ */
+int vdxg_cs_prepare_submit(struct vdxg_cs *cs, struct drm_vdxg_submit *args);
+void vdxg_cs_complete_submit(struct vdxg_cs *cs);
+
+/* ------------------------------------------------------------- submission */
+
+struct vdxg_submit_opts {
+	uint32_t flags;				/* DRM_VDXG_SUBMIT_* */
+	const struct drm_vdxg_sync *in_syncs;	/* the job waits for these */
+	uint32_t num_in_syncs;
+	const struct drm_vdxg_sync *out_syncs;	/* signalled by the job */
+	uint32_t num_out_syncs;
+	uint32_t out_flags;			/* out: DRM_VDXG_SUBMIT_OUT_* */
+};
+
+/*
+ * DRM_IOCTL_VDXG_SUBMIT of CS on context CTX_ID. OPTS may be NULL (no
+ * syncs, no flags). On success the presumed addresses are written back
+ * (vdxg_cs_complete_submit) and opts->out_flags is set; cs is left as it
+ * was, to be reset or submitted again.
+ */
+int vdxg_submit(struct vdxg_device *dev, uint32_t ctx_id, struct vdxg_cs *cs,
+		struct vdxg_submit_opts *opts);
+/* The SUBMIT ioctl with ARGS exactly as given (ARGS is written back). */
+int vdxg_submit_raw(struct vdxg_device *dev, struct drm_vdxg_submit *args);
+
+/* Binary syncobj / timeline point, for vdxg_submit_opts. */
+static inline struct drm_vdxg_sync vdxg_sync(uint32_t handle, uint64_t point)
+{
+	struct drm_vdxg_sync s = { handle, 0, point };
+
+	return s;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VDXG_H */
