@@ -39,7 +39,9 @@ lint:
 	@! grep -E 'warning:|error:' $(OUT)/logs/lint.log
 	scripts/checkpatch.sh
 
+# libvdxg first: tools/ and igt-tests/ may link its static library.
 userspace:
+	$(MAKE) -C libvdxg O=$(OUT)/libvdxg
 	$(MAKE) -C tools O=$(OUT)/tools
 	$(MAKE) -C igt-tests O=$(OUT)/igt-tests
 

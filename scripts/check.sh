@@ -42,6 +42,8 @@ stage() {
 }
 
 stage host make -s -C igt-tests check O="$VDXG_OUT/igt-tests"
+# Host tests too: libvdxg's builder and reference renderer (own log).
+stage host-lib make -s -C libvdxg check O="$VDXG_OUT/libvdxg"
 stage kunit scripts/kunit.sh
 stage lint make -s lint
 if stage qemu make -s qemu; then
