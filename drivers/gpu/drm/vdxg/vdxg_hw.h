@@ -307,7 +307,7 @@
 #define VDXG_VTX_DW_U			4	/* s32, texels in 16.16 */
 #define VDXG_VTX_DW_V			5
 /* Dwords 6 and 7 are ignored. |X| and |Y| must not exceed: */
-#define VDXG_VTX_COORD_MAX		0x1000000	/* 2^24 */
+#define VDXG_VTX_COORD_MAX		0x100000	/* 2^20: w * 65536 fits 64 bits */
 
 /* ------------------------------------------------------------------------
  * GPU address space and GART (0x2000)
