@@ -46,6 +46,8 @@ FIRMWARE_DIRS=(/usr/share/seabios /usr/share/qemu)
 KEEP_RESULTS=3
 
 HDR=$VDXG_TOP/drivers/gpu/drm/vdxg/vdxg_hw.h
+# The reference renderer that the qtest compiles in (qemu/tests/qtest links it)
+REF=("$VDXG_TOP/libvdxg/vdxg_ref.c" "$VDXG_TOP/libvdxg/vdxg_ref.h")
 OVERLAY=$VDXG_TOP/qemu
 DL=$VDXG_CACHE/dl
 TREE=$VDXG_CACHE/qemu-build
@@ -64,8 +66,10 @@ fail_log() {
 }
 
 # The inputs of a build. hash_inputs skips symlinks, so the contract
-# header that qemu/include links to is named explicitly.
-key=$({ hash_inputs "$OVERLAY" "$HDR" "$VDXG_TOP/scripts/build-qemu.sh"
+# header that qemu/include links to, and the reference renderer that
+# qemu/tests/qtest links to, are named explicitly.
+key=$({ hash_inputs "$OVERLAY" "$HDR" "${REF[@]}" \
+		"$VDXG_TOP/scripts/build-qemu.sh"
 	echo "$QEMU_VERSION"; } | sha256sum | cut -c1-16)
 RESULT=$VDXG_CACHE/qemu-$key
 
@@ -92,6 +96,9 @@ fi
 if [ ! -d "$OVERLAY" ] || [ ! -f "$HDR" ]; then
 	die "missing $OVERLAY or $HDR"
 fi
+for f in "${REF[@]}"; do
+	[ -f "$f" ] || die "missing $f"
+done
 for d in "${FIRMWARE_DIRS[@]}"; do
 	[ -d "$d" ] || die "missing $d: run scripts/setup.sh"
 done

@@ -4,9 +4,11 @@
  * The register interface is defined in hw/display/vdxg_hw.h, a macro-only
  * header shared with the Linux driver. This model implements the global
  * and interrupt register blocks, the VRAM BAR, interrupt delivery over
- * MSI-X, MSI or INTx, the PAGING engine with its paging buffers, the GART
- * aperture with a TLB, and fault reporting. The RENDER engine, display and
- * SR-IOV blocks read as zero and ignore writes until they are implemented.
+ * MSI-X, MSI or INTx, the RENDER engine with its DMA buffers (2D commands
+ * and a triangle rasterizer), the PAGING engine with its paging buffers,
+ * the GART aperture with a TLB, and fault reporting. Both engines share
+ * one ring machinery. The display and SR-IOV blocks read as zero and
+ * ignore writes until they are implemented.
  *
  * Copyright (c) 2026 The vdxg authors
  *
@@ -20,6 +22,7 @@
 #include "qemu/log.h"
 #include "qemu/module.h"
 #include "qemu/main-loop.h"
+#include "qemu/timer.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
 #include "hw/pci/msi.h"
@@ -59,6 +62,23 @@ OBJECT_DECLARE_SIMPLE_TYPE(VdxgState, VDXG)
 #define VDXG_COST_ENTRY         256
 #define VDXG_COST_PTE           16
 
+/* A surface bound to a slot of the RENDER engine; format 0 is unset. */
+typedef struct VdxgSurface {
+    uint64_t addr;
+    uint32_t format;
+    uint32_t width;
+    uint32_t height;
+    uint32_t pitch;
+} VdxgSurface;
+
+/* RENDER engine state besides the ring; cleared with each ring entry. */
+typedef struct VdxgRender {
+    VdxgSurface surf[VDXG_NUM_SLOTS];
+    uint32_t item;              /* DRAW: triangle; COPY/BLEND: phase */
+    uint32_t snap_len;
+    uint8_t *snap;              /* COPY/BLEND: the source read in full */
+} VdxgRender;
+
 /* An engine's registers and the ring entry it is executing. */
 typedef struct VdxgEngine {
     uint64_t ring_base;
@@ -78,7 +98,14 @@ typedef struct VdxgEngine {
     uint64_t buf_addr;
     uint32_t buf_len;
     uint32_t buf_off;           /* byte offset of the current operation */
-    uint64_t op_progress;       /* bytes or GART entries of it done */
+    uint64_t op_progress;       /* bytes, GART entries or pixels done */
+    VdxgRender rd;              /* RENDER only */
+
+    /* Fixed at realize, kept by an engine reset: from here on */
+    unsigned int index;         /* VDXG_ENGINE_* */
+    VdxgState *s;
+    QEMUBH *bh;                 /* runs the ring in slices */
+    QEMUTimer *wait_timer;      /* re-polls a WAIT */
 } VdxgEngine;
 
 static const char *const vdxg_pg_op_names[VDXG_PG_NUM_OPS] = {
@@ -92,6 +119,17 @@ static const char *const vdxg_pg_op_names[VDXG_PG_NUM_OPS] = {
     [VDXG_PG_FLUSH_TLB]      = "flush-tlb",
     [VDXG_PG_WRITE_PHYSICAL] = "write-physical",
     [VDXG_PG_READ_PHYSICAL]  = "read-physical",
+};
+
+static const char *const vdxg_rd_op_names[VDXG_RD_NUM_OPS] = {
+    [VDXG_RD_NOP]            = "nop",
+    [VDXG_RD_FENCE]          = "fence",
+    [VDXG_RD_WAIT]           = "wait",
+    [VDXG_RD_SET_SURFACE]    = "set-surface",
+    [VDXG_RD_FILL_RECT]      = "fill-rect",
+    [VDXG_RD_COPY_RECT]      = "copy-rect",
+    [VDXG_RD_BLEND]          = "blend",
+    [VDXG_RD_DRAW_TRIANGLES] = "draw-triangles",
 };
 
 struct VdxgState {
@@ -115,9 +153,8 @@ struct VdxgState {
     uint32_t int_status;
     uint32_t int_mask;
 
-    /* PAGING engine */
-    VdxgEngine paging;
-    QEMUBH *bh;
+    /* Engines, indexed by VDXG_ENGINE_* */
+    VdxgEngine engine[VDXG_NUM_ENGINES];
     VMChangeStateEntry *vmse;
 
     /* GART, and the TLB of GART entries */
@@ -142,9 +179,11 @@ struct VdxgState {
     /* Statistics since realize, read-only QOM properties; not migrated */
     uint64_t pg_ops[VDXG_PG_NUM_OPS];
     uint64_t pg_bytes[VDXG_PG_NUM_OPS];
+    uint64_t rd_ops[VDXG_RD_NUM_OPS];
+    uint64_t rd_pixels;
     uint64_t tlb_hits;
     uint64_t tlb_misses;
-    uint64_t bh_runs;
+    uint64_t bh_runs[VDXG_NUM_ENGINES];
 
     /* Staging for bus-to-bus copies, fill patterns and GART entries */
     uint8_t bounce[VDXG_GPU_PAGE_SIZE];
@@ -156,6 +195,28 @@ static const uint32_t vdxg_msix_vector_sources[VDXG_MSIX_VECTORS] = {
     [VDXG_MSIX_VEC_RENDER]  = VDXG_INT_RENDER_FENCE,
     [VDXG_MSIX_VEC_PAGING]  = VDXG_INT_PAGING_FENCE,
     [VDXG_MSIX_VEC_DISPLAY] = VDXG_INT_DISPLAY_MASK,
+};
+
+#define VDXG_ENG_REG_NAMES(e) {                                            \
+    [VDXG_ENG_RING_BASE_LO / 4]   = e " RING_BASE_LO",                     \
+    [VDXG_ENG_RING_BASE_HI / 4]   = e " RING_BASE_HI",                     \
+    [VDXG_ENG_RING_SIZE / 4]      = e " RING_SIZE",                        \
+    [VDXG_ENG_RING_HEAD / 4]      = e " RING_HEAD",                        \
+    [VDXG_ENG_RING_TAIL / 4]      = e " RING_TAIL",                        \
+    [VDXG_ENG_DOORBELL / 4]       = e " DOORBELL",                         \
+    [VDXG_ENG_CTRL / 4]           = e " CTRL",                             \
+    [VDXG_ENG_STATUS / 4]         = e " STATUS",                           \
+    [VDXG_ENG_FENCE_ADDR_LO / 4]  = e " FENCE_ADDR_LO",                    \
+    [VDXG_ENG_FENCE_ADDR_HI / 4]  = e " FENCE_ADDR_HI",                    \
+    [VDXG_ENG_FENCE_VALUE_LO / 4] = e " FENCE_VALUE_LO",                   \
+    [VDXG_ENG_FENCE_VALUE_HI / 4] = e " FENCE_VALUE_HI",                   \
+    [VDXG_ENG_RESET / 4]          = e " RESET",                            \
+}
+
+/* Names of the engine registers, by engine and offset / 4 */
+static const char *const vdxg_eng_reg_names[VDXG_NUM_ENGINES][0x100 / 4] = {
+    [VDXG_ENGINE_RENDER] = VDXG_ENG_REG_NAMES("RENDER"),
+    [VDXG_ENGINE_PAGING] = VDXG_ENG_REG_NAMES("PAGING"),
 };
 
 static const char *vdxg_reg_name(hwaddr addr)
@@ -235,36 +296,12 @@ static const char *vdxg_reg_name(hwaddr addr)
         break;
     }
 
-    switch (addr - VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING)) {
-    case VDXG_ENG_RING_BASE_LO:
-        return "PAGING RING_BASE_LO";
-    case VDXG_ENG_RING_BASE_HI:
-        return "PAGING RING_BASE_HI";
-    case VDXG_ENG_RING_SIZE:
-        return "PAGING RING_SIZE";
-    case VDXG_ENG_RING_HEAD:
-        return "PAGING RING_HEAD";
-    case VDXG_ENG_RING_TAIL:
-        return "PAGING RING_TAIL";
-    case VDXG_ENG_DOORBELL:
-        return "PAGING DOORBELL";
-    case VDXG_ENG_CTRL:
-        return "PAGING CTRL";
-    case VDXG_ENG_STATUS:
-        return "PAGING STATUS";
-    case VDXG_ENG_FENCE_ADDR_LO:
-        return "PAGING FENCE_ADDR_LO";
-    case VDXG_ENG_FENCE_ADDR_HI:
-        return "PAGING FENCE_ADDR_HI";
-    case VDXG_ENG_FENCE_VALUE_LO:
-        return "PAGING FENCE_VALUE_LO";
-    case VDXG_ENG_FENCE_VALUE_HI:
-        return "PAGING FENCE_VALUE_HI";
-    case VDXG_ENG_RESET:
-        return "PAGING RESET";
-    default:
-        return NULL;
+    if (addr >= VDXG_ENGINE_BASE(0) &&
+        addr < VDXG_ENGINE_BASE(VDXG_NUM_ENGINES)) {
+        return vdxg_eng_reg_names[(addr - VDXG_ENGINE_BASE(0)) / 0x100]
+                                 [(addr & 0xff) / 4];
     }
+    return NULL;
 }
 
 /*
@@ -274,10 +311,6 @@ static const char *vdxg_reg_name(hwaddr addr)
  */
 static const char *vdxg_unimplemented_block(hwaddr addr)
 {
-    if (addr >= VDXG_ENGINE_BASE(VDXG_ENGINE_RENDER) &&
-        addr < VDXG_ENGINE_BASE(VDXG_ENGINE_RENDER + 1)) {
-        return "RENDER engine";
-    }
     if (addr >= VDXG_CRTC_BASE(0) && addr < VDXG_CRTC_BASE(VDXG_MAX_CRTCS)) {
         return "display";
     }
@@ -555,13 +588,16 @@ static bool vdxg_gpu_rw(VdxgState *s, uint64_t gpu, void *buf, uint64_t len,
     return true;
 }
 
-/* Paging engine */
+/* Work of the engines */
 
 typedef enum VdxgRun {
     VDXG_RUN_DONE,      /* finished */
     VDXG_RUN_YIELD,     /* out of budget, to be continued */
     VDXG_RUN_FAULT,     /* stopped on a fault */
+    VDXG_RUN_WAIT,      /* a WAIT not satisfied yet */
 } VdxgRun;
+
+/* PAGING engine */
 
 /* One side of a copy. */
 typedef enum VdxgSideKind {
@@ -1011,6 +1047,919 @@ fault:
     return VDXG_RUN_FAULT;
 }
 
+/* RENDER engine */
+
+/*
+ * Work charged per pixel, in the bytes of VDXG_BH_BUDGET, so that one run
+ * of the bottom half fills or copies about half a million pixels, or
+ * shades about a hundred thousand.
+ */
+#define VDXG_COST_PIXEL         8       /* filled, copied or tried */
+#define VDXG_COST_SHADE         32      /* a covered triangle pixel */
+#define VDXG_COST_BUS           32      /* an access through the aperture */
+#define VDXG_COST_TRIANGLE      64      /* reading and setting one up */
+
+/* How often a WAIT looks at its address again */
+#define VDXG_WAIT_POLL_NS       (100 * SCALE_US)
+
+/* COPY_RECT and BLEND phases (VdxgRender.item) with a source snapshot */
+#define VDXG_SNAP_READ          0       /* the source goes to the snapshot */
+#define VDXG_SNAP_WRITE         1       /* the snapshot goes to DST */
+#define VDXG_SNAP_NONE          2       /* no memory for it: direct */
+
+static const uint8_t vdxg_rd_lengths[VDXG_RD_NUM_OPS] = {
+    [VDXG_RD_NOP]            = VDXG_RD_NOP_LEN,
+    [VDXG_RD_FENCE]          = VDXG_RD_FENCE_LEN,
+    [VDXG_RD_WAIT]           = VDXG_RD_WAIT_LEN,
+    [VDXG_RD_SET_SURFACE]    = VDXG_RD_SET_SURFACE_LEN,
+    [VDXG_RD_FILL_RECT]      = VDXG_RD_FILL_RECT_LEN,
+    [VDXG_RD_COPY_RECT]      = VDXG_RD_COPY_RECT_LEN,
+    [VDXG_RD_BLEND]          = VDXG_RD_BLEND_LEN,
+    [VDXG_RD_DRAW_TRIANGLES] = VDXG_RD_DRAW_TRIANGLES_LEN,
+};
+
+/* Bytes per pixel of each format; 0 for the invalid ones */
+static const uint8_t vdxg_fmt_cpp[VDXG_NUM_FMTS] = {
+    [VDXG_FMT_XRGB8888] = 4,
+    [VDXG_FMT_ARGB8888] = 4,
+    [VDXG_FMT_RGB565]   = 2,
+    [VDXG_FMT_D32]      = 4,
+};
+
+/* Bytes from a surface's address to the end of its last pixel */
+static uint64_t vdxg_surface_span(const VdxgSurface *sf)
+{
+    return (uint64_t)sf->pitch * (sf->height - 1) +
+           (uint64_t)sf->width * vdxg_fmt_cpp[sf->format];
+}
+
+/*
+ * Can @sf be bound to @slot? Returns VDXG_FAULT_NONE, or the reason of the
+ * fault that SET_SURFACE raises.
+ */
+static uint32_t vdxg_surface_check(VdxgState *s, uint32_t slot,
+                                   const VdxgSurface *sf)
+{
+    uint32_t cpp;
+
+    if (slot >= VDXG_NUM_SLOTS || !sf->format ||
+        sf->format >= VDXG_NUM_FMTS ||
+        (slot == VDXG_SLOT_DEPTH) != (sf->format == VDXG_FMT_D32)) {
+        return VDXG_FAULT_PARAM;
+    }
+    cpp = vdxg_fmt_cpp[sf->format];
+    if (!sf->width || sf->width > VDXG_SURF_MAX_DIM ||
+        !sf->height || sf->height > VDXG_SURF_MAX_DIM ||
+        sf->pitch % 4 || sf->pitch < sf->width * cpp ||
+        sf->pitch > VDXG_SURF_MAX_PITCH || sf->addr % cpp) {
+        return VDXG_FAULT_PARAM;
+    }
+    if (!vdxg_gpu_range_ok(s, sf->addr, vdxg_surface_span(sf))) {
+        return VDXG_FAULT_ADDRESS;
+    }
+    return VDXG_FAULT_NONE;
+}
+
+/* A pixel (ARGB8888) from its stored form, and back */
+static uint32_t vdxg_px_to_argb(uint32_t format, uint32_t raw)
+{
+    uint32_t r5, g6, b5;
+
+    switch (format) {
+    case VDXG_FMT_XRGB8888:
+        return raw | 0xff000000u;
+    case VDXG_FMT_RGB565:
+        r5 = extract32(raw, 11, 5);
+        g6 = extract32(raw, 5, 6);
+        b5 = extract32(raw, 0, 5);
+        return 0xff000000u | (r5 << 3 | r5 >> 2) << 16 |
+               (g6 << 2 | g6 >> 4) << 8 | (b5 << 3 | b5 >> 2);
+    default:
+        return raw;
+    }
+}
+
+static uint32_t vdxg_px_from_argb(uint32_t format, uint32_t argb)
+{
+    switch (format) {
+    case VDXG_FMT_XRGB8888:
+        return argb | 0xff000000u;
+    case VDXG_FMT_RGB565:
+        return extract32(argb, 19, 5) << 11 | extract32(argb, 10, 6) << 5 |
+               extract32(argb, 3, 5);
+    default:
+        return argb;
+    }
+}
+
+/* Channel c (bits 8c + 7 .. 8c) of an ARGB8888 value */
+static uint32_t vdxg_ch(uint32_t argb, unsigned int c)
+{
+    return extract32(argb, c * 8, 8);
+}
+
+static uint32_t vdxg_div255(uint32_t v)
+{
+    return (v + 127) / 255;
+}
+
+/*
+ * A command at work: where it charges its work, what it reports on a
+ * fault, and the VRAM it wrote (by slot), marked dirty when it stops.
+ */
+typedef struct VdxgRdRun {
+    VdxgState *s;
+    VdxgEngine *e;
+    int64_t *budget;
+    VdxgErr *err;
+    uint64_t dirty_lo[VDXG_NUM_SLOTS];
+    uint64_t dirty_hi[VDXG_NUM_SLOTS];
+} VdxgRdRun;
+
+static void vdxg_rd_run_init(VdxgRdRun *r, VdxgState *s, VdxgEngine *e,
+                             int64_t *budget, VdxgErr *err)
+{
+    unsigned int i;
+
+    r->s = s;
+    r->e = e;
+    r->budget = budget;
+    r->err = err;
+    for (i = 0; i < VDXG_NUM_SLOTS; i++) {
+        r->dirty_lo[i] = UINT64_MAX;
+        r->dirty_hi[i] = 0;
+    }
+}
+
+static void vdxg_rd_run_flush(VdxgRdRun *r)
+{
+    unsigned int i;
+
+    for (i = 0; i < VDXG_NUM_SLOTS; i++) {
+        if (r->dirty_hi[i] > r->dirty_lo[i]) {
+            memory_region_set_dirty(&r->s->vram, r->dirty_lo[i],
+                                    r->dirty_hi[i] - r->dirty_lo[i]);
+        }
+    }
+}
+
+/*
+ * The stored value of pixel (x, y) of the surface in @slot, which the
+ * caller keeps inside the surface. A bound surface lies wholly in VRAM or
+ * wholly in the aperture, where each pixel is in one page.
+ */
+static bool vdxg_px_load(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                         uint32_t y, uint32_t *raw)
+{
+    const VdxgSurface *sf = &r->e->rd.surf[slot];
+    uint32_t cpp = vdxg_fmt_cpp[sf->format];
+    uint64_t gpu = sf->addr + (uint64_t)y * sf->pitch + (uint64_t)x * cpp;
+    uint8_t buf[4];
+    const uint8_t *p = buf;
+
+    if (gpu < r->s->vram_size) {
+        p = r->s->vram_ptr + gpu;
+    } else {
+        *r->budget -= VDXG_COST_BUS;
+        if (!vdxg_gpu_rw(r->s, gpu, buf, cpp, false, r->err)) {
+            return false;
+        }
+    }
+    *raw = cpp == 2 ? lduw_le_p(p) : ldl_le_p(p);
+    return true;
+}
+
+static bool vdxg_px_store(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                          uint32_t y, uint32_t raw)
+{
+    const VdxgSurface *sf = &r->e->rd.surf[slot];
+    uint32_t cpp = vdxg_fmt_cpp[sf->format];
+    uint64_t gpu = sf->addr + (uint64_t)y * sf->pitch + (uint64_t)x * cpp;
+    uint8_t buf[4];
+
+    if (cpp == 2) {
+        stw_le_p(buf, raw);
+    } else {
+        stl_le_p(buf, raw);
+    }
+    if (gpu < r->s->vram_size) {
+        memcpy(r->s->vram_ptr + gpu, buf, cpp);
+        r->dirty_lo[slot] = MIN(r->dirty_lo[slot], gpu);
+        r->dirty_hi[slot] = MAX(r->dirty_hi[slot], gpu + cpp);
+        return true;
+    }
+    *r->budget -= VDXG_COST_BUS;
+    return vdxg_gpu_rw(r->s, gpu, buf, cpp, true, r->err);
+}
+
+/* Pixel (x, y) of the surface in @slot as ARGB8888 */
+static bool vdxg_px_read(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                         uint32_t y, uint32_t *argb)
+{
+    uint32_t raw;
+
+    if (!vdxg_px_load(r, slot, x, y, &raw)) {
+        return false;
+    }
+    *argb = vdxg_px_to_argb(r->e->rd.surf[slot].format, raw);
+    return true;
+}
+
+static bool vdxg_px_write(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                          uint32_t y, uint32_t argb)
+{
+    return vdxg_px_store(r, slot, x, y,
+                         vdxg_px_from_argb(r->e->rd.surf[slot].format,
+                                           argb));
+}
+
+static VdxgRun vdxg_rd_fail(VdxgRdRun *r, uint32_t reason)
+{
+    vdxg_set_err(r->err, reason, 0);
+    return VDXG_RUN_FAULT;
+}
+
+/* The rectangle at @xy of size @wh lies inside the surface in @slot. */
+static bool vdxg_rect_inside(VdxgRdRun *r, unsigned int slot, uint32_t xy,
+                             uint32_t wh)
+{
+    const VdxgSurface *sf = &r->e->rd.surf[slot];
+
+    return VDXG_RD_X(xy) + VDXG_RD_X(wh) <= sf->width &&
+           VDXG_RD_Y(xy) + VDXG_RD_Y(wh) <= sf->height;
+}
+
+/* FILL_RECT */
+static VdxgRun vdxg_rd_fill(VdxgRdRun *r, const uint32_t *dw)
+{
+    VdxgEngine *e = r->e;
+    uint32_t x0 = VDXG_RD_X(dw[VDXG_RD_FILL_DW_XY]);
+    uint32_t y0 = VDXG_RD_Y(dw[VDXG_RD_FILL_DW_XY]);
+    uint32_t w = VDXG_RD_X(dw[VDXG_RD_FILL_DW_WH]);
+    uint32_t h = VDXG_RD_Y(dw[VDXG_RD_FILL_DW_WH]);
+    uint64_t n = (uint64_t)w * h, k = e->op_progress;
+    uint32_t raw, x, y;
+
+    if (!e->rd.surf[VDXG_SLOT_DST].format) {
+        return vdxg_rd_fail(r, VDXG_FAULT_PARAM);
+    }
+    if (!vdxg_rect_inside(r, VDXG_SLOT_DST, dw[VDXG_RD_FILL_DW_XY],
+                          dw[VDXG_RD_FILL_DW_WH])) {
+        return vdxg_rd_fail(r, VDXG_FAULT_BOUNDS);
+    }
+    if (!k) {
+        trace_vdxg_rd_fill(x0, y0, w, h, dw[VDXG_RD_FILL_DW_COLOR]);
+    }
+    raw = vdxg_px_from_argb(e->rd.surf[VDXG_SLOT_DST].format,
+                            dw[VDXG_RD_FILL_DW_COLOR]);
+    /* Row by row; k counts the pixels done */
+    while (k < n) {
+        y = y0 + k / w;
+        for (x = x0 + k % w; x < x0 + w; x++) {
+            if (*r->budget <= 0) {
+                e->op_progress = k;
+                return VDXG_RUN_YIELD;
+            }
+            if (!vdxg_px_store(r, VDXG_SLOT_DST, x, y, raw)) {
+                e->op_progress = k;
+                return VDXG_RUN_FAULT;
+            }
+            *r->budget -= VDXG_COST_PIXEL;
+            k++;
+        }
+    }
+    r->s->rd_pixels += n;
+    return VDXG_RUN_DONE;
+}
+
+/* BLEND of source pixel @src over destination pixel @dst, both ARGB */
+static uint32_t vdxg_blend_px(uint32_t src, uint32_t dst, uint32_t alpha)
+{
+    uint32_t a = vdxg_div255(vdxg_ch(src, 3) * alpha);
+    uint32_t out = (a + vdxg_div255(vdxg_ch(dst, 3) * (255 - a))) << 24;
+    unsigned int c;
+
+    for (c = 0; c < 3; c++) {
+        out |= vdxg_div255(vdxg_ch(src, c) * a +
+                           vdxg_ch(dst, c) * (255 - a)) << (c * 8);
+    }
+    return out;
+}
+
+/* Write source pixel @argb (ARGB) to DST at (x, y), or blend it there. */
+static bool vdxg_rd_put(VdxgRdRun *r, uint32_t x, uint32_t y, uint32_t argb,
+                        bool blend, uint32_t alpha)
+{
+    uint32_t d;
+
+    if (blend) {
+        if (!vdxg_px_read(r, VDXG_SLOT_DST, x, y, &d)) {
+            return false;
+        }
+        argb = vdxg_blend_px(argb, d, alpha);
+    }
+    return vdxg_px_write(r, VDXG_SLOT_DST, x, y, argb);
+}
+
+/*
+ * How COPY_RECT and BLEND honour "the source is read in full before
+ * anything is written" when the two rectangles share memory.
+ */
+typedef enum VdxgCopyOrder {
+    VDXG_COPY_FORWARD,      /* no overlap, or DST below SRC in memory */
+    VDXG_COPY_BACKWARD,     /* same layout, DST above SRC: last pixel first */
+    VDXG_COPY_SNAPSHOT,     /* other overlaps: through a copy of SRC */
+} VdxgCopyOrder;
+
+static VdxgCopyOrder vdxg_copy_order(VdxgRdRun *r, uint32_t sx, uint32_t sy,
+                                     uint32_t dx, uint32_t dy, uint32_t w,
+                                     uint32_t h)
+{
+    const VdxgSurface *src = &r->e->rd.surf[VDXG_SLOT_SRC];
+    const VdxgSurface *dst = &r->e->rd.surf[VDXG_SLOT_DST];
+    uint32_t scpp = vdxg_fmt_cpp[src->format];
+    uint32_t dcpp = vdxg_fmt_cpp[dst->format];
+    uint64_t s0 = src->addr + (uint64_t)sy * src->pitch + sx * scpp;
+    uint64_t s1 = src->addr + (uint64_t)(sy + h - 1) * src->pitch +
+                  (uint64_t)(sx + w) * scpp;
+    uint64_t d0 = dst->addr + (uint64_t)dy * dst->pitch + dx * dcpp;
+    uint64_t d1 = dst->addr + (uint64_t)(dy + h - 1) * dst->pitch +
+                  (uint64_t)(dx + w) * dcpp;
+
+    if (s1 <= d0 || d1 <= s0) {
+        return VDXG_COPY_FORWARD;
+    }
+    if (scpp == dcpp && src->pitch == dst->pitch) {
+        /*
+         * Each destination pixel is its source pixel moved by d0 - s0:
+         * going away from the direction of the move, every source pixel
+         * is read before a write reaches it.
+         */
+        return d0 > s0 ? VDXG_COPY_BACKWARD : VDXG_COPY_FORWARD;
+    }
+    return VDXG_COPY_SNAPSHOT;
+}
+
+static void vdxg_rd_snap_free(VdxgEngine *e)
+{
+    g_free(e->rd.snap);
+    e->rd.snap = NULL;
+    e->rd.snap_len = 0;
+}
+
+/* COPY_RECT and BLEND */
+static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
+{
+    VdxgEngine *e = r->e;
+    uint32_t src_xy = dw[VDXG_RD_COPY_DW_SRC_XY];
+    uint32_t dst_xy = dw[VDXG_RD_COPY_DW_DST_XY];
+    uint32_t wh = dw[VDXG_RD_COPY_DW_WH];
+    uint32_t alpha = blend ? dw[VDXG_RD_BLEND_DW_ALPHA] : 255;
+    uint32_t sx = VDXG_RD_X(src_xy), sy = VDXG_RD_Y(src_xy);
+    uint32_t dx = VDXG_RD_X(dst_xy), dy = VDXG_RD_Y(dst_xy);
+    uint32_t w = VDXG_RD_X(wh), h = VDXG_RD_Y(wh);
+    uint64_t n = (uint64_t)w * h, k = e->op_progress, idx;
+    uint32_t sfmt, scpp, i, j, raw, argb;
+    VdxgCopyOrder order;
+    bool backward, reading = false;
+    uint32_t needed;
+    uint8_t *snap;
+
+    if (!e->rd.surf[VDXG_SLOT_SRC].format ||
+        !e->rd.surf[VDXG_SLOT_DST].format || alpha > 255) {
+        return vdxg_rd_fail(r, VDXG_FAULT_PARAM);
+    }
+    if (!vdxg_rect_inside(r, VDXG_SLOT_SRC, src_xy, wh) ||
+        !vdxg_rect_inside(r, VDXG_SLOT_DST, dst_xy, wh)) {
+        return vdxg_rd_fail(r, VDXG_FAULT_BOUNDS);
+    }
+    if (!n) {
+        return VDXG_RUN_DONE;
+    }
+    sfmt = e->rd.surf[VDXG_SLOT_SRC].format;
+    scpp = vdxg_fmt_cpp[sfmt];
+    needed = n * scpp;          /* at most 8192 * 8192 * 4 */
+    order = vdxg_copy_order(r, sx, sy, dx, dy, w, h);
+    if (!k && !e->rd.item) {
+        trace_vdxg_rd_copy(blend, sx, sy, dx, dy, w, h, alpha, order);
+    }
+
+    if (order != VDXG_COPY_SNAPSHOT) {
+        vdxg_rd_snap_free(e);
+    } else if (e->rd.item != VDXG_SNAP_NONE) {
+        /* A snapshot that does not fit the command (changed?): start over */
+        if (e->rd.item > VDXG_SNAP_NONE ||
+            (e->rd.snap ? e->rd.snap_len != needed : e->rd.item || k)) {
+            vdxg_rd_snap_free(e);
+            e->rd.item = VDXG_SNAP_READ;
+            k = 0;
+        }
+        if (!e->rd.snap) {
+            e->rd.snap = g_try_malloc(needed);
+            if (e->rd.snap) {
+                e->rd.snap_len = needed;
+            } else {
+                qemu_log_mask(LOG_GUEST_ERROR, "vdxg: no memory for a %"
+                              PRIu32 "-byte snapshot of an overlapping "
+                              "copy: copying in place\n", needed);
+                e->rd.item = VDXG_SNAP_NONE;
+            }
+        }
+        reading = e->rd.item == VDXG_SNAP_READ;
+    }
+    backward = order == VDXG_COPY_BACKWARD;
+
+    while (k < n) {
+        idx = backward ? n - 1 - k : k;
+        j = idx / w;
+        i = idx % w;
+        /* The rest of row j, in the direction of the copy */
+        for (;;) {
+            if (*r->budget <= 0) {
+                e->op_progress = k;
+                return VDXG_RUN_YIELD;
+            }
+            /* The snapshot holds the source rectangle row by row. */
+            snap = e->rd.snap ? e->rd.snap + ((uint64_t)j * w + i) * scpp :
+                                NULL;
+            if (reading) {
+                if (!vdxg_px_load(r, VDXG_SLOT_SRC, sx + i, sy + j, &raw)) {
+                    goto fault;
+                }
+                if (scpp == 2) {
+                    stw_le_p(snap, raw);
+                } else {
+                    stl_le_p(snap, raw);
+                }
+            } else {
+                if (e->rd.snap) {
+                    raw = scpp == 2 ? lduw_le_p(snap) : ldl_le_p(snap);
+                } else if (!vdxg_px_load(r, VDXG_SLOT_SRC, sx + i, sy + j,
+                                         &raw)) {
+                    goto fault;
+                }
+                argb = vdxg_px_to_argb(sfmt, raw);
+                if (!vdxg_rd_put(r, dx + i, dy + j, argb, blend, alpha)) {
+                    goto fault;
+                }
+            }
+            *r->budget -= VDXG_COST_PIXEL;
+            k++;
+            if (backward ? i-- == 0 : ++i == w) {
+                break;
+            }
+        }
+        if (reading && k == n) {
+            /* The whole source is read: now write it. */
+            e->rd.item = VDXG_SNAP_WRITE;
+            reading = false;
+            k = 0;
+        }
+    }
+    r->s->rd_pixels += n;
+    return VDXG_RUN_DONE;
+
+fault:
+    e->op_progress = k;
+    return VDXG_RUN_FAULT;
+}
+
+/* A vertex of DRAW_TRIANGLES */
+typedef struct VdxgVertex {
+    int64_t x, y;               /* 28.4 */
+    uint32_t z;
+    uint32_t color;             /* ARGB8888 */
+    int64_t u, v;               /* 16.16 */
+} VdxgVertex;
+
+/*
+ * interp(a0, a1, a2) with barycentrics @b (each in [0, 65536], summing to
+ * 65536): a weighted mean of 32-bit values, well inside 64 bits.
+ */
+static int64_t vdxg_interp(int64_t a0, int64_t a1, int64_t a2,
+                           const int64_t *b)
+{
+    return (a0 * b[0] + a1 * b[1] + a2 * b[2] + 32768) >> 16;
+}
+
+/* clamp(i, n): i limited to [0, n - 1] */
+static uint32_t vdxg_clamp(int64_t i, uint32_t n)
+{
+    return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+static bool vdxg_texel(VdxgRdRun *r, int64_t x, int64_t y, uint32_t *argb)
+{
+    const VdxgSurface *tex = &r->e->rd.surf[VDXG_SLOT_TEXTURE];
+
+    return vdxg_px_read(r, VDXG_SLOT_TEXTURE, vdxg_clamp(x, tex->width),
+                        vdxg_clamp(y, tex->height), argb);
+}
+
+/* The texture at (u, v), 16.16 texels, nearest or bilinear */
+static bool vdxg_sample(VdxgRdRun *r, bool bilinear, int64_t u, int64_t v,
+                        uint32_t *argb)
+{
+    int64_t uu, vv, x0, y0;
+    uint32_t fx, fy, t[4], top, bot, c;
+
+    if (!bilinear) {
+        return vdxg_texel(r, u >> 16, v >> 16, argb);
+    }
+    uu = u - 32768;
+    vv = v - 32768;
+    x0 = uu >> 16;
+    y0 = vv >> 16;
+    fx = (uu >> 8) & 255;
+    fy = (vv >> 8) & 255;
+    /* t00, t10, t01, t11 */
+    if (!vdxg_texel(r, x0, y0, &t[0]) ||
+        !vdxg_texel(r, x0 + 1, y0, &t[1]) ||
+        !vdxg_texel(r, x0, y0 + 1, &t[2]) ||
+        !vdxg_texel(r, x0 + 1, y0 + 1, &t[3])) {
+        return false;
+    }
+    *argb = 0;
+    for (c = 0; c < 4; c++) {
+        top = vdxg_ch(t[0], c) * (256 - fx) + vdxg_ch(t[1], c) * fx;
+        bot = vdxg_ch(t[2], c) * (256 - fx) + vdxg_ch(t[3], c) * fx;
+        *argb |= ((top * (256 - fy) + bot * fy + 32768) >> 16) << (c * 8);
+    }
+    return true;
+}
+
+/* A triangle set up for drawing: vertices in counter-clockwise order */
+typedef struct VdxgTri {
+    VdxgVertex v[3];
+    int64_t area;
+    /* Edge i (0: v1 -> v2, 1: v2 -> v0, 2: v0 -> v1) */
+    int64_t ex[3], ey[3];       /* b - a */
+    bool owns[3];
+    /* The pixels tried: [px0, px1] x [py0, py1] */
+    int64_t px0, px1, py0, py1;
+} VdxgTri;
+
+/*
+ * Set a triangle up; false when it draws nothing (no area, or no pixel
+ * centre of DST inside its bounding box).
+ */
+static bool vdxg_tri_setup(VdxgTri *t, const VdxgSurface *dst)
+{
+    VdxgVertex tmp;
+    int64_t minx, maxx, miny, maxy;
+    unsigned int i;
+
+    /* E(v0, v1, v2): twice the signed area, positive counter-clockwise */
+    t->area = (t->v[1].x - t->v[0].x) * (t->v[2].y - t->v[0].y) -
+              (t->v[1].y - t->v[0].y) * (t->v[2].x - t->v[0].x);
+    if (!t->area) {
+        return false;
+    }
+    if (t->area < 0) {
+        tmp = t->v[1];
+        t->v[1] = t->v[2];
+        t->v[2] = tmp;
+        t->area = -t->area;
+    }
+    minx = MIN(t->v[0].x, MIN(t->v[1].x, t->v[2].x));
+    maxx = MAX(t->v[0].x, MAX(t->v[1].x, t->v[2].x));
+    miny = MIN(t->v[0].y, MIN(t->v[1].y, t->v[2].y));
+    maxy = MAX(t->v[0].y, MAX(t->v[1].y, t->v[2].y));
+    /* 16 p + 8 in [min, max]: p from ceil((min - 8) / 16) */
+    t->px0 = MAX((minx - 8 + 15) >> 4, 0);
+    t->px1 = MIN((maxx - 8) >> 4, (int64_t)dst->width - 1);
+    t->py0 = MAX((miny - 8 + 15) >> 4, 0);
+    t->py1 = MIN((maxy - 8) >> 4, (int64_t)dst->height - 1);
+    if (t->px0 > t->px1 || t->py0 > t->py1) {
+        return false;
+    }
+    for (i = 0; i < 3; i++) {
+        const VdxgVertex *a = &t->v[(i + 1) % 3];
+        const VdxgVertex *b = &t->v[(i + 2) % 3];
+
+        t->ex[i] = b->x - a->x;
+        t->ey[i] = b->y - a->y;
+        t->owns[i] = t->ey[i] < 0 || (t->ey[i] == 0 && t->ex[i] > 0);
+    }
+    return true;
+}
+
+/* Depth, texture and colour of covered pixel (px, py) with weights @w */
+static bool vdxg_shade(VdxgRdRun *r, const VdxgTri *t, uint32_t flags,
+                       uint32_t px, uint32_t py, const int64_t *w)
+{
+    const VdxgVertex *v = t->v;
+    int64_t b[3];
+    uint32_t z, depth, col, tex, c;
+
+    /*
+     * Covered: 0 <= w[i] <= area. With |X|, |Y| <= VDXG_VTX_COORD_MAX
+     * (2^20) the area is below 2^43, so w * 65536 fits in 64 bits.
+     */
+    b[1] = w[1] * 65536 / t->area;
+    b[2] = w[2] * 65536 / t->area;
+    b[0] = 65536 - b[1] - b[2];
+
+    z = vdxg_interp(v[0].z, v[1].z, v[2].z, b);
+    if (flags & VDXG_DRAW_DEPTH_TEST) {
+        if (!vdxg_px_load(r, VDXG_SLOT_DEPTH, px, py, &depth)) {
+            return false;
+        }
+        if (!(z < depth)) {
+            return true;
+        }
+    }
+    if ((flags & VDXG_DRAW_DEPTH_WRITE) &&
+        !vdxg_px_store(r, VDXG_SLOT_DEPTH, px, py, z)) {
+        return false;
+    }
+
+    col = 0;
+    for (c = 0; c < 4; c++) {
+        col |= vdxg_interp(vdxg_ch(v[0].color, c), vdxg_ch(v[1].color, c),
+                           vdxg_ch(v[2].color, c), b) << (c * 8);
+    }
+    if (flags & VDXG_DRAW_TEXTURE) {
+        if (!vdxg_sample(r, flags & VDXG_DRAW_BILINEAR,
+                         vdxg_interp(v[0].u, v[1].u, v[2].u, b),
+                         vdxg_interp(v[0].v, v[1].v, v[2].v, b), &tex)) {
+            return false;
+        }
+        for (c = 0; c < 4; c++) {
+            col = deposit32(col, c * 8, 8,
+                            vdxg_div255(vdxg_ch(tex, c) * vdxg_ch(col, c)));
+        }
+    }
+    r->s->rd_pixels++;
+    return vdxg_px_write(r, VDXG_SLOT_DST, px, py, col);
+}
+
+/*
+ * Rasterize a set-up triangle from pixel *@progress of its box (row-major)
+ * on. The edge functions are evaluated at the start of each row and then
+ * stepped by one pixel (16 units) at a time.
+ */
+static VdxgRun vdxg_tri_draw(VdxgRdRun *r, const VdxgTri *t, uint32_t flags,
+                             uint64_t *progress)
+{
+    uint64_t bw = t->px1 - t->px0 + 1;
+    uint64_t n = bw * (t->py1 - t->py0 + 1), k = *progress;
+    int64_t px, py, cx, cy, w[3];
+    unsigned int i;
+    bool in;
+
+    while (k < n) {
+        py = t->py0 + k / bw;
+        px = t->px0 + k % bw;
+        cx = 16 * px + 8;
+        cy = 16 * py + 8;
+        for (i = 0; i < 3; i++) {
+            const VdxgVertex *a = &t->v[(i + 1) % 3];
+
+            w[i] = t->ex[i] * (cy - a->y) - t->ey[i] * (cx - a->x);
+        }
+        for (; px <= t->px1; px++, k++) {
+            if (*r->budget <= 0) {
+                *progress = k;
+                return VDXG_RUN_YIELD;
+            }
+            *r->budget -= VDXG_COST_PIXEL;
+            in = true;
+            for (i = 0; i < 3; i++) {
+                in &= w[i] > 0 || (w[i] == 0 && t->owns[i]);
+            }
+            if (in) {
+                *r->budget -= VDXG_COST_SHADE;
+                if (!vdxg_shade(r, t, flags, px, py, w)) {
+                    *progress = k;
+                    return VDXG_RUN_FAULT;
+                }
+            }
+            for (i = 0; i < 3; i++) {
+                w[i] -= 16 * t->ey[i];
+            }
+        }
+    }
+    *progress = k;
+    return VDXG_RUN_DONE;
+}
+
+/* DRAW_TRIANGLES */
+static VdxgRun vdxg_rd_draw(VdxgRdRun *r, const uint32_t *dw)
+{
+    VdxgEngine *e = r->e;
+    const VdxgSurface *surf = e->rd.surf;
+    uint32_t flags = dw[VDXG_RD_DRAW_DW_FLAGS];
+    uint32_t count = dw[VDXG_RD_DRAW_DW_COUNT];
+    uint64_t vb = vdxg_dw64(dw, VDXG_RD_DRAW_DW_VB);
+    uint8_t buf[3 * VDXG_VERTEX_SIZE];
+    uint32_t vdw[VDXG_VERTEX_SIZE / 4];
+    VdxgTri t;
+    VdxgRun run;
+    unsigned int i, j;
+
+    if ((flags & ~VDXG_DRAW_FLAGS_MASK) || !surf[VDXG_SLOT_DST].format ||
+        ((flags & VDXG_DRAW_BILINEAR) && !(flags & VDXG_DRAW_TEXTURE)) ||
+        ((flags & VDXG_DRAW_TEXTURE) && !surf[VDXG_SLOT_TEXTURE].format) ||
+        ((flags & (VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE)) &&
+         !surf[VDXG_SLOT_DEPTH].format) ||
+        !count || count % 3 || count > VDXG_DRAW_MAX_VERTICES || vb % 4) {
+        return vdxg_rd_fail(r, VDXG_FAULT_PARAM);
+    }
+    /* Depth is per DST pixel: DEPTH must cover DST. */
+    if ((flags & (VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE)) &&
+        (surf[VDXG_SLOT_DEPTH].width < surf[VDXG_SLOT_DST].width ||
+         surf[VDXG_SLOT_DEPTH].height < surf[VDXG_SLOT_DST].height)) {
+        return vdxg_rd_fail(r, VDXG_FAULT_BOUNDS);
+    }
+    if (!vdxg_gpu_range_ok(r->s, vb, (uint64_t)count * VDXG_VERTEX_SIZE)) {
+        vdxg_set_err(r->err, VDXG_FAULT_ADDRESS, vb);
+        return VDXG_RUN_FAULT;
+    }
+    if (!e->rd.item && !e->op_progress) {
+        trace_vdxg_rd_draw(flags, count, vb);
+    }
+
+    for (; e->rd.item < count / 3; e->rd.item++, e->op_progress = 0) {
+        if (*r->budget <= 0) {
+            return VDXG_RUN_YIELD;
+        }
+        *r->budget -= VDXG_COST_TRIANGLE;
+        if (!vdxg_gpu_rw(r->s, vb + (uint64_t)e->rd.item * sizeof(buf), buf,
+                         sizeof(buf), false, r->err)) {
+            return VDXG_RUN_FAULT;
+        }
+        for (i = 0; i < 3; i++) {
+            for (j = 0; j < ARRAY_SIZE(vdw); j++) {
+                vdw[j] = ldl_le_p(buf + i * VDXG_VERTEX_SIZE + j * 4);
+            }
+            t.v[i] = (VdxgVertex) {
+                .x = (int32_t)vdw[VDXG_VTX_DW_X],
+                .y = (int32_t)vdw[VDXG_VTX_DW_Y],
+                .z = vdw[VDXG_VTX_DW_Z],
+                .color = vdw[VDXG_VTX_DW_COLOR],
+                .u = (int32_t)vdw[VDXG_VTX_DW_U],
+                .v = (int32_t)vdw[VDXG_VTX_DW_V],
+            };
+            if (t.v[i].x < -VDXG_VTX_COORD_MAX ||
+                t.v[i].x > VDXG_VTX_COORD_MAX ||
+                t.v[i].y < -VDXG_VTX_COORD_MAX ||
+                t.v[i].y > VDXG_VTX_COORD_MAX) {
+                return vdxg_rd_fail(r, VDXG_FAULT_PARAM);
+            }
+        }
+        if (!vdxg_tri_setup(&t, &surf[VDXG_SLOT_DST])) {
+            continue;
+        }
+        run = vdxg_tri_draw(r, &t, flags, &e->op_progress);
+        if (run != VDXG_RUN_DONE) {
+            return run;
+        }
+    }
+    return VDXG_RUN_DONE;
+}
+
+/* SET_SURFACE */
+static VdxgRun vdxg_rd_set_surface(VdxgRdRun *r, const uint32_t *dw)
+{
+    uint32_t slot = dw[VDXG_RD_SURF_DW_SLOT];
+    VdxgSurface sf = {
+        .addr = vdxg_dw64(dw, VDXG_RD_SURF_DW_ADDR),
+        .format = dw[VDXG_RD_SURF_DW_FORMAT],
+        .width = dw[VDXG_RD_SURF_DW_WIDTH],
+        .height = dw[VDXG_RD_SURF_DW_HEIGHT],
+        .pitch = dw[VDXG_RD_SURF_DW_PITCH],
+    };
+    uint32_t reason = vdxg_surface_check(r->s, slot, &sf);
+
+    trace_vdxg_rd_surface(slot, sf.addr, sf.format, sf.width, sf.height,
+                          sf.pitch);
+    if (reason != VDXG_FAULT_NONE) {
+        vdxg_set_err(r->err, reason, sf.addr);
+        return VDXG_RUN_FAULT;
+    }
+    r->e->rd.surf[slot] = sf;
+    return VDXG_RUN_DONE;
+}
+
+/* FENCE and WAIT */
+static VdxgRun vdxg_rd_mem(VdxgRdRun *r, const uint32_t *dw, bool wait)
+{
+    uint64_t addr = vdxg_dw64(dw, VDXG_RD_MEM_DW_ADDR);
+    uint64_t value = vdxg_dw64(dw, VDXG_RD_MEM_DW_VALUE), cur;
+    uint8_t buf[8];
+
+    if (addr & 7) {
+        return vdxg_rd_fail(r, VDXG_FAULT_PARAM);
+    }
+    if (!wait) {
+        trace_vdxg_rd_fence(addr, value);
+        stq_le_p(buf, value);
+        return vdxg_gpu_rw(r->s, addr, buf, 8, true, r->err) ?
+               VDXG_RUN_DONE : VDXG_RUN_FAULT;
+    }
+    if (!vdxg_gpu_rw(r->s, addr, buf, 8, false, r->err)) {
+        return VDXG_RUN_FAULT;
+    }
+    cur = ldq_le_p(buf);
+    trace_vdxg_rd_wait(addr, value, cur);
+    return cur >= value ? VDXG_RUN_DONE : VDXG_RUN_WAIT;
+}
+
+/*
+ * Run (or continue) the DMA buffer command at the engine's buffer offset.
+ * On a fault, @err holds the reason and address; for reasons other than
+ * ADDRESS the address is the command's.
+ */
+static VdxgRun vdxg_rd_cmd(VdxgState *s, VdxgEngine *e, int64_t *budget,
+                           uint32_t *opcode, VdxgErr *err)
+{
+    uint64_t op_addr = e->buf_addr + e->buf_off;
+    uint32_t dw[VDXG_RD_SET_SURFACE_LEN] = { 0 };
+    uint8_t buf[sizeof(dw)];
+    uint32_t hdr, op, len, i;
+    VdxgRdRun run;
+    VdxgRun r;
+
+    *opcode = 0;
+    *budget -= VDXG_COST_OP;
+    if (!vdxg_gpu_rw(s, op_addr, buf, 4, false, err)) {
+        return VDXG_RUN_FAULT;
+    }
+    hdr = ldl_le_p(buf);
+    op = VDXG_PG_HDR_OP(hdr);
+    len = VDXG_PG_HDR_LEN(hdr);
+    *opcode = hdr & 0xffff;
+    if (!e->op_progress && !e->rd.item) {
+        trace_vdxg_rd_cmd(op_addr, hdr);
+    }
+    if ((hdr & 0xff00) || op >= VDXG_RD_NUM_OPS) {
+        vdxg_set_err(err, VDXG_FAULT_OPCODE, op_addr);
+        return VDXG_RUN_FAULT;
+    }
+    if (len != vdxg_rd_lengths[op] || len > (e->buf_len - e->buf_off) / 4) {
+        vdxg_set_err(err, VDXG_FAULT_LENGTH, op_addr);
+        return VDXG_RUN_FAULT;
+    }
+    if (!vdxg_gpu_rw(s, op_addr, buf, len * 4, false, err)) {
+        return VDXG_RUN_FAULT;
+    }
+    for (i = 0; i < len; i++) {
+        dw[i] = ldl_le_p(buf + i * 4);
+    }
+
+    vdxg_rd_run_init(&run, s, e, budget, err);
+    switch (op) {
+    case VDXG_RD_NOP:
+        r = VDXG_RUN_DONE;
+        break;
+    case VDXG_RD_FENCE:
+    case VDXG_RD_WAIT:
+        r = vdxg_rd_mem(&run, dw, op == VDXG_RD_WAIT);
+        break;
+    case VDXG_RD_SET_SURFACE:
+        r = vdxg_rd_set_surface(&run, dw);
+        break;
+    case VDXG_RD_FILL_RECT:
+        r = vdxg_rd_fill(&run, dw);
+        break;
+    case VDXG_RD_COPY_RECT:
+    case VDXG_RD_BLEND:
+        r = vdxg_rd_copy(&run, dw, op == VDXG_RD_BLEND);
+        break;
+    case VDXG_RD_DRAW_TRIANGLES:
+        r = vdxg_rd_draw(&run, dw);
+        break;
+    default:
+        g_assert_not_reached();
+    }
+    vdxg_rd_run_flush(&run);
+
+    if (r == VDXG_RUN_DONE) {
+        s->rd_ops[op]++;
+        trace_vdxg_rd_cmd_done(op, s->rd_ops[op], s->rd_pixels);
+        e->buf_off += len * 4;
+        e->op_progress = 0;
+        e->rd.item = 0;
+        vdxg_rd_snap_free(e);
+    } else if (r == VDXG_RUN_FAULT && err->reason != VDXG_FAULT_ADDRESS) {
+        err->addr = op_addr;
+    }
+    return r;
+}
+
+/* Rings: the machinery both engines share */
+
+/* Run (or continue) the operation at the engine's buffer offset. */
+static VdxgRun vdxg_engine_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
+                              uint32_t *opcode, VdxgErr *err)
+{
+    if (e->index == VDXG_ENGINE_RENDER) {
+        return vdxg_rd_cmd(s, e, budget, opcode, err);
+    }
+    return vdxg_pg_op(s, e, budget, opcode, err);
+}
+
 /* Check the ring programming before the engine uses it. */
 static bool vdxg_ring_check(VdxgState *s, VdxgEngine *e, VdxgErr *err)
 {
@@ -1027,16 +1976,26 @@ static bool vdxg_ring_check(VdxgState *s, VdxgEngine *e, VdxgErr *err)
     return true;
 }
 
+/* Forget the operation in progress and the RENDER state of the entry. */
+static void vdxg_engine_drop_entry(VdxgEngine *e)
+{
+    e->busy = false;
+    e->buf_off = 0;
+    e->op_progress = 0;
+    vdxg_rd_snap_free(e);
+    memset(&e->rd, 0, sizeof(e->rd));
+    if (e->wait_timer) {
+        timer_del(e->wait_timer);
+    }
+}
+
 /* Halt @e on a fault. The entry in progress is abandoned. */
 static void vdxg_engine_fault(VdxgState *s, VdxgEngine *e, const VdxgErr *err,
                               uint32_t opcode, uint32_t context)
 {
     e->halted = true;
-    e->busy = false;
-    e->buf_off = 0;
-    e->op_progress = 0;
-    vdxg_fault(s, VDXG_ENGINE_PAGING, err->reason, opcode, err->addr,
-               context);
+    vdxg_engine_drop_entry(e);
+    vdxg_fault(s, e->index, err->reason, opcode, err->addr, context);
 }
 
 /*
@@ -1068,7 +2027,7 @@ static bool vdxg_engine_fetch(VdxgState *s, VdxgEngine *e, int64_t *budget,
     addr = vdxg_dw64(dw, VDXG_RING_DW_ADDR_LO);
     *opcode = VDXG_FAULT_OPCODE_RING | (dw[VDXG_RING_DW_CMD] & 0xffff);
     *context = dw[VDXG_RING_DW_CONTEXT];
-    trace_vdxg_engine_entry(e->head, dw[VDXG_RING_DW_CMD],
+    trace_vdxg_engine_entry(e->index, e->head, dw[VDXG_RING_DW_CMD],
                             dw[VDXG_RING_DW_LENGTH], addr,
                             vdxg_dw64(dw, VDXG_RING_DW_SEQNO_LO),
                             dw[VDXG_RING_DW_CONTEXT]);
@@ -1095,12 +2054,12 @@ static bool vdxg_engine_fetch(VdxgState *s, VdxgEngine *e, int64_t *budget,
     default:
         return vdxg_set_err(err, VDXG_FAULT_OPCODE, entry_addr);
     }
+    /* Each entry starts with no surface bound. */
+    vdxg_engine_drop_entry(e);
     e->busy = true;
     e->cmd = dw[VDXG_RING_DW_CMD];
     e->seqno = vdxg_dw64(dw, VDXG_RING_DW_SEQNO_LO);
     e->context = dw[VDXG_RING_DW_CONTEXT];
-    e->buf_off = 0;
-    e->op_progress = 0;
     return true;
 }
 
@@ -1117,9 +2076,10 @@ static bool vdxg_engine_complete(VdxgState *s, VdxgEngine *e, VdxgErr *err)
     }
     e->fence_value = e->seqno;
     e->head = (e->head + VDXG_RING_ENTRY_SIZE) & (e->ring_size - 1);
-    e->busy = false;
-    trace_vdxg_engine_done(e->seqno, e->head);
-    vdxg_irq_raise(s, VDXG_INT_PAGING_FENCE);
+    vdxg_engine_drop_entry(e);
+    trace_vdxg_engine_done(e->index, e->seqno, e->head);
+    vdxg_irq_raise(s, e->index == VDXG_ENGINE_RENDER ?
+                      VDXG_INT_RENDER_FENCE : VDXG_INT_PAGING_FENCE);
     return true;
 }
 
@@ -1130,26 +2090,28 @@ static bool vdxg_engine_runnable(VdxgEngine *e)
 }
 
 /*
- * The engine's bottom half: run entries from HEAD to TAIL. One run does at
+ * An engine's bottom half: run entries from HEAD to TAIL. One run does at
  * most VDXG_BH_BUDGET of work, then schedules the next run and returns to
- * the main loop, so that a large move does not hold the BQL (and stall
- * the vCPUs) for long. An operation stopped half-way continues where it
- * stopped (op_progress).
+ * the main loop, so that a large move or draw does not hold the BQL (and
+ * stall the vCPUs) for long. An operation stopped half-way continues where
+ * it stopped (op_progress). A WAIT that is not satisfied yet stops the run
+ * and looks again when the wait timer fires.
  */
 static void vdxg_engine_bh(void *opaque)
 {
-    VdxgState *s = opaque;
-    VdxgEngine *e = &s->paging;
+    VdxgEngine *e = opaque;
+    VdxgState *s = e->s;
     int64_t budget = VDXG_BH_BUDGET;
     uint32_t opcode, context;
     VdxgErr err = { 0 };
     VdxgRun r;
 
-    s->bh_runs++;
+    s->bh_runs[e->index]++;
     while (vdxg_engine_runnable(e)) {
         if (budget <= 0) {
-            trace_vdxg_engine_yield(e->head, e->buf_off, e->op_progress);
-            qemu_bh_schedule(s->bh);
+            trace_vdxg_engine_yield(e->index, e->head, e->buf_off,
+                                    e->op_progress);
+            qemu_bh_schedule(e->bh);
             return;
         }
         if (!e->busy) {
@@ -1163,20 +2125,41 @@ static void vdxg_engine_bh(void *opaque)
         }
         r = VDXG_RUN_DONE;
         while (r == VDXG_RUN_DONE && e->buf_off < e->buf_len) {
-            r = budget > 0 ? vdxg_pg_op(s, e, &budget, &opcode, &err) :
+            r = budget > 0 ? vdxg_engine_op(s, e, &budget, &opcode, &err) :
                              VDXG_RUN_YIELD;
         }
-        if (r == VDXG_RUN_FAULT) {
+        switch (r) {
+        case VDXG_RUN_FAULT:
             vdxg_engine_fault(s, e, &err, opcode, e->context);
-            break;
-        }
-        if (r == VDXG_RUN_DONE && !vdxg_engine_complete(s, e, &err)) {
-            vdxg_engine_fault(s, e, &err,
-                              VDXG_FAULT_OPCODE_RING | (e->cmd & 0xffff),
-                              e->context);
+            return;
+        case VDXG_RUN_WAIT:
+            trace_vdxg_engine_wait(e->index, e->head, e->buf_off);
+            timer_mod(e->wait_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                                     VDXG_WAIT_POLL_NS);
+            return;
+        case VDXG_RUN_YIELD:
+            trace_vdxg_engine_yield(e->index, e->head, e->buf_off,
+                                    e->op_progress);
+            qemu_bh_schedule(e->bh);
+            return;
+        case VDXG_RUN_DONE:
+            if (!vdxg_engine_complete(s, e, &err)) {
+                vdxg_engine_fault(s, e, &err,
+                                  VDXG_FAULT_OPCODE_RING | (e->cmd & 0xffff),
+                                  e->context);
+                return;
+            }
             break;
         }
     }
+}
+
+/* The wait timer: look at the WAIT's address again. */
+static void vdxg_engine_wait_timer(void *opaque)
+{
+    VdxgEngine *e = opaque;
+
+    qemu_bh_schedule(e->bh);
 }
 
 /* ENABLE or DOORBELL: check the ring, then let the bottom half run it. */
@@ -1185,33 +2168,41 @@ static void vdxg_engine_kick(VdxgState *s, VdxgEngine *e)
     VdxgErr err;
 
     if (!(e->ctrl & VDXG_ENG_CTRL_ENABLE) || e->halted) {
-        trace_vdxg_engine_kick_ignored(e->ctrl, e->halted);
+        trace_vdxg_engine_kick_ignored(e->index, e->ctrl, e->halted);
         return;
     }
     if (!vdxg_ring_check(s, e, &err)) {
         vdxg_engine_fault(s, e, &err, VDXG_FAULT_OPCODE_RING, 0);
         return;
     }
-    trace_vdxg_engine_kick(e->head, e->tail);
-    qemu_bh_schedule(s->bh);
+    trace_vdxg_engine_kick(e->index, e->head, e->tail);
+    qemu_bh_schedule(e->bh);
 }
 
+/*
+ * Engine RESET: every register to 0, the entry in progress (a WAIT
+ * included) dropped. What follows rd in VdxgEngine stays.
+ */
 static void vdxg_engine_reset(VdxgState *s, VdxgEngine *e)
 {
-    trace_vdxg_engine_reset(e->head, e->tail, e->halted);
-    memset(e, 0, sizeof(*e));
-    if (s->bh) {
-        qemu_bh_cancel(s->bh);
+    trace_vdxg_engine_reset(e->index, e->head, e->tail, e->halted);
+    vdxg_engine_drop_entry(e);
+    memset(e, 0, offsetof(VdxgEngine, index));
+    if (e->bh) {
+        qemu_bh_cancel(e->bh);
     }
 }
 
 static void vdxg_vm_state_change(void *opaque, bool running, RunState state)
 {
     VdxgState *s = opaque;
+    unsigned int i;
 
-    /* The engine does not run while the VM is stopped; catch up now. */
+    /* The engines do not run while the VM is stopped; catch up now. */
     if (running) {
-        qemu_bh_schedule(s->bh);
+        for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+            qemu_bh_schedule(s->engine[i].bh);
+        }
     }
 }
 
@@ -1233,10 +2224,14 @@ static uint32_t vdxg_engine_status(VdxgEngine *e)
 /* Put the register state to its power-on values, except RESET_COUNT. */
 static void vdxg_reset_registers(VdxgState *s)
 {
+    unsigned int i;
+
     s->scratch = 0;
     s->int_status = 0;
     s->int_mask = 0;
-    vdxg_engine_reset(s, &s->paging);
+    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+        vdxg_engine_reset(s, &s->engine[i]);
+    }
     s->gart_table = 0;
     s->gart_ctrl = 0;
     s->dummy_page = 0;
@@ -1305,16 +2300,25 @@ static void vdxg_unassigned(bool is_write, hwaddr addr, uint32_t val)
     }
 }
 
-/* The PAGING engine's registers; false for an offset that is none. */
+/* The engine whose register block holds @addr, or NULL */
+static VdxgEngine *vdxg_engine_at(VdxgState *s, hwaddr addr)
+{
+    if (addr < VDXG_ENGINE_BASE(0) ||
+        addr >= VDXG_ENGINE_BASE(VDXG_NUM_ENGINES)) {
+        return NULL;
+    }
+    return &s->engine[(addr - VDXG_ENGINE_BASE(0)) / 0x100];
+}
+
+/* The engines' registers; false for an offset that is none. */
 static bool vdxg_engine_read(VdxgState *s, hwaddr addr, uint32_t *val)
 {
-    VdxgEngine *e = &s->paging;
+    VdxgEngine *e = vdxg_engine_at(s, addr);
 
-    if (addr < VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) ||
-        addr >= VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING + 1)) {
+    if (!e) {
         return false;
     }
-    switch (addr - VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING)) {
+    switch (addr - VDXG_ENGINE_BASE(e->index)) {
     case VDXG_ENG_RING_BASE_LO:
         *val = extract64(e->ring_base, 0, 32);
         break;
@@ -1361,13 +2365,12 @@ static bool vdxg_engine_read(VdxgState *s, hwaddr addr, uint32_t *val)
 
 static bool vdxg_engine_write(VdxgState *s, hwaddr addr, uint32_t val)
 {
-    VdxgEngine *e = &s->paging;
+    VdxgEngine *e = vdxg_engine_at(s, addr);
 
-    if (addr < VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) ||
-        addr >= VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING + 1)) {
+    if (!e) {
         return false;
     }
-    switch (addr - VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING)) {
+    switch (addr - VDXG_ENGINE_BASE(e->index)) {
     case VDXG_ENG_RING_BASE_LO:
         e->ring_base = deposit64(e->ring_base, 0, 32, val);
         break;
@@ -1451,7 +2454,7 @@ static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = extract64(s->aperture_size, 32, 32);
         break;
     case VDXG_REG_ENGINES:
-        val = BIT(VDXG_ENGINE_PAGING);
+        val = BIT(VDXG_ENGINE_RENDER) | BIT(VDXG_ENGINE_PAGING);
         break;
     case VDXG_REG_NUM_CRTCS:
         /* No display pipe is implemented yet. */
@@ -1689,6 +2692,7 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
 {
     VdxgState *s = VDXG(pdev);
     Error *err = NULL;
+    unsigned int i;
     int ret;
 
     if (!vdxg_check_size("vram_size", s->vram_size, VDXG_VRAM_SIZE_MIN,
@@ -1699,7 +2703,8 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
         return;
     }
 
-    s->caps = VDXG_CAP_SELFTEST | VDXG_CAP_PAGING | VDXG_CAP_GART;
+    s->caps = VDXG_CAP_SELFTEST | VDXG_CAP_RENDER | VDXG_CAP_PAGING |
+              VDXG_CAP_GART;
     s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
     pci_config_set_interrupt_pin(pdev->config, 1);
 
@@ -1766,8 +2771,16 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
                      &s->vram);
     s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
 
-    s->bh = qemu_bh_new_guarded(vdxg_engine_bh, s,
-                                &DEVICE(s)->mem_reentrancy_guard);
+    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+        VdxgEngine *e = &s->engine[i];
+
+        e->index = i;
+        e->s = s;
+        e->bh = qemu_bh_new_guarded(vdxg_engine_bh, e,
+                                    &DEVICE(s)->mem_reentrancy_guard);
+        e->wait_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                     vdxg_engine_wait_timer, e);
+    }
     s->vmse = qemu_add_vm_change_state_handler(vdxg_vm_state_change, s);
 
     trace_vdxg_realize(s->vram_size, s->aperture_size, s->caps);
@@ -1776,10 +2789,18 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
 static void vdxg_exit(PCIDevice *pdev)
 {
     VdxgState *s = VDXG(pdev);
+    unsigned int i;
 
     qemu_del_vm_change_state_handler(s->vmse);
-    qemu_bh_delete(s->bh);
-    s->bh = NULL;
+    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+        VdxgEngine *e = &s->engine[i];
+
+        vdxg_engine_drop_entry(e);
+        timer_free(e->wait_timer);
+        e->wait_timer = NULL;
+        qemu_bh_delete(e->bh);
+        e->bh = NULL;
+    }
     msix_uninit_exclusive_bar(pdev);
     msi_uninit(pdev);
 }
@@ -1810,14 +2831,41 @@ static void vdxg_instance_init(Object *obj)
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "pg-tlb-misses", &s->tlb_misses,
                                    OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "pg-bh-runs", &s->bh_runs,
+    object_property_add_uint64_ptr(obj, "pg-bh-runs",
+                                   &s->bh_runs[VDXG_ENGINE_PAGING],
                                    OBJ_PROP_FLAG_READ);
+
+    /* Render statistics, e.g. qom-get of rd-draw-triangles-ops */
+    for (op = 0; op < VDXG_RD_NUM_OPS; op++) {
+        g_autofree char *ops = g_strdup_printf("rd-%s-ops",
+                                               vdxg_rd_op_names[op]);
+
+        object_property_add_uint64_ptr(obj, ops, &s->rd_ops[op],
+                                       OBJ_PROP_FLAG_READ);
+    }
+    object_property_add_uint64_ptr(obj, "rd-pixels", &s->rd_pixels,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "rd-bh-runs",
+                                   &s->bh_runs[VDXG_ENGINE_RENDER],
+                                   OBJ_PROP_FLAG_READ);
+}
+
+static int vdxg_pre_load(void *opaque)
+{
+    VdxgState *s = opaque;
+    unsigned int i;
+
+    /* The incoming state brings its own snapshots. */
+    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+        vdxg_rd_snap_free(&s->engine[i]);
+    }
+    return 0;
 }
 
 static int vdxg_post_load(void *opaque, int version_id)
 {
     VdxgState *s = opaque;
-    VdxgEngine *e = &s->paging;
+    unsigned int i, slot;
 
     if ((s->int_status | s->int_mask) & ~VDXG_INT_VALID_MASK) {
         return -EINVAL;
@@ -1826,11 +2874,29 @@ static int vdxg_post_load(void *opaque, int version_id)
     if (!vdxg_gart_table_ok(s, s->gart_table) ||
         (s->dummy_page & VDXG_PAGE_MASK) ||
         (s->gart_ctrl & ~VDXG_GART_CTRL_ENABLE) ||
-        (e->ctrl & ~VDXG_ENG_CTRL_ENABLE) ||
-        (s->fault_status & ~VDXG_FAULT_STATUS_VALID) ||
-        e->buf_len > VDXG_RING_LENGTH_MAX || e->buf_len % 4 ||
-        e->buf_off > e->buf_len || e->buf_off % 4) {
+        (s->fault_status & ~VDXG_FAULT_STATUS_VALID)) {
         return -EINVAL;
+    }
+    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+        VdxgEngine *e = &s->engine[i];
+
+        if ((e->ctrl & ~VDXG_ENG_CTRL_ENABLE) ||
+            e->buf_len > VDXG_RING_LENGTH_MAX || e->buf_len % 4 ||
+            e->buf_off > e->buf_len || e->buf_off % 4) {
+            return -EINVAL;
+        }
+        /* Pixels are accessed without further checks: bound surfaces */
+        for (slot = 0; slot < VDXG_NUM_SLOTS; slot++) {
+            if (e->rd.surf[slot].format &&
+                vdxg_surface_check(s, slot, &e->rd.surf[slot]) !=
+                VDXG_FAULT_NONE) {
+                return -EINVAL;
+            }
+        }
+        /* The snapshot is checked against its command when it is used. */
+        if (!e->rd.snap != !e->rd.snap_len) {
+            return -EINVAL;
+        }
     }
     return 0;
 }
@@ -1860,10 +2926,50 @@ static const VMStateDescription vmstate_vdxg_engine = {
     },
 };
 
+static const VMStateDescription vmstate_vdxg_surface = {
+    .name = "vdxg/surface",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(addr, VdxgSurface),
+        VMSTATE_UINT32(format, VdxgSurface),
+        VMSTATE_UINT32(width, VdxgSurface),
+        VMSTATE_UINT32(height, VdxgSurface),
+        VMSTATE_UINT32(pitch, VdxgSurface),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* A snapshot is at most a whole surface: anything larger is not loaded. */
+static bool vdxg_snap_len_ok(void *opaque, int version_id)
+{
+    VdxgRender *rd = opaque;
+
+    return rd->snap_len <= (uint64_t)VDXG_SURF_MAX_DIM * VDXG_SURF_MAX_DIM *
+                           4;
+}
+
+/* The RENDER engine's state of the entry in progress */
+static const VMStateDescription vmstate_vdxg_render = {
+    .name = "vdxg/render",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(surf, VdxgRender, VDXG_NUM_SLOTS, 1,
+                             vmstate_vdxg_surface, VdxgSurface),
+        VMSTATE_UINT32(item, VdxgRender),
+        VMSTATE_UINT32(snap_len, VdxgRender),
+        VMSTATE_VBUFFER_ALLOC_UINT32(snap, VdxgRender, 1, vdxg_snap_len_ok,
+                                     snap_len),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 static const VMStateDescription vmstate_vdxg = {
     .name = TYPE_VDXG,
-    .version_id = 2,
+    .version_id = 3,
     .minimum_version_id = 1,
+    .pre_load = vdxg_pre_load,
     .post_load = vdxg_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, VdxgState),
@@ -1873,8 +2979,8 @@ static const VMStateDescription vmstate_vdxg = {
         VMSTATE_UINT32(int_status, VdxgState),
         VMSTATE_UINT32(int_mask, VdxgState),
         /* Version 2: PAGING engine, GART and faults */
-        VMSTATE_STRUCT(paging, VdxgState, 2, vmstate_vdxg_engine,
-                       VdxgEngine),
+        VMSTATE_STRUCT(engine[VDXG_ENGINE_PAGING], VdxgState, 2,
+                       vmstate_vdxg_engine, VdxgEngine),
         VMSTATE_UINT64_V(gart_table, VdxgState, 2),
         VMSTATE_UINT32_V(gart_ctrl, VdxgState, 2),
         VMSTATE_UINT64_V(dummy_page, VdxgState, 2),
@@ -1888,6 +2994,11 @@ static const VMStateDescription vmstate_vdxg = {
         VMSTATE_UINT64_V(fault_addr, VdxgState, 2),
         VMSTATE_UINT32_V(fault_context, VdxgState, 2),
         VMSTATE_UINT32_V(fault_count, VdxgState, 2),
+        /* Version 3: RENDER engine (a pending WAIT polls again on load) */
+        VMSTATE_STRUCT(engine[VDXG_ENGINE_RENDER], VdxgState, 3,
+                       vmstate_vdxg_engine, VdxgEngine),
+        VMSTATE_STRUCT(engine[VDXG_ENGINE_RENDER].rd, VdxgState, 3,
+                       vmstate_vdxg_render, VdxgRender),
         VMSTATE_END_OF_LIST()
     },
 };
