@@ -224,6 +224,11 @@ static int vdxg_cp_draw(struct vdxg_cp *cp, u32 i)
 	    ((flags & (VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE)) &&
 	     !cp->slot[VDXG_SLOT_DEPTH].set))
 		return vdxg_cp_fail(cp, i, "surface slot not set", -EINVAL);
+	if ((flags & (VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE)) &&
+	    (cp->slot[VDXG_SLOT_DEPTH].width < cp->slot[VDXG_SLOT_DST].width ||
+	     cp->slot[VDXG_SLOT_DEPTH].height < cp->slot[VDXG_SLOT_DST].height))
+		return vdxg_cp_fail(cp, i, "depth surface smaller than target",
+				    -ERANGE);
 
 	return vdxg_cp_address(cp, i + VDXG_RD_DRAW_DW_VB, 0,
 			       (u64)count * VDXG_VERTEX_SIZE, 4, false);

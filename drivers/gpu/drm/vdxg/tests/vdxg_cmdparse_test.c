@@ -386,6 +386,13 @@ static void bad_draw_vertices_past(struct cp_buf *b)
 	cp_draw(b, 0, 3 * 1024, 3);	/* 96 KiB from 16 KiB */
 }
 
+static void bad_draw_small_depth(struct cp_buf *b)
+{
+	cp_target(b);
+	cp_surface(b, VDXG_SLOT_DEPTH, 2, 0, VDXG_FMT_D32, 64, 16, 256);
+	cp_draw(b, VDXG_DRAW_DEPTH_TEST, 3, 1);
+}
+
 static void bad_split_offset(struct cp_buf *b)
 {
 	cp_fence(b, 0, 0);
@@ -429,6 +436,7 @@ static const struct cp_bad_case cp_bad_cases[] = {
 	{ "draw count", bad_draw_count, -EINVAL },
 	{ "draw without depth", bad_draw_no_depth, -EINVAL },
 	{ "draw vertices past", bad_draw_vertices_past, -ERANGE },
+	{ "draw depth too small", bad_draw_small_depth, -ERANGE },
 	{ "split offset", bad_split_offset, -EINVAL },
 };
 
