@@ -5,7 +5,7 @@
 #   make          QEMU with the vdxg device, the module, userspace, guest image
 #   make demo     boot the VM with vdxg and show it working
 #   make check    every test: KUnit, qtests, module lint, VM tests
-#   make bench    the benchmarks, in the VM
+#   make bench    the benchmarks (paging, submit), in the VM
 #   make vm       an interactive guest shell
 
 SHELL    := /bin/bash
@@ -63,8 +63,10 @@ check: setup
 demo: setup qemu image
 	scripts/demo.sh
 
+# Paging, then RENDER submission (out/vm/bench/output.log keeps both).
 bench: setup qemu image
-	scripts/vm.sh --name bench --timeout 900 --load vdxg -- vdxg-bench paging 5
+	scripts/vm.sh --name bench --timeout 1200 --load vdxg -- \
+		'vdxg-bench paging 5 && vdxg-bench submit 5'
 
 vm: qemu image
 	scripts/vm.sh --interactive --load vdxg
