@@ -14,9 +14,10 @@
  * - NOP submit-plus-wait rate: one NOP, submitted and waited for (through
  *   an out-syncobj), back to back;
  * - submit cost: microseconds in the SUBMIT ioctl alone (no wait; the jobs
- *   are drained every few submits, outside the timing), for 1, 16 and 256
- *   allocations crossed with 0, 64 and 1024 patch locations (FENCEs spread
- *   over the objects), with right presumed addresses (the kernel skips
+ *   are drained every few submits, outside the timing; the median call of
+ *   each repeat), for 1, 16 and 256 allocations crossed with 0, 64 and
+ *   1024 patch locations (FENCEs spread over the objects), with right
+ *   presumed addresses (the kernel skips
  *   patching) and with stale ones (zero: every field patched and the
  *   addresses written back), and the ratio stale / right: the speedup of
  *   the presumed-address skip;
@@ -311,16 +312,21 @@ static struct vdxg_cs *cost_cs(int nalloc, int npatch, bool stale)
 	return cs;
 }
 
-/* Microseconds per SUBMIT ioctl, ITERS of them; jobs drained in between. */
+/*
+ * Microseconds per SUBMIT ioctl: the median of ITERS calls (robust to the
+ * guest being preempted now and then); jobs drained in between, untimed.
+ */
 static double submit_cost(uint32_t ctx, int nalloc, int npatch, bool stale,
 			  int iters)
 {
 	struct vdxg_cs *cs = cost_cs(nalloc, npatch, stale);
 	uint32_t bytes = vdxg_cs_num_dwords(cs) * 4, drain;
+	double *t = calloc(iters, sizeof(*t)), med;
 	struct drm_vdxg_submit args;
-	double total = 0;
 	int i;
 
+	if (!t)
+		exit(1);
 	/* Keep well inside the kernel's 1 MiB pool of DMA buffers. */
 	drain = (256 << 10) / bytes;
 	if (drain > 32)
@@ -328,14 +334,14 @@ static double submit_cost(uint32_t ctx, int nalloc, int npatch, bool stale,
 	if (drain < 1)
 		drain = 1;
 	for (i = 0; i < iters; i++) {
-		double t;
+		double t0;
 
 		memset(&args, 0, sizeof(args));
 		check(vdxg_cs_prepare_submit(cs, &args), "prepare");
 		args.ctx_id = ctx;
-		t = now();
+		t0 = now();
 		check(vdxg_submit_raw(dev, &args), "SUBMIT");
-		total += now() - t;
+		t[i] = now() - t0;
 		if ((args.out_flags & DRM_VDXG_SUBMIT_OUT_PATCHED) != stale) {
 			fprintf(stderr, "vdxg-bench: %d allocations, %d "
 				"patches, %s: out_flags 0x%x\n", nalloc,
@@ -348,7 +354,9 @@ static double submit_cost(uint32_t ctx, int nalloc, int npatch, bool stale,
 	}
 	check(vdxg_bo_wait(cost_bo[0], 60000000000ll), "wait");
 	vdxg_cs_free(cs);
-	return total / iters * 1e6;
+	med = summarize(t, iters).med * 1e6;
+	free(t);
+	return med;
 }
 
 /* One client: its own file, context and object; JOBS jobs after GO. */
