@@ -98,7 +98,8 @@ static void add_depth(struct rt *t)
 {
 	vr_buf_init(&t->vr, &t->depth, OBJ, t->seg2);
 	vr_buf_randomize(&t->depth, &t->rng);
-	t->z = padded(&t->depth, VDXG_FMT_D32, W, H);
+	/* Larger than DST, as the engine allows: its own pitch is used. */
+	t->z = padded(&t->depth, VDXG_FMT_D32, W + 5, H + 3);
 	t->all[t->nsurf++] = t->z;
 }
 

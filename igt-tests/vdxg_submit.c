@@ -2078,6 +2078,26 @@ static int bad_blend_dst_outside(struct bad *b)
 	return submit_cs(b);
 }
 
+static int depth_draw(struct bad *b, uint32_t w, uint32_t h)
+{
+	/* The object is new, so zero: the vertices are degenerate. */
+	dst_surface(b, DRM_VDXG_ALLOC_WRITE);
+	vdxg_cs_set_surface(b->cs, VDXG_SLOT_DEPTH, b->bo, 24576,
+			    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_D32, w, h, 4 * w);
+	vdxg_cs_draw_triangles(b->cs, VDXG_DRAW_DEPTH_TEST, 3, b->bo, 0, 0);
+	return submit_cs(b);
+}
+
+static int bad_depth_smaller(struct bad *b)
+{
+	return depth_draw(b, 64, 63);
+}
+
+static int bad_depth_larger_ok(struct bad *b)
+{
+	return depth_draw(b, 65, 70);
+}
+
 /*
  * The table: function, subtest name, errno, whether the command parser
  * rejects it (debugfs "rejected" counts exactly those), description.
@@ -2138,6 +2158,7 @@ static int bad_blend_dst_outside(struct bad *b)
 	X(fill_below, "fill-below-surface", ERANGE, 1, "y = height") \
 	X(copy_src_outside, "copy-src-outside-surface", ERANGE, 1, "source past SRC") \
 	X(blend_dst_outside, "blend-dst-outside-surface", ERANGE, 1, "destination past DST") \
+	X(depth_smaller, "depth-smaller-than-dst", ERANGE, 1, "a 64x63 DEPTH for a 64x64 DST") \
 	X(handle, "invalid-handle", ENOENT, 0, "handle 0xdead") \
 	X(handle_zero, "handle-zero", ENOENT, 0, "handle 0") \
 	X(foreign_handle, "foreign-handle", ENOENT, 0, "another client's handle") \
@@ -2168,7 +2189,8 @@ static int bad_blend_dst_outside(struct bad *b)
 	X(patches_pointer, "bad-patches-pointer", EFAULT, 0, "patch list in a PROT_NONE page") \
 	X(in_syncs_pointer, "bad-in-syncs-pointer", EFAULT, 0, "in-syncs in a PROT_NONE page") \
 	X(out_syncs_pointer, "bad-out-syncs-pointer", EFAULT, 0, "out-syncs in a PROT_NONE page") \
-	X(max_size_ok, "max-size-accepted", 0, 0, "MAX_COMMAND_SIZE bytes of NOPs: accepted")
+	X(max_size_ok, "max-size-accepted", 0, 0, "MAX_COMMAND_SIZE bytes of NOPs: accepted") \
+	X(depth_larger_ok, "depth-larger-accepted", 0, 0, "a 65x70 DEPTH for a 64x64 DST: accepted")
 
 static void run_bad(const char *name, int (*fn)(struct bad *), int err,
 		    bool parser, const char *desc)
