@@ -480,7 +480,7 @@ static int bench_submit(int repeats)
 
 	for (c = 0; c < 4; c++) {
 		for (i = 0; i < repeats; i++)
-			v[i] = clients_rate(clients[c], 800 / clients[c]);
+			v[i] = clients_rate(clients[c], 4000 / clients[c]);
 		rate[c] = summarize(v, repeats);
 	}
 
@@ -506,7 +506,7 @@ static int bench_submit(int repeats)
 			printf("  %3d allocations, %4d patches %21.2fx\n",
 			       allocs[a], patches[p],
 			       stale[a][p].med / right[a][p].med);
-	printf("throughput (32x32 fill + fence jobs, 800 per run):\n");
+	printf("throughput (32x32 fill + fence jobs, 4000 per run):\n");
 	for (c = 0; c < 4; c++) {
 		snprintf(what, sizeof(what), "  %d client%s", clients[c],
 			 clients[c] > 1 ? "s" : "");
