@@ -4,6 +4,7 @@
  */
 
 #include <linux/io.h>
+#include <linux/ktime.h>
 #include <linux/slab.h>
 
 #include "vdxg_drv.h"
@@ -178,6 +179,7 @@ struct dma_fence *vdxg_engine_emit(struct vdxg_engine *engine,
 	u64 seqno;
 
 	spin_lock_irqsave(&engine->lock, flags);
+	f->emit_ns = ktime_get_ns();
 	seqno = ++engine->next_seqno;
 	dma_fence_init(&f->base, &vdxg_hw_fence_ops, &engine->lock,
 		       engine->fence_context, seqno);
@@ -216,12 +218,16 @@ void vdxg_engine_signal(struct vdxg_engine *engine)
 	struct vdxg_hw_fence *f, *next;
 	unsigned long flags;
 	u64 done = readq(engine->seqno_cpu);
+	u64 now = ktime_get_ns();
 
 	spin_lock_irqsave(&engine->lock, flags);
 	list_for_each_entry_safe(f, next, &engine->pending, link) {
 		if (f->base.seqno > done)
 			break;
 		list_del(&f->link);
+		/* The engine runs entries one at a time, in ring order. */
+		f->busy_ns = now - max(f->emit_ns, engine->last_done_ns);
+		engine->last_done_ns = now;
 		dma_fence_signal_locked(&f->base);
 		dma_fence_put(&f->base);
 	}

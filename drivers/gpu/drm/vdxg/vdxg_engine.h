@@ -28,6 +28,7 @@ struct vdxg_device;
  * @next_seqno: seqno of the next job
  * @lock: protects @pending and is the fences' lock
  * @pending: hardware fences not yet signalled, in seqno order
+ * @last_done_ns: when the engine last completed an entry
  */
 struct vdxg_engine {
 	struct vdxg_device *vdxg;
@@ -47,16 +48,22 @@ struct vdxg_engine {
 	u64 next_seqno;
 	spinlock_t lock; /* protects @pending; the fences' lock */
 	struct list_head pending;
+	u64 last_done_ns;
 };
 
 /**
  * struct vdxg_hw_fence - completion of one ring entry
  * @base: the fence
  * @link: in &vdxg_engine.pending
+ * @emit_ns: when the entry was written to the ring
+ * @busy_ns: once signalled, the time the engine spent on the entry: from
+ *	the later of @emit_ns and the previous entry's completion
  */
 struct vdxg_hw_fence {
 	struct dma_fence base;
 	struct list_head link;
+	u64 emit_ns;
+	u64 busy_ns;
 };
 
 int vdxg_engine_init(struct vdxg_engine *engine, struct vdxg_device *vdxg,

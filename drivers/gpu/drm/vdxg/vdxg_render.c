@@ -3,7 +3,6 @@
  * Copyright 2026 The vdxg authors
  */
 
-#include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 
@@ -76,7 +75,6 @@ static struct dma_fence *vdxg_render_run_job(struct drm_sched_job *sched_job)
 	if (!drm_dev_enter(&render->engine.vdxg->drm, &idx))
 		return ERR_PTR(-ENODEV);
 
-	job->start_ns = ktime_get_ns();
 	fence = vdxg_engine_emit(&render->engine, job->hw, job->buf_gpu,
 				 job->len, job->ctx->id);
 	job->hw = NULL;
@@ -167,8 +165,8 @@ static void vdxg_render_free_job(struct drm_sched_job *sched_job)
 
 	if (job->hw_fence && dma_fence_is_signaled(job->hw_fence) &&
 	    !job->hw_fence->error)
-		atomic64_add(ktime_to_ns(job->hw_fence->timestamp) -
-			     job->start_ns,
+		atomic64_add(container_of(job->hw_fence, struct vdxg_hw_fence,
+					  base)->busy_ns,
 			     &ctx->file->busy_ns[VDXG_ENGINE_RENDER]);
 	drm_sched_job_cleanup(sched_job);
 	vdxg_job_free(job);

@@ -98,7 +98,6 @@ struct vdxg_context {
  * @buf: the job's DMA buffer in the pool
  * @buf_gpu: its GPU address
  * @len: its bytes
- * @start_ns: when the job was last handed to the engine
  */
 struct vdxg_job {
 	struct drm_sched_job base;
@@ -108,7 +107,6 @@ struct vdxg_job {
 	struct drm_suballoc *buf;
 	u64 buf_gpu;
 	u32 len;
-	u64 start_ns;
 };
 
 int vdxg_render_init(struct vdxg_device *vdxg);
