@@ -109,19 +109,20 @@ static void vdxg_cp_accepts_every_command(struct kunit *test)
 	cp_patch(&b, 1, 16, 0);
 	b.cs[b.n++] = 5;
 	b.cs[b.n++] = 0;
-	cp_target(&b);
+	/* A 32x32 target, as large as the depth surface. */
+	cp_surface(&b, VDXG_SLOT_DST, 0, 0, VDXG_FMT_XRGB8888, 32, 32, 256);
 	cp_surface(&b, VDXG_SLOT_SRC, 1, 0, VDXG_FMT_RGB565, 32, 32, 64);
 	cp_surface(&b, VDXG_SLOT_DEPTH, 2, 0, VDXG_FMT_D32, 32, 32, 128);
 	cp_surface(&b, VDXG_SLOT_TEXTURE, 3, 0, VDXG_FMT_ARGB8888, 8, 8, 32);
-	cp_fill(&b, 0, 0, 64, 64);
+	cp_fill(&b, 0, 0, 32, 32);
 	b.cs[b.n++] = HDR(VDXG_RD_COPY_RECT, VDXG_RD_COPY_RECT_LEN);
+	b.cs[b.n++] = VDXG_RD_XY(16, 16);
 	b.cs[b.n++] = VDXG_RD_XY(0, 0);
-	b.cs[b.n++] = VDXG_RD_XY(32, 32);
-	b.cs[b.n++] = VDXG_RD_XY(32, 32);
+	b.cs[b.n++] = VDXG_RD_XY(16, 16);
 	b.cs[b.n++] = HDR(VDXG_RD_BLEND, VDXG_RD_BLEND_LEN);
 	b.cs[b.n++] = VDXG_RD_XY(1, 1);
 	b.cs[b.n++] = VDXG_RD_XY(2, 2);
-	b.cs[b.n++] = VDXG_RD_XY(31, 31);
+	b.cs[b.n++] = VDXG_RD_XY(30, 30);
 	b.cs[b.n++] = 128;
 	cp_draw(&b, VDXG_DRAW_TEXTURE | VDXG_DRAW_BILINEAR |
 		VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE, 6, 3);
