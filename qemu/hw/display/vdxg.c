@@ -6,9 +6,12 @@
  * and interrupt register blocks, the VRAM BAR, interrupt delivery over
  * MSI-X, MSI or INTx, the RENDER engine with its DMA buffers (2D commands
  * and a triangle rasterizer), the PAGING engine with its paging buffers,
- * the GART aperture with a TLB, and fault reporting. Both engines share
- * one ring machinery. The display and SR-IOV blocks read as zero and
- * ignore writes until they are implemented.
+ * the GART aperture with a TLB, fault reporting, and the display engine:
+ * up to four CRTCs composing a background and three planes, vblank timing
+ * in virtual time, double-buffered plane registers, CRCs, a writeback
+ * unit, connectors with EDID and hotplug, and one graphic console per
+ * CRTC. Both engines share one ring machinery. The SR-IOV block reads as
+ * zero and ignores writes until it is implemented.
  *
  * Copyright (c) 2026 The vdxg authors
  *
@@ -16,6 +19,7 @@
  */
 
 #include "qemu/osdep.h"
+#include <zlib.h>
 #include "qemu/bitops.h"
 #include "qemu/cutils.h"
 #include "qemu/host-utils.h"
@@ -25,6 +29,7 @@
 #include "qemu/timer.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "hw/pci/msi.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci_device.h"
@@ -34,6 +39,7 @@
 #include "migration/vmstate.h"
 #include "qom/object.h"
 #include "system/runstate.h"
+#include "ui/console.h"
 #include "hw/display/vdxg_hw.h"
 #include "trace.h"
 
@@ -132,6 +138,86 @@ static const char *const vdxg_rd_op_names[VDXG_RD_NUM_OPS] = {
     [VDXG_RD_DRAW_TRIANGLES] = "draw-triangles",
 };
 
+/* Display engine */
+
+/* The mode registers, in the order of VdxgCrtc.mode[] */
+enum {
+    VDXG_M_HDISPLAY,
+    VDXG_M_VDISPLAY,
+    VDXG_M_HTOTAL,
+    VDXG_M_VTOTAL,
+    VDXG_M_CLOCK,
+    VDXG_M_HSYNC_START,
+    VDXG_M_HSYNC_END,
+    VDXG_M_VSYNC_START,
+    VDXG_M_VSYNC_END,
+    VDXG_NUM_MODE_REGS
+};
+
+/* What a CRTC shows while it is off: a black frame of this size */
+#define VDXG_OFF_WIDTH          640
+#define VDXG_OFF_HEIGHT         480
+
+/* A plane's registers: the pending copy, or the latched one */
+typedef struct VdxgPlane {
+    uint32_t ctrl;
+    uint64_t addr;
+    uint32_t format;
+    uint32_t pitch;
+    uint32_t src_size;
+    uint32_t dst_pos;
+    uint32_t alpha;
+    uint32_t zpos;
+} VdxgPlane;
+
+typedef struct VdxgCrtc {
+    /* Registers as written */
+    uint32_t ctrl;              /* ENABLE reads 1 only while active */
+    uint32_t mode[VDXG_NUM_MODE_REGS];
+    uint32_t bg;                /* pending BG_COLOR */
+    VdxgPlane pend[VDXG_NUM_PLANES];
+    bool conn_changed;          /* CONN_STATUS.CHANGED */
+
+    /* Scanout: valid while ctrl has ENABLE */
+    uint32_t amode[VDXG_NUM_MODE_REGS]; /* latched by the enable */
+    int64_t t0;                 /* virtual ns of the enable */
+    uint64_t event_frame;       /* the last vblank whose events ran */
+    bool flip_pending;
+    uint64_t flip_frame;        /* FRAME_COUNT when FLIP was written */
+    bool mode_invalid;          /* STATUS.MODE_INVALID */
+    uint32_t frame_off;         /* FRAME_COUNT and VBLANK_NS while off */
+    int64_t vblank_ns_off;
+    uint32_t crc;
+    uint32_t crc_frame;
+    uint32_t abg;               /* latched BG_COLOR */
+    VdxgPlane cur[VDXG_NUM_PLANES];
+    uint32_t pstatus[VDXG_NUM_PLANES];  /* VDXG_PLANE_STATUS_* */
+    QEMUTimer *timer;           /* the next vblank with work to do */
+
+    /* Fixed at realize, or derived; not migrated */
+    unsigned int index;
+    VdxgState *s;
+    QemuConsole *con;
+    uint8_t edid[VDXG_EDID_SIZE];
+    uint32_t *frame;            /* composed XRGB8888, X = 0, fw x fh */
+    uint32_t fw, fh;
+    bool stale;                 /* frame must be composed again */
+    bool crc_valid;             /* crc_cache is the CRC of frame */
+    uint32_t crc_cache;
+    bool con_dirty;             /* frame changed since the console copy */
+} VdxgCrtc;
+
+typedef struct VdxgWriteback {
+    uint32_t ctrl;
+    uint64_t addr;
+    uint32_t format;
+    uint32_t pitch;
+    uint32_t status;            /* DONE, ERROR; BUSY is ctrl's ENABLE */
+    uint32_t seqno;
+    uint32_t frame;
+    uint64_t arm_frame;         /* source FRAME_COUNT when armed */
+} VdxgWriteback;
+
 struct VdxgState {
     PCIDevice parent_obj;
 
@@ -143,6 +229,8 @@ struct VdxgState {
     uint64_t aperture_size;
     bool use_msix;
     bool use_msi;
+    uint32_t outputs;
+    bool connected[VDXG_MAX_CRTCS];     /* "connected<n>", hotplug */
 
     /* VDXG_REG_CAPS, fixed at realize */
     uint32_t caps;
@@ -185,8 +273,16 @@ struct VdxgState {
     uint64_t tlb_misses;
     uint64_t bh_runs[VDXG_NUM_ENGINES];
 
+    /* Display engine */
+    VdxgCrtc crtc[VDXG_MAX_CRTCS];
+    VdxgWriteback wb;
+    uint64_t disp_composes;             /* statistics, not migrated */
+    uint64_t disp_crcs;
+
     /* Staging for bus-to-bus copies, fill patterns and GART entries */
     uint8_t bounce[VDXG_GPU_PAGE_SIZE];
+    /* A row of scanout or writeback pixels */
+    uint8_t disp_row[VDXG_MODE_MAX_DISPLAY * 4];
 };
 
 /* Interrupt sources signalled on each MSI-X vector. */
@@ -311,12 +407,6 @@ static const char *vdxg_reg_name(hwaddr addr)
  */
 static const char *vdxg_unimplemented_block(hwaddr addr)
 {
-    if (addr >= VDXG_CRTC_BASE(0) && addr < VDXG_CRTC_BASE(VDXG_MAX_CRTCS)) {
-        return "display";
-    }
-    if (addr >= VDXG_REG_WB_CTRL && addr <= VDXG_REG_WB_SEQNO) {
-        return "writeback";
-    }
     if (addr >= VDXG_REG_BACKING_SELECT && addr <= VDXG_REG_BACKING_COMMIT) {
         return "backing";
     }
@@ -2219,6 +2309,1388 @@ static uint32_t vdxg_engine_status(VdxgEngine *e)
     return status;
 }
 
+/* Display engine */
+
+static void vdxg_guest_error(const char *what, hwaddr addr, uint32_t val);
+
+static VdxgCrtc *vdxg_crtc(VdxgState *s, unsigned int index)
+{
+    return &s->crtc[index];
+}
+
+static bool vdxg_crtc_active(const VdxgCrtc *c)
+{
+    return c->ctrl & VDXG_CRTC_CTRL_ENABLE;
+}
+
+/*
+ * Why the mode registers @m cannot be scanned out, or NULL when they can.
+ * The frame period is floor(HTOTAL * VTOTAL * 10^6 / CLOCK_KHZ) ns.
+ */
+static const char *vdxg_mode_check(const uint32_t *m)
+{
+    uint64_t frame_ns;
+
+    if (!m[VDXG_M_HDISPLAY] || m[VDXG_M_HDISPLAY] > VDXG_MODE_MAX_DISPLAY ||
+        !m[VDXG_M_VDISPLAY] || m[VDXG_M_VDISPLAY] > VDXG_MODE_MAX_DISPLAY) {
+        return "display size";
+    }
+    if (m[VDXG_M_HSYNC_START] < m[VDXG_M_HDISPLAY] ||
+        m[VDXG_M_HSYNC_END] < m[VDXG_M_HSYNC_START] ||
+        m[VDXG_M_HTOTAL] < m[VDXG_M_HSYNC_END] ||
+        m[VDXG_M_HTOTAL] > VDXG_MODE_MAX_TOTAL) {
+        return "horizontal timing";
+    }
+    if (m[VDXG_M_VSYNC_START] < m[VDXG_M_VDISPLAY] ||
+        m[VDXG_M_VSYNC_END] < m[VDXG_M_VSYNC_START] ||
+        m[VDXG_M_VTOTAL] < m[VDXG_M_VSYNC_END] ||
+        m[VDXG_M_VTOTAL] > VDXG_MODE_MAX_TOTAL) {
+        return "vertical timing";
+    }
+    if (!m[VDXG_M_CLOCK]) {
+        return "pixel clock";
+    }
+    frame_ns = muldiv64((uint64_t)m[VDXG_M_HTOTAL] * m[VDXG_M_VTOTAL],
+                        1000000, m[VDXG_M_CLOCK]);
+    if (frame_ns < VDXG_MODE_MIN_FRAME_NS ||
+        frame_ns > VDXG_MODE_MAX_FRAME_NS) {
+        return "refresh rate";
+    }
+    return NULL;
+}
+
+/* Timing, all derived from the virtual clock and the latched mode */
+
+/* ns from the enable to the start of line @line (counted over frames) */
+static uint64_t vdxg_line_ns(const VdxgCrtc *c, uint64_t line)
+{
+    return muldiv64(line * c->amode[VDXG_M_HTOTAL], 1000000,
+                    c->amode[VDXG_M_CLOCK]);
+}
+
+/* The line (counted over frames) being scanned at virtual time @now */
+static uint64_t vdxg_line_at(const VdxgCrtc *c, int64_t now)
+{
+    uint64_t dt, line;
+
+    if (now <= c->t0) {
+        return 0;
+    }
+    dt = now - c->t0;
+    line = muldiv64(dt, c->amode[VDXG_M_CLOCK], 1000000) /
+           c->amode[VDXG_M_HTOTAL];
+    /* The division above may be one line off; line starts are the rule. */
+    while (vdxg_line_ns(c, line + 1) <= dt) {
+        line++;
+    }
+    while (line && vdxg_line_ns(c, line) > dt) {
+        line--;
+    }
+    return line;
+}
+
+/* Vblanks since the enable up to virtual time @now */
+static uint64_t vdxg_frames_at(const VdxgCrtc *c, int64_t now)
+{
+    uint64_t line = vdxg_line_at(c, now);
+
+    if (line < c->amode[VDXG_M_VDISPLAY]) {
+        return 0;
+    }
+    return (line - c->amode[VDXG_M_VDISPLAY]) / c->amode[VDXG_M_VTOTAL] + 1;
+}
+
+/* Virtual time of vblank @k (k >= 1) */
+static int64_t vdxg_vblank_time(const VdxgCrtc *c, uint64_t k)
+{
+    return c->t0 + vdxg_line_ns(c, (k - 1) * c->amode[VDXG_M_VTOTAL] +
+                                   c->amode[VDXG_M_VDISPLAY]);
+}
+
+static int64_t vdxg_now(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+/* FRAME_COUNT as a 64-bit number */
+static uint64_t vdxg_crtc_frames(const VdxgCrtc *c)
+{
+    return vdxg_crtc_active(c) ? vdxg_frames_at(c, vdxg_now()) : c->frame_off;
+}
+
+static int64_t vdxg_crtc_vblank_ns(const VdxgCrtc *c)
+{
+    uint64_t k;
+
+    if (!vdxg_crtc_active(c)) {
+        return c->vblank_ns_off;
+    }
+    k = vdxg_frames_at(c, vdxg_now());
+    return k ? vdxg_vblank_time(c, k) : c->t0;
+}
+
+static uint32_t vdxg_crtc_scanline(const VdxgCrtc *c)
+{
+    if (!vdxg_crtc_active(c)) {
+        return 0;
+    }
+    return vdxg_line_at(c, vdxg_now()) % c->amode[VDXG_M_VTOTAL];
+}
+
+static uint32_t vdxg_crtc_status(const VdxgCrtc *c)
+{
+    uint32_t status = 0;
+
+    if (vdxg_crtc_active(c)) {
+        status |= VDXG_CRTC_STATUS_ACTIVE;
+        if (vdxg_crtc_scanline(c) >= c->amode[VDXG_M_VDISPLAY]) {
+            status |= VDXG_CRTC_STATUS_VBLANK;
+        }
+    }
+    if (c->mode_invalid) {
+        status |= VDXG_CRTC_STATUS_MODE_INVALID;
+    }
+    if (c->flip_pending) {
+        status |= VDXG_CRTC_STATUS_FLIP_PENDING;
+    }
+    return status;
+}
+
+static bool vdxg_wb_busy(VdxgState *s)
+{
+    return s->wb.ctrl & VDXG_WB_CTRL_ENABLE;
+}
+
+static unsigned int vdxg_wb_crtc(VdxgState *s)
+{
+    return extract32(s->wb.ctrl, VDXG_WB_CTRL_CRTC_SHIFT, 4);
+}
+
+/*
+ * The vblank timer runs only while a vblank has work: an interrupt, a
+ * flip, a CRC or a writeback capture. Everything else is derived from
+ * the clock when it is read.
+ */
+static void vdxg_crtc_arm(VdxgState *s, VdxgCrtc *c)
+{
+    bool needed = vdxg_crtc_active(c) &&
+                  ((c->ctrl & (VDXG_CRTC_CTRL_VBLANK_IRQ |
+                               VDXG_CRTC_CTRL_CRC)) ||
+                   c->flip_pending ||
+                   (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == c->index));
+
+    if (needed) {
+        timer_mod_ns(c->timer,
+                     vdxg_vblank_time(c, vdxg_frames_at(c, vdxg_now()) + 1));
+    } else {
+        timer_del(c->timer);
+    }
+}
+
+/* Faults */
+
+static void vdxg_display_fault(VdxgState *s, VdxgCrtc *c, unsigned int unit,
+                               uint32_t reason, uint64_t addr)
+{
+    trace_vdxg_display_fault(c->index, unit, reason, addr);
+    vdxg_fault(s, VDXG_FAULT_ENGINE_DISPLAY, reason,
+               VDXG_FAULT_OPCODE_DISPLAY(c->index, unit), addr,
+               vdxg_crtc_frames(c));
+}
+
+/* Planes */
+
+/* Bytes per pixel of a scanout format; 0 for the others */
+static uint32_t vdxg_fourcc_cpp(uint32_t fourcc)
+{
+    switch (fourcc) {
+    case VDXG_FOURCC_XRGB8888:
+    case VDXG_FOURCC_ARGB8888:
+    case VDXG_FOURCC_XBGR8888:
+        return 4;
+    case VDXG_FOURCC_RGB565:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+static uint32_t vdxg_plane_w(const VdxgPlane *pl)
+{
+    return extract32(pl->src_size, 0, 16);
+}
+
+static uint32_t vdxg_plane_h(const VdxgPlane *pl)
+{
+    return extract32(pl->src_size, 16, 16);
+}
+
+static uint64_t vdxg_plane_span(const VdxgPlane *pl)
+{
+    return (uint64_t)pl->pitch * (vdxg_plane_h(pl) - 1) +
+           (uint64_t)vdxg_plane_w(pl) * vdxg_fourcc_cpp(pl->format);
+}
+
+/*
+ * Can plane @p show @pl? Returns VDXG_FAULT_NONE, or the reason of the
+ * fault that latching it raises.
+ */
+static uint32_t vdxg_plane_check(VdxgState *s, unsigned int p,
+                                 const VdxgPlane *pl)
+{
+    uint32_t cpp = vdxg_fourcc_cpp(pl->format);
+    uint32_t w = vdxg_plane_w(pl), h = vdxg_plane_h(pl);
+    uint32_t max = p == VDXG_PLANE_IDX_CURSOR ? VDXG_CURSOR_MAX_DIM :
+                                                VDXG_PLANE_MAX_DIM;
+
+    if (!cpp ||
+        (p == VDXG_PLANE_IDX_CURSOR && pl->format != VDXG_FOURCC_ARGB8888)) {
+        return VDXG_FAULT_PARAM;
+    }
+    if (!w || !h || w > max || h > max ||
+        pl->pitch % cpp || pl->pitch < w * cpp ||
+        pl->pitch > VDXG_PLANE_MAX_PITCH || pl->addr % cpp ||
+        extract32(pl->ctrl, VDXG_PLANE_CTRL_BLEND_SHIFT, 2) >
+        VDXG_BLEND_COVERAGE ||
+        pl->zpos > VDXG_ZPOS_MAX) {
+        return VDXG_FAULT_PARAM;
+    }
+    if (!vdxg_gpu_range_ok(s, pl->addr, vdxg_plane_span(pl))) {
+        return VDXG_FAULT_ADDRESS;
+    }
+    return VDXG_FAULT_NONE;
+}
+
+/* Latch plane @p's pending registers; a bad enabled plane faults. */
+static void vdxg_plane_latch(VdxgState *s, VdxgCrtc *c, unsigned int p)
+{
+    VdxgPlane *pl = &c->cur[p];
+    uint32_t reason;
+
+    *pl = c->pend[p];
+    c->pstatus[p] = 0;
+    if (pl->ctrl & VDXG_PLANE_CTRL_ENABLE) {
+        reason = vdxg_plane_check(s, p, pl);
+        if (reason == VDXG_FAULT_NONE) {
+            c->pstatus[p] = VDXG_PLANE_STATUS_ACTIVE;
+        } else {
+            c->pstatus[p] = VDXG_PLANE_STATUS_FAULT;
+            vdxg_display_fault(s, c, p, reason, pl->addr);
+        }
+    }
+    trace_vdxg_plane_latch(c->index, p, pl->ctrl, pl->addr, pl->format,
+                           pl->src_size, pl->dst_pos, c->pstatus[p]);
+    c->stale = true;
+}
+
+static void vdxg_crtc_latch_all(VdxgState *s, VdxgCrtc *c)
+{
+    unsigned int p;
+
+    for (p = 0; p < VDXG_NUM_PLANES; p++) {
+        vdxg_plane_latch(s, c, p);
+    }
+    c->abg = c->bg;
+    c->stale = true;
+}
+
+/* Composition */
+
+/* A scanout pixel as ARGB8888 */
+static uint32_t vdxg_scan_px(uint32_t fourcc, const uint8_t *p)
+{
+    uint32_t v, r5, g6, b5;
+
+    switch (fourcc) {
+    case VDXG_FOURCC_XRGB8888:
+        return ldl_le_p(p) | 0xff000000u;
+    case VDXG_FOURCC_XBGR8888:
+        v = ldl_le_p(p);
+        return 0xff000000u | (v & 0xff) << 16 | (v & 0xff00) |
+               extract32(v, 16, 8);
+    case VDXG_FOURCC_RGB565:
+        v = lduw_le_p(p);
+        r5 = extract32(v, 11, 5);
+        g6 = extract32(v, 5, 6);
+        b5 = extract32(v, 0, 5);
+        return 0xff000000u | (r5 << 3 | r5 >> 2) << 16 |
+               (g6 << 2 | g6 >> 4) << 8 | (b5 << 3 | b5 >> 2);
+    default:
+        return ldl_le_p(p);
+    }
+}
+
+static uint32_t vdxg_div65535(uint32_t v)
+{
+    return (v + 32767) / 65535;
+}
+
+/*
+ * @fg (ARGB8888) over @bg (XRGB8888) with plane alpha @pa (0..0xffff) in
+ * blend mode @mode; the result has X = 0. With A = fg.alpha * 257 and
+ * cov = div65535(pa * A), per channel:
+ *   NONE:     div65535(fg * pa  + bg * (65535 - pa))
+ *   PREMULTI: min(255, div65535(fg * pa  + bg * (65535 - cov)))
+ *   COVERAGE: div65535(fg * cov + bg * (65535 - cov))
+ */
+static uint32_t vdxg_scan_blend(uint32_t fg, uint32_t bg, uint32_t mode,
+                              uint32_t pa)
+{
+    uint32_t cov, wf, wb, out = 0, ch, v;
+
+    cov = vdxg_div65535(pa * (extract32(fg, 24, 8) * 257));
+    switch (mode) {
+    case VDXG_BLEND_NONE:
+        wf = pa;
+        wb = 65535 - pa;
+        break;
+    case VDXG_BLEND_PREMULTI:
+        wf = pa;
+        wb = 65535 - cov;
+        break;
+    default:
+        wf = cov;
+        wb = 65535 - cov;
+        break;
+    }
+    for (ch = 0; ch < 24; ch += 8) {
+        v = vdxg_div65535(extract32(fg, ch, 8) * wf +
+                          extract32(bg, ch, 8) * wb);
+        out |= MIN(v, 255u) << ch;
+    }
+    return out;
+}
+
+/*
+ * Draw latched plane @p of @c over the frame. Returns false after an
+ * access fault, which has hidden the plane.
+ */
+static bool vdxg_plane_draw(VdxgState *s, VdxgCrtc *c, unsigned int p)
+{
+    const VdxgPlane *pl = &c->cur[p];
+    int64_t w = vdxg_plane_w(pl), h = vdxg_plane_h(pl);
+    int64_t x0 = (int16_t)extract32(pl->dst_pos, 0, 16);
+    int64_t y0 = (int16_t)extract32(pl->dst_pos, 16, 16);
+    int64_t fw = c->fw, fh = c->fh;
+    int64_t dx0 = MAX(x0, 0), dx1 = MIN(x0 + w, fw);
+    int64_t dy0 = MAX(y0, 0), dy1 = MIN(y0 + h, fh);
+    bool rot = pl->ctrl & VDXG_PLANE_CTRL_ROT_180;
+    bool flip_x = rot != !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_X);
+    bool flip_y = rot != !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_Y);
+    uint32_t mode = extract32(pl->ctrl, VDXG_PLANE_CTRL_BLEND_SHIFT, 2);
+    uint32_t cpp = vdxg_fourcc_cpp(pl->format);
+    bool in_vram = vdxg_in_vram(s, pl->addr, vdxg_plane_span(pl));
+    bool opaque;
+    int64_t n, su0, dy, i, v, sv;
+    uint64_t row;
+    const uint8_t *src;
+    uint32_t *out, fg;
+    VdxgErr err;
+
+    if (dx0 >= dx1 || dy0 >= dy1) {
+        return true;
+    }
+    /* Formats without alpha read A = 255, which every mode treats alike */
+    opaque = pl->alpha == VDXG_ALPHA_OPAQUE &&
+             (mode == VDXG_BLEND_NONE || pl->format != VDXG_FOURCC_ARGB8888);
+    n = dx1 - dx0;
+    /* The first source column that a visible pixel shows */
+    su0 = flip_x ? w - (dx1 - x0) : dx0 - x0;
+    for (dy = dy0; dy < dy1; dy++) {
+        v = dy - y0;
+        sv = flip_y ? h - 1 - v : v;
+        row = pl->addr + (uint64_t)sv * pl->pitch + (uint64_t)su0 * cpp;
+        if (in_vram) {
+            src = s->vram_ptr + row;
+        } else {
+            if (!vdxg_gpu_rw(s, row, s->disp_row, n * cpp, false, &err)) {
+                c->pstatus[p] = VDXG_PLANE_STATUS_FAULT;
+                vdxg_display_fault(s, c, p, err.reason, err.addr);
+                return false;
+            }
+            src = s->disp_row;
+        }
+        out = c->frame + dy * fw + dx0;
+        for (i = 0; i < n; i++) {
+            fg = vdxg_scan_px(pl->format,
+                              src + (flip_x ? n - 1 - i : i) * cpp);
+            out[i] = opaque ? fg & 0xffffff :
+                     vdxg_scan_blend(fg, out[i], mode, pl->alpha);
+        }
+    }
+    return true;
+}
+
+/* Compose the latched state of active CRTC @c into its frame. */
+static void vdxg_crtc_compose(VdxgState *s, VdxgCrtc *c)
+{
+    unsigned int order[VDXG_NUM_PLANES], n, i, j, p;
+    uint32_t bg = c->abg & 0xffffff;
+    size_t px = (size_t)c->fw * c->fh, k;
+    int64_t start = get_clock();
+
+retry:
+    for (k = 0; k < px; k++) {
+        c->frame[k] = bg;
+    }
+    /* Shown planes, bottom first: by ZPOS, then primary, overlay, cursor */
+    n = 0;
+    for (p = 0; p < VDXG_NUM_PLANES; p++) {
+        if (!(c->pstatus[p] & VDXG_PLANE_STATUS_ACTIVE)) {
+            continue;
+        }
+        for (i = n; i > 0 && c->cur[order[i - 1]].zpos > c->cur[p].zpos;
+             i--) {
+            order[i] = order[i - 1];
+        }
+        order[i] = p;
+        n++;
+    }
+    for (j = 0; j < n; j++) {
+        if (!vdxg_plane_draw(s, c, order[j])) {
+            /* The plane is hidden now: draw the frame without it. */
+            goto retry;
+        }
+    }
+    c->stale = false;
+    c->crc_valid = false;
+    c->con_dirty = true;
+    s->disp_composes++;
+    trace_vdxg_compose(c->index, c->fw, c->fh, n, get_clock() - start);
+}
+
+/*
+ * Mark the frames whose planes have changed in memory since the last
+ * look: VRAM through the dirty log, the aperture always.
+ */
+static void vdxg_display_harvest(VdxgState *s)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, span;
+    DirtyBitmapSnapshot *snap = NULL;
+    unsigned int ci, p;
+
+    for (ci = 0; ci < s->outputs; ci++) {
+        VdxgCrtc *c = vdxg_crtc(s, ci);
+
+        for (p = 0; vdxg_crtc_active(c) && p < VDXG_NUM_PLANES; p++) {
+            const VdxgPlane *pl = &c->cur[p];
+
+            if (!(c->pstatus[p] & VDXG_PLANE_STATUS_ACTIVE)) {
+                continue;
+            }
+            span = vdxg_plane_span(pl);
+            if (vdxg_in_vram(s, pl->addr, span)) {
+                lo = MIN(lo, pl->addr);
+                hi = MAX(hi, pl->addr + span);
+            } else {
+                c->stale = true;
+            }
+        }
+    }
+    if (lo >= hi) {
+        return;
+    }
+    snap = memory_region_snapshot_and_clear_dirty(&s->vram, lo, hi - lo,
+                                                  DIRTY_MEMORY_VGA);
+    for (ci = 0; ci < s->outputs; ci++) {
+        VdxgCrtc *c = vdxg_crtc(s, ci);
+
+        for (p = 0; vdxg_crtc_active(c) && p < VDXG_NUM_PLANES; p++) {
+            const VdxgPlane *pl = &c->cur[p];
+
+            span = vdxg_plane_span(pl);
+            if ((c->pstatus[p] & VDXG_PLANE_STATUS_ACTIVE) &&
+                vdxg_in_vram(s, pl->addr, span) &&
+                memory_region_snapshot_get_dirty(&s->vram, snap, pl->addr,
+                                                 span)) {
+                c->stale = true;
+            }
+        }
+    }
+    g_free(snap);
+}
+
+/* Bring the frame of @c up to date with its planes and memory. */
+static void vdxg_crtc_refresh(VdxgState *s, VdxgCrtc *c)
+{
+    if (!vdxg_crtc_active(c)) {
+        return;
+    }
+    vdxg_display_harvest(s);
+    if (c->stale) {
+        vdxg_crtc_compose(s, c);
+    }
+}
+
+/*
+ * CRC-32/ISO-HDLC (zlib's crc32) of the frame's bytes: HDISPLAY x VDISPLAY
+ * XRGB8888 pixels, little endian, X = 0, rows top to bottom, no padding.
+ */
+static uint32_t vdxg_crtc_crc(VdxgState *s, VdxgCrtc *c)
+{
+    if (!c->crc_valid) {
+#if HOST_BIG_ENDIAN
+        uLong crc = crc32(0, NULL, 0);
+        uint32_t y, x;
+
+        for (y = 0; y < c->fh; y++) {
+            for (x = 0; x < c->fw; x++) {
+                stl_le_p(s->disp_row + x * 4, c->frame[y * c->fw + x]);
+            }
+            crc = crc32(crc, s->disp_row, c->fw * 4);
+        }
+        c->crc_cache = crc;
+#else
+        c->crc_cache = crc32(crc32(0, NULL, 0), (const Bytef *)c->frame,
+                             c->fw * c->fh * 4);
+#endif
+        c->crc_valid = true;
+        s->disp_crcs++;
+    }
+    return c->crc_cache;
+}
+
+/* Resize the frame of @c (black); the console follows on its update. */
+static void vdxg_crtc_set_frame(VdxgCrtc *c, uint32_t w, uint32_t h)
+{
+    if (!c->frame || c->fw != w || c->fh != h) {
+        g_free(c->frame);
+        c->frame = g_new0(uint32_t, (size_t)w * h);
+        c->fw = w;
+        c->fh = h;
+    } else {
+        memset(c->frame, 0, (size_t)w * h * 4);
+    }
+    c->stale = true;
+    c->crc_valid = false;
+    c->con_dirty = true;
+}
+
+/* Writeback */
+
+static void vdxg_wb_finish(VdxgState *s, uint32_t status, uint64_t frame)
+{
+    VdxgWriteback *wb = &s->wb;
+
+    wb->ctrl &= ~VDXG_WB_CTRL_ENABLE;
+    wb->status = status;
+    wb->frame = frame;
+    trace_vdxg_wb_done(vdxg_wb_crtc(s), frame, wb->addr, status, wb->seqno);
+}
+
+/* Write the composed frame of @c to the writeback target. */
+static void vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame)
+{
+    VdxgWriteback *wb = &s->wb;
+    uint32_t w = c->fw, h = c->fh, x, y, reason = VDXG_FAULT_NONE;
+    uint32_t alpha = 0xff000000u;
+    VdxgErr err;
+
+    if (wb->format != VDXG_FOURCC_XRGB8888 &&
+        wb->format != VDXG_FOURCC_ARGB8888) {
+        reason = VDXG_FAULT_PARAM;
+    } else if (wb->pitch % 4 || wb->pitch < w * 4 ||
+               wb->pitch > VDXG_PLANE_MAX_PITCH || wb->addr % 4) {
+        reason = VDXG_FAULT_PARAM;
+    } else if (!vdxg_gpu_range_ok(s, wb->addr, (uint64_t)wb->pitch * (h - 1) +
+                                  w * 4)) {
+        reason = VDXG_FAULT_ADDRESS;
+    }
+    if (reason != VDXG_FAULT_NONE) {
+        vdxg_display_fault(s, c, VDXG_DISP_UNIT_WRITEBACK, reason, wb->addr);
+        vdxg_wb_finish(s, VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR, frame);
+        return;
+    }
+    vdxg_crtc_refresh(s, c);
+    for (y = 0; y < h; y++) {
+        for (x = 0; x < w; x++) {
+            stl_le_p(s->disp_row + x * 4, c->frame[y * w + x] | alpha);
+        }
+        if (!vdxg_gpu_rw(s, wb->addr + (uint64_t)y * wb->pitch, s->disp_row,
+                         w * 4, true, &err)) {
+            vdxg_display_fault(s, c, VDXG_DISP_UNIT_WRITEBACK, err.reason,
+                               err.addr);
+            vdxg_wb_finish(s, VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR,
+                           frame);
+            return;
+        }
+    }
+    wb->seqno++;
+    vdxg_wb_finish(s, VDXG_WB_STATUS_DONE, frame);
+}
+
+/* Vblank */
+
+/* The events of vblank @frame of active CRTC @c */
+static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
+{
+    uint32_t irq = 0;
+
+    c->event_frame = frame;
+    if (c->flip_pending && frame > c->flip_frame) {
+        c->flip_pending = false;
+        vdxg_crtc_latch_all(s, c);
+        irq |= VDXG_INT_FLIP_DONE(c->index);
+    }
+    if (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == c->index &&
+        frame > s->wb.arm_frame) {
+        vdxg_wb_capture(s, c, frame);
+        irq |= VDXG_INT_WRITEBACK;
+    }
+    if (c->ctrl & VDXG_CRTC_CTRL_CRC) {
+        vdxg_crtc_refresh(s, c);
+        c->crc = vdxg_crtc_crc(s, c);
+        c->crc_frame = frame;
+    }
+    if (c->ctrl & VDXG_CRTC_CTRL_VBLANK_IRQ) {
+        irq |= VDXG_INT_VBLANK(c->index);
+    }
+    trace_vdxg_vblank(c->index, frame, irq, c->crc);
+    if (irq) {
+        vdxg_irq_raise(s, irq);
+    }
+}
+
+static void vdxg_crtc_timer(void *opaque)
+{
+    VdxgCrtc *c = opaque;
+    VdxgState *s = c->s;
+    uint64_t frame;
+
+    if (!vdxg_crtc_active(c)) {
+        return;
+    }
+    frame = vdxg_frames_at(c, vdxg_now());
+    if (frame > c->event_frame) {
+        vdxg_crtc_vblank(s, c, frame);
+    }
+    vdxg_crtc_arm(s, c);
+}
+
+/* Enable and disable */
+
+static bool vdxg_crtc_enable(VdxgState *s, VdxgCrtc *c)
+{
+    const char *why = vdxg_mode_check(c->mode);
+
+    if (why) {
+        trace_vdxg_crtc_mode_invalid(c->index, why);
+        qemu_log_mask(LOG_GUEST_ERROR, "vdxg: CRTC %u: bad mode (%s)\n",
+                      c->index, why);
+        c->mode_invalid = true;
+        vdxg_display_fault(s, c, VDXG_DISP_UNIT_MODE, VDXG_FAULT_PARAM, 0);
+        return false;
+    }
+    memcpy(c->amode, c->mode, sizeof(c->amode));
+    c->mode_invalid = false;
+    c->t0 = vdxg_now();
+    c->event_frame = 0;
+    c->flip_pending = false;
+    c->crc = 0;
+    c->crc_frame = 0;
+    c->ctrl |= VDXG_CRTC_CTRL_ENABLE;
+    vdxg_crtc_set_frame(c, c->amode[VDXG_M_HDISPLAY],
+                        c->amode[VDXG_M_VDISPLAY]);
+    vdxg_crtc_latch_all(s, c);
+    trace_vdxg_crtc_enable(c->index, c->amode[VDXG_M_HDISPLAY],
+                           c->amode[VDXG_M_VDISPLAY],
+                           c->amode[VDXG_M_HTOTAL], c->amode[VDXG_M_VTOTAL],
+                           c->amode[VDXG_M_CLOCK], vdxg_line_ns(c,
+                           c->amode[VDXG_M_VTOTAL]));
+    return true;
+}
+
+/* Turn active CRTC @c off: pending work ends now. Returns interrupts. */
+static uint32_t vdxg_crtc_disable(VdxgState *s, VdxgCrtc *c)
+{
+    uint32_t irq = 0;
+
+    c->frame_off = vdxg_crtc_frames(c);
+    c->vblank_ns_off = vdxg_crtc_vblank_ns(c);
+    c->ctrl &= ~VDXG_CRTC_CTRL_ENABLE;
+    timer_del(c->timer);
+    trace_vdxg_crtc_disable(c->index, c->frame_off);
+    if (c->flip_pending) {
+        c->flip_pending = false;
+        vdxg_crtc_latch_all(s, c);
+        irq |= VDXG_INT_FLIP_DONE(c->index);
+    }
+    if (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == c->index) {
+        vdxg_wb_finish(s, VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR,
+                       c->frame_off);
+        irq |= VDXG_INT_WRITEBACK;
+    }
+    vdxg_crtc_set_frame(c, c->fw, c->fh);
+    return irq;
+}
+
+/* Connectors */
+
+/*
+ * The EDID of connector @index: EDID 1.4, digital; preferred mode
+ * 1024x768@60 (DMT), a second detailed timing 2560x1600@60 (CVT reduced
+ * blanking), established 640x480, 800x600, 1024x768 and standard timings
+ * from 1280x720 to 1920x1200, a range limits descriptor and the name
+ * "vdxg-<index>".
+ */
+static void vdxg_edid_build(uint8_t *e, unsigned int index)
+{
+    static const uint8_t header[8] = { 0, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                       0xff, 0 };
+    /* 1024x768@60: 65 MHz, 1344 x 806, sync -/- */
+    static const uint8_t dtd_1024[18] = {
+        0x64, 0x19, 0x00, 0x40, 0x41, 0x00, 0x26, 0x30, 0x18, 0x88,
+        0x36, 0x00, 0x90, 0x2c, 0x11, 0x00, 0x00, 0x18,
+    };
+    /* 2560x1600@60 RB: 268.5 MHz, 2720 x 1646, sync +/- */
+    static const uint8_t dtd_2560[18] = {
+        0xe2, 0x68, 0x00, 0xa0, 0xa0, 0x40, 0x2e, 0x60, 0x30, 0x20,
+        0x36, 0x00, 0x90, 0x2c, 0x11, 0x00, 0x00, 0x1a,
+    };
+    /* Range limits: 50-75 Hz, 30-100 kHz, 270 MHz, no timing formula */
+    static const uint8_t ranges[18] = {
+        0x00, 0x00, 0x00, 0xfd, 0x00, 50, 75, 30, 100, 27, 0x01, 0x0a,
+        0x20, 0x20, 0x20, 0x20, 0x20, 0x20,
+    };
+    /* 1280x1024, 1280x800, 1440x900, 1600x1200, 1680x1050, 1920x1080,
+     * 1920x1200, 1280x720, all @60 */
+    static const uint8_t std[16] = {
+        0x81, 0x80, 0x81, 0x00, 0x95, 0x00, 0xa9, 0x40,
+        0xb3, 0x00, 0xd1, 0xc0, 0xd1, 0x00, 0x81, 0xc0,
+    };
+    g_autofree char *name = g_strdup_printf("vdxg-%u\n", index);
+    uint8_t *d;
+    uint8_t sum = 0;
+    unsigned int i;
+
+    memset(e, 0, VDXG_EDID_SIZE);
+    memcpy(e, header, sizeof(header));
+    /* Manufacturer "VDX", product 0xd3d0 + index, serial index + 1 */
+    e[8] = ((('V' - '@') << 2) | (('D' - '@') >> 3)) & 0xff;
+    e[9] = ((('D' - '@') << 5) | ('X' - '@')) & 0xff;
+    stw_le_p(e + 10, VDXG_PCI_DEVICE_ID + index);
+    stl_le_p(e + 12, index + 1);
+    e[16] = 1;                  /* week 1 of 2026 */
+    e[17] = 2026 - 1990;
+    e[18] = 1;                  /* EDID 1.4 */
+    e[19] = 4;
+    e[20] = 0xa5;               /* digital, 8 bpc, DisplayPort */
+    e[21] = 40;                 /* 40 cm x 30 cm */
+    e[22] = 30;
+    e[23] = 120;                /* gamma 2.2 */
+    e[24] = 0x06;               /* sRGB, preferred timing is native */
+    /* sRGB chromaticity, as QEMU's EDID generator writes it */
+    e[25] = 0xee;
+    e[26] = 0x91;
+    e[27] = 0xa3;
+    e[28] = 0x54;
+    e[29] = 0x4c;
+    e[30] = 0x99;
+    e[31] = 0x26;
+    e[32] = 0x0f;
+    e[33] = 0x50;
+    e[34] = 0x54;
+    e[35] = 0x21;               /* 640x480@60, 800x600@60 */
+    e[36] = 0x08;               /* 1024x768@60 */
+    e[37] = 0x00;
+    memcpy(e + 38, std, sizeof(std));
+    memcpy(e + 54, dtd_1024, 18);
+    memcpy(e + 72, dtd_2560, 18);
+    memcpy(e + 90, ranges, 18);
+    d = e + 108;
+    d[3] = 0xfc;                /* display product name */
+    memset(d + 5, ' ', 13);
+    memcpy(d + 5, name, MIN(strlen(name), 13));
+    e[126] = 0;                 /* no extension */
+    for (i = 0; i < VDXG_EDID_SIZE - 1; i++) {
+        sum += e[i];
+    }
+    e[127] = -sum;
+}
+
+static void vdxg_get_connected(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    bool *connected = opaque;
+
+    visit_type_bool(v, name, connected, errp);
+}
+
+static void vdxg_set_connected(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    VdxgState *s = VDXG(obj);
+    bool *connected = opaque;
+    unsigned int index = connected - s->connected;
+    bool value;
+
+    if (!visit_type_bool(v, name, &value, errp)) {
+        return;
+    }
+    if (!DEVICE(obj)->realized) {
+        *connected = value;
+        return;
+    }
+    if (index >= s->outputs) {
+        error_setg(errp, "vdxg has %u output%s: there is no output %u",
+                   s->outputs, s->outputs > 1 ? "s" : "", index);
+        return;
+    }
+    if (*connected != value) {
+        *connected = value;
+        s->crtc[index].conn_changed = true;
+        trace_vdxg_hotplug(index, value);
+        vdxg_irq_raise(s, VDXG_INT_HOTPLUG);
+    }
+}
+
+/* Console: the frame of each CRTC is a graphic console (head = CRTC) */
+
+static void vdxg_gfx_invalidate(void *opaque)
+{
+    VdxgCrtc *c = opaque;
+
+    c->con_dirty = true;
+}
+
+static void vdxg_gfx_update(void *opaque)
+{
+    VdxgCrtc *c = opaque;
+    VdxgState *s = c->s;
+    DisplaySurface *surface = qemu_console_surface(c->con);
+    bool resized = false;
+    uint32_t y;
+
+    vdxg_crtc_refresh(s, c);
+    if (!surface || surface_width(surface) != c->fw ||
+        surface_height(surface) != c->fh ||
+        surface_format(surface) != PIXMAN_x8r8g8b8) {
+        surface = qemu_create_displaysurface(c->fw, c->fh);
+        dpy_gfx_replace_surface(c->con, surface);
+        resized = true;
+    }
+    if (c->con_dirty || resized) {
+        for (y = 0; y < c->fh; y++) {
+            memcpy((uint8_t *)surface_data(surface) +
+                   (size_t)y * surface_stride(surface),
+                   c->frame + (size_t)y * c->fw, c->fw * 4);
+        }
+        c->con_dirty = false;
+        trace_vdxg_gfx_update(c->index, c->fw, c->fh);
+        dpy_gfx_update_full(c->con);
+    }
+}
+
+static const GraphicHwOps vdxg_gfx_ops = {
+    .invalidate = vdxg_gfx_invalidate,
+    .gfx_update = vdxg_gfx_update,
+};
+
+/* Reset, realize, migration */
+
+/* Every display register to its power-on value; connections stay. */
+static void vdxg_display_reset(VdxgState *s)
+{
+    unsigned int i;
+
+    for (i = 0; i < VDXG_MAX_CRTCS; i++) {
+        VdxgCrtc *c = vdxg_crtc(s, i);
+
+        if (c->timer) {
+            timer_del(c->timer);
+        }
+        memset(c, 0, offsetof(VdxgCrtc, timer));
+        if (c->frame) {
+            vdxg_crtc_set_frame(c, VDXG_OFF_WIDTH, VDXG_OFF_HEIGHT);
+        }
+    }
+    memset(&s->wb, 0, sizeof(s->wb));
+}
+
+static void vdxg_display_realize(VdxgState *s)
+{
+    unsigned int i;
+
+    memory_region_set_log(&s->vram, true, DIRTY_MEMORY_VGA);
+    for (i = 0; i < VDXG_MAX_CRTCS; i++) {
+        VdxgCrtc *c = vdxg_crtc(s, i);
+
+        c->index = i;
+        c->s = s;
+        if (i >= s->outputs) {
+            continue;
+        }
+        c->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, vdxg_crtc_timer, c);
+        vdxg_edid_build(c->edid, i);
+        vdxg_crtc_set_frame(c, VDXG_OFF_WIDTH, VDXG_OFF_HEIGHT);
+        c->con = graphic_console_init(DEVICE(s), i, &vdxg_gfx_ops, c);
+    }
+}
+
+static void vdxg_display_exit(VdxgState *s)
+{
+    unsigned int i;
+
+    for (i = 0; i < s->outputs; i++) {
+        VdxgCrtc *c = vdxg_crtc(s, i);
+
+        graphic_console_close(c->con);
+        c->con = NULL;
+        timer_free(c->timer);
+        c->timer = NULL;
+        g_free(c->frame);
+        c->frame = NULL;
+    }
+    memory_region_set_log(&s->vram, false, DIRTY_MEMORY_VGA);
+}
+
+/* Check the incoming display state and rebuild what is not migrated. */
+static bool vdxg_display_post_load(VdxgState *s)
+{
+    unsigned int i, p;
+
+    if ((s->wb.ctrl & ~VDXG_WB_CTRL_MASK) ||
+        (s->wb.status & ~(VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR))) {
+        return false;
+    }
+    for (i = 0; i < VDXG_MAX_CRTCS; i++) {
+        VdxgCrtc *c = vdxg_crtc(s, i);
+
+        if (c->ctrl & ~VDXG_CRTC_CTRL_MASK) {
+            return false;
+        }
+        if (i >= s->outputs) {
+            if (c->ctrl || c->flip_pending) {
+                return false;
+            }
+            continue;
+        }
+        if (vdxg_crtc_active(c)) {
+            if (vdxg_mode_check(c->amode)) {
+                return false;
+            }
+            vdxg_crtc_set_frame(c, c->amode[VDXG_M_HDISPLAY],
+                                c->amode[VDXG_M_VDISPLAY]);
+        } else {
+            vdxg_crtc_set_frame(c, c->fw, c->fh);
+        }
+        /* Shown planes are read without further checks. */
+        for (p = 0; p < VDXG_NUM_PLANES; p++) {
+            if ((c->pstatus[p] & ~(VDXG_PLANE_STATUS_ACTIVE |
+                                   VDXG_PLANE_STATUS_FAULT)) ||
+                ((c->pstatus[p] & VDXG_PLANE_STATUS_ACTIVE) &&
+                 vdxg_plane_check(s, p, &c->cur[p]) != VDXG_FAULT_NONE)) {
+                return false;
+            }
+        }
+    }
+    /* The vblank timers follow from the state and the clock. */
+    for (i = 0; i < s->outputs; i++) {
+        vdxg_crtc_arm(s, vdxg_crtc(s, i));
+    }
+    return true;
+}
+
+/* Register access */
+
+static bool vdxg_plane_read(VdxgCrtc *c, unsigned int p, hwaddr off,
+                            uint32_t *val)
+{
+    const VdxgPlane *pl = &c->pend[p];
+
+    switch (off) {
+    case VDXG_PLANE_CTRL:
+        *val = pl->ctrl;
+        break;
+    case VDXG_PLANE_ADDR_LO:
+        *val = extract64(pl->addr, 0, 32);
+        break;
+    case VDXG_PLANE_ADDR_HI:
+        *val = extract64(pl->addr, 32, 32);
+        break;
+    case VDXG_PLANE_FORMAT:
+        *val = pl->format;
+        break;
+    case VDXG_PLANE_PITCH:
+        *val = pl->pitch;
+        break;
+    case VDXG_PLANE_SRC_SIZE:
+        *val = pl->src_size;
+        break;
+    case VDXG_PLANE_DST_POS:
+        *val = pl->dst_pos;
+        break;
+    case VDXG_PLANE_ALPHA:
+        *val = pl->alpha;
+        break;
+    case VDXG_PLANE_ZPOS:
+        *val = pl->zpos;
+        break;
+    case VDXG_PLANE_STATUS:
+        *val = c->pstatus[p];
+        break;
+    case VDXG_PLANE_CUR_ADDR_LO:
+        *val = extract64(c->cur[p].addr, 0, 32);
+        break;
+    case VDXG_PLANE_CUR_ADDR_HI:
+        *val = extract64(c->cur[p].addr, 32, 32);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+static bool vdxg_plane_write(VdxgState *s, VdxgCrtc *c, unsigned int p,
+                             hwaddr addr, hwaddr off, uint32_t val)
+{
+    VdxgPlane *pl = &c->pend[p];
+    uint32_t mask;
+
+    switch (off) {
+    case VDXG_PLANE_CTRL:
+        mask = p == VDXG_PLANE_IDX_CURSOR ? VDXG_PLANE_CTRL_CURSOR_MASK :
+                                            VDXG_PLANE_CTRL_MASK;
+        if (val & ~mask) {
+            vdxg_guest_error("unsupported plane CTRL bits dropped", addr,
+                             val);
+        }
+        pl->ctrl = val & mask;
+        break;
+    case VDXG_PLANE_ADDR_LO:
+        pl->addr = deposit64(pl->addr, 0, 32, val);
+        break;
+    case VDXG_PLANE_ADDR_HI:
+        pl->addr = deposit64(pl->addr, 32, 32, val);
+        break;
+    case VDXG_PLANE_FORMAT:
+        pl->format = val;
+        break;
+    case VDXG_PLANE_PITCH:
+        pl->pitch = val;
+        break;
+    case VDXG_PLANE_SRC_SIZE:
+        pl->src_size = val;
+        break;
+    case VDXG_PLANE_DST_POS:
+        pl->dst_pos = val;
+        break;
+    case VDXG_PLANE_ALPHA:
+        if (val > VDXG_ALPHA_OPAQUE) {
+            vdxg_guest_error("plane ALPHA bits 31:16 dropped", addr, val);
+        }
+        pl->alpha = val & VDXG_ALPHA_OPAQUE;
+        break;
+    case VDXG_PLANE_ZPOS:
+        pl->zpos = val;
+        break;
+    case VDXG_PLANE_STATUS:
+    case VDXG_PLANE_CUR_ADDR_LO:
+    case VDXG_PLANE_CUR_ADDR_HI:
+        vdxg_guest_error("write to read-only register", addr, val);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* The mode register at CRTC offset @off, or -1 */
+static int vdxg_mode_reg(hwaddr off)
+{
+    switch (off) {
+    case VDXG_CRTC_HDISPLAY:
+        return VDXG_M_HDISPLAY;
+    case VDXG_CRTC_VDISPLAY:
+        return VDXG_M_VDISPLAY;
+    case VDXG_CRTC_HTOTAL:
+        return VDXG_M_HTOTAL;
+    case VDXG_CRTC_VTOTAL:
+        return VDXG_M_VTOTAL;
+    case VDXG_CRTC_CLOCK_KHZ:
+        return VDXG_M_CLOCK;
+    case VDXG_CRTC_HSYNC_START:
+        return VDXG_M_HSYNC_START;
+    case VDXG_CRTC_HSYNC_END:
+        return VDXG_M_HSYNC_END;
+    case VDXG_CRTC_VSYNC_START:
+        return VDXG_M_VSYNC_START;
+    case VDXG_CRTC_VSYNC_END:
+        return VDXG_M_VSYNC_END;
+    default:
+        return -1;
+    }
+}
+
+/* The CRTC whose block holds @addr, or NULL */
+static VdxgCrtc *vdxg_crtc_at(VdxgState *s, hwaddr addr)
+{
+    if (addr < VDXG_CRTC_BASE(0) || addr >= VDXG_CRTC_BASE(s->outputs)) {
+        return NULL;
+    }
+    return vdxg_crtc(s, (addr - VDXG_CRTC_BASE(0)) / 0x200);
+}
+
+static bool vdxg_wb_read(VdxgState *s, hwaddr addr, uint32_t *val)
+{
+    VdxgWriteback *wb = &s->wb;
+
+    switch (addr) {
+    case VDXG_REG_WB_CTRL:
+        *val = wb->ctrl;
+        break;
+    case VDXG_REG_WB_ADDR_LO:
+        *val = extract64(wb->addr, 0, 32);
+        break;
+    case VDXG_REG_WB_ADDR_HI:
+        *val = extract64(wb->addr, 32, 32);
+        break;
+    case VDXG_REG_WB_FORMAT:
+        *val = wb->format;
+        break;
+    case VDXG_REG_WB_PITCH:
+        *val = wb->pitch;
+        break;
+    case VDXG_REG_WB_STATUS:
+        *val = wb->status | (vdxg_wb_busy(s) ? VDXG_WB_STATUS_BUSY : 0);
+        break;
+    case VDXG_REG_WB_SEQNO:
+        *val = wb->seqno;
+        break;
+    case VDXG_REG_WB_FRAME:
+        *val = wb->frame;
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+static bool vdxg_wb_write(VdxgState *s, hwaddr addr, uint32_t val)
+{
+    VdxgWriteback *wb = &s->wb;
+    unsigned int old_crtc = vdxg_wb_crtc(s), crtc;
+    VdxgCrtc *c;
+
+    switch (addr) {
+    case VDXG_REG_WB_CTRL:
+        if (val & ~VDXG_WB_CTRL_MASK) {
+            vdxg_guest_error("undefined writeback CTRL bits dropped", addr,
+                             val);
+        }
+        val &= VDXG_WB_CTRL_MASK;
+        crtc = extract32(val, VDXG_WB_CTRL_CRTC_SHIFT, 4);
+        if (vdxg_wb_busy(s)) {
+            if (val & VDXG_WB_CTRL_ENABLE) {
+                vdxg_guest_error("writeback already armed", addr, val);
+                break;
+            }
+            /* Disarm: the capture is dropped without interrupt. */
+            wb->ctrl = val;
+            wb->status = 0;
+            trace_vdxg_wb_cancel(old_crtc);
+            vdxg_crtc_arm(s, vdxg_crtc(s, old_crtc));
+            break;
+        }
+        wb->ctrl = val;
+        if (!(val & VDXG_WB_CTRL_ENABLE)) {
+            break;
+        }
+        wb->status = 0;
+        if (crtc >= s->outputs || !vdxg_crtc_active(vdxg_crtc(s, crtc))) {
+            c = vdxg_crtc(s, crtc % VDXG_MAX_CRTCS);
+            vdxg_guest_error("writeback armed on a CRTC that is off", addr,
+                             val);
+            vdxg_fault(s, VDXG_FAULT_ENGINE_DISPLAY, VDXG_FAULT_PARAM,
+                       VDXG_FAULT_OPCODE_DISPLAY(crtc,
+                                                 VDXG_DISP_UNIT_WRITEBACK),
+                       wb->addr, crtc < s->outputs ? c->frame_off : 0);
+            vdxg_wb_finish(s, VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR, 0);
+            vdxg_irq_raise(s, VDXG_INT_WRITEBACK);
+            break;
+        }
+        c = vdxg_crtc(s, crtc);
+        wb->arm_frame = vdxg_crtc_frames(c);
+        trace_vdxg_wb_arm(crtc, wb->arm_frame, wb->addr, wb->format,
+                          wb->pitch);
+        vdxg_crtc_arm(s, c);
+        break;
+    case VDXG_REG_WB_ADDR_LO:
+        wb->addr = deposit64(wb->addr, 0, 32, val);
+        break;
+    case VDXG_REG_WB_ADDR_HI:
+        wb->addr = deposit64(wb->addr, 32, 32, val);
+        break;
+    case VDXG_REG_WB_FORMAT:
+        wb->format = val;
+        break;
+    case VDXG_REG_WB_PITCH:
+        wb->pitch = val;
+        break;
+    case VDXG_REG_WB_STATUS:
+    case VDXG_REG_WB_SEQNO:
+    case VDXG_REG_WB_FRAME:
+        vdxg_guest_error("write to read-only register", addr, val);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* The display registers; false for an offset that is none. */
+static bool vdxg_display_read(VdxgState *s, hwaddr addr, uint32_t *val)
+{
+    VdxgCrtc *c = vdxg_crtc_at(s, addr);
+    hwaddr off;
+    int m;
+
+    if (!c) {
+        return vdxg_wb_read(s, addr, val);
+    }
+    off = addr & 0x1ff;
+    if (off >= VDXG_PLANE_PRIMARY && off < VDXG_CRTC_CONN_STATUS) {
+        return vdxg_plane_read(c, (off - VDXG_PLANE_PRIMARY) / 0x40,
+                               off & 0x3f, val);
+    }
+    if (off >= VDXG_CRTC_EDID) {
+        *val = s->connected[c->index] ?
+               ldl_le_p(c->edid + off - VDXG_CRTC_EDID) : 0;
+        return true;
+    }
+    m = vdxg_mode_reg(off);
+    if (m >= 0) {
+        *val = c->mode[m];
+        return true;
+    }
+    switch (off) {
+    case VDXG_CRTC_CTRL:
+        *val = c->ctrl;
+        break;
+    case VDXG_CRTC_FLIP:
+    case VDXG_CRTC_CURSOR_UPDATE:
+        *val = 0;
+        break;
+    case VDXG_CRTC_FRAME_COUNT:
+        *val = vdxg_crtc_frames(c);
+        break;
+    case VDXG_CRTC_VBLANK_NS_LO:
+        *val = extract64(vdxg_crtc_vblank_ns(c), 0, 32);
+        break;
+    case VDXG_CRTC_VBLANK_NS_HI:
+        *val = extract64(vdxg_crtc_vblank_ns(c), 32, 32);
+        break;
+    case VDXG_CRTC_SCANLINE:
+        *val = vdxg_crtc_scanline(c);
+        break;
+    case VDXG_CRTC_CRC:
+        *val = c->crc;
+        break;
+    case VDXG_CRTC_CRC_FRAME:
+        *val = c->crc_frame;
+        break;
+    case VDXG_CRTC_BG_COLOR:
+        *val = c->bg;
+        break;
+    case VDXG_CRTC_STATUS:
+        *val = vdxg_crtc_status(c);
+        break;
+    case VDXG_CRTC_CONN_STATUS:
+        *val = (s->connected[c->index] ? VDXG_CONN_CONNECTED : 0) |
+               (c->conn_changed ? VDXG_CONN_CHANGED : 0);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+static bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
+{
+    VdxgCrtc *c = vdxg_crtc_at(s, addr);
+    uint32_t irq = 0;
+    hwaddr off;
+    int m;
+
+    if (!c) {
+        return vdxg_wb_write(s, addr, val);
+    }
+    off = addr & 0x1ff;
+    if (off >= VDXG_PLANE_PRIMARY && off < VDXG_CRTC_CONN_STATUS) {
+        return vdxg_plane_write(s, c, (off - VDXG_PLANE_PRIMARY) / 0x40,
+                                addr, off & 0x3f, val);
+    }
+    if (off >= VDXG_CRTC_EDID) {
+        vdxg_guest_error("write to read-only register", addr, val);
+        return true;
+    }
+    m = vdxg_mode_reg(off);
+    if (m >= 0) {
+        c->mode[m] = val;
+        return true;
+    }
+    switch (off) {
+    case VDXG_CRTC_CTRL:
+        if (val & ~VDXG_CRTC_CTRL_MASK) {
+            vdxg_guest_error("undefined CRTC CTRL bits dropped", addr, val);
+        }
+        val &= VDXG_CRTC_CTRL_MASK;
+        if ((val & VDXG_CRTC_CTRL_ENABLE) && !vdxg_crtc_active(c)) {
+            c->ctrl = val & ~VDXG_CRTC_CTRL_ENABLE;
+            vdxg_crtc_enable(s, c);
+        } else {
+            if (!(val & VDXG_CRTC_CTRL_ENABLE) && vdxg_crtc_active(c)) {
+                irq = vdxg_crtc_disable(s, c);
+            }
+            c->ctrl = val;
+            c->mode_invalid = false;
+        }
+        vdxg_crtc_arm(s, c);
+        if (irq) {
+            vdxg_irq_raise(s, irq);
+        }
+        break;
+    case VDXG_CRTC_FLIP:
+        if (vdxg_crtc_active(c)) {
+            c->flip_pending = true;
+            c->flip_frame = vdxg_crtc_frames(c);
+            trace_vdxg_flip(c->index, c->flip_frame, false);
+            vdxg_crtc_arm(s, c);
+        } else {
+            trace_vdxg_flip(c->index, c->frame_off, true);
+            vdxg_crtc_latch_all(s, c);
+            vdxg_irq_raise(s, VDXG_INT_FLIP_DONE(c->index));
+        }
+        break;
+    case VDXG_CRTC_CURSOR_UPDATE:
+        trace_vdxg_cursor_update(c->index,
+                                 c->pend[VDXG_PLANE_IDX_CURSOR].dst_pos,
+                                 c->pend[VDXG_PLANE_IDX_CURSOR].addr);
+        vdxg_plane_latch(s, c, VDXG_PLANE_IDX_CURSOR);
+        break;
+    case VDXG_CRTC_BG_COLOR:
+        c->bg = val;
+        break;
+    case VDXG_CRTC_CONN_STATUS:
+        if (val & VDXG_CONN_CHANGED) {
+            c->conn_changed = false;
+        }
+        break;
+    case VDXG_CRTC_FRAME_COUNT:
+    case VDXG_CRTC_VBLANK_NS_LO:
+    case VDXG_CRTC_VBLANK_NS_HI:
+    case VDXG_CRTC_SCANLINE:
+    case VDXG_CRTC_CRC:
+    case VDXG_CRTC_CRC_FRAME:
+    case VDXG_CRTC_STATUS:
+        vdxg_guest_error("write to read-only register", addr, val);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
 /* Reset */
 
 /* Put the register state to its power-on values, except RESET_COUNT. */
@@ -2237,6 +3709,7 @@ static void vdxg_reset_registers(VdxgState *s)
     s->dummy_page = 0;
     vdxg_tlb_flush(s, "reset");
     vdxg_fault_clear(s);
+    vdxg_display_reset(s);
 }
 
 /*
@@ -2457,7 +3930,7 @@ static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = BIT(VDXG_ENGINE_RENDER) | BIT(VDXG_ENGINE_PAGING);
         break;
     case VDXG_REG_NUM_CRTCS:
-        /* No display pipe is implemented yet. */
+        val = s->outputs;
         break;
     case VDXG_REG_STATUS:
         val = VDXG_STATUS_READY;
@@ -2524,7 +3997,8 @@ static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
         /* Write-only registers read as zero. */
         break;
     default:
-        if (!vdxg_engine_read(s, addr, &val)) {
+        if (!vdxg_engine_read(s, addr, &val) &&
+            !vdxg_display_read(s, addr, &val)) {
             vdxg_unassigned(false, addr, 0);
         }
         break;
@@ -2639,7 +4113,8 @@ static void vdxg_mmio_write(void *opaque, hwaddr addr, uint64_t data,
         vdxg_fault_clear(s);
         break;
     default:
-        if (!vdxg_engine_write(s, addr, val)) {
+        if (!vdxg_engine_write(s, addr, val) &&
+            !vdxg_display_write(s, addr, val)) {
             vdxg_unassigned(true, addr, val);
         }
         break;
@@ -2702,9 +4177,15 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
                          errp)) {
         return;
     }
+    if (s->outputs < 1 || s->outputs > VDXG_MAX_CRTCS) {
+        error_setg(errp, "outputs must be from 1 to %d, not %" PRIu32,
+                   VDXG_MAX_CRTCS, s->outputs);
+        return;
+    }
 
     s->caps = VDXG_CAP_SELFTEST | VDXG_CAP_RENDER | VDXG_CAP_PAGING |
-              VDXG_CAP_GART;
+              VDXG_CAP_GART | VDXG_CAP_DISPLAY | VDXG_CAP_CRC |
+              VDXG_CAP_WRITEBACK;
     s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
     pci_config_set_interrupt_pin(pdev->config, 1);
 
@@ -2782,6 +4263,7 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
                                      vdxg_engine_wait_timer, e);
     }
     s->vmse = qemu_add_vm_change_state_handler(vdxg_vm_state_change, s);
+    vdxg_display_realize(s);
 
     trace_vdxg_realize(s->vram_size, s->aperture_size, s->caps);
 }
@@ -2792,6 +4274,7 @@ static void vdxg_exit(PCIDevice *pdev)
     unsigned int i;
 
     qemu_del_vm_change_state_handler(s->vmse);
+    vdxg_display_exit(s);
     for (i = 0; i < VDXG_NUM_ENGINES; i++) {
         VdxgEngine *e = &s->engine[i];
 
@@ -2848,6 +4331,21 @@ static void vdxg_instance_init(Object *obj)
     object_property_add_uint64_ptr(obj, "rd-bh-runs",
                                    &s->bh_runs[VDXG_ENGINE_RENDER],
                                    OBJ_PROP_FLAG_READ);
+
+    /* Display: hotplug of each output, statistics */
+    for (op = 0; op < VDXG_MAX_CRTCS; op++) {
+        g_autofree char *name = g_strdup_printf("connected%u", op);
+
+        s->connected[op] = true;
+        object_property_add(obj, name, "bool", vdxg_get_connected,
+                            vdxg_set_connected, NULL, &s->connected[op]);
+        object_property_set_description(obj, name,
+            "A monitor is connected to this output (hotplug when changed)");
+    }
+    object_property_add_uint64_ptr(obj, "disp-composes", &s->disp_composes,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "disp-crcs", &s->disp_crcs,
+                                   OBJ_PROP_FLAG_READ);
 }
 
 static int vdxg_pre_load(void *opaque)
@@ -2897,6 +4395,9 @@ static int vdxg_post_load(void *opaque, int version_id)
         if (!e->rd.snap != !e->rd.snap_len) {
             return -EINVAL;
         }
+    }
+    if (!vdxg_display_post_load(s)) {
+        return -EINVAL;
     }
     return 0;
 }
@@ -2965,9 +4466,73 @@ static const VMStateDescription vmstate_vdxg_render = {
     },
 };
 
+static const VMStateDescription vmstate_vdxg_plane = {
+    .name = "vdxg/plane",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(ctrl, VdxgPlane),
+        VMSTATE_UINT64(addr, VdxgPlane),
+        VMSTATE_UINT32(format, VdxgPlane),
+        VMSTATE_UINT32(pitch, VdxgPlane),
+        VMSTATE_UINT32(src_size, VdxgPlane),
+        VMSTATE_UINT32(dst_pos, VdxgPlane),
+        VMSTATE_UINT32(alpha, VdxgPlane),
+        VMSTATE_UINT32(zpos, VdxgPlane),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* A CRTC; its frame is composed again on the destination */
+static const VMStateDescription vmstate_vdxg_crtc = {
+    .name = "vdxg/crtc",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(ctrl, VdxgCrtc),
+        VMSTATE_UINT32_ARRAY(mode, VdxgCrtc, VDXG_NUM_MODE_REGS),
+        VMSTATE_UINT32(bg, VdxgCrtc),
+        VMSTATE_STRUCT_ARRAY(pend, VdxgCrtc, VDXG_NUM_PLANES, 1,
+                             vmstate_vdxg_plane, VdxgPlane),
+        VMSTATE_BOOL(conn_changed, VdxgCrtc),
+        VMSTATE_UINT32_ARRAY(amode, VdxgCrtc, VDXG_NUM_MODE_REGS),
+        VMSTATE_INT64(t0, VdxgCrtc),
+        VMSTATE_UINT64(event_frame, VdxgCrtc),
+        VMSTATE_BOOL(flip_pending, VdxgCrtc),
+        VMSTATE_UINT64(flip_frame, VdxgCrtc),
+        VMSTATE_BOOL(mode_invalid, VdxgCrtc),
+        VMSTATE_UINT32(frame_off, VdxgCrtc),
+        VMSTATE_INT64(vblank_ns_off, VdxgCrtc),
+        VMSTATE_UINT32(crc, VdxgCrtc),
+        VMSTATE_UINT32(crc_frame, VdxgCrtc),
+        VMSTATE_UINT32(abg, VdxgCrtc),
+        VMSTATE_STRUCT_ARRAY(cur, VdxgCrtc, VDXG_NUM_PLANES, 1,
+                             vmstate_vdxg_plane, VdxgPlane),
+        VMSTATE_UINT32_ARRAY(pstatus, VdxgCrtc, VDXG_NUM_PLANES),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_vdxg_wb = {
+    .name = "vdxg/writeback",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(ctrl, VdxgWriteback),
+        VMSTATE_UINT64(addr, VdxgWriteback),
+        VMSTATE_UINT32(format, VdxgWriteback),
+        VMSTATE_UINT32(pitch, VdxgWriteback),
+        VMSTATE_UINT32(status, VdxgWriteback),
+        VMSTATE_UINT32(seqno, VdxgWriteback),
+        VMSTATE_UINT32(frame, VdxgWriteback),
+        VMSTATE_UINT64(arm_frame, VdxgWriteback),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 static const VMStateDescription vmstate_vdxg = {
     .name = TYPE_VDXG,
-    .version_id = 3,
+    .version_id = 4,
     .minimum_version_id = 1,
     .pre_load = vdxg_pre_load,
     .post_load = vdxg_post_load,
@@ -2999,6 +4564,11 @@ static const VMStateDescription vmstate_vdxg = {
                        vmstate_vdxg_engine, VdxgEngine),
         VMSTATE_STRUCT(engine[VDXG_ENGINE_RENDER].rd, VdxgState, 3,
                        vmstate_vdxg_render, VdxgRender),
+        /* Version 4: display engine, writeback, connectors */
+        VMSTATE_STRUCT_ARRAY(crtc, VdxgState, VDXG_MAX_CRTCS, 4,
+                               vmstate_vdxg_crtc, VdxgCrtc),
+        VMSTATE_STRUCT(wb, VdxgState, 4, vmstate_vdxg_wb, VdxgWriteback),
+        VMSTATE_BOOL_ARRAY_V(connected, VdxgState, VDXG_MAX_CRTCS, 4),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -3010,6 +4580,7 @@ static const Property vdxg_properties[] = {
                      VDXG_APERTURE_SIZE_DEFAULT),
     DEFINE_PROP_BOOL("msix", VdxgState, use_msix, true),
     DEFINE_PROP_BOOL("msi", VdxgState, use_msi, true),
+    DEFINE_PROP_UINT32("outputs", VdxgState, outputs, 1),
 };
 
 static void vdxg_class_init(ObjectClass *klass, void *data)
@@ -3039,6 +4610,8 @@ static void vdxg_class_init(ObjectClass *klass, void *data)
         "Offer MSI-X, one vector per interrupt group");
     object_class_property_set_description(klass, "msi",
         "Offer MSI with a single vector");
+    object_class_property_set_description(klass, "outputs",
+        "Display pipes (CRTCs), each with a connector: 1 to 4");
     set_bit(DEVICE_CATEGORY_DISPLAY, dc->categories);
 }
 

@@ -348,7 +348,7 @@
  */
 #define VDXG_REG_FAULT_STATUS		0x2100	/* RO */
 #define   VDXG_FAULT_STATUS_VALID	BIT(0)
-#define VDXG_REG_FAULT_ENGINE		0x2104	/* RO: VDXG_ENGINE_* */
+#define VDXG_REG_FAULT_ENGINE		0x2104	/* RO: VDXG_ENGINE_*, or DISPLAY */
 #define VDXG_REG_FAULT_REASON		0x2108	/* RO: VDXG_FAULT_* */
 #define   VDXG_FAULT_NONE		0
 #define   VDXG_FAULT_ADDRESS		1	/* outside VRAM and aperture */
@@ -368,64 +368,168 @@
 /* ------------------------------------------------------------------------
  * Display engine (0x4000 + crtc * 0x200)
  *
- * Writes to the primary, overlay and cursor address registers go to a
- * pending copy; writing FLIP latches them at the next vblank and raises
- * FLIP_DONE. Mode registers take effect when CTRL is enabled.
+ * NUM_CRTCS pipes (the QEMU property "outputs", 1 to 4); the blocks of
+ * the others read 0. Each pipe (CRTC) scans out a mode, composes a
+ * background colour and three planes (primary, overlay, cursor) into an
+ * XRGB8888 frame, and drives one connector with an EDID.
+ *
+ * Timing: when CTRL.ENABLE goes from 0 to 1 at virtual time t0 the mode
+ * registers are checked and latched (a bad mode leaves the CRTC off with
+ * STATUS.MODE_INVALID and a display fault). Line L (counted from t0 over
+ * all frames) starts at t0 + floor(L * HTOTAL * 10^6 / CLOCK_KHZ) ns;
+ * vblank k (k >= 1) starts at line (k - 1) * VTOTAL + VDISPLAY. FRAME_COUNT,
+ * VBLANK_NS and SCANLINE are derived from the virtual clock.
+ *
+ * Double buffering: the plane registers and BG_COLOR are a pending copy.
+ * Writing FLIP latches all of them at the next vblank (at once when the
+ * CRTC is off) and raises FLIP_DONE. Writing CURSOR_UPDATE latches the
+ * cursor plane's registers at once, without interrupt (the legacy cursor
+ * path). Enabling the CRTC latches everything at once. Latched planes are
+ * checked; a bad one is not shown and raises a display fault.
+ *
+ * docs/hardware.md ("Display engine") defines the blending arithmetic, the
+ * CRC, the writeback unit, the EDID and the faults exactly.
  */
 #define VDXG_MAX_CRTCS			4
 #define VDXG_CRTC_BASE(c)		(0x4000 + (c) * 0x200)
 #define VDXG_CRTC_CTRL			0x000	/* RW */
-#define   VDXG_CRTC_CTRL_ENABLE		BIT(0)
-#define   VDXG_CRTC_CTRL_VBLANK_IRQ	BIT(1)
-#define VDXG_CRTC_HDISPLAY		0x004	/* RW: active pixels */
-#define VDXG_CRTC_VDISPLAY		0x008
-#define VDXG_CRTC_HTOTAL		0x00c
-#define VDXG_CRTC_VTOTAL		0x010
-#define VDXG_CRTC_CLOCK_KHZ		0x014	/* pixel clock; sets refresh */
+#define   VDXG_CRTC_CTRL_ENABLE		BIT(0)	/* 0 -> 1 checks, starts a mode */
+#define   VDXG_CRTC_CTRL_VBLANK_IRQ	BIT(1)	/* raise VBLANK(crtc) */
+#define   VDXG_CRTC_CTRL_CRC		BIT(2)	/* compute CRC every vblank */
+#define   VDXG_CRTC_CTRL_MASK		0x7
+#define VDXG_CRTC_HDISPLAY		0x004	/* RW: active pixels per line */
+#define VDXG_CRTC_VDISPLAY		0x008	/* RW: active lines */
+#define VDXG_CRTC_HTOTAL		0x00c	/* RW: pixels per line */
+#define VDXG_CRTC_VTOTAL		0x010	/* RW: lines per frame */
+#define VDXG_CRTC_CLOCK_KHZ		0x014	/* RW: pixel clock */
 #define VDXG_CRTC_FLIP			0x018	/* WO: latch pending at vblank */
 #define VDXG_CRTC_FRAME_COUNT		0x01c	/* RO: vblanks since enable */
 #define VDXG_CRTC_VBLANK_NS_LO		0x020	/* RO: last vblank, virtual ns */
 #define VDXG_CRTC_VBLANK_NS_HI		0x024
-#define VDXG_CRTC_SCANLINE		0x028	/* RO: current line */
-#define VDXG_CRTC_CRC			0x02c	/* RO: CRC32 of last frame */
-#define VDXG_CRTC_BG_COLOR		0x030	/* RW: XRGB8888 under planes */
-/* Planes: primary 0x040, overlay 0x080, cursor 0x0c0. */
+#define VDXG_CRTC_SCANLINE		0x028	/* RO: current line, 0..VTOTAL-1 */
+#define VDXG_CRTC_CRC			0x02c	/* RO: CRC-32 of frame CRC_FRAME */
+#define VDXG_CRTC_BG_COLOR		0x030	/* RW (pending): XRGB8888 */
+#define VDXG_CRTC_STATUS		0x034	/* RO */
+#define   VDXG_CRTC_STATUS_ACTIVE	BIT(0)	/* enabled, scanning out */
+#define   VDXG_CRTC_STATUS_MODE_INVALID	BIT(1)	/* last enable refused */
+#define   VDXG_CRTC_STATUS_FLIP_PENDING	BIT(2)	/* FLIP waits for a vblank */
+#define   VDXG_CRTC_STATUS_VBLANK	BIT(3)	/* SCANLINE >= VDISPLAY */
+#define VDXG_CRTC_CRC_FRAME		0x038	/* RO: frame that CRC belongs to */
+#define VDXG_CRTC_CURSOR_UPDATE		0x03c	/* WO: latch the cursor now */
+#define VDXG_CRTC_HSYNC_START		0x104	/* RW */
+#define VDXG_CRTC_HSYNC_END		0x108	/* RW */
+#define VDXG_CRTC_VSYNC_START		0x10c	/* RW */
+#define VDXG_CRTC_VSYNC_END		0x110	/* RW */
+
+/* Mode limits, checked when the CRTC is enabled. */
+#define VDXG_MODE_MAX_DISPLAY		4096	/* HDISPLAY, VDISPLAY */
+#define VDXG_MODE_MAX_TOTAL		8192	/* HTOTAL, VTOTAL */
+#define VDXG_MODE_MIN_FRAME_NS		1000000ull	/* 1000 Hz */
+#define VDXG_MODE_MAX_FRAME_NS		1000000000ull	/* 1 Hz */
+
+/*
+ * Planes: primary 0x040, overlay 0x080, cursor 0x0c0 in the CRTC block.
+ * Registers up to ZPOS are the pending copy (read back as written);
+ * STATUS and CUR_ADDR show the latched state.
+ */
 #define VDXG_PLANE_PRIMARY		0x040
 #define VDXG_PLANE_OVERLAY		0x080
 #define VDXG_PLANE_CURSOR		0x0c0
+#define VDXG_NUM_PLANES			3
+#define VDXG_PLANE_IDX_PRIMARY		0
+#define VDXG_PLANE_IDX_OVERLAY		1
+#define VDXG_PLANE_IDX_CURSOR		2
+#define VDXG_PLANE_BASE(c, p)		(VDXG_CRTC_BASE(c) + 0x40 + (p) * 0x40)
 #define VDXG_PLANE_CTRL			0x00	/* RW */
 #define   VDXG_PLANE_CTRL_ENABLE	BIT(0)
-#define   VDXG_PLANE_CTRL_ROT_180	BIT(1)
-#define   VDXG_PLANE_CTRL_REFLECT_X	BIT(2)
-#define   VDXG_PLANE_CTRL_REFLECT_Y	BIT(3)
+#define   VDXG_PLANE_CTRL_ROT_180	BIT(1)	/* primary and overlay only */
+#define   VDXG_PLANE_CTRL_REFLECT_X	BIT(2)	/* primary and overlay only */
+#define   VDXG_PLANE_CTRL_REFLECT_Y	BIT(3)	/* primary and overlay only */
 #define   VDXG_PLANE_CTRL_BLEND_SHIFT	4	/* VDXG_BLEND_* */
 #define   VDXG_PLANE_CTRL_BLEND_MASK	(3u << 4)
-#define   VDXG_BLEND_NONE		0
-#define   VDXG_BLEND_PREMULTI		1
-#define   VDXG_BLEND_COVERAGE		2
-#define VDXG_PLANE_ADDR_LO		0x04	/* RW: GPU address (pending) */
+#define   VDXG_PLANE_CTRL_MASK		0x3f	/* other bits read 0 */
+#define   VDXG_PLANE_CTRL_CURSOR_MASK	0x31	/* cursor: ENABLE, BLEND */
+#define   VDXG_BLEND_NONE		0	/* DRM "None" */
+#define   VDXG_BLEND_PREMULTI		1	/* DRM "Pre-multiplied" */
+#define   VDXG_BLEND_COVERAGE		2	/* DRM "Coverage" */
+#define VDXG_PLANE_ADDR_LO		0x04	/* RW: GPU address of pixel (0,0) */
 #define VDXG_PLANE_ADDR_HI		0x08
-#define VDXG_PLANE_FORMAT		0x0c	/* RW: DRM fourcc */
+#define VDXG_PLANE_FORMAT		0x0c	/* RW: VDXG_FOURCC_* */
 #define VDXG_PLANE_PITCH		0x10	/* RW: bytes */
 #define VDXG_PLANE_SRC_SIZE		0x14	/* RW: height << 16 | width */
-#define VDXG_PLANE_DST_POS		0x18	/* RW: y << 16 | x, signed 16 */
+#define VDXG_PLANE_DST_POS		0x18	/* RW: y << 16 | x, each s16 */
 #define VDXG_PLANE_ALPHA		0x1c	/* RW: 0..0xffff plane alpha */
-#define VDXG_PLANE_ZPOS			0x20	/* RW: 0..2 */
-/* Connector of this pipe. */
-#define VDXG_CRTC_CONN_STATUS		0x100	/* RO */
-#define   VDXG_CONN_CONNECTED		BIT(0)
-#define VDXG_CRTC_EDID			0x180	/* RO: 128-byte EDID block */
-#define VDXG_EDID_SIZE			128
+#define   VDXG_ALPHA_OPAQUE		0xffff
+#define VDXG_PLANE_ZPOS			0x20	/* RW: 0..VDXG_ZPOS_MAX */
+#define   VDXG_ZPOS_MAX			2
+#define VDXG_PLANE_STATUS		0x24	/* RO: latched state */
+#define   VDXG_PLANE_STATUS_ACTIVE	BIT(0)	/* enabled and shown */
+#define   VDXG_PLANE_STATUS_FAULT	BIT(1)	/* enabled, hidden by a fault */
+#define VDXG_PLANE_CUR_ADDR_LO		0x28	/* RO: latched ADDR */
+#define VDXG_PLANE_CUR_ADDR_HI		0x2c
+#define VDXG_PLANE_SIZE_WH(w, h)	(((h) << 16) | (w))
+#define VDXG_PLANE_POS_XY(x, y)		((((uint32_t)(y) & 0xffff) << 16) | \
+					 ((uint32_t)(x) & 0xffff))
+/* Plane limits, checked when a plane is latched. */
+#define VDXG_PLANE_MAX_DIM		4096	/* primary, overlay */
+#define VDXG_CURSOR_MAX_DIM		256	/* cursor: 1..256 each way */
+#define VDXG_PLANE_MAX_PITCH		0x40000	/* bytes */
 
-/* Writeback unit (0x4800). */
-#define VDXG_REG_WB_CTRL		0x4800	/* RW: enable, crtc in [7:4] */
-#define   VDXG_WB_CTRL_ENABLE		BIT(0)
+/*
+ * Scanout and writeback formats are DRM fourccs (drm_fourcc.h values),
+ * little endian. The cursor takes ARGB8888 only; writeback takes XRGB8888
+ * and ARGB8888.
+ */
+#define VDXG_FOURCC(a, b, c, d)		((uint32_t)(a) | ((uint32_t)(b) << 8) | \
+					 ((uint32_t)(c) << 16) | \
+					 ((uint32_t)(d) << 24))
+#define VDXG_FOURCC_XRGB8888		VDXG_FOURCC('X', 'R', '2', '4')
+#define VDXG_FOURCC_ARGB8888		VDXG_FOURCC('A', 'R', '2', '4')
+#define VDXG_FOURCC_XBGR8888		VDXG_FOURCC('X', 'B', '2', '4')
+#define VDXG_FOURCC_RGB565		VDXG_FOURCC('R', 'G', '1', '6')
+
+/* Connector of this pipe. */
+#define VDXG_CRTC_CONN_STATUS		0x100	/* RO, bit 1 W1C */
+#define   VDXG_CONN_CONNECTED		BIT(0)
+#define   VDXG_CONN_CHANGED		BIT(1)	/* set by a hotplug; W1C */
+#define VDXG_CRTC_EDID			0x180	/* RO: 128-byte EDID block */
+#define VDXG_EDID_SIZE			128	/* reads 0 while disconnected */
+
+/*
+ * Display faults use the fault block with FAULT_ENGINE = DISPLAY and
+ * FAULT_OPCODE = crtc << 8 | unit; FAULT_CONTEXT is the CRTC's
+ * FRAME_COUNT. They halt nothing: the faulting plane is not shown.
+ */
+#define VDXG_FAULT_ENGINE_DISPLAY	2
+#define VDXG_FAULT_OPCODE_DISPLAY(c, u)	(((c) << 8) | (u))
+#define   VDXG_DISP_UNIT_PRIMARY	VDXG_PLANE_IDX_PRIMARY
+#define   VDXG_DISP_UNIT_OVERLAY	VDXG_PLANE_IDX_OVERLAY
+#define   VDXG_DISP_UNIT_CURSOR		VDXG_PLANE_IDX_CURSOR
+#define   VDXG_DISP_UNIT_MODE		3	/* CRTC enable */
+#define   VDXG_DISP_UNIT_WRITEBACK	4
+
+/*
+ * Writeback unit (0x4800). Writing CTRL with ENABLE arms one capture of
+ * CRTC [7:4]: at that CRTC's next vblank, after the latch, its composed
+ * frame (HDISPLAY x VDISPLAY) is written to ADDR; then ENABLE clears,
+ * STATUS says DONE (or DONE | ERROR), SEQNO counts the captures written
+ * and WRITEBACK is raised.
+ */
+#define VDXG_REG_WB_CTRL		0x4800	/* RW */
+#define   VDXG_WB_CTRL_ENABLE		BIT(0)	/* arm; clears when done */
+#define   VDXG_WB_CTRL_CRTC_SHIFT	4
+#define   VDXG_WB_CTRL_CRTC_MASK	(0xfu << 4)
+#define   VDXG_WB_CTRL_MASK		0xf1
 #define VDXG_REG_WB_ADDR_LO		0x4804	/* RW: target GPU address */
 #define VDXG_REG_WB_ADDR_HI		0x4808
-#define VDXG_REG_WB_FORMAT		0x480c	/* RW: DRM fourcc */
-#define VDXG_REG_WB_PITCH		0x4810
-#define VDXG_REG_WB_STATUS		0x4814	/* RO: bit 0 done */
-#define VDXG_REG_WB_SEQNO		0x4818	/* RO: frames written */
+#define VDXG_REG_WB_FORMAT		0x480c	/* RW: XRGB8888 or ARGB8888 */
+#define VDXG_REG_WB_PITCH		0x4810	/* RW: bytes */
+#define VDXG_REG_WB_STATUS		0x4814	/* RO */
+#define   VDXG_WB_STATUS_DONE		BIT(0)	/* the last capture ended */
+#define   VDXG_WB_STATUS_ERROR		BIT(1)	/* ... and failed */
+#define   VDXG_WB_STATUS_BUSY		BIT(2)	/* armed */
+#define VDXG_REG_WB_SEQNO		0x4818	/* RO: captures written */
+#define VDXG_REG_WB_FRAME		0x481c	/* RO: FRAME_COUNT of the last */
 
 /* ------------------------------------------------------------------------
  * SR-IOV backing tables (PF only, 0x6000)
