@@ -281,8 +281,9 @@ struct VdxgState {
 
     /* Staging for bus-to-bus copies, fill patterns and GART entries */
     uint8_t bounce[VDXG_GPU_PAGE_SIZE];
-    /* A row of scanout or writeback pixels */
+    /* A row of scanout or writeback pixels, as read and as ARGB */
     uint8_t disp_row[VDXG_MODE_MAX_DISPLAY * 4];
+    uint32_t disp_px[VDXG_MODE_MAX_DISPLAY];
 };
 
 /* Interrupt sources signalled on each MSI-X vector. */
@@ -2661,6 +2662,41 @@ static uint32_t vdxg_scan_blend(uint32_t fg, uint32_t bg, uint32_t mode,
     return out;
 }
 
+/* Read @n scanout pixels of format @fourcc at @src as ARGB8888 into @dst. */
+static void vdxg_scan_row(uint32_t fourcc, const uint8_t *src, uint32_t *dst,
+                          int64_t n)
+{
+    int64_t i;
+
+    switch (fourcc) {
+    case VDXG_FOURCC_XRGB8888:
+        for (i = 0; i < n; i++) {
+            dst[i] = ldl_le_p(src + i * 4) | 0xff000000u;
+        }
+        break;
+    case VDXG_FOURCC_ARGB8888:
+        for (i = 0; i < n; i++) {
+            dst[i] = ldl_le_p(src + i * 4);
+        }
+        break;
+    default:
+        for (i = 0; i < n; i++) {
+            dst[i] = vdxg_scan_px(fourcc, src + i * vdxg_fourcc_cpp(fourcc));
+        }
+        break;
+    }
+}
+
+/* Are the pixels of plane @pl opaque, replacing what is under them? */
+static bool vdxg_plane_opaque(const VdxgPlane *pl)
+{
+    uint32_t mode = extract32(pl->ctrl, VDXG_PLANE_CTRL_BLEND_SHIFT, 2);
+
+    /* Formats without alpha read A = 255, which every mode treats alike */
+    return pl->alpha == VDXG_ALPHA_OPAQUE &&
+           (mode == VDXG_BLEND_NONE || pl->format != VDXG_FOURCC_ARGB8888);
+}
+
 /*
  * Draw latched plane @p of @c over the frame. Returns false after an
  * access fault, which has hidden the plane.
@@ -2680,19 +2716,17 @@ static bool vdxg_plane_draw(VdxgState *s, VdxgCrtc *c, unsigned int p)
     uint32_t mode = extract32(pl->ctrl, VDXG_PLANE_CTRL_BLEND_SHIFT, 2);
     uint32_t cpp = vdxg_fourcc_cpp(pl->format);
     bool in_vram = vdxg_in_vram(s, pl->addr, vdxg_plane_span(pl));
-    bool opaque;
+    bool opaque = vdxg_plane_opaque(pl);
+    uint32_t *px = s->disp_px;
     int64_t n, su0, dy, i, v, sv;
     uint64_t row;
     const uint8_t *src;
-    uint32_t *out, fg;
+    uint32_t *out;
     VdxgErr err;
 
     if (dx0 >= dx1 || dy0 >= dy1) {
         return true;
     }
-    /* Formats without alpha read A = 255, which every mode treats alike */
-    opaque = pl->alpha == VDXG_ALPHA_OPAQUE &&
-             (mode == VDXG_BLEND_NONE || pl->format != VDXG_FOURCC_ARGB8888);
     n = dx1 - dx0;
     /* The first source column that a visible pixel shows */
     su0 = flip_x ? w - (dx1 - x0) : dx0 - x0;
@@ -2711,14 +2745,43 @@ static bool vdxg_plane_draw(VdxgState *s, VdxgCrtc *c, unsigned int p)
             src = s->disp_row;
         }
         out = c->frame + dy * fw + dx0;
-        for (i = 0; i < n; i++) {
-            fg = vdxg_scan_px(pl->format,
-                              src + (flip_x ? n - 1 - i : i) * cpp);
-            out[i] = opaque ? fg & 0xffffff :
-                     vdxg_scan_blend(fg, out[i], mode, pl->alpha);
+        if (opaque && !flip_x && pl->format == VDXG_FOURCC_XRGB8888) {
+            /* The common case: a straight copy */
+            for (i = 0; i < n; i++) {
+                out[i] = ldl_le_p(src + i * 4) & 0xffffff;
+            }
+            continue;
+        }
+        vdxg_scan_row(pl->format, src, px, n);
+        if (flip_x) {
+            for (i = 0; i < n / 2; i++) {
+                uint32_t t = px[i];
+
+                px[i] = px[n - 1 - i];
+                px[n - 1 - i] = t;
+            }
+        }
+        if (opaque) {
+            for (i = 0; i < n; i++) {
+                out[i] = px[i] & 0xffffff;
+            }
+        } else {
+            for (i = 0; i < n; i++) {
+                out[i] = vdxg_scan_blend(px[i], out[i], mode, pl->alpha);
+            }
         }
     }
     return true;
+}
+
+/* Does latched plane @pl cover the whole frame of @c, opaque? */
+static bool vdxg_plane_covers(const VdxgCrtc *c, const VdxgPlane *pl)
+{
+    int64_t x0 = (int16_t)extract32(pl->dst_pos, 0, 16);
+    int64_t y0 = (int16_t)extract32(pl->dst_pos, 16, 16);
+
+    return vdxg_plane_opaque(pl) && x0 <= 0 && y0 <= 0 &&
+           x0 + vdxg_plane_w(pl) >= c->fw && y0 + vdxg_plane_h(pl) >= c->fh;
 }
 
 /* Compose the latched state of active CRTC @c into its frame. */
@@ -2730,9 +2793,6 @@ static void vdxg_crtc_compose(VdxgState *s, VdxgCrtc *c)
     int64_t start = get_clock();
 
 retry:
-    for (k = 0; k < px; k++) {
-        c->frame[k] = bg;
-    }
     /* Shown planes, bottom first: by ZPOS, then primary, overlay, cursor */
     n = 0;
     for (p = 0; p < VDXG_NUM_PLANES; p++) {
@@ -2745,6 +2805,11 @@ retry:
         }
         order[i] = p;
         n++;
+    }
+    if (!n || !vdxg_plane_covers(c, &c->cur[order[0]])) {
+        for (k = 0; k < px; k++) {
+            c->frame[k] = bg;
+        }
     }
     for (j = 0; j < n; j++) {
         if (!vdxg_plane_draw(s, c, order[j])) {

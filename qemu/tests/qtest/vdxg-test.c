@@ -6702,6 +6702,14 @@ static void test_dp_crc_1024(void)
     }
     g_assert_cmpuint(dp_qom_u64(d, "disp-composes"), ==, 1);
     g_assert_cmpuint(dp_qom_u64(d, "disp-crcs"), ==, 1);
+
+    /* The last pixel changes: composed again, another CRC */
+    vram_writel(d->p, DP_BIG + 4096 * 768 - 4, 0x00abcdef);
+    want[1024 * 768 - 1] = 0xabcdef;
+    dp_next_vblank(d, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==,
+                    ref_frame_crc(want, 1024 * 768));
+    g_assert_cmpuint(dp_qom_u64(d, "disp-composes"), ==, 2);
     g_free((void *)fb.data);
     dp_stop(d);
 }
