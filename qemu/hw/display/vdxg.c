@@ -3318,6 +3318,11 @@ static bool vdxg_display_post_load(VdxgState *s)
         (s->wb.status & ~(VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR))) {
         return false;
     }
+    /* An armed capture has an active source. */
+    if (vdxg_wb_busy(s) && (vdxg_wb_crtc(s) >= s->outputs ||
+        !vdxg_crtc_active(vdxg_crtc(s, vdxg_wb_crtc(s))))) {
+        return false;
+    }
     for (i = 0; i < VDXG_MAX_CRTCS; i++) {
         VdxgCrtc *c = vdxg_crtc(s, i);
 
@@ -3336,6 +3341,8 @@ static bool vdxg_display_post_load(VdxgState *s)
             }
             vdxg_crtc_set_frame(c, c->amode[VDXG_M_HDISPLAY],
                                 c->amode[VDXG_M_VDISPLAY]);
+        } else if (c->flip_pending) {
+            return false;
         } else {
             vdxg_crtc_set_frame(c, c->fw, c->fh);
         }
