@@ -30,6 +30,11 @@ module:
 	@! grep -E 'warning:|error:' $(OUT)/logs/module.log
 	cp $(DRV)/vdxg.ko $(OUT)/module/
 
+# The kernel's sw_sync test driver, which the guest kernel lacks, for IGT's
+# syncobj tests (out/module/sw_sync/sw_sync.ko; see the script).
+sw-sync:
+	KVER=$(KVER) KDIR=$(KDIR) scripts/build-sw-sync.sh
+
 # W=1 and sparse over every driver file, and checkpatch --strict.
 lint:
 	@mkdir -p $(OUT)/logs
@@ -45,7 +50,7 @@ userspace:
 	$(MAKE) -C tools O=$(OUT)/tools
 	$(MAKE) -C igt-tests O=$(OUT)/igt-tests
 
-image: module userspace
+image: module sw-sync userspace
 	scripts/build-image.sh
 
 kunit:
@@ -75,5 +80,5 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(DRV) clean
 	rm -rf $(OUT)
 
-.PHONY: all setup qemu module lint userspace image kunit qtest vmtest check \
-	demo bench vm clean
+.PHONY: all setup qemu module sw-sync lint userspace image kunit qtest vmtest \
+	check demo bench vm clean

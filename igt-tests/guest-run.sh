@@ -7,10 +7,10 @@
 #   vdxg-igt-run [--module M] [--upstream] [--vdxg] [--only TEST[,TEST]]
 #                [--out DIR] [--timeout S]
 #
-# Loads module M, builds a test root (symlinks to IGT's tests and vdxg's)
-# and a test list (the upstream list and/or igt@<each vdxg test>, or just
-# the --only tests), runs igt_runner and leaves results.json in DIR
-# (default /tmp/igt/collect).
+# Loads module M and sw_sync, builds a test root (symlinks to IGT's tests
+# and vdxg's) and a test list (the upstream list and/or igt@<each vdxg
+# test>, or just the --only tests), runs igt_runner and leaves results.json
+# in DIR (default /tmp/igt/collect).
 set -u
 MODULE= UPSTREAM=0 VDXG=0 ONLY= OUT=/tmp/igt/collect TIMEOUT=300
 while [ $# -gt 0 ]; do
@@ -33,6 +33,15 @@ mkdir -p "$ROOT" "$OUT"
 if [ -n "$MODULE" ]; then
 	echo "vdxg-igt-run: modprobe $MODULE"
 	modprobe "$MODULE" || { echo "vdxg-igt-run: modprobe $MODULE failed" >&2; exit 1; }
+fi
+# sw_sync.ko (scripts/build-sw-sync.sh), the kernel's sw_sync test driver
+# that the guest kernel is built without: /sys/kernel/debug/sync/sw_sync,
+# which syncobj_wait, syncobj_timeline and syncobj_eventfd need.
+if modinfo sw_sync >/dev/null 2>&1; then
+	echo "vdxg-igt-run: modprobe sw_sync"
+	modprobe sw_sync || { echo "vdxg-igt-run: modprobe sw_sync failed" >&2; exit 1; }
+else
+	echo "vdxg-igt-run: warning: no sw_sync module in the image; the tests that need it skip" >&2
 fi
 ls -l /dev/dri 2>&1
 

@@ -10,11 +10,13 @@
 #            closure of the DRM modules of the guest kernel. Expensive (about
 #            a minute), so it is cached in $VDXG_CACHE/image/ keyed by a hash
 #            of the function that builds it, the package list and KVER.
-#   overlay  /init, vdxg.ko (if built) with regenerated depmod data, vdxg's
-#            IGT tests, tools and test lists. Rebuilt on every run (seconds).
+#   overlay  /init, vdxg.ko and sw_sync.ko (each if built) with regenerated
+#            depmod data, vdxg's IGT tests, tools and test lists. Rebuilt on
+#            every run (seconds).
 #
 # Usage: scripts/build-image.sh [--force]   (--force rebuilds the base)
-# VDXG_MODULE=path/vdxg.ko overrides out/module/vdxg.ko.
+# VDXG_MODULE=path/vdxg.ko overrides out/module/vdxg.ko, and
+# VDXG_SW_SYNC_MODULE=path/sw_sync.ko out/module/sw_sync/sw_sync.ko.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -141,26 +143,39 @@ OV=$TMP/overlay
 mkdir -p "$OV/opt/vdxg/lists" "$OV/opt/vdxg/bin" "$OV/opt/vdxg/igt-tests"
 
 MODDIR=usr/lib/modules/$KVER
+# Out-of-tree modules, into updates/ as NAME.ko: vdxg and sw_sync (the
+# kernel's sw_sync test driver, scripts/build-sw-sync.sh), each if built.
 KO=${VDXG_MODULE:-$VDXG_OUT/module/vdxg.ko}
-if [ -f "$KO" ]; then
-	vermagic=$(modinfo -F vermagic "$KO" | cut -d' ' -f1)
-	[ "$vermagic" = "$KVER" ] ||
-		die "$KO is built for $vermagic, the guest kernel is $KVER"
+SW_SYNC_KO=${VDXG_SW_SYNC_MODULE:-$VDXG_OUT/module/sw_sync/sw_sync.ko}
+declare -A EXTRA=()
+for m in vdxg:"$KO" sw_sync:"$SW_SYNC_KO"; do
+	if [ -f "${m#*:}" ]; then
+		EXTRA[${m%%:*}]=${m#*:}
+	else
+		echo "build-image: no ${m#*:}; image has no ${m%%:*} module"
+	fi
+done
+if [ ${#EXTRA[@]} -gt 0 ]; then
 	cp -a "$BASE.mods" "$TMP/mods"
-	mkdir -p "$TMP/mods/lib/modules/$KVER/updates"
-	cp "$KO" "$TMP/mods/lib/modules/$KVER/updates/vdxg.ko"
-	depmod -b "$TMP/mods" "$KVER"
-	# vdxg's own dependencies must be in the base closure.
-	for dep in $(modinfo -F depends "$KO" | tr , ' '); do
-		grep -q "/${dep//[-_]/[-_]}\.ko:" "$TMP/mods/lib/modules/$KVER/modules.dep" ||
-			die "vdxg.ko needs $dep, which is not in the image's MODS"
+	mkdir -p "$TMP/mods/lib/modules/$KVER/updates" "$OV/$MODDIR/updates"
+	for m in "${!EXTRA[@]}"; do
+		ko=${EXTRA[$m]}
+		vermagic=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
+		[ "$vermagic" = "$KVER" ] ||
+			die "$ko is built for $vermagic, the guest kernel is $KVER"
+		cp "$ko" "$TMP/mods/lib/modules/$KVER/updates/$m.ko"
 	done
-	mkdir -p "$OV/$MODDIR/updates"
-	cp "$TMP/mods/lib/modules/$KVER/updates/vdxg.ko" "$OV/$MODDIR/updates/"
+	depmod -b "$TMP/mods" "$KVER"
+	for m in "${!EXTRA[@]}"; do
+		# Its own dependencies must be in the base closure.
+		for dep in $(modinfo -F depends "${EXTRA[$m]}" | tr , ' '); do
+			grep -q "/${dep//[-_]/[-_]}\.ko:" "$TMP/mods/lib/modules/$KVER/modules.dep" ||
+				die "$m.ko needs $dep, which is not in the image's MODS"
+		done
+		cp "$TMP/mods/lib/modules/$KVER/updates/$m.ko" "$OV/$MODDIR/updates/"
+		echo "build-image: ${EXTRA[$m]} included"
+	done
 	cp "$TMP/mods/lib/modules/$KVER"/modules.* "$OV/$MODDIR/"
-	echo "build-image: $KO included"
-else
-	echo "build-image: no $KO; image has no vdxg module"
 fi
 
 shopt -s nullglob

@@ -61,10 +61,14 @@ fi
 if [ "$BUILD" = 1 ]; then
 	make -s -C "$VDXG_TOP/igt-tests" O="$VDXG_OUT/igt-tests" ||
 		die "building igt-tests failed"
+	"$VDXG_TOP/scripts/build-sw-sync.sh" || die "building sw_sync.ko failed"
 	"$VDXG_TOP/scripts/build-image.sh" || die "building the guest image failed"
 fi
 if [ "$DEVICE" = vdxg ] && [ ! -f "$VDXG_OUT/module/vdxg.ko" ]; then
 	echo "igt.sh: warning: no $VDXG_OUT/module/vdxg.ko (make module); the image has no vdxg" >&2
+fi
+if [ ! -f "$VDXG_OUT/module/sw_sync/sw_sync.ko" ]; then
+	echo "igt.sh: warning: no $VDXG_OUT/module/sw_sync/sw_sync.ko (make sw-sync); the syncobj tests skip" >&2
 fi
 
 SUFFIX=
