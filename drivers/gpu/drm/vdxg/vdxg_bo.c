@@ -297,7 +297,8 @@ int vdxg_dumb_create(struct drm_file *file, struct drm_device *drm,
 		     struct drm_mode_create_dumb *args)
 {
 	static const u32 segments[] = {
-		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_APERTURE,
+		DRM_VDXG_SEGMENT_SYSTEM,
 	};
 	struct vdxg_bo *bo;
 	u64 pitch, size;

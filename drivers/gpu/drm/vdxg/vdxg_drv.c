@@ -6,7 +6,10 @@
 #include <linux/module.h>
 #include <linux/pci.h>
 
+#include <drm/drm_atomic_helper.h>
+#include <drm/drm_client_setup.h>
 #include <drm/drm_drv.h>
+#include <drm/drm_fbdev_ttm.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
@@ -68,7 +71,8 @@ static void vdxg_postclose(struct drm_device *drm, struct drm_file *file)
 
 static const struct drm_driver vdxg_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
-			   DRIVER_SYNCOBJ_TIMELINE,
+			   DRIVER_SYNCOBJ_TIMELINE | DRIVER_MODESET |
+			   DRIVER_ATOMIC,
 	.open = vdxg_open,
 	.postclose = vdxg_postclose,
 	.show_fdinfo = vdxg_show_fdinfo,
@@ -76,6 +80,7 @@ static const struct drm_driver vdxg_drm_driver = {
 	.num_ioctls = ARRAY_SIZE(vdxg_ioctls),
 	.fops = &vdxg_fops,
 	.dumb_create = vdxg_dumb_create,
+	DRM_FBDEV_TTM_DRIVER_OPS,
 	.name = DRIVER_NAME,
 	.desc = DRIVER_DESC,
 	.date = "20261122",
@@ -142,14 +147,25 @@ static int vdxg_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		goto err_irq;
 
+	/* Without display pipes (a VF), this is a render-only device. */
+	ret = vdxg_display_init(vdxg);
+	if (ret)
+		goto err_mm;
+	if (!vdxg->display.num_crtcs)
+		vdxg->drm.driver_features &= ~(DRIVER_MODESET | DRIVER_ATOMIC);
+
 	vdxg_debugfs_init(vdxg);
 
 	ret = drm_dev_register(&vdxg->drm, 0);
 	if (ret)
-		goto err_mm;
+		goto err_display;
 
+	if (vdxg->display.num_crtcs)
+		drm_client_setup(&vdxg->drm, NULL);
 	return 0;
 
+err_display:
+	vdxg_display_fini(vdxg);
 err_mm:
 	vdxg_mm_fini(vdxg);
 err_irq:
@@ -162,6 +178,7 @@ static void vdxg_remove(struct pci_dev *pdev)
 	struct vdxg_device *vdxg = pci_get_drvdata(pdev);
 
 	drm_dev_unplug(&vdxg->drm);
+	vdxg_display_fini(vdxg);
 	vdxg_mm_fini(vdxg);
 	vdxg_irq_fini(vdxg);
 }
@@ -170,6 +187,8 @@ static void vdxg_shutdown(struct pci_dev *pdev)
 {
 	struct vdxg_device *vdxg = pci_get_drvdata(pdev);
 
+	if (vdxg->display.num_crtcs)
+		drm_atomic_helper_shutdown(&vdxg->drm);
 	vdxg_pci_reset(vdxg);
 }
 

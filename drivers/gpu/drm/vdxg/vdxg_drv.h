@@ -13,6 +13,7 @@
 #include <drm/drm_device.h>
 #include <drm/ttm/ttm_device.h>
 
+#include "vdxg_display.h"
 #include "vdxg_hw.h"
 #include "vdxg_paging.h"
 #include "vdxg_render.h"
@@ -83,6 +84,7 @@ struct vdxg_irq_vector {
  * @kmem.used: bytes handed out
  * @paging: the paging queue, when the device has a PAGING engine
  * @render: the render engine, when the device has one
+ * @display: the display engine, when the device has one
  * @gart: the aperture's GART
  * @ttm: the TTM device holding the memory segments
  * @faults: fault records reported by the device
@@ -121,6 +123,7 @@ struct vdxg_device {
 
 	struct vdxg_paging paging;
 	struct vdxg_render render;
+	struct vdxg_display display;
 	struct vdxg_gart gart;
 	struct ttm_device ttm;
 	atomic_t faults;

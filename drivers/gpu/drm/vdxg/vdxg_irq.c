@@ -114,6 +114,8 @@ static irqreturn_t vdxg_irq_handler(int irq, void *arg)
 		vdxg_render_irq(vdxg, pending);
 	if (pending & VDXG_INT_PAGING_FENCE)
 		vdxg_paging_irq(vdxg, pending);
+	if (pending & (VDXG_INT_DISPLAY_MASK | VDXG_INT_HOTPLUG))
+		vdxg_display_irq(vdxg, pending);
 
 	return IRQ_HANDLED;
 }

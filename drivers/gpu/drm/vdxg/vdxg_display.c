@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The vdxg authors
+ */
+
+#include <linux/string.h>
+
+#include <drm/drm_atomic.h>
+#include <drm/drm_atomic_helper.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_gem_framebuffer_helper.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_modeset_helper_vtables.h>
+#include <drm/drm_probe_helper.h>
+#include <drm/drm_vblank.h>
+
+#include "vdxg_display.h"
+#include "vdxg_drv.h"
+
+/**
+ * DOC: Display
+ *
+ * The display engine has up to four pipes (the device's NUM_CRTCS), each a
+ * CRTC with a primary, an overlay and a cursor plane, an encoder and a
+ * connector with an EDID, plus one writeback connector that can capture
+ * any pipe. The driver is atomic and built on DRM's helpers.
+ *
+ * A commit writes the planes' pending registers and then FLIP, which the
+ * device latches at the next vblank and answers with FLIP_DONE; that
+ * interrupt sends the commit's event, so nonblocking commits and page-flip
+ * events follow the hardware. Vblank interrupts come at the mode's refresh
+ * rate; timestamps come from the scanline the device derives from time.
+ * With a CRC source of "auto" the device computes a CRC-32 of every
+ * composed frame, reported through DRM's CRC debugfs interface.
+ */
+
+static const char * const vdxg_crc_sources[] = { "auto" };
+
+static void vdxg_crtc_wr(struct vdxg_crtc *vc, u32 reg, u32 val)
+{
+	vdxg_wr(vc->vdxg, VDXG_CRTC_BASE(vc->pipe) + reg, val);
+}
+
+static u32 vdxg_crtc_rd(struct vdxg_crtc *vc, u32 reg)
+{
+	return vdxg_rd(vc->vdxg, VDXG_CRTC_BASE(vc->pipe) + reg);
+}
+
+/* CTRL from the software state: enable, vblank interrupt and CRC. */
+static void vdxg_crtc_update_ctrl(struct vdxg_crtc *vc, bool enable,
+				  bool vblank)
+{
+	u32 ctrl = vdxg_crtc_rd(vc, VDXG_CRTC_CTRL);
+
+	ctrl &= ~(VDXG_CRTC_CTRL_VBLANK_IRQ | VDXG_CRTC_CTRL_CRC);
+	if (vblank)
+		ctrl |= VDXG_CRTC_CTRL_VBLANK_IRQ;
+	if (vc->crc)
+		ctrl |= VDXG_CRTC_CTRL_CRC;
+	if (enable)
+		ctrl |= VDXG_CRTC_CTRL_ENABLE;
+	else
+		ctrl &= ~VDXG_CRTC_CTRL_ENABLE;
+	vdxg_crtc_wr(vc, VDXG_CRTC_CTRL, ctrl);
+}
+
+static int vdxg_enable_vblank(struct drm_crtc *crtc)
+{
+	struct vdxg_crtc *vc = to_vdxg_crtc(crtc);
+	u32 ctrl = vdxg_crtc_rd(vc, VDXG_CRTC_CTRL);
+
+	vdxg_crtc_wr(vc, VDXG_CRTC_CTRL, ctrl | VDXG_CRTC_CTRL_VBLANK_IRQ);
+	return 0;
+}
+
+static void vdxg_disable_vblank(struct drm_crtc *crtc)
+{
+	struct vdxg_crtc *vc = to_vdxg_crtc(crtc);
+	u32 ctrl = vdxg_crtc_rd(vc, VDXG_CRTC_CTRL);
+
+	vdxg_crtc_wr(vc, VDXG_CRTC_CTRL, ctrl & ~VDXG_CRTC_CTRL_VBLANK_IRQ);
+}
+
+static bool vdxg_crtc_scanout_position(struct drm_crtc *crtc,
+				       bool in_vblank_irq, int *vpos,
+				       int *hpos, ktime_t *stime,
+				       ktime_t *etime,
+				       const struct drm_display_mode *mode)
+{
+	struct vdxg_crtc *vc = to_vdxg_crtc(crtc);
+	int line;
+
+	if (stime)
+		*stime = ktime_get();
+	line = vdxg_crtc_rd(vc, VDXG_CRTC_SCANLINE);
+	if (etime)
+		*etime = ktime_get();
+
+	/* In vblank, count up towards the next frame's first line. */
+	if (line >= mode->crtc_vdisplay)
+		line -= mode->crtc_vtotal;
+	*vpos = line;
+	*hpos = 0;
+	return true;
+}
+
+static int vdxg_verify_crc_source(struct drm_crtc *crtc, const char *source,
+				  size_t *values_cnt)
+{
+	if (source && strcmp(source, "auto"))
+		return -EINVAL;
+	*values_cnt = 1;
+	return 0;
+}
+
+static const char * const *vdxg_get_crc_sources(struct drm_crtc *crtc,
+						size_t *count)
+{
+	*count = ARRAY_SIZE(vdxg_crc_sources);
+	return vdxg_crc_sources;
+}
+
+static int vdxg_set_crc_source(struct drm_crtc *crtc, const char *source)
+{
+	struct vdxg_crtc *vc = to_vdxg_crtc(crtc);
+	bool on = source && !strcmp(source, "auto");
+	int ret = 0, idx;
+
+	if (source && !on)
+		return -EINVAL;
+	if (on == vc->crc)
+		return 0;
+	/* CRCs are collected in the vblank interrupt. */
+	if (on) {
+		ret = drm_crtc_vblank_get(crtc);
+		if (ret)
+			return ret;
+	}
+	spin_lock_irq(&crtc->dev->event_lock);
+	vc->crc = on;
+	vc->crc_frame = vdxg_crtc_rd(vc, VDXG_CRTC_CRC_FRAME);
+	spin_unlock_irq(&crtc->dev->event_lock);
+	if (drm_dev_enter(crtc->dev, &idx)) {
+		u32 ctrl = vdxg_crtc_rd(vc, VDXG_CRTC_CTRL);
+
+		ctrl = on ? ctrl | VDXG_CRTC_CTRL_CRC :
+			    ctrl & ~VDXG_CRTC_CTRL_CRC;
+		vdxg_crtc_wr(vc, VDXG_CRTC_CTRL, ctrl);
+		drm_dev_exit(idx);
+	}
+	if (!on)
+		drm_crtc_vblank_put(crtc);
+	return ret;
+}
+
+static const struct drm_crtc_funcs vdxg_crtc_funcs = {
+	.reset = drm_atomic_helper_crtc_reset,
+	.destroy = drm_crtc_cleanup,
+	.set_config = drm_atomic_helper_set_config,
+	.page_flip = drm_atomic_helper_page_flip,
+	.atomic_duplicate_state = drm_atomic_helper_crtc_duplicate_state,
+	.atomic_destroy_state = drm_atomic_helper_crtc_destroy_state,
+	.enable_vblank = vdxg_enable_vblank,
+	.disable_vblank = vdxg_disable_vblank,
+	.get_vblank_timestamp = drm_crtc_vblank_helper_get_vblank_timestamp,
+	.set_crc_source = vdxg_set_crc_source,
+	.verify_crc_source = vdxg_verify_crc_source,
+	.get_crc_sources = vdxg_get_crc_sources,
+};
+
+static enum drm_mode_status
+vdxg_crtc_mode_valid(struct drm_crtc *crtc, const struct drm_display_mode *mode)
+{
+	if (mode->hdisplay > VDXG_MODE_MAX_DISPLAY ||
+	    mode->vdisplay > VDXG_MODE_MAX_DISPLAY)
+		return MODE_BAD;
+	if (mode->htotal > VDXG_MODE_MAX_TOTAL ||
+	    mode->vtotal > VDXG_MODE_MAX_TOTAL)
+		return MODE_BAD;
+	if (mode->flags & DRM_MODE_FLAG_INTERLACE)
+		return MODE_NO_INTERLACE;
+	return MODE_OK;
+}
+
+static void vdxg_crtc_set_mode(struct vdxg_crtc *vc,
+			       const struct drm_display_mode *m)
+{
+	vdxg_crtc_wr(vc, VDXG_CRTC_HDISPLAY, m->crtc_hdisplay);
+	vdxg_crtc_wr(vc, VDXG_CRTC_VDISPLAY, m->crtc_vdisplay);
+	vdxg_crtc_wr(vc, VDXG_CRTC_HTOTAL, m->crtc_htotal);
+	vdxg_crtc_wr(vc, VDXG_CRTC_VTOTAL, m->crtc_vtotal);
+	vdxg_crtc_wr(vc, VDXG_CRTC_HSYNC_START, m->crtc_hsync_start);
+	vdxg_crtc_wr(vc, VDXG_CRTC_HSYNC_END, m->crtc_hsync_end);
+	vdxg_crtc_wr(vc, VDXG_CRTC_VSYNC_START, m->crtc_vsync_start);
+	vdxg_crtc_wr(vc, VDXG_CRTC_VSYNC_END, m->crtc_vsync_end);
+	vdxg_crtc_wr(vc, VDXG_CRTC_CLOCK_KHZ, m->crtc_clock);
+}
+
+static void vdxg_crtc_atomic_enable(struct drm_crtc *crtc,
+				    struct drm_atomic_state *state)
+{
+	struct vdxg_crtc *vc = to_vdxg_crtc(crtc);
+	int idx;
+
+	if (!drm_dev_enter(crtc->dev, &idx))
+		return;
+	vdxg_crtc_set_mode(vc, &crtc->state->adjusted_mode);
+	vdxg_crtc_update_ctrl(vc, true, false);
+	drm_dev_exit(idx);
+	drm_crtc_vblank_on(crtc);
+}
+
+static void vdxg_crtc_atomic_disable(struct drm_crtc *crtc,
+				     struct drm_atomic_state *state)
+{
+	struct vdxg_crtc *vc = to_vdxg_crtc(crtc);
+	int idx;
+
+	drm_crtc_vblank_off(crtc);
+	if (drm_dev_enter(crtc->dev, &idx)) {
+		vdxg_crtc_update_ctrl(vc, false, false);
+		drm_dev_exit(idx);
+	}
+
+	spin_lock_irq(&crtc->dev->event_lock);
+	if (crtc->state->event && !crtc->state->active) {
+		drm_crtc_send_vblank_event(crtc, crtc->state->event);
+		crtc->state->event = NULL;
+	}
+	spin_unlock_irq(&crtc->dev->event_lock);
+}
+
+static void vdxg_crtc_atomic_flush(struct drm_crtc *crtc,
+				   struct drm_atomic_state *state)
+{
+	struct vdxg_crtc *vc = to_vdxg_crtc(crtc);
+	struct drm_pending_vblank_event *event = crtc->state->event;
+	bool active = crtc->state->active;
+	int idx;
+
+	if (event) {
+		crtc->state->event = NULL;
+		spin_lock_irq(&crtc->dev->event_lock);
+		if (active && !vc->event && !drm_crtc_vblank_get(crtc))
+			vc->event = event;
+		else
+			drm_crtc_send_vblank_event(crtc, event);
+		spin_unlock_irq(&crtc->dev->event_lock);
+	}
+
+	if (active && drm_dev_enter(crtc->dev, &idx)) {
+		vdxg_crtc_wr(vc, VDXG_CRTC_FLIP, 1);
+		drm_dev_exit(idx);
+	}
+}
+
+static const struct drm_crtc_helper_funcs vdxg_crtc_helper_funcs = {
+	.mode_valid = vdxg_crtc_mode_valid,
+	.atomic_enable = vdxg_crtc_atomic_enable,
+	.atomic_disable = vdxg_crtc_atomic_disable,
+	.atomic_flush = vdxg_crtc_atomic_flush,
+	.get_scanout_position = vdxg_crtc_scanout_position,
+};
+
+static int vdxg_crtc_init(struct vdxg_device *vdxg, unsigned int pipe)
+{
+	struct vdxg_crtc *vc = &vdxg->display.crtcs[pipe];
+	struct drm_plane *primary, *cursor;
+	unsigned int i;
+	int ret;
+
+	vc->vdxg = vdxg;
+	vc->pipe = pipe;
+	for (i = 0; i < VDXG_NUM_PLANES; i++) {
+		ret = vdxg_plane_init(vdxg, &vc->planes[i], pipe, i);
+		if (ret)
+			return ret;
+	}
+	primary = &vc->planes[VDXG_PLANE_IDX_PRIMARY].base;
+	cursor = &vc->planes[VDXG_PLANE_IDX_CURSOR].base;
+	ret = drm_crtc_init_with_planes(&vdxg->drm, &vc->base, primary, cursor,
+					&vdxg_crtc_funcs, NULL);
+	if (ret)
+		return ret;
+	drm_crtc_helper_add(&vc->base, &vdxg_crtc_helper_funcs);
+	return vdxg_connector_init(vdxg, vc);
+}
+
+/* FLIP_DONE: the commit's planes are on screen; send its event. */
+static void vdxg_crtc_flip_done(struct vdxg_crtc *vc)
+{
+	struct drm_device *drm = &vc->vdxg->drm;
+	unsigned long flags;
+
+	spin_lock_irqsave(&drm->event_lock, flags);
+	if (vc->event) {
+		drm_crtc_send_vblank_event(&vc->base, vc->event);
+		drm_crtc_vblank_put(&vc->base);
+		vc->event = NULL;
+	}
+	spin_unlock_irqrestore(&drm->event_lock, flags);
+}
+
+static void vdxg_crtc_vblank(struct vdxg_crtc *vc)
+{
+	struct drm_device *drm = &vc->vdxg->drm;
+	u32 frame, crc;
+	bool report;
+
+	drm_crtc_handle_vblank(&vc->base);
+
+	spin_lock(&drm->event_lock);
+	frame = vdxg_crtc_rd(vc, VDXG_CRTC_CRC_FRAME);
+	report = vc->crc && frame != vc->crc_frame;
+	if (report)
+		vc->crc_frame = frame;
+	spin_unlock(&drm->event_lock);
+	if (report) {
+		crc = vdxg_crtc_rd(vc, VDXG_CRTC_CRC);
+		drm_crtc_add_crc_entry(&vc->base, true,
+				       drm_crtc_accurate_vblank_count(&vc->base),
+				       &crc);
+	}
+}
+
+/**
+ * vdxg_display_irq - handle the display engine's interrupt sources
+ * @vdxg: the device
+ * @pending: VDXG_INT_* bits raised
+ */
+void vdxg_display_irq(struct vdxg_device *vdxg, u32 pending)
+{
+	struct vdxg_display *disp = &vdxg->display;
+	unsigned int i;
+
+	for (i = 0; i < disp->num_crtcs; i++) {
+		if (pending & VDXG_INT_VBLANK(i))
+			vdxg_crtc_vblank(&disp->crtcs[i]);
+		if (pending & VDXG_INT_FLIP_DONE(i))
+			vdxg_crtc_flip_done(&disp->crtcs[i]);
+	}
+	if (pending & VDXG_INT_WRITEBACK)
+		vdxg_writeback_irq(vdxg);
+	if (pending & VDXG_INT_HOTPLUG)
+		schedule_work(&disp->hotplug_work);
+}
+
+static const struct drm_mode_config_funcs vdxg_mode_config_funcs = {
+	.fb_create = drm_gem_fb_create,
+	.atomic_check = drm_atomic_helper_check,
+	.atomic_commit = drm_atomic_helper_commit,
+};
+
+/**
+ * vdxg_display_init - register the display pipes with KMS
+ * @vdxg: the device
+ *
+ * Return: 0 or a negative errno.
+ */
+int vdxg_display_init(struct vdxg_device *vdxg)
+{
+	struct vdxg_display *disp = &vdxg->display;
+	struct drm_device *drm = &vdxg->drm;
+	unsigned int i;
+	u32 sources;
+	int ret;
+
+	if (!(vdxg->caps & VDXG_CAP_DISPLAY) || !vdxg->num_crtcs)
+		return 0;
+	disp->num_crtcs = min_t(u32, vdxg->num_crtcs, VDXG_MAX_CRTCS);
+	INIT_WORK(&disp->hotplug_work, vdxg_hotplug_work);
+
+	ret = drmm_mode_config_init(drm);
+	if (ret)
+		return ret;
+	drm->mode_config.min_width = 1;
+	drm->mode_config.min_height = 1;
+	drm->mode_config.max_width = VDXG_PLANE_MAX_DIM;
+	drm->mode_config.max_height = VDXG_PLANE_MAX_DIM;
+	drm->mode_config.cursor_width = VDXG_CURSOR_MAX_DIM;
+	drm->mode_config.cursor_height = VDXG_CURSOR_MAX_DIM;
+	drm->mode_config.preferred_depth = 24;
+	drm->mode_config.funcs = &vdxg_mode_config_funcs;
+
+	for (i = 0; i < disp->num_crtcs; i++) {
+		ret = vdxg_crtc_init(vdxg, i);
+		if (ret)
+			return ret;
+	}
+	if (vdxg->caps & VDXG_CAP_WRITEBACK) {
+		ret = vdxg_writeback_init(vdxg);
+		if (ret)
+			return ret;
+	}
+
+	ret = drm_vblank_init(drm, disp->num_crtcs);
+	if (ret)
+		return ret;
+	drm_mode_config_reset(drm);
+
+	sources = VDXG_INT_HOTPLUG | VDXG_INT_WRITEBACK;
+	for (i = 0; i < disp->num_crtcs; i++)
+		sources |= VDXG_INT_VBLANK(i) | VDXG_INT_FLIP_DONE(i);
+	vdxg_irq_enable(vdxg, sources);
+	drm_kms_helper_poll_init(drm);
+	return 0;
+}
+
+/**
+ * vdxg_display_fini - stop the display at remove
+ * @vdxg: the device
+ */
+void vdxg_display_fini(struct vdxg_device *vdxg)
+{
+	if (!vdxg->display.num_crtcs)
+		return;
+	drm_kms_helper_poll_fini(&vdxg->drm);
+	cancel_work_sync(&vdxg->display.hotplug_work);
+	drm_atomic_helper_shutdown(&vdxg->drm);
+}

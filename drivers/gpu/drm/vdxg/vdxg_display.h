@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright 2026 The vdxg authors
+ */
+#ifndef _VDXG_DISPLAY_H_
+#define _VDXG_DISPLAY_H_
+
+#include <linux/workqueue.h>
+
+#include <drm/drm_connector.h>
+#include <drm/drm_crtc.h>
+#include <drm/drm_encoder.h>
+#include <drm/drm_plane.h>
+#include <drm/drm_writeback.h>
+
+#include "vdxg_hw.h"
+
+struct vdxg_device;
+
+/**
+ * struct vdxg_plane - one plane of a pipe
+ * @base: the DRM plane
+ * @vdxg: the device
+ * @pipe: the pipe (CRTC index) it belongs to
+ * @index: VDXG_PLANE_IDX_*
+ */
+struct vdxg_plane {
+	struct drm_plane base;
+	struct vdxg_device *vdxg;
+	unsigned int pipe;
+	unsigned int index;
+};
+
+/**
+ * struct vdxg_crtc - one display pipe: CRTC, planes, encoder, connector
+ * @base: the DRM CRTC
+ * @vdxg: the device
+ * @pipe: its index
+ * @planes: primary, overlay and cursor
+ * @encoder: the pipe's encoder
+ * @connector: the pipe's connector
+ * @event: the page-flip event waiting for FLIP_DONE, under drm.event_lock
+ * @crc: CRC generation is on
+ * @crc_frame: the device frame of the last CRC reported
+ */
+struct vdxg_crtc {
+	struct drm_crtc base;
+	struct vdxg_device *vdxg;
+	unsigned int pipe;
+	struct vdxg_plane planes[VDXG_NUM_PLANES];
+	struct drm_encoder encoder;
+	struct drm_connector connector;
+	struct drm_pending_vblank_event *event;
+	bool crc;
+	u32 crc_frame;
+};
+
+/**
+ * struct vdxg_display - the display engine
+ * @num_crtcs: pipes in use
+ * @crtcs: the pipes
+ * @wb: the writeback connector
+ * @wb_crtc: the pipe the armed writeback captures
+ * @hotplug_work: reports connector changes outside the interrupt
+ */
+struct vdxg_display {
+	unsigned int num_crtcs;
+	struct vdxg_crtc crtcs[VDXG_MAX_CRTCS];
+	struct drm_writeback_connector wb;
+	unsigned int wb_crtc;
+	struct work_struct hotplug_work;
+};
+
+static inline struct vdxg_crtc *to_vdxg_crtc(struct drm_crtc *crtc)
+{
+	return container_of(crtc, struct vdxg_crtc, base);
+}
+
+static inline struct vdxg_plane *to_vdxg_plane(struct drm_plane *plane)
+{
+	return container_of(plane, struct vdxg_plane, base);
+}
+
+int vdxg_display_init(struct vdxg_device *vdxg);
+void vdxg_display_fini(struct vdxg_device *vdxg);
+void vdxg_display_irq(struct vdxg_device *vdxg, u32 pending);
+
+/* vdxg_plane.c */
+int vdxg_plane_init(struct vdxg_device *vdxg, struct vdxg_plane *vp,
+		    unsigned int pipe, unsigned int index);
+int vdxg_fb_pin(struct drm_framebuffer *fb);
+void vdxg_fb_unpin(struct drm_framebuffer *fb);
+u64 vdxg_fb_gpu_addr(struct drm_framebuffer *fb);
+
+/* vdxg_connector.c */
+int vdxg_connector_init(struct vdxg_device *vdxg, struct vdxg_crtc *vc);
+void vdxg_hotplug_work(struct work_struct *work);
+int vdxg_writeback_init(struct vdxg_device *vdxg);
+void vdxg_writeback_irq(struct vdxg_device *vdxg);
+
+#endif
