@@ -36,6 +36,9 @@ static void vdxg_gem_free(struct drm_gem_object *obj)
 
 static const struct drm_gem_object_funcs vdxg_gem_funcs = {
 	.free = vdxg_gem_free,
+	.pin = vdxg_gem_pin,
+	.unpin = vdxg_gem_unpin,
+	.get_sg_table = vdxg_gem_get_sg_table,
 	.vmap = drm_gem_ttm_vmap,
 	.vunmap = drm_gem_ttm_vunmap,
 	.mmap = drm_gem_ttm_mmap,
@@ -106,20 +109,24 @@ static int vdxg_bo_places(struct vdxg_device *vdxg, struct vdxg_bo *bo,
 }
 
 /**
- * vdxg_bo_create - create an object and place it
+ * vdxg_bo_create_sg - create an object, or import one, and place it
  * @vdxg: the device
  * @size: bytes, rounded up to pages
  * @flags: DRM_VDXG_GEM_*
  * @segments: preferred segment set, DRM_VDXG_SEGMENT_*
  * @num_segments: entries in @segments
+ * @sg: for an imported object, its pages; else NULL
+ * @resv: for an imported object, the exporter's reservation object
  * @out: the object, with one reference
  *
  * Return: 0, -EINVAL for bad arguments, -E2BIG for a size no segment can
  * hold, -EOPNOTSUPP on a device without a paging engine, or the error of
  * placing it.
  */
-int vdxg_bo_create(struct vdxg_device *vdxg, u64 size, u32 flags,
-		   const u32 *segments, u32 num_segments, struct vdxg_bo **out)
+int vdxg_bo_create_sg(struct vdxg_device *vdxg, u64 size, u32 flags,
+		      const u32 *segments, u32 num_segments,
+		      struct sg_table *sg, struct dma_resv *resv,
+		      struct vdxg_bo **out)
 {
 	struct vdxg_bo *bo;
 	int ret;
@@ -145,16 +152,26 @@ int vdxg_bo_create(struct vdxg_device *vdxg, u64 size, u32 flags,
 
 	bo->tbo.base.funcs = &vdxg_gem_funcs;
 	drm_gem_private_object_init(&vdxg->drm, &bo->tbo.base, size);
+	if (sg)
+		bo->tbo.base.resv = resv;
 
 	/* On failure TTM drops the object through vdxg_bo_destroy(). */
-	ret = ttm_bo_init_validate(&vdxg->ttm, &bo->tbo, ttm_bo_type_device,
-				   &bo->placement, 0, true, NULL, NULL,
+	ret = ttm_bo_init_validate(&vdxg->ttm, &bo->tbo,
+				   sg ? ttm_bo_type_sg : ttm_bo_type_device,
+				   &bo->placement, 0, true, sg, resv,
 				   vdxg_bo_destroy);
 	if (ret)
 		return ret;
 
 	*out = bo;
 	return 0;
+}
+
+int vdxg_bo_create(struct vdxg_device *vdxg, u64 size, u32 flags,
+		   const u32 *segments, u32 num_segments, struct vdxg_bo **out)
+{
+	return vdxg_bo_create_sg(vdxg, size, flags, segments, num_segments,
+				 NULL, NULL, out);
 }
 
 static int vdxg_bo_handle(struct drm_file *file, struct vdxg_bo *bo,

@@ -9,8 +9,12 @@
 #include <drm/ttm/ttm_placement.h>
 #include <drm/vdxg_drm.h>
 
+struct dma_buf_attachment;
+struct dma_resv;
 struct drm_device;
 struct drm_file;
+struct drm_gem_object;
+struct sg_table;
 struct drm_mode_create_dumb;
 struct vdxg_device;
 
@@ -41,6 +45,22 @@ static inline struct vdxg_bo *to_vdxg_bo(struct ttm_buffer_object *tbo)
 bool vdxg_is_bo(struct ttm_buffer_object *tbo);
 int vdxg_bo_create(struct vdxg_device *vdxg, u64 size, u32 flags,
 		   const u32 *segments, u32 num_segments, struct vdxg_bo **out);
+int vdxg_bo_create_sg(struct vdxg_device *vdxg, u64 size, u32 flags,
+		      const u32 *segments, u32 num_segments,
+		      struct sg_table *sg, struct dma_resv *resv,
+		      struct vdxg_bo **out);
+
+/* vdxg_prime.c */
+int vdxg_gem_pin(struct drm_gem_object *obj);
+void vdxg_gem_unpin(struct drm_gem_object *obj);
+struct sg_table *vdxg_gem_get_sg_table(struct drm_gem_object *obj);
+struct drm_gem_object *
+vdxg_gem_prime_import_sg_table(struct drm_device *drm,
+			       struct dma_buf_attachment *attach,
+			       struct sg_table *sgt);
+int vdxg_ttm_tt_populate(struct ttm_device *bdev, struct ttm_tt *tt,
+			 struct ttm_operation_ctx *ctx);
+void vdxg_ttm_tt_unpopulate(struct ttm_device *bdev, struct ttm_tt *tt);
 
 int vdxg_gem_create_ioctl(struct drm_device *drm, void *data,
 			  struct drm_file *file);

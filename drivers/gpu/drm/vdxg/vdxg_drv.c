@@ -80,6 +80,7 @@ static const struct drm_driver vdxg_drm_driver = {
 	.num_ioctls = ARRAY_SIZE(vdxg_ioctls),
 	.fops = &vdxg_fops,
 	.dumb_create = vdxg_dumb_create,
+	.gem_prime_import_sg_table = vdxg_gem_prime_import_sg_table,
 	DRM_FBDEV_TTM_DRIVER_OPS,
 	.name = DRIVER_NAME,
 	.desc = DRIVER_DESC,

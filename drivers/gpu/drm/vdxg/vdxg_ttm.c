@@ -310,6 +310,8 @@ static void vdxg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
 static const struct ttm_device_funcs vdxg_ttm_funcs = {
 	.ttm_tt_create = vdxg_ttm_tt_create,
 	.ttm_tt_destroy = vdxg_ttm_tt_destroy,
+	.ttm_tt_populate = vdxg_ttm_tt_populate,
+	.ttm_tt_unpopulate = vdxg_ttm_tt_unpopulate,
 	.eviction_valuable = ttm_bo_eviction_valuable,
 	.evict_flags = vdxg_evict_flags,
 	.move = vdxg_bo_move,
