@@ -25,6 +25,7 @@ extern "C" {
 #define DRM_VDXG_CONTEXT_DESTROY	0x07
 #define DRM_VDXG_SUBMIT			0x08
 #define DRM_VDXG_GET_RESET_STATUS	0x09
+#define DRM_VDXG_PRESENT		0x0a
 
 #define DRM_IOCTL_VDXG_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_GET_PARAM, struct drm_vdxg_get_param)
@@ -51,6 +52,8 @@ extern "C" {
 #define DRM_IOCTL_VDXG_GET_RESET_STATUS \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_GET_RESET_STATUS, \
 		 struct drm_vdxg_reset_status)
+#define DRM_IOCTL_VDXG_PRESENT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VDXG_PRESENT, struct drm_vdxg_present)
 
 /**
  * enum drm_vdxg_param - parameters readable with DRM_IOCTL_VDXG_GET_PARAM
@@ -360,6 +363,98 @@ struct drm_vdxg_reset_status {
 	__u32 flags;
 	__u32 guilty;
 	__u32 innocent;
+};
+
+/* PRESENT modes (DxgkDdiPresent). */
+#define DRM_VDXG_PRESENT_BLIT		0
+#define DRM_VDXG_PRESENT_FLIP		1
+
+/* FLIP: send a DRM_EVENT_FLIP_COMPLETE with @user_data when it is shown. */
+#define DRM_VDXG_PRESENT_EVENT		0x1
+#define DRM_VDXG_PRESENT_FLAGS		DRM_VDXG_PRESENT_EVENT
+
+#define DRM_VDXG_MAX_CLIPS		64
+
+/**
+ * struct drm_vdxg_present_surface - a surface PRESENT reads or writes
+ * @fb_id: a KMS framebuffer (its object, format, size and pitch), or 0
+ *	to describe a GEM object with the fields below
+ * @handle: GEM handle (with @fb_id 0)
+ * @format: DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888 or DRM_FORMAT_RGB565
+ * @width: pixels
+ * @height: pixels
+ * @pitch: bytes per row
+ * @offset: byte offset of pixel (0, 0) in the object
+ * @pad: must be zero
+ *
+ * With @fb_id set, @handle, @format, @width, @height, @pitch and @offset
+ * must be zero.
+ */
+struct drm_vdxg_present_surface {
+	__u32 fb_id;
+	__u32 handle;
+	__u32 format;
+	__u32 width;
+	__u32 height;
+	__u32 pitch;
+	__u32 offset;
+	__u32 pad;
+};
+
+/**
+ * struct drm_vdxg_rect - a rectangle, x1 and y1 inclusive, x2 and y2 not
+ * @x1: left
+ * @y1: top
+ * @x2: right
+ * @y2: bottom
+ */
+struct drm_vdxg_rect {
+	__s32 x1;
+	__s32 y1;
+	__s32 x2;
+	__s32 y2;
+};
+
+/**
+ * struct drm_vdxg_present - argument of DRM_IOCTL_VDXG_PRESENT
+ * @mode: DRM_VDXG_PRESENT_BLIT or DRM_VDXG_PRESENT_FLIP
+ * @flags: DRM_VDXG_PRESENT_*
+ * @ctx_id: BLIT: the context the blit runs on
+ * @crtc_id: FLIP: the CRTC whose primary plane shows @src
+ * @src: BLIT: the source; FLIP: the framebuffer to show (@src.fb_id)
+ * @dst: BLIT: the destination, a framebuffer or an object
+ * @dst_x: BLIT: where the source's pixel (0, 0) lands in @dst
+ * @dst_y: BLIT: likewise
+ * @num_clips: BLIT: rectangles in @clips, at most DRM_VDXG_MAX_CLIPS;
+ *	0 copies the whole source
+ * @out_syncobj: a syncobj that receives the present's fence (signalled
+ *	when the blit is done, or when the flip is on screen), or 0
+ * @clips: BLIT: user pointer to struct drm_vdxg_rect[], in @dst
+ *	coordinates; each is clipped to @dst and to the source's image
+ * @user_data: FLIP: the event's user data
+ *
+ * A blit is a command buffer the kernel builds (SET_SURFACE, COPY_RECT per
+ * clip) and runs through SUBMIT's validation, residency, patching and
+ * scheduling, with implicit sync on both objects. A flip is an atomic
+ * page flip of the CRTC's primary plane at the next vblank. Errors:
+ * -EINVAL bad mode, flags, format, rectangle or padding; -ENOENT an unknown
+ * handle, framebuffer, CRTC, context or syncobj; -ERANGE a surface outside
+ * its object; -E2BIG too many clips; -EBUSY a flip already pending; the
+ * errors of SUBMIT.
+ */
+struct drm_vdxg_present {
+	__u32 mode;
+	__u32 flags;
+	__u32 ctx_id;
+	__u32 crtc_id;
+	struct drm_vdxg_present_surface src;
+	struct drm_vdxg_present_surface dst;
+	__s32 dst_x;
+	__s32 dst_y;
+	__u32 num_clips;
+	__u32 out_syncobj;
+	__u64 clips;
+	__u64 user_data;
 };
 
 #if defined(__cplusplus)

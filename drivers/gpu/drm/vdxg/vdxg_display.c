@@ -271,6 +271,8 @@ static int vdxg_crtc_init(struct vdxg_device *vdxg, unsigned int pipe)
 
 	vc->vdxg = vdxg;
 	vc->pipe = pipe;
+	spin_lock_init(&vc->fence_lock);
+	vc->fence_context = dma_fence_context_alloc(1);
 	for (i = 0; i < VDXG_NUM_PLANES; i++) {
 		ret = vdxg_plane_init(vdxg, &vc->planes[i], pipe, i);
 		if (ret)

@@ -5,6 +5,7 @@
 #ifndef _VDXG_DISPLAY_H_
 #define _VDXG_DISPLAY_H_
 
+#include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
 #include <drm/drm_connector.h>
@@ -42,6 +43,9 @@ struct vdxg_plane {
  * @event: the page-flip event waiting for FLIP_DONE, under drm.event_lock
  * @crc: CRC generation is on
  * @crc_frame: the device frame of the last CRC reported
+ * @fence_lock: the lock of PRESENT flip fences
+ * @fence_context: their context
+ * @fence_seqno: their last seqno
  */
 struct vdxg_crtc {
 	struct drm_crtc base;
@@ -53,6 +57,9 @@ struct vdxg_crtc {
 	struct drm_pending_vblank_event *event;
 	bool crc;
 	u32 crc_frame;
+	spinlock_t fence_lock; /* of PRESENT flip fences */
+	u64 fence_context;
+	atomic64_t fence_seqno;
 };
 
 /**
@@ -91,6 +98,10 @@ int vdxg_plane_init(struct vdxg_device *vdxg, struct vdxg_plane *vp,
 int vdxg_fb_pin(struct drm_framebuffer *fb);
 void vdxg_fb_unpin(struct drm_framebuffer *fb);
 u64 vdxg_fb_gpu_addr(struct drm_framebuffer *fb);
+
+/* vdxg_present.c */
+int vdxg_present_ioctl(struct drm_device *drm, void *data,
+		       struct drm_file *file);
 
 /* vdxg_connector.c */
 int vdxg_connector_init(struct vdxg_device *vdxg, struct vdxg_crtc *vc);

@@ -51,6 +51,7 @@ static const struct drm_ioctl_desc vdxg_ioctls[] = {
 	VDXG_IOCTL(CONTEXT_DESTROY, vdxg_context_destroy_ioctl),
 	VDXG_IOCTL(SUBMIT, vdxg_submit_ioctl),
 	VDXG_IOCTL(GET_RESET_STATUS, vdxg_reset_status_ioctl),
+	VDXG_IOCTL(PRESENT, vdxg_present_ioctl),
 };
 
 static const struct file_operations vdxg_fops = {

@@ -11,10 +11,12 @@
 
 #include <drm/drm_suballoc.h>
 #include <drm/gpu_scheduler.h>
+#include <drm/vdxg_drm.h>
 
 #include "vdxg_engine.h"
 
 struct drm_file;
+struct drm_gem_object;
 struct drm_printer;
 struct vdxg_device;
 
@@ -108,6 +110,32 @@ struct vdxg_job {
 	u64 buf_gpu;
 	u32 len;
 };
+
+/**
+ * struct vdxg_kbuf - a command buffer the kernel built for a file
+ * @ctx_id: the file's context it runs on
+ * @cmds: the commands
+ * @ndw: their dwords
+ * @objs: the allocations' objects (the caller keeps its references)
+ * @flags: DRM_VDXG_ALLOC_* of each
+ * @nobjs: their number
+ * @patches: the patch locations
+ * @npatches: their number
+ * @out_syncobj: a syncobj to receive the job's fence, or 0
+ */
+struct vdxg_kbuf {
+	u32 ctx_id;
+	const u32 *cmds;
+	u32 ndw;
+	struct drm_gem_object *objs[2];
+	u32 flags[2];
+	u32 nobjs;
+	struct drm_vdxg_patch_location patches[2];
+	u32 npatches;
+	u32 out_syncobj;
+};
+
+int vdxg_submit_kernel(struct drm_file *file, const struct vdxg_kbuf *kb);
 
 int vdxg_render_init(struct vdxg_device *vdxg);
 void vdxg_render_unplug(struct vdxg_device *vdxg);

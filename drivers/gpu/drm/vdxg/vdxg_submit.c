@@ -354,7 +354,8 @@ static void vdxg_submit_write_back(struct vdxg_submit *s)
 		u64_to_user_ptr(s->args->allocations);
 	u32 i;
 
-	if (!(s->args->out_flags & DRM_VDXG_SUBMIT_OUT_PATCHED))
+	if (!(s->args->out_flags & DRM_VDXG_SUBMIT_OUT_PATCHED) ||
+	    !s->args->allocations)
 		return;
 	/* A failure here is not the job's: it is queued already. */
 	for (i = 0; i < s->args->num_allocations; i++)
@@ -438,6 +439,73 @@ static void vdxg_submit_cleanup(struct vdxg_submit *s)
 	kvfree(s->cmds);
 	if (s->ctx)
 		vdxg_context_put(s->ctx);
+}
+
+/**
+ * vdxg_submit_kernel - run a command buffer the kernel built
+ * @file: the file it runs for
+ * @kb: the buffer, its objects and patches
+ *
+ * PRESENT's blits take the SUBMIT path from validation on: the same
+ * parser, residency, patching and scheduling.
+ *
+ * Return: 0 once the job is queued, or a negative errno.
+ */
+int vdxg_submit_kernel(struct drm_file *file, const struct vdxg_kbuf *kb)
+{
+	struct drm_vdxg_sync out = { .handle = kb->out_syncobj };
+	struct drm_vdxg_submit args = {
+		.ctx_id = kb->ctx_id,
+		.command_size = kb->ndw * 4,
+		.num_allocations = kb->nobjs,
+		.num_patches = kb->npatches,
+		.num_out_syncs = kb->out_syncobj ? 1 : 0,
+	};
+	struct vdxg_submit s = {
+		.vdxg = to_vdxg(file->minor->dev),
+		.file = file,
+		.args = &args,
+	};
+	u32 i;
+	int ret = -ENOMEM;
+
+	s.ctx = vdxg_context_get(file, args.ctx_id);
+	if (!s.ctx)
+		return -ENOENT;
+	if (atomic_read(&s.ctx->guilty)) {
+		ret = -EIO;
+		goto out;
+	}
+
+	s.cmds = kvmemdup(kb->cmds, args.command_size, GFP_KERNEL);
+	s.patches = kvmemdup(kb->patches, kb->npatches * sizeof(*kb->patches),
+			     GFP_KERNEL);
+	s.allocs = kvcalloc(kb->nobjs, sizeof(*s.allocs), GFP_KERNEL);
+	s.objs = kvcalloc(kb->nobjs, sizeof(*s.objs), GFP_KERNEL);
+	s.cp = kvcalloc(kb->nobjs, sizeof(*s.cp), GFP_KERNEL);
+	s.gpu_addr = kvcalloc(kb->nobjs, sizeof(*s.gpu_addr), GFP_KERNEL);
+	if (args.num_out_syncs)
+		s.out = kvmemdup(&out, sizeof(out), GFP_KERNEL);
+	if (!s.cmds || !s.patches || !s.allocs || !s.objs || !s.cp ||
+	    !s.gpu_addr || (args.num_out_syncs && !s.out))
+		goto out;
+
+	for (i = 0; i < kb->nobjs; i++) {
+		s.objs[i] = kb->objs[i];
+		drm_gem_object_get(s.objs[i]);
+		s.allocs[i].flags = kb->flags[i];
+		s.cp[i].size = s.objs[i]->size;
+		s.cp[i].flags = kb->flags[i];
+	}
+
+	ret = vdxg_submit_validate(&s);
+	if (!ret)
+		ret = vdxg_submit_prepare_out(&s);
+	if (!ret)
+		ret = vdxg_submit_job(&s);
+out:
+	vdxg_submit_cleanup(&s);
+	return ret;
 }
 
 /**
