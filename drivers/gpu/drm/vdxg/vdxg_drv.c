@@ -206,6 +206,7 @@ static struct pci_driver vdxg_pci_driver = {
 	.probe = vdxg_probe,
 	.remove = vdxg_remove,
 	.shutdown = vdxg_shutdown,
+	.driver.pm = pm_sleep_ptr(&vdxg_pm_ops),
 };
 
 drm_module_pci_driver(vdxg_pci_driver);

@@ -34,12 +34,14 @@ struct vdxg_device;
  * struct vdxg_gart - the aperture's translation table
  * @entries: GART entries, one per aperture page
  * @table: CPU mapping of the table in reserved VRAM (read by debugfs only)
+ * @table_gpu: its GPU address
  * @dummy: the page invalid entries point at
  * @dummy_dma: its bus address
  */
 struct vdxg_gart {
 	u32 entries;
 	u64 __iomem *table;
+	u64 table_gpu;
 	void *dummy;
 	dma_addr_t dummy_dma;
 };
@@ -163,6 +165,10 @@ int vdxg_kmem_alloc(struct vdxg_device *vdxg, u32 size, u64 *gpu,
 /* vdxg_gart.c */
 int vdxg_gart_init(struct vdxg_device *vdxg);
 void vdxg_gart_fini(struct vdxg_device *vdxg);
+void vdxg_gart_program(struct vdxg_device *vdxg);
+
+/* vdxg_pm.c */
+extern const struct dev_pm_ops vdxg_pm_ops;
 
 /* vdxg_ttm.c */
 int vdxg_ttm_init(struct vdxg_device *vdxg);
@@ -172,6 +178,7 @@ u64 vdxg_ttm_gpu_addr(struct vdxg_device *vdxg, const struct ttm_resource *res);
 int vdxg_irq_init(struct vdxg_device *vdxg);
 void vdxg_irq_fini(struct vdxg_device *vdxg);
 void vdxg_irq_enable(struct vdxg_device *vdxg, u32 sources);
+void vdxg_irq_restore(struct vdxg_device *vdxg);
 
 /* vdxg_fault.c */
 void vdxg_fault_irq(struct vdxg_device *vdxg);

@@ -50,7 +50,11 @@ static void vdxg_engine_wr(struct vdxg_engine *engine, u32 reg, u32 val)
 	vdxg_wr(engine->vdxg, VDXG_ENGINE_BASE(engine->id) + reg, val);
 }
 
-static void vdxg_engine_program(struct vdxg_engine *engine)
+/**
+ * vdxg_engine_program - (re)start an idle engine on an empty ring
+ * @engine: the engine
+ */
+void vdxg_engine_program(struct vdxg_engine *engine)
 {
 	engine->tail = 0;
 	writeq(0, engine->seqno_cpu);
@@ -205,6 +209,24 @@ struct dma_fence *vdxg_engine_emit(struct vdxg_engine *engine,
 	vdxg_engine_wr(engine, VDXG_ENG_DOORBELL, 1);
 
 	return &f->base;
+}
+
+/**
+ * vdxg_engine_idle - is nothing on the ring
+ * @engine: the engine
+ *
+ * Return: true when every emitted entry has been signalled.
+ */
+bool vdxg_engine_idle(struct vdxg_engine *engine)
+{
+	unsigned long flags;
+	bool idle;
+
+	vdxg_engine_signal(engine);
+	spin_lock_irqsave(&engine->lock, flags);
+	idle = list_empty(&engine->pending);
+	spin_unlock_irqrestore(&engine->lock, flags);
+	return idle;
 }
 
 /**

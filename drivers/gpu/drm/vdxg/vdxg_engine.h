@@ -76,6 +76,8 @@ struct dma_fence *vdxg_engine_emit(struct vdxg_engine *engine,
 				   struct vdxg_hw_fence *f, u64 addr, u32 len,
 				   u32 context);
 void vdxg_engine_signal(struct vdxg_engine *engine);
+void vdxg_engine_program(struct vdxg_engine *engine);
+bool vdxg_engine_idle(struct vdxg_engine *engine);
 void vdxg_engine_reset(struct vdxg_engine *engine);
 
 #endif

@@ -56,13 +56,27 @@ int vdxg_gart_init(struct vdxg_device *vdxg)
 	if (!gart->dummy)
 		return -ENOMEM;
 
-	vdxg_wr(vdxg, VDXG_REG_GART_TABLE_LO, lower_32_bits(table_gpu));
-	vdxg_wr(vdxg, VDXG_REG_GART_TABLE_HI, upper_32_bits(table_gpu));
+	gart->table_gpu = table_gpu;
+	vdxg_gart_program(vdxg);
+	return 0;
+}
+
+/**
+ * vdxg_gart_program - point the device at the table and dummy page
+ * @vdxg: the device
+ *
+ * At probe, and again after a resume reset the registers.
+ */
+void vdxg_gart_program(struct vdxg_device *vdxg)
+{
+	struct vdxg_gart *gart = &vdxg->gart;
+
+	vdxg_wr(vdxg, VDXG_REG_GART_TABLE_LO, lower_32_bits(gart->table_gpu));
+	vdxg_wr(vdxg, VDXG_REG_GART_TABLE_HI, upper_32_bits(gart->table_gpu));
 	vdxg_wr(vdxg, VDXG_REG_DUMMY_PAGE_LO, lower_32_bits(gart->dummy_dma));
 	vdxg_wr(vdxg, VDXG_REG_DUMMY_PAGE_HI, upper_32_bits(gart->dummy_dma));
 	vdxg_wr(vdxg, VDXG_REG_GART_CTRL, VDXG_GART_CTRL_ENABLE);
 	vdxg_wr(vdxg, VDXG_REG_TLB_FLUSH, 1);
-	return 0;
 }
 
 /**

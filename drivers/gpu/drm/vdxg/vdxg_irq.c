@@ -127,6 +127,15 @@ static void vdxg_irq_set_mask(struct vdxg_device *vdxg, u32 mask)
 }
 
 /**
+ * vdxg_irq_restore - write the interrupt mask again after a resume
+ * @vdxg: the device
+ */
+void vdxg_irq_restore(struct vdxg_device *vdxg)
+{
+	vdxg_wr(vdxg, VDXG_REG_INT_MASK, READ_ONCE(vdxg->irq.mask));
+}
+
+/**
  * vdxg_irq_enable - unmask interrupt sources
  * @vdxg: the device
  * @sources: VDXG_INT_* bits
