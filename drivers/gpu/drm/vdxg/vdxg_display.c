@@ -104,6 +104,22 @@ static bool vdxg_crtc_scanout_position(struct drm_crtc *crtc,
 	return true;
 }
 
+/*
+ * The helper, but quiet while a modeset has cleared the timing constants:
+ * a commit racing with a nonblocking modeset asks for the next vblank
+ * (fence deadlines) while the CRTC has no mode.
+ */
+static bool vdxg_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
+				      ktime_t *vblank_time,
+				      bool in_vblank_irq)
+{
+	if (!READ_ONCE(drm_crtc_vblank_crtc(crtc)->hwmode.crtc_clock))
+		return false;
+	return drm_crtc_vblank_helper_get_vblank_timestamp(crtc, max_error,
+							   vblank_time,
+							   in_vblank_irq);
+}
+
 static int vdxg_verify_crc_source(struct drm_crtc *crtc, const char *source,
 				  size_t *values_cnt)
 {
@@ -162,7 +178,7 @@ static const struct drm_crtc_funcs vdxg_crtc_funcs = {
 	.atomic_destroy_state = drm_atomic_helper_crtc_destroy_state,
 	.enable_vblank = vdxg_enable_vblank,
 	.disable_vblank = vdxg_disable_vblank,
-	.get_vblank_timestamp = drm_crtc_vblank_helper_get_vblank_timestamp,
+	.get_vblank_timestamp = vdxg_get_vblank_timestamp,
 	.set_crc_source = vdxg_set_crc_source,
 	.verify_crc_source = vdxg_verify_crc_source,
 	.get_crc_sources = vdxg_get_crc_sources,
@@ -218,6 +234,12 @@ static void vdxg_crtc_atomic_disable(struct drm_crtc *crtc,
 
 	drm_crtc_vblank_off(crtc);
 	if (drm_dev_enter(crtc->dev, &idx)) {
+		unsigned int i;
+
+		/* Off with the pipe: a later enable latches nothing stale. */
+		for (i = 0; i < VDXG_NUM_PLANES; i++)
+			vdxg_wr(vc->vdxg, VDXG_PLANE_BASE(vc->pipe, i) +
+				VDXG_PLANE_CTRL, 0);
 		vdxg_crtc_update_ctrl(vc, false, false);
 		drm_dev_exit(idx);
 	}
@@ -347,6 +369,29 @@ void vdxg_display_irq(struct vdxg_device *vdxg, u32 pending)
 		schedule_work(&disp->hotplug_work);
 }
 
+/*
+ * Planes go after the CRTCs are on, so that their FLIP latches at a real
+ * vblank; the commit is done when FLIP_DONE has sent its events, which
+ * follows the device rather than a fixed vblank timeout.
+ */
+static void vdxg_atomic_commit_tail(struct drm_atomic_state *state)
+{
+	struct drm_device *drm = state->dev;
+
+	drm_atomic_helper_commit_modeset_disables(drm, state);
+	drm_atomic_helper_commit_modeset_enables(drm, state);
+	drm_atomic_helper_commit_planes(drm, state,
+					DRM_PLANE_COMMIT_ACTIVE_ONLY);
+	drm_atomic_helper_fake_vblank(state);
+	drm_atomic_helper_commit_hw_done(state);
+	drm_atomic_helper_wait_for_flip_done(drm, state);
+	drm_atomic_helper_cleanup_planes(drm, state);
+}
+
+static const struct drm_mode_config_helper_funcs vdxg_mode_config_helpers = {
+	.atomic_commit_tail = vdxg_atomic_commit_tail,
+};
+
 static const struct drm_mode_config_funcs vdxg_mode_config_funcs = {
 	.fb_create = drm_gem_fb_create,
 	.atomic_check = drm_atomic_helper_check,
@@ -383,6 +428,7 @@ int vdxg_display_init(struct vdxg_device *vdxg)
 	drm->mode_config.cursor_height = VDXG_CURSOR_MAX_DIM;
 	drm->mode_config.preferred_depth = 24;
 	drm->mode_config.funcs = &vdxg_mode_config_funcs;
+	drm->mode_config.helper_private = &vdxg_mode_config_helpers;
 
 	for (i = 0; i < disp->num_crtcs; i++) {
 		ret = vdxg_crtc_init(vdxg, i);
