@@ -250,7 +250,7 @@ static int vdxg_cursor_async_check(struct drm_plane *plane,
 	struct drm_crtc_state *cs;
 
 	if (!plane->state->crtc || ps->crtc != plane->state->crtc ||
-	    ps->fb != plane->state->fb)
+	    !ps->fb || !plane->state->fb)
 		return -EINVAL;
 	cs = drm_atomic_get_existing_crtc_state(state, ps->crtc);
 	if (!cs || !cs->active)
@@ -266,7 +266,11 @@ static void vdxg_cursor_async_update(struct drm_plane *plane,
 	struct vdxg_plane *vp = to_vdxg_plane(plane);
 	int idx;
 
-	/* Same fb: only position and source change. */
+	/*
+	 * Update the current state in place; the new state takes the old fb,
+	 * so that its cleanup unpins that one.
+	 */
+	swap(plane->state->fb, ps->fb);
 	plane->state->src = ps->src;
 	plane->state->dst = ps->dst;
 	plane->state->src_x = ps->src_x;
