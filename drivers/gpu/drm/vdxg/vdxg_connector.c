@@ -252,14 +252,6 @@ static const struct drm_connector_helper_funcs vdxg_wb_helper_funcs = {
 	.atomic_commit = vdxg_wb_atomic_commit,
 };
 
-static const struct drm_connector_funcs vdxg_wb_connector_funcs = {
-	.fill_modes = drm_helper_probe_single_connector_modes,
-	.destroy = drm_connector_cleanup,
-	.reset = drm_atomic_helper_connector_reset,
-	.atomic_duplicate_state = drm_atomic_helper_connector_duplicate_state,
-	.atomic_destroy_state = drm_atomic_helper_connector_destroy_state,
-};
-
 /**
  * vdxg_writeback_init - create the writeback connector
  * @vdxg: the device
@@ -274,7 +266,7 @@ int vdxg_writeback_init(struct vdxg_device *vdxg)
 
 	drm_connector_helper_add(&disp->wb.base, &vdxg_wb_helper_funcs);
 	ret = drm_writeback_connector_init(&vdxg->drm, &disp->wb,
-					   &vdxg_wb_connector_funcs, NULL,
+					   &vdxg_connector_funcs, NULL,
 					   vdxg_wb_formats,
 					   ARRAY_SIZE(vdxg_wb_formats), crtcs);
 	return ret;

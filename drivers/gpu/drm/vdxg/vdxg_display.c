@@ -258,22 +258,26 @@ static void vdxg_crtc_atomic_flush(struct drm_crtc *crtc,
 	struct vdxg_crtc *vc = to_vdxg_crtc(crtc);
 	struct drm_pending_vblank_event *event = crtc->state->event;
 	bool active = crtc->state->active;
+	bool present;
 	int idx;
 
+	/* Unplugged: no FLIP_DONE will come, so complete the commit now. */
+	present = drm_dev_enter(crtc->dev, &idx);
 	if (event) {
 		crtc->state->event = NULL;
 		spin_lock_irq(&crtc->dev->event_lock);
-		if (active && !vc->event && !drm_crtc_vblank_get(crtc))
+		if (present && active && !vc->event &&
+		    !drm_crtc_vblank_get(crtc))
 			vc->event = event;
 		else
 			drm_crtc_send_vblank_event(crtc, event);
 		spin_unlock_irq(&crtc->dev->event_lock);
 	}
-
-	if (active && drm_dev_enter(crtc->dev, &idx)) {
+	if (!present)
+		return;
+	if (active)
 		vdxg_crtc_wr(vc, VDXG_CRTC_FLIP, 1);
-		drm_dev_exit(idx);
-	}
+	drm_dev_exit(idx);
 }
 
 static const struct drm_crtc_helper_funcs vdxg_crtc_helper_funcs = {
@@ -460,9 +464,15 @@ int vdxg_display_init(struct vdxg_device *vdxg)
  */
 void vdxg_display_fini(struct vdxg_device *vdxg)
 {
+	unsigned int i;
+
 	if (!vdxg->display.num_crtcs)
 		return;
+
 	drm_kms_helper_poll_fini(&vdxg->drm);
 	cancel_work_sync(&vdxg->display.hotplug_work);
+	/* FLIP_DONE will not come for flips pending at unplug. */
+	for (i = 0; i < vdxg->display.num_crtcs; i++)
+		vdxg_crtc_flip_done(&vdxg->display.crtcs[i]);
 	drm_atomic_helper_shutdown(&vdxg->drm);
 }

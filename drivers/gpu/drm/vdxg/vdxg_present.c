@@ -258,7 +258,7 @@ static int vdxg_present_blit(struct drm_file *file,
 	if (args->crtc_id || args->flags || args->user_data)
 		return -EINVAL;
 
-	clips = kcalloc(max(args->num_clips, 1u), sizeof(*clips), GFP_KERNEL);
+	clips = kcalloc(DRM_VDXG_MAX_CLIPS, sizeof(*clips), GFP_KERNEL);
 	if (!clips)
 		return -ENOMEM;
 	nclips = vdxg_present_clips(args, clips);

@@ -146,6 +146,15 @@ static int vdxg_submit_copy_in(struct vdxg_submit *s)
 	return ret;
 }
 
+/* Has the object a segment the engines reach (VRAM, aperture)? */
+static bool vdxg_submit_gpu_reachable(struct drm_gem_object *obj)
+{
+	struct ttm_buffer_object *tbo =
+		container_of(obj, struct ttm_buffer_object, base);
+
+	return to_vdxg_bo(tbo)->gpu_placement.num_placement;
+}
+
 /* Look up every allocation's object; each may be listed once. */
 static int vdxg_submit_lookup(struct vdxg_submit *s)
 {
@@ -160,16 +169,13 @@ static int vdxg_submit_lookup(struct vdxg_submit *s)
 
 	for (i = 0; i < n; i++) {
 		const struct drm_vdxg_allocation *a = &s->allocs[i];
-		struct vdxg_bo *bo;
 
 		if (a->flags & ~DRM_VDXG_ALLOC_FLAGS)
 			return -EINVAL;
 		s->objs[i] = drm_gem_object_lookup(s->file, a->handle);
 		if (!s->objs[i])
 			return -ENOENT;
-		bo = to_vdxg_bo(container_of(s->objs[i],
-					     struct ttm_buffer_object, base));
-		if (!bo->gpu_placement.num_placement)
+		if (!vdxg_submit_gpu_reachable(s->objs[i]))
 			return -EINVAL;
 		s->cp[i].size = s->objs[i]->size;
 		s->cp[i].flags = a->flags;
@@ -493,6 +499,9 @@ int vdxg_submit_kernel(struct drm_file *file, const struct vdxg_kbuf *kb)
 	for (i = 0; i < kb->nobjs; i++) {
 		s.objs[i] = kb->objs[i];
 		drm_gem_object_get(s.objs[i]);
+		ret = -EINVAL;
+		if (!vdxg_submit_gpu_reachable(s.objs[i]))
+			goto out;
 		s.allocs[i].flags = kb->flags[i];
 		s.cp[i].size = s.objs[i]->size;
 		s.cp[i].flags = kb->flags[i];
