@@ -219,7 +219,6 @@ static void vdxg_wb_atomic_commit(struct drm_connector *connector,
 	drm_writeback_queue_job(&disp->wb, cs);
 	if (!drm_dev_enter(connector->dev, &idx))
 		return;
-	disp->wb_crtc = pipe;
 	vdxg_wr(vdxg, VDXG_REG_WB_ADDR_LO, lower_32_bits(addr));
 	vdxg_wr(vdxg, VDXG_REG_WB_ADDR_HI, upper_32_bits(addr));
 	vdxg_wr(vdxg, VDXG_REG_WB_FORMAT, fb->format->format);

@@ -67,14 +67,12 @@ struct vdxg_crtc {
  * @num_crtcs: pipes in use
  * @crtcs: the pipes
  * @wb: the writeback connector
- * @wb_crtc: the pipe the armed writeback captures
  * @hotplug_work: reports connector changes outside the interrupt
  */
 struct vdxg_display {
 	unsigned int num_crtcs;
 	struct vdxg_crtc crtcs[VDXG_MAX_CRTCS];
 	struct drm_writeback_connector wb;
-	unsigned int wb_crtc;
 	struct work_struct hotplug_work;
 };
 

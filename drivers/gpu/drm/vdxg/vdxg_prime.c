@@ -60,6 +60,8 @@ int vdxg_gem_pin(struct drm_gem_object *obj)
 		ret = ttm_bo_validate(tbo, &placement, &ctx);
 		if (ret)
 			return ret;
+		if (!tbo->ttm)
+			return -EINVAL;
 		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
 		if (ret)
 			return ret;
