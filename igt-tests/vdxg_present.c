@@ -19,7 +19,17 @@
  * - clip-rects, clip-rects-rgb565: blits between GEM objects with a
  *   destination offset and clip rectangles reaching past the destination
  *   and the source; the whole destination object is compared with the
- *   reference, so that any pixel written outside the clips is caught.
+ *   reference, so that any pixel written outside the clips is caught
+ *   (the second on the render node, with a format conversion).
+ * - blit-overlap: source and destination overlapping in one object, by
+ *   handles and as one framebuffer (owned by a non-master client).
+ * - blit-waits-for-render, flip-waits-for-blit: implicit sync, with the
+ *   job the present depends on held on the ring by a WAIT: a blit waits
+ *   for another context writing its source; a flip waits for the blit
+ *   into its framebuffer (no event, no fence until then) and then shows
+ *   the whole scene.
+ * - flip-busy: a flip while one is pending fails with EBUSY and leaves no
+ *   event or fence; the pending one completes.
  * - bad-*: one invalid PRESENT per subtest, with its errno; nothing must
  *   have been written or flipped, and a valid blit and a valid flip must
  *   work afterwards.
@@ -514,7 +524,7 @@ struct pt {
 	bool have_hostd;
 };
 
-static void pt_open(struct pt *t)
+static void pt_open_node(struct pt *t, enum vtest_node node)
 {
 	struct vdxg_device *dev = NULL;
 	uint32_t ctx;
@@ -522,9 +532,10 @@ static void pt_open(struct pt *t)
 
 	memset(t, 0, sizeof(*t));
 	t->hostd.fd = -1;
-	fd = vtest_drm_open_driver("vdxg", VTEST_NODE_CARD, NULL);
+	fd = vtest_drm_open_driver("vdxg", node, NULL);
 	if (fd < 0)
-		vtest_skip("no vdxg card node");
+		vtest_skip("no vdxg %s node",
+			   node == VTEST_NODE_CARD ? "card" : "render");
 	ret = vdxg_device_open_fd(fd, &dev);
 	close(fd);
 	vtest_assert_f(ret == 0, "vdxg_device_open_fd: %s", strerror(-ret));
@@ -544,6 +555,12 @@ static void pt_open(struct pt *t)
 	t->ctx = vr_ctx(&t->vr);
 	t->rng = vr_seed();
 	t->kmsg = vtest_kmsg_seq();
+}
+
+/* The card node: KMS, and DRM master once pt_kms() has run. */
+static void pt_open(struct pt *t)
+{
+	pt_open_node(t, VTEST_NODE_CARD);
 }
 
 static void pt_close(struct pt *t)
@@ -1021,8 +1038,8 @@ static void test_flip(void)
 
 /* --------------------------------------------------------- clip rects */
 
-static void clip_rects(uint32_t src_fmt, uint32_t dst_fmt, int32_t dx,
-		       int32_t dy)
+static void clip_rects(enum vtest_node node, uint32_t src_fmt,
+		       uint32_t dst_fmt, int32_t dx, int32_t dy)
 {
 	struct drm_vdxg_present p = { .mode = DRM_VDXG_PRESENT_BLIT };
 	const uint32_t dw = 160, dh = 120, sw = 130, shh = 100;
@@ -1051,7 +1068,7 @@ static void clip_rects(uint32_t src_fmt, uint32_t dst_fmt, int32_t dx,
 	unsigned int i;
 	int ret;
 
-	pt_open(&t);
+	pt_open_node(&t, node);
 	vr_buf_init(&t.vr, &src, 96 << 10, DRM_VDXG_SEGMENT_APERTURE);
 	vr_buf_init(&t.vr, &dst, 96 << 10, DRM_VDXG_SEGMENT_VRAM);
 	vr_buf_randomize(&src, &t.rng);
@@ -1116,12 +1133,351 @@ static void clip_rects(uint32_t src_fmt, uint32_t dst_fmt, int32_t dx,
 
 static void test_clip_rects(void)
 {
-	clip_rects(VDXG_FMT_XRGB8888, VDXG_FMT_XRGB8888, 40, 30);
+	clip_rects(VTEST_NODE_CARD, VDXG_FMT_XRGB8888, VDXG_FMT_XRGB8888, 40,
+		   30);
 }
 
 static void test_clip_rects_rgb565(void)
 {
-	clip_rects(VDXG_FMT_ARGB8888, VDXG_FMT_RGB565, -7, -4);
+	/* On the render node: BLIT needs no KMS. */
+	clip_rects(VTEST_NODE_RENDER, VDXG_FMT_ARGB8888, VDXG_FMT_RGB565, -7,
+		   -4);
+}
+
+/* ------------------------------------------------------ implicit sync */
+
+/* A job on CTX held by a WAIT until the CPU writes 1 at HOLD + 0. */
+static void hold_ctx(struct pt *t, uint32_t ctx, struct vdxg_bo *hold)
+{
+	struct vdxg_cs *cs = vr_cs();
+
+	vdxg_cs_wait(cs, hold, 0, 0, 1);
+	vr_submit(&t->vr, ctx, cs, NULL);
+	vdxg_cs_free(cs);
+}
+
+static uint8_t *hold_bo(struct pt *t, struct vdxg_bo **bo)
+{
+	uint8_t *map;
+
+	*bo = vr_bo(&t->vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
+	map = vr_map(*bo);
+	vr_write64(map, 0, 0);
+	return map;
+}
+
+/*
+ * The blit reads an object that another context's job, held on the ring,
+ * is still writing: it must wait for that job (implicit sync on the
+ * source), and then copy what it wrote.
+ */
+static void test_blit_waits_for_render(void)
+{
+	struct drm_vdxg_present p = { .mode = DRM_VDXG_PRESENT_BLIT };
+	struct vdxg_ref_surface rs, rd;
+	struct vr_buf src, dst;
+	struct vr_surf ss, ds;
+	struct vdxg_bo *hold;
+	struct vdxg_cs *cs = vr_cs();
+	uint32_t ctx2, so;
+	uint8_t *hmap;
+	struct pt t;
+	int ret;
+
+	pt_open(&t);
+	ctx2 = vr_ctx(&t.vr);
+	hmap = hold_bo(&t, &hold);
+	vr_buf_init(&t.vr, &src, 64 << 10, DRM_VDXG_SEGMENT_VRAM);
+	vr_buf_init(&t.vr, &dst, 64 << 10, DRM_VDXG_SEGMENT_APERTURE);
+	vr_buf_randomize(&src, &t.rng);
+	vr_buf_randomize(&dst, &t.rng);
+	ss = vr_surf(&src, 256, VDXG_FMT_XRGB8888, 80, 60);
+	ds = vr_surf(&dst, 512, VDXG_FMT_XRGB8888, 80, 60);
+
+	/* Context 2: held, then fills the source. */
+	vdxg_cs_wait(cs, hold, 0, 0, 1);
+	vr_cs_surface(cs, VDXG_SLOT_DST, &ss);
+	vdxg_cs_fill_rect(cs, 0, 0, 80, 60, 0xff336699);
+	vdxg_cs_fill_rect(cs, 10, 10, 30, 20, 0xffcc2211);
+	vr_submit(&t.vr, ctx2, cs, NULL);
+	rs = vr_ref(&ss);
+	vdxg_ref_fill_rect(&rs, 0, 0, 80, 60, 0xff336699);
+	vdxg_ref_fill_rect(&rs, 10, 10, 30, 20, 0xffcc2211);
+
+	/* Our context: the blit of it. */
+	so = vr_syncobj(&t.vr, false);
+	p.ctx_id = t.ctx;
+	p.src = psurf_bo(&ss);
+	p.dst = psurf_bo(&ds);
+	p.out_syncobj = so;
+	ret = present(&t, &p);
+	vtest_assert_f(ret == 0, "BLIT: %s", strerror(-ret));
+
+	vr_sleep_ms(300);
+	vtest_assert_f(vr_syncobj_wait(&t.vr, so, 0, 0) == -ETIME,
+		       "the blit finished before the job writing its source");
+	vr_buf_check(&dst, &ds, 1, "destination while the writer is held");
+
+	vr_write64(hmap, 0, 1);
+	syncobj_wait(&t, so, "blit behind the writer");
+	rd = vr_ref(&ds);
+	vdxg_ref_copy_rect(&rd, &rs, 0, 0, 0, 0, 80, 60);
+	vr_buf_check(&src, &ss, 1, "source");
+	vr_buf_check(&dst, &ds, 1, "destination");
+
+	vdxg_syncobj_destroy(t.vr.dev, so);
+	vdxg_cs_free(cs);
+	vr_buf_fini(&dst);
+	vr_buf_fini(&src);
+	vdxg_bo_free(hold);
+	vdxg_context_destroy(t.vr.dev, ctx2);
+	pt_close(&t);
+}
+
+/*
+ * FLIP right after a BLIT into the framebuffer, with the blit held on the
+ * ring: the flip must not be shown (no event, no fence) before the blit
+ * is done, and then shows the whole scene.
+ */
+static void test_flip_waits_for_blit(void)
+{
+	struct drm_vdxg_present p = { .mode = DRM_VDXG_PRESENT_BLIT };
+	struct vdxg_ref_surface rb, rs;
+	struct drm_event_vblank ev;
+	struct vr_buf abuf, bbuf;
+	struct vr_surf as, bs;
+	struct vdxg_bo *hold;
+	struct scene sc;
+	uint32_t fa, fbb, sb, sf;
+	uint64_t ud = 0xf11bf11bf11bull;
+	uint8_t *hmap;
+	struct pt t;
+	int ret;
+
+	pt_open(&t);
+	pt_kms(&t);
+	scene_render(&t, &sc, t.w, t.h, DRM_VDXG_SEGMENT_APERTURE);
+	hmap = hold_bo(&t, &hold);
+
+	vr_buf_init(&t.vr, &abuf, (uint64_t)t.w * t.h * 4, DRM_VDXG_SEGMENT_VRAM);
+	as = vr_surf(&abuf, 0, VDXG_FMT_XRGB8888, t.w, t.h);
+	cpu_pattern(&as, 0x33);
+	fa = add_fb(&t, &as);
+	set_crtc(&t, fa);
+	vr_buf_init(&t.vr, &bbuf, (uint64_t)t.w * t.h * 4, DRM_VDXG_SEGMENT_VRAM);
+	vr_buf_randomize(&bbuf, &t.rng);
+	bs = vr_surf(&bbuf, 0, VDXG_FMT_XRGB8888, t.w, t.h);
+	fbb = add_fb(&t, &bs);
+
+	hold_ctx(&t, t.ctx, hold);
+	sb = vr_syncobj(&t.vr, false);
+	p.ctx_id = t.ctx;
+	p.src = psurf_bo(&sc.s);
+	p.dst = psurf_fb(fbb);
+	p.out_syncobj = sb;
+	ret = present(&t, &p);
+	vtest_assert_f(ret == 0, "BLIT into B: %s", strerror(-ret));
+
+	memset(&p, 0, sizeof(p));
+	sf = vr_syncobj(&t.vr, false);
+	p.mode = DRM_VDXG_PRESENT_FLIP;
+	p.flags = DRM_VDXG_PRESENT_EVENT;
+	p.crtc_id = t.crtc_id;
+	p.src = psurf_fb(fbb);
+	p.out_syncobj = sf;
+	p.user_data = ud;
+	ret = present(&t, &p);
+	vtest_assert_f(ret == 0, "FLIP to B behind its blit: %s",
+		       strerror(-ret));
+
+	vtest_assert_f(!read_event(&t, &ev, 500),
+		       "the flip completed (user data 0x%llx) before the blit "
+		       "into its framebuffer ran",
+		       (unsigned long long)ev.user_data);
+	vtest_assert_eq(vr_syncobj_wait(&t.vr, sf, 0, 0), -ETIME);
+	vtest_assert_eq(vr_syncobj_wait(&t.vr, sb, 0, 0), -ETIME);
+	vr_buf_check(&bbuf, &bs, 1, "fb B while its blit is held");
+
+	vr_write64(hmap, 0, 1);
+	vtest_assert_f(read_event(&t, &ev, 10000),
+		       "no flip event within 10 s of the blit's release");
+	vtest_assert_eq(ev.base.type, DRM_EVENT_FLIP_COMPLETE);
+	vtest_assert_eq_u64(ev.user_data, ud);
+	vtest_assert_eq(ev.crtc_id, t.crtc_id);
+	vtest_assert_eq(vr_syncobj_wait(&t.vr, sb, 0, 0), 0);
+	vtest_assert_eq(vr_syncobj_wait(&t.vr, sf, 0, 0), 0);
+	rb = vr_ref(&bs);
+	rs = vr_ref(&sc.s);
+	vdxg_ref_copy_rect(&rb, &rs, 0, 0, 0, 0, t.w, t.h);
+	vr_buf_check(&bbuf, &bs, 1, "fb B readback");
+	vtest_assert_eq(crtc_fb(&t), fbb);
+	screen_check(&t, &bs, "flip-after-blit");
+
+	vdxg_syncobj_destroy(t.vr.dev, sf);
+	vdxg_syncobj_destroy(t.vr.dev, sb);
+	drmModeRmFB(t.vr.fd, fbb);
+	drmModeRmFB(t.vr.fd, fa);
+	vr_buf_fini(&bbuf);
+	vr_buf_fini(&abuf);
+	vdxg_bo_free(hold);
+	scene_fini(&sc);
+	pt_close(&t);
+}
+
+/*
+ * A FLIP while another is pending fails with EBUSY, leaving no event and
+ * no fence behind; the pending one completes as it should.
+ */
+static void test_flip_busy(void)
+{
+	struct drm_event_vblank ev;
+	struct vr_buf abuf, bbuf;
+	struct vr_surf as, bs;
+	uint32_t fbs[2], shown;
+	int attempt, busy = 0;
+	struct pt t;
+
+	pt_open(&t);
+	pt_kms(&t);
+	vr_buf_init(&t.vr, &abuf, (uint64_t)t.w * t.h * 4, DRM_VDXG_SEGMENT_VRAM);
+	as = vr_surf(&abuf, 0, VDXG_FMT_XRGB8888, t.w, t.h);
+	cpu_pattern(&as, 0x01);
+	vr_buf_init(&t.vr, &bbuf, (uint64_t)t.w * t.h * 4,
+		    DRM_VDXG_SEGMENT_APERTURE);
+	bs = vr_surf(&bbuf, 0, VDXG_FMT_XRGB8888, t.w, t.h);
+	cpu_pattern(&bs, 0x02);
+	fbs[0] = add_fb(&t, &as);
+	fbs[1] = add_fb(&t, &bs);
+	set_crtc(&t, fbs[0]);
+	shown = 0;
+
+	/* Two flips back to back: the second comes within the frame. */
+	for (attempt = 0; attempt < 10; attempt++) {
+		struct drm_vdxg_present p1 = {
+			.mode = DRM_VDXG_PRESENT_FLIP,
+			.flags = DRM_VDXG_PRESENT_EVENT,
+			.crtc_id = t.crtc_id,
+			.src = psurf_fb(fbs[!shown]),
+			.user_data = 0x1000 + attempt,
+		}, p2 = p1;
+		uint32_t s1 = vr_syncobj(&t.vr, false);
+		uint32_t s2 = vr_syncobj(&t.vr, false);
+		int r1, r2;
+
+		p1.out_syncobj = s1;
+		p2.src = psurf_fb(fbs[shown]);
+		p2.out_syncobj = s2;
+		p2.user_data = 0x2000 + attempt;
+		r1 = present(&t, &p1);
+		r2 = present(&t, &p2);
+		vtest_assert_f(r1 == 0, "first FLIP: %s", strerror(-r1));
+		vtest_assert_f(r2 == 0 || r2 == -EBUSY,
+			       "second FLIP: %s, expected EBUSY (or success "
+			       "after a vblank)", strerror(-r2));
+
+		vtest_assert_f(read_event(&t, &ev, 10000), "no event");
+		vtest_assert_eq_u64(ev.user_data, 0x1000 + attempt);
+		vtest_assert_eq(vr_syncobj_wait(&t.vr, s1, 0, 0), 0);
+		if (r2 == -EBUSY) {
+			busy++;
+			shown = !shown;
+			vtest_assert_eq(vr_syncobj_wait(&t.vr, s2, 0, 0),
+					-EINVAL);
+			vtest_assert_f(!read_event(&t, &ev, 100),
+				       "an event (user data 0x%llx) for the "
+				       "refused flip",
+				       (unsigned long long)ev.user_data);
+		} else {
+			vtest_info("attempt %d: the second flip was not "
+				   "refused (a vblank came between them)",
+				   attempt);
+			vtest_assert_f(read_event(&t, &ev, 10000),
+				       "no event for the second flip");
+			vtest_assert_eq_u64(ev.user_data, 0x2000 + attempt);
+			vtest_assert_eq(vr_syncobj_wait(&t.vr, s2, 0, 0), 0);
+		}
+		vtest_assert_eq(crtc_fb(&t), fbs[shown]);
+		vdxg_syncobj_destroy(t.vr.dev, s2);
+		vdxg_syncobj_destroy(t.vr.dev, s1);
+	}
+	vtest_info("%d of %d second flips refused with EBUSY", busy, attempt);
+	vtest_assert_f(busy > 0, "no flip was ever refused while another "
+		       "was pending");
+	screen_check(&t, shown ? &bs : &as, "flip-busy");
+
+	drmModeRmFB(t.vr.fd, fbs[1]);
+	drmModeRmFB(t.vr.fd, fbs[0]);
+	vr_buf_fini(&bbuf);
+	vr_buf_fini(&abuf);
+	pt_close(&t);
+}
+
+/* ------------------------------------------------------ overlap, owner */
+
+/*
+ * Source and destination in the same object, overlapping: by handles,
+ * then through a framebuffer onto itself (as a non-master client that
+ * owns it). The whole source is read before anything is written.
+ */
+static void test_blit_overlap(void)
+{
+	struct drm_vdxg_present p = { .mode = DRM_VDXG_PRESENT_BLIT };
+	struct drm_vdxg_rect clip = { -10, 3, 70, 50 };
+	struct vdxg_ref_surface r1, r2;
+	struct vr_surf s1, s2;
+	struct vr_buf buf;
+	struct pt t;
+	uint32_t so, fb;
+	int ret;
+
+	pt_open(&t);
+	if (drmIsMaster(t.vr.fd))
+		vtest_assert_ok(drmDropMaster(t.vr.fd));
+	vtest_assert(!drmIsMaster(t.vr.fd));
+	vr_buf_init(&t.vr, &buf, 64 << 10, DRM_VDXG_SEGMENT_VRAM);
+	vr_buf_randomize(&buf, &t.rng);
+	s1 = vr_surf(&buf, 0, VDXG_FMT_XRGB8888, 100, 80);
+	s2 = s1;
+	s2.offset = 2 * s1.pitch + 12;	/* 3 pixels right, 2 rows down */
+	vtest_assert(s2.offset + vr_surf_extent(&s2) <= buf.size);
+
+	so = vr_syncobj(&t.vr, false);
+	p.ctx_id = t.ctx;
+	p.src = psurf_bo(&s1);
+	p.dst = psurf_bo(&s2);
+	p.out_syncobj = so;
+	ret = present(&t, &p);
+	vtest_assert_f(ret == 0, "BLIT within one object: %s", strerror(-ret));
+	syncobj_wait(&t, so, "overlapping blit");
+	r1 = vr_ref(&s1);
+	r2 = vr_ref(&s2);
+	vdxg_ref_copy_rect(&r2, &r1, 0, 0, 0, 0, 100, 80);
+	vr_buf_check(&buf, &s1, 1, "overlapping blit by handles");
+
+	/* The same framebuffer as source and destination, moved. */
+	fb = add_fb(&t, &s1);
+	memset(&p, 0, sizeof(p));
+	p.mode = DRM_VDXG_PRESENT_BLIT;
+	p.ctx_id = t.ctx;
+	p.src = psurf_fb(fb);
+	p.dst = psurf_fb(fb);
+	p.dst_x = -5;
+	p.dst_y = 4;
+	p.num_clips = 1;
+	p.clips = (uintptr_t)&clip;
+	p.out_syncobj = so;
+	ret = present(&t, &p);
+	vtest_assert_f(ret == 0, "BLIT of a fb onto itself by a non-master "
+		       "owner: %s", strerror(-ret));
+	syncobj_wait(&t, so, "fb onto itself");
+	/* The clip cut to [0, 70) x [4, 50): source [5, 75) x [0, 46). */
+	vdxg_ref_copy_rect(&r1, &r1, 5, 0, 0, 4, 70, 46);
+	vr_buf_check(&buf, &s1, 1, "fb onto itself");
+
+	drmModeRmFB(t.vr.fd, fb);
+	vdxg_syncobj_destroy(t.vr.dev, so);
+	vr_buf_fini(&buf);
+	pt_close(&t);
 }
 
 /* -------------------------------------------------------- bad presents */
@@ -1305,6 +1661,38 @@ static int bad_foreign_fb(struct bad *b)
 	close(fd);
 	return ret;
 }
+/* A render-node client naming the master's framebuffers, or flipping. */
+static int render_node_present(struct bad *b, bool flip_it)
+{
+	struct drm_vdxg_present p;
+	struct vdxg_device *dev;
+	uint32_t ctx = 0;
+	int fd = vtest_drm_open_driver("vdxg", VTEST_NODE_RENDER, NULL), ret;
+
+	vtest_assert(fd >= 0);
+	vtest_assert_ok(vdxg_device_open_fd(fd, &dev));
+	vtest_assert_ok(vdxg_context_create(dev, DRM_VDXG_ENGINE_RENDER,
+					    DRM_VDXG_PRIORITY_NORMAL, 0, &ctx));
+	memset(&p, 0, sizeof(p));
+	if (flip_it) {
+		p = *flip(b);
+		p.out_syncobj = 0;
+	} else {
+		p.mode = DRM_VDXG_PRESENT_BLIT;
+		p.ctx_id = ctx;
+		p.src = psurf_fb(b->fbb);
+		p.dst = psurf_fb(b->fa);
+	}
+	ret = drmIoctl(fd, DRM_IOCTL_VDXG_PRESENT, &p) ? -errno : 0;
+	vdxg_context_destroy(dev, ctx);
+	vdxg_device_close(dev);
+	close(fd);
+	return ret;
+}
+static int bad_render_node_fb(struct bad *b)
+{ return render_node_present(b, false); }
+static int bad_render_node_flip(struct bad *b)
+{ return render_node_present(b, true); }
 static int bad_flip_flags(struct bad *b) { flip(b)->flags = 0x2; return go(b); }
 static int bad_flip_unknown_crtc(struct bad *b)
 { flip(b)->crtc_id = 0xdead; return go(b); }
@@ -1383,6 +1771,8 @@ static int bad_flip_second_fd(struct bad *b)
 	X(context_zero, "context-zero", ENOENT, 0, "context 0") \
 	X(unknown_syncobj, "unknown-syncobj", ENOENT, 0, "out-syncobj 0xdead") \
 	X(foreign_fb, "foreign-fb", EACCES, 0, "a non-master client blitting the master's fbs") \
+	X(render_node_fb, "render-node-fb", EACCES, 0, "a render-node client blitting the master's fbs") \
+	X(render_node_flip, "render-node-flip", EACCES, 0, "a FLIP from a render-node client") \
 	X(flip_flags, "flip-flags", EINVAL, 0, "a FLIP with flag 0x2") \
 	X(flip_unknown_crtc, "flip-unknown-crtc", ENOENT, 0, "CRTC 0xdead") \
 	X(flip_crtc_is_connector, "flip-crtc-is-connector", ENOENT, 0, "a connector's id as the CRTC") \
@@ -1508,7 +1898,15 @@ static const struct vtest_subtest subtests[] = {
 	{ "clip-rects", test_clip_rects,
 	  "BLIT through clips reaching past both surfaces (XRGB8888)" },
 	{ "clip-rects-rgb565", test_clip_rects_rgb565,
-	  "BLIT through clips, ARGB8888 to RGB565, negative offset" },
+	  "BLIT through clips, ARGB8888 to RGB565, negative offset, render node" },
+	{ "blit-overlap", test_blit_overlap,
+	  "BLIT within one object and of a fb onto itself (non-master owner)" },
+	{ "blit-waits-for-render", test_blit_waits_for_render,
+	  "BLIT waits for another context's job writing its source" },
+	{ "flip-waits-for-blit", test_flip_waits_for_blit,
+	  "FLIP waits for the held BLIT into its fb, then shows it" },
+	{ "flip-busy", test_flip_busy,
+	  "a FLIP while one is pending: EBUSY, no event, no fence" },
 #define X(fn, name, err, parser, desc) { "bad-" name, t_bad_##fn, desc },
 	BAD_ROWS(X)
 #undef X
