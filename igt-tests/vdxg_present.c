@@ -1412,6 +1412,65 @@ static void test_flip_busy(void)
 	pt_close(&t);
 }
 
+/* ------------------------------------------------------------ nothing */
+
+/*
+ * Blits that copy nothing (the source placed off the destination, every
+ * clip outside): accepted, signalled, nothing written.
+ */
+static void test_blit_nothing(void)
+{
+	struct drm_vdxg_rect clips[] = {
+		{ -40, -40, 0, 10 }, { 64, 0, 100, 48 }, { 10, 48, 20, 1000 },
+	};
+	struct drm_vdxg_present p = { .mode = DRM_VDXG_PRESENT_BLIT };
+	struct vr_buf src, dst;
+	struct vr_surf ss, ds;
+	struct pt t;
+	uint32_t so;
+	int ret, i;
+
+	pt_open(&t);
+	vr_buf_init(&t.vr, &src, 64 << 10, DRM_VDXG_SEGMENT_VRAM);
+	vr_buf_init(&t.vr, &dst, 64 << 10, DRM_VDXG_SEGMENT_VRAM);
+	vr_buf_randomize(&src, &t.rng);
+	vr_buf_randomize(&dst, &t.rng);
+	ss = vr_surf(&src, 0, VDXG_FMT_XRGB8888, 64, 48);
+	ds = vr_surf(&dst, 0, VDXG_FMT_XRGB8888, 64, 48);
+	so = vr_syncobj(&t.vr, false);
+
+	for (i = 0; i < 4; i++) {
+		memset(&p, 0, sizeof(p));
+		p.mode = DRM_VDXG_PRESENT_BLIT;
+		p.ctx_id = t.ctx;
+		p.src = psurf_bo(&ss);
+		p.dst = psurf_bo(&ds);
+		p.out_syncobj = so;
+		switch (i) {
+		case 0: p.dst_x = 64; break;		/* right of DST */
+		case 1: p.dst_y = -48; break;		/* above it */
+		case 2: p.dst_x = INT32_MIN; p.dst_y = INT32_MAX; break;
+		case 3:					/* clips outside */
+			p.num_clips = VTEST_ARRAY_SIZE(clips);
+			p.clips = (uintptr_t)clips;
+			break;
+		}
+		ret = present(&t, &p);
+		vtest_assert_f(ret == 0, "empty BLIT %d (at %d, %d, %u clips): "
+			       "%s", i, p.dst_x, p.dst_y, p.num_clips,
+			       strerror(-ret));
+		syncobj_wait(&t, so, "empty blit");
+		vr_buf_check(&dst, &ds, 1, "destination of an empty BLIT");
+		vtest_assert_ok(drmSyncobjReset(t.vr.fd, &so, 1));
+	}
+	vr_buf_check(&src, &ss, 1, "source");
+
+	vdxg_syncobj_destroy(t.vr.dev, so);
+	vr_buf_fini(&dst);
+	vr_buf_fini(&src);
+	pt_close(&t);
+}
+
 /* ------------------------------------------------------ overlap, owner */
 
 /*
@@ -1693,6 +1752,80 @@ static int bad_render_node_fb(struct bad *b)
 { return render_node_present(b, false); }
 static int bad_render_node_flip(struct bad *b)
 { return render_node_present(b, true); }
+/* A framebuffer of a system-memory object: no engine or plane reaches it. */
+static uint32_t system_fb(struct bad *b, struct vdxg_bo **bo)
+{
+	struct vr_buf tmp = { 0 };
+	struct vr_surf s;
+
+	*bo = vr_bo(&b->t.vr, (uint64_t)b->t.w * b->t.h * 4,
+		    DRM_VDXG_SEGMENT_SYSTEM, 0);
+	tmp.bo = *bo;
+	tmp.size = (*bo)->size;
+	s = vr_surf(&tmp, 0, VDXG_FMT_XRGB8888, b->t.w, b->t.h);
+	return add_fb(&b->t, &s);
+}
+static int bad_blit_system_fb(struct bad *b)
+{
+	struct vdxg_bo *bo;
+	uint32_t fb = system_fb(b, &bo);
+	int ret;
+
+	blit(b)->dst = psurf_fb(fb);
+	ret = go(b);
+	drmModeRmFB(b->t.vr.fd, fb);
+	vdxg_bo_free(bo);
+	return ret;
+}
+static int bad_blit_system_bo(struct bad *b)
+{
+	struct vdxg_bo *bo = vr_bo(&b->t.vr, 64 << 10, DRM_VDXG_SEGMENT_SYSTEM, 0);
+	int ret;
+
+	blit(b)->src.handle = bo->handle;
+	ret = go(b);
+	vdxg_bo_free(bo);
+	return ret;
+}
+static int bad_flip_system_fb(struct bad *b)
+{
+	struct vdxg_bo *bo;
+	uint32_t fb = system_fb(b, &bo);
+	int ret;
+
+	flip(b)->src = psurf_fb(fb);
+	ret = go(b);
+	drmModeRmFB(b->t.vr.fd, fb);
+	vdxg_bo_free(bo);
+	return ret;
+}
+static int bad_flip_small_fb(struct bad *b)
+{
+	struct vr_surf s = b->bs;
+	uint32_t fb;
+	int ret;
+
+	/* The plane keeps the mode-sized source rectangle. */
+	s.width /= 2;
+	s.height /= 2;
+	fb = add_fb(&b->t, &s);
+	flip(b)->src = psurf_fb(fb);
+	ret = go(b);
+	drmModeRmFB(b->t.vr.fd, fb);
+	return ret;
+}
+static int bad_flip_crtc_off(struct bad *b)
+{
+	int ret;
+
+	vtest_assert_f(drmModeSetCrtc(b->t.vr.fd, b->t.crtc_id, 0, 0, 0, NULL,
+				      0, NULL) == 0,
+		       "turning the CRTC off: %s", strerror(errno));
+	flip(b);
+	ret = go(b);
+	set_crtc(&b->t, b->fa);
+	return ret;
+}
 static int bad_flip_flags(struct bad *b) { flip(b)->flags = 0x2; return go(b); }
 static int bad_flip_unknown_crtc(struct bad *b)
 { flip(b)->crtc_id = 0xdead; return go(b); }
@@ -1785,7 +1918,12 @@ static int bad_flip_second_fd(struct bad *b)
 	X(flip_dst_xy, "flip-dst-x", EINVAL, 0, "a FLIP with dst_x") \
 	X(flip_handle, "flip-handle", EINVAL, 0, "a FLIP of a GEM handle") \
 	X(flip_dropped_master, "flip-dropped-master", EACCES, 0, "a FLIP after DROP_MASTER") \
-	X(flip_second_fd, "flip-not-master", EACCES, 0, "a FLIP from a second, non-master fd")
+	X(flip_second_fd, "flip-not-master", EACCES, 0, "a FLIP from a second, non-master fd") \
+	X(blit_system_bo, "blit-system-bo", EINVAL, 0, "a BLIT from a system-memory object's handle") \
+	X(blit_system_fb, "blit-system-fb", EINVAL, 0, "a BLIT into a fb of a system-memory object") \
+	X(flip_system_fb, "flip-system-fb", EINVAL, 0, "a FLIP to a fb of a system-memory object") \
+	X(flip_small_fb, "flip-small-fb", ENOSPC, 0, "a FLIP to a fb smaller than the plane's source") \
+	X(flip_crtc_off, "flip-crtc-off", EINVAL, 0, "a FLIP on a CRTC that is off")
 
 static void bad_setup(struct bad *b)
 {
@@ -1899,6 +2037,8 @@ static const struct vtest_subtest subtests[] = {
 	  "BLIT through clips reaching past both surfaces (XRGB8888)" },
 	{ "clip-rects-rgb565", test_clip_rects_rgb565,
 	  "BLIT through clips, ARGB8888 to RGB565, negative offset, render node" },
+	{ "blit-nothing", test_blit_nothing,
+	  "BLITs that copy nothing: accepted, signalled, nothing written" },
 	{ "blit-overlap", test_blit_overlap,
 	  "BLIT within one object and of a fb onto itself (non-master owner)" },
 	{ "blit-waits-for-render", test_blit_waits_for_render,
