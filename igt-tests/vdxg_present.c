@@ -894,6 +894,7 @@ static void flip_checked(struct pt *t, uint32_t fb, uint64_t user_data,
 	vtest_assert_eq(ev.base.length, sizeof(ev));
 	vtest_assert_eq_u64(ev.user_data, user_data);
 	vtest_assert_eq(ev.crtc_id, t->crtc_id);
+	vtest_assert_f(ev.tv_sec || ev.tv_usec, "%s: no timestamp", what);
 	/* The fence is signalled before the event is queued. */
 	ret = vr_syncobj_wait(&t->vr, so, 0, 0);
 	vtest_assert_f(ret == 0, "%s: flip fence not signalled with its "
@@ -1667,6 +1668,28 @@ static int bad_too_many_clips(struct bad *b)
 	b->p.num_clips = DRM_VDXG_MAX_CLIPS + 1;
 	return go(b);
 }
+static int bad_too_many_clips_huge(struct bad *b)
+{
+	/* Refused before anything is allocated for them. */
+	blit(b)->num_clips = ~0u;
+	return go(b);
+}
+static int bad_fb_format(struct bad *b)
+{
+	uint32_t handles[4] = { b->bbuf.bo->handle };
+	uint32_t pitches[4] = { b->bs.pitch };
+	uint32_t offsets[4] = { 0 };
+	uint32_t fb = 0;
+	int ret;
+
+	vtest_assert_f(drmModeAddFB2(b->t.vr.fd, 64, 48, DRM_FORMAT_XBGR8888,
+				     handles, pitches, offsets, &fb, 0) == 0,
+		       "ADDFB2 XBGR8888: %s", strerror(errno));
+	blit(b)->src = psurf_fb(fb);
+	ret = go(b);
+	drmModeRmFB(b->t.vr.fd, fb);
+	return ret;
+}
 static int bad_clip_pointer(struct bad *b)
 {
 	blit(b)->clips = (uintptr_t)prot_none_page();
@@ -1888,6 +1911,7 @@ static int bad_flip_second_fd(struct bad *b)
 	X(fb_and_handle, "fb-and-handle", EINVAL, 0, "destination fb id and handle") \
 	X(fb_and_format, "fb-and-format", EINVAL, 0, "source fb id and format") \
 	X(format, "format", EINVAL, 0, "source XBGR8888") \
+	X(fb_format, "fb-format", EINVAL, 0, "a source fb in XBGR8888") \
 	X(format_zero, "format-zero", EINVAL, 0, "destination format 0") \
 	X(width_zero, "width-zero", EINVAL, 0, "source width 0") \
 	X(height_huge, "height-8193", EINVAL, 0, "destination height 8193") \
@@ -1896,6 +1920,7 @@ static int bad_flip_second_fd(struct bad *b)
 	X(clip_y, "clip-inverted-y", EINVAL, 0, "a clip with y1 > y2") \
 	X(clip_second, "clip-third-bad", EINVAL, 0, "the third of 3 clips inverted") \
 	X(too_many_clips, "too-many-clips", E2BIG, 0, "65 clips") \
+	X(too_many_clips_huge, "too-many-clips-huge", E2BIG, 0, "0xffffffff clips") \
 	X(clip_pointer, "clip-pointer", EFAULT, 0, "clips in a PROT_NONE page") \
 	X(clip_null, "clip-null", EFAULT, 0, "1 clip at address 0") \
 	X(surface_past_object, "surface-past-object", ERANGE, 1, "a 64x300 source in 64 KiB") \
