@@ -278,8 +278,8 @@ static uint8_t *hostd_try_screendump(struct hostd *h, const char *id,
 	for (;;) {
 		char tag[32], rid[40];
 
-		/* Generous: a TCG guest reads the port slowly. */
-		if (!hostd_line(h, &line, &cap, 180 * 1000)) {
+		/* A minute without a byte: lost (the answer streams steadily). */
+		if (!hostd_line(h, &line, &cap, 60 * 1000)) {
 			*why = "timeout";
 			goto out;
 		}
