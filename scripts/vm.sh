@@ -21,16 +21,33 @@
 #
 # out/vm/RUN/ gets serial.log (kernel console), output.log (the command's
 # stdout and stderr), dmesg.txt (the guest's dmesg after the command),
-# qemu.log and collect/.
+# qemu.log, collect/, and hostd.log and screendump-*.ppm from the host
+# channel below.
 #
 # Exit status: the command's, or 124 on timeout, 125 when the guest did not
 # report an exit status (crash, panic, QEMU failure), 126 when the kernel
 # logged a WARN, BUG, oops, lockdep, KASAN/UBSAN, hung task or similar.
 #
-# The guest talks on three 16550 ports: ttyS0 the console, ttyS1 the
+# The guest talks on four 16550 ports: ttyS0 the console, ttyS1 the
 # command's output, ttyS2 the results (base64 tar.gz of dmesg and the
 # collected directory) and the VDXG-EXIT=<status> marker. QEMU writes each
 # to a file; no marker means the run failed.
+#
+# ttyS3 is a request/response channel to the host (the kernel command line
+# says so with vdxgvm.hostd=ttyS3): scripts/vm-hostd.py listens on a unix
+# socket that QEMU connects the port to, and answers the guest's requests
+# through QMP (QEMU serves it on a second unix socket). Today's request is
+# a screendump: the guest writes "VDXG-HOST ID screendump HEAD raw|gz", the
+# host runs QMP screendump (PPM) of console HEAD (the vdxg CRTC; the device
+# gets id=vdxgdisp so that heads other than 0 can be named), keeps the file
+# as out/vm/RUN/screendump-ID.ppm and sends it back, optionally gzipped, in
+# base64 between "VDXG-HOST-BEGIN ID ENC RAWLEN CRC32 PAYLOADLEN" and
+# "VDXG-HOST-END ID" lines (or one "VDXG-HOST-ERROR ID message" line); see
+# scripts/vm-hostd.py. Requests are answered one at a time, synchronously.
+# QEMU feeds the port only as fast as the guest takes it (the helper just
+# blocks), so timing does not matter; the answer's length and CRC let the
+# guest detect a damaged one and ask again. The helper logs to
+# out/vm/RUN/hostd.log. --interactive has no such channel.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -106,7 +123,7 @@ fi
 if [ "$INTERACTIVE" = 1 ]; then
 	CMDLINE+=" vdxgvm.mode=interactive"
 else
-	CMDLINE+=" vdxgvm.mode=cmd vdxgvm.cmd=$(b64 "$CMD")"
+	CMDLINE+=" vdxgvm.mode=cmd vdxgvm.cmd=$(b64 "$CMD") vdxgvm.hostd=ttyS3"
 	[ -z "$COLLECT" ] || CMDLINE+=" vdxgvm.collect=$(b64 "$COLLECT")"
 fi
 [ -z "$LOAD" ] || CMDLINE+=" vdxgvm.load=$LOAD"
@@ -115,9 +132,16 @@ fi
 [ ${#CMDLINE} -lt 2000 ] ||
 	die "kernel command line too long (${#CMDLINE} bytes): shorten the command"
 
-DEV=()
+# The display device's id, for QMP screendump of a head other than 0.
+DEV=() DEVID=
 if [ "$DEVICE" != none ]; then
-	DEV=(-device "$DEVICE${DEVARGS:+,$DEVARGS}")
+	if [[ ,$DEVARGS, != *,id=* ]]; then
+		DEVID=vdxgdisp
+		DEV=(-device "$DEVICE,id=$DEVID${DEVARGS:+,$DEVARGS}")
+	else
+		DEVID=$(sed -n 's/.*\(^\|,\)id=\([^,]*\).*/\2/p' <<<"$DEVARGS")
+		DEV=(-device "$DEVICE,$DEVARGS")
+	fi
 fi
 
 # Firmware: what build-qemu.sh recorded for its QEMU, else Debian's
@@ -145,23 +169,43 @@ mkdir -p "$DIR"
 printf '%q ' "$QEMU" "${QARGS[@]}" >"$DIR/qemu-cmdline.txt"
 echo >>"$DIR/qemu-cmdline.txt"
 
+# The host channel's sockets: short paths (sun_path has 108 bytes).
+SOCKS=$(mktemp -d /tmp/vdxg-vm.XXXXXX)
+QPID= TPID= HPID=
+cleanup() {
+	[ -z "$QPID" ] || kill "$QPID" 2>/dev/null || true
+	[ -z "$TPID" ] || kill "$TPID" 2>/dev/null || true
+	[ -z "$HPID" ] || kill "$HPID" 2>/dev/null || true
+	rm -rf "$SOCKS"
+}
+trap cleanup EXIT INT TERM
+
+# The helper first: QEMU connects to its socket when it starts.
+python3 "$VDXG_TOP/scripts/vm-hostd.py" --serial "$SOCKS/hostd" \
+	--qmp "$SOCKS/qmp" --dir "$DIR" ${DEVID:+--device "$DEVID"} \
+	>"$SOCKS/hostd.out" 2>"$DIR/hostd.err" &
+HPID=$!
+for _ in $(seq 100); do
+	grep -qx ready "$SOCKS/hostd.out" 2>/dev/null && break
+	kill -0 "$HPID" 2>/dev/null || break
+	sleep 0.1
+done
+grep -qx ready "$SOCKS/hostd.out" 2>/dev/null ||
+	die "the host channel's helper did not start (see $DIR/hostd.err)"
+
 start=$(date +%s.%N)
 "$QEMU" "${QARGS[@]}" -monitor none \
 	-chardev file,id=con,path="$DIR/serial.log" -serial chardev:con \
 	-chardev file,id=out,path="$DIR/output.log" -serial chardev:out \
 	-chardev file,id=res,path="$DIR/results.txt" -serial chardev:res \
+	-chardev socket,id=hostd,path="$SOCKS/hostd" -serial chardev:hostd \
+	-qmp unix:"$SOCKS/qmp",server=on,wait=off \
 	</dev/null >"$DIR/qemu.log" 2>&1 &
 QPID=$!
-TPID=
 if [ "$QUIET" = 0 ]; then
 	tail -n +1 -s 0.2 -f --pid=$QPID "$DIR/output.log" &
 	TPID=$!
 fi
-cleanup() {
-	kill "$QPID" 2>/dev/null || true
-	[ -z "$TPID" ] || kill "$TPID" 2>/dev/null || true
-}
-trap cleanup EXIT INT TERM
 
 timed_out=0
 deadline=$((SECONDS + TIMEOUT))
@@ -179,6 +223,11 @@ qrc=0
 wait "$QPID" 2>/dev/null || qrc=$?
 [ -z "$TPID" ] || wait "$TPID" 2>/dev/null || true
 TPID=
+# QEMU is gone: so is the helper's peer.
+[ -z "$HPID" ] || kill "$HPID" 2>/dev/null || true
+wait "$HPID" 2>/dev/null || true
+HPID=
+[ -s "$DIR/hostd.err" ] || rm -f "$DIR/hostd.err"
 elapsed=$(echo "$(date +%s.%N) - $start" | bc)
 printf '%.1f\n' "$elapsed" >"$DIR/elapsed"
 
