@@ -6,9 +6,10 @@
 # The QEMU source is Debian's qemu_$QEMU_VERSION+ds.orig.tar.xz from
 # bookworm-backports, checked against the SHA256 that apt publishes. It is
 # unpacked once into $VDXG_CACHE/qemu-build/src, where qemu/ of this repo is
-# overlaid (symlinks dereferenced), the build files are patched, and QEMU is
-# configured once. Later runs only copy the changed overlay files and run
-# ninja, so a device change rebuilds in seconds.
+# overlaid (symlinks dereferenced), the upstream fixes in qemu/patches are
+# applied, the build files are patched, and QEMU is configured once. Later
+# runs only copy the changed files and run ninja, so a device change
+# rebuilds in seconds.
 #
 # The result for one set of inputs (qemu/, the contract header and this
 # script) is kept in $VDXG_CACHE/qemu-<hash>; when it exists nothing is
@@ -49,6 +50,10 @@ HDR=$VDXG_TOP/drivers/gpu/drm/vdxg/vdxg_hw.h
 # The reference renderer that the qtest compiles in (qemu/tests/qtest links it)
 REF=("$VDXG_TOP/libvdxg/vdxg_ref.c" "$VDXG_TOP/libvdxg/vdxg_ref.h")
 OVERLAY=$VDXG_TOP/qemu
+# Upstream QEMU fixes that the tarball lacks: qemu/patches/*.patch, -p1
+# against the tarball's tree, applied in name order. A file is either
+# patched or overlaid, not both.
+PATCHES=$OVERLAY/patches
 DL=$VDXG_CACHE/dl
 TREE=$VDXG_CACHE/qemu-build
 SRC=$TREE/src
@@ -184,8 +189,14 @@ cp_if_changed() {
 # to the tarball's version, or away when the tarball has none.
 overlay() {
 	local f manifest=$TREE/.vdxg-overlay
-	local new gone
-	new=$(cd "$OVERLAY" && find -L . -type f | sed 's|^\./||' | LC_ALL=C sort)
+	local new gone files patched p
+	files=$(cd "$OVERLAY" && find -L . -type f -not -path './patches/*' |
+		sed 's|^\./||' | LC_ALL=C sort)
+	patched=$(cat "$PATCHES"/*.patch 2>/dev/null |
+		sed -n 's|^+++ [^/]*/\([^	 ]*\).*|\1|p' | LC_ALL=C sort -u)
+	f=$(LC_ALL=C comm -12 <(echo "$files") <(echo "$patched"))
+	[ -z "$f" ] || die "qemu/patches patch files that qemu/ also overlays: $f"
+	new=$(printf '%s\n' "$files" "$patched" | sed '/^$/d' | LC_ALL=C sort)
 	if [ -f "$manifest" ]; then
 		gone=$(LC_ALL=C comm -23 "$manifest" <(echo "$new"))
 		if [ -n "$gone" ]; then
@@ -208,7 +219,24 @@ overlay() {
 	fi
 	while read -r f; do
 		cp_if_changed "$OVERLAY/$f" "$SRC/$f"
-	done <<<"$new"
+	done <<<"$files"
+	# Patch the tarball's versions aside, then copy those that changed.
+	if [ -n "$patched" ]; then
+		rm -rf "$TREE/.patch"
+		mkdir -p "$TREE/.patch"
+		sed "s|^|qemu-$QEMU_VERSION/|" <<<"$patched" |
+			tar -xJf "$DL/$TARBALL" -C "$TREE/.patch" \
+				--no-same-owner --files-from=- ||
+			die "qemu/patches patch files that $TARBALL lacks"
+		for p in "$PATCHES"/*.patch; do
+			patch -s -p1 -d "$TREE/.patch/qemu-$QEMU_VERSION" <"$p" ||
+				die "${p#"$VDXG_TOP"/} does not apply"
+		done
+		while read -r f; do
+			cp_if_changed "$TREE/.patch/qemu-$QEMU_VERSION/$f" "$SRC/$f"
+		done <<<"$patched"
+		rm -rf "$TREE/.patch"
+	fi
 	echo "$new" >"$manifest"
 }
 

@@ -13,7 +13,7 @@ PKGS=(
 	ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev libpng-dev
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	seabios qemu-system-data
-	mmdebstrap busybox-static sparse perl libdrm-dev rsync
+	mmdebstrap busybox-static sparse perl libdrm-dev rsync patch
 )
 # Packages that must come from bookworm-backports.
 BPO_PKGS=(meson python3-pycotap)
