@@ -4,10 +4,11 @@
 # The guest half of scripts/igt.sh, installed in the guest image as
 # /opt/vdxg/bin/vdxg-igt-run by scripts/build-image.sh.
 #
-#   vdxg-igt-run [--module M] [--upstream] [--vdxg] [--only TEST[,TEST]]
+#   vdxg-igt-run [--module M[,M]] [--upstream] [--vdxg] [--only TEST[,TEST]]
 #                [--out DIR] [--timeout S]
 #
-# Loads module M and sw_sync, builds a test root (symlinks to IGT's tests
+# Loads the modules M in order (the first is the driver under test; vgem
+# after it gives kms_prime its second device) and sw_sync, builds a test root (symlinks to IGT's tests
 # and vdxg's) and a test list (the upstream list and/or igt@<each vdxg
 # test>, or just the --only tests), runs igt_runner and leaves results.json
 # in DIR (default /tmp/igt/collect).
@@ -30,10 +31,10 @@ LISTS=/opt/vdxg/lists
 ROOT=/tmp/igt/root
 mkdir -p "$ROOT" "$OUT"
 
-if [ -n "$MODULE" ]; then
-	echo "vdxg-igt-run: modprobe $MODULE"
-	modprobe "$MODULE" || { echo "vdxg-igt-run: modprobe $MODULE failed" >&2; exit 1; }
-fi
+for m in $(echo "$MODULE" | tr , ' '); do
+	echo "vdxg-igt-run: modprobe $m"
+	modprobe "$m" || { echo "vdxg-igt-run: modprobe $m failed" >&2; exit 1; }
+done
 # sw_sync.ko (scripts/build-sw-sync.sh), the kernel's sw_sync test driver
 # that the guest kernel is built without: /sys/kernel/debug/sync/sw_sync,
 # which syncobj_wait, syncobj_timeline and syncobj_eventfd need.

@@ -84,7 +84,7 @@ boot() {
 	scripts_vm=("$VDXG_TOP/scripts/vm.sh" --name "$name" --timeout "$TIMEOUT"
 		    --device "$DEVICE" --collect /tmp/igt/collect)
 	[ -z "$devargs" ] || scripts_vm+=(--device-args "$devargs")
-	"${scripts_vm[@]}" -- vdxg-igt-run --module "$MODULE" "$@"
+	"${scripts_vm[@]}" -- vdxg-igt-run --module "$MODULE,vgem" "$@"
 	rc=$?
 	if [ $rc != 0 ]; then
 		echo "igt.sh: boot $config: VM run failed (status $rc; see $VDXG_OUT/vm/$name/)" >&2

@@ -207,14 +207,32 @@ if [ "$QUIET" = 0 ]; then
 	TPID=$!
 fi
 
-timed_out=0
+# stop_qemu: TERM, then KILL.
+stop_qemu() {
+	kill "$QPID" 2>/dev/null || true
+	sleep 1
+	kill -9 "$QPID" 2>/dev/null || true
+}
+
+# The guest powers off after its exit marker. Now and then (seen after
+# long runs) the ACPI S5 write leaves QEMU running with both vCPUs halted
+# and the run state "running". The results are complete by then, so QEMU
+# is stopped EXIT_GRACE seconds after the marker instead of at the timeout.
+EXIT_GRACE=30
+timed_out=0 marker_at=
 deadline=$((SECONDS + TIMEOUT))
 while kill -0 "$QPID" 2>/dev/null; do
 	if [ $SECONDS -ge $deadline ]; then
 		timed_out=1
-		kill "$QPID" 2>/dev/null || true
-		sleep 1
-		kill -9 "$QPID" 2>/dev/null || true
+		stop_qemu
+		break
+	fi
+	if [ -z "$marker_at" ]; then
+		! grep -qa '^VDXG-EXIT=' "$DIR/results.txt" 2>/dev/null ||
+			marker_at=$SECONDS
+	elif [ $((SECONDS - marker_at)) -ge $EXIT_GRACE ]; then
+		echo "vm.sh: $RUN: QEMU still running $EXIT_GRACE s after the guest's exit marker; stopping it" >&2
+		stop_qemu
 		break
 	fi
 	sleep 0.2
