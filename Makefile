@@ -6,6 +6,7 @@
 #   make demo     boot the VM with vdxg and show it working
 #   make check    every test: KUnit, qtests, module lint, VM tests
 #   make bench    the benchmarks (paging, submit), in the VM
+#   make igt-compare  upstream IGT on vdxg and on bochs-display, side by side
 #   make vm       an interactive guest shell
 
 SHELL    := /bin/bash
@@ -73,6 +74,9 @@ bench: setup qemu image
 	scripts/vm.sh --name bench --timeout 1200 --load vdxg -- \
 		'vdxg-bench paging 5 && vdxg-bench submit 5'
 
+igt-compare: setup qemu image
+	scripts/igt-compare.sh
+
 vm: qemu image
 	scripts/vm.sh --interactive --load vdxg
 
@@ -81,4 +85,4 @@ clean:
 	rm -rf $(OUT)
 
 .PHONY: all setup qemu module sw-sync lint userspace image kunit qtest vmtest \
-	check demo bench vm clean
+	check demo bench igt-compare vm clean

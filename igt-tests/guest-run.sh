@@ -4,20 +4,21 @@
 # The guest half of scripts/igt.sh, installed in the guest image as
 # /opt/vdxg/bin/vdxg-igt-run by scripts/build-image.sh.
 #
-#   vdxg-igt-run [--module M[,M]] [--upstream] [--vdxg] [--only TEST[,TEST]]
+#   vdxg-igt-run [--module M[,M]] [--upstream BOOT] [--vdxg] [--only TEST[,TEST]]
 #                [--out DIR] [--timeout S]
 #
 # Loads the modules M in order (the first is the driver under test; vgem
-# after it gives kms_prime its second device) and sw_sync, builds a test root (symlinks to IGT's tests
-# and vdxg's) and a test list (the upstream list and/or igt@<each vdxg
+# after it gives kms_prime its second device) and sw_sync, builds a test
+# root (symlinks to IGT's tests and vdxg's) and a test list (the upstream
+# list's tests of boot BOOT, see its "[BOOT]" lines, and/or igt@<each vdxg
 # test>, or just the --only tests), runs igt_runner and leaves results.json
 # in DIR (default /tmp/igt/collect).
 set -u
-MODULE= UPSTREAM=0 VDXG=0 ONLY= OUT=/tmp/igt/collect TIMEOUT=300
+MODULE= UPSTREAM= VDXG=0 ONLY= OUT=/tmp/igt/collect TIMEOUT=300
 while [ $# -gt 0 ]; do
 	case $1 in
 	--module) MODULE=$2; shift 2 ;;
-	--upstream) UPSTREAM=1; shift ;;
+	--upstream) UPSTREAM=$2; shift 2 ;;
 	--vdxg) VDXG=1; shift ;;
 	--only) ONLY=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
@@ -58,9 +59,13 @@ name() { case $1 in igt@*) echo "$1" ;; *) echo "igt@$1" ;; esac; }
 if [ -n "$ONLY" ]; then
 	for t in $(echo "$ONLY" | tr , ' '); do name "$t" >>"$LIST"; done
 else
-	if [ "$UPSTREAM" = 1 ]; then
+	if [ -n "$UPSTREAM" ]; then
 		grep -v '^[[:space:]]*\(#\|$\)' "$LISTS/upstream-tests.txt" |
-			while read -r t _; do name "$t"; done >>"$LIST"
+			awk -v boot="$UPSTREAM" '
+				BEGIN { cur = "default" }
+				/^\[[A-Za-z0-9_-]+\]$/ { cur = substr($1, 2, length($1) - 2); next }
+				cur == boot { print $1 }' |
+			while read -r t; do name "$t"; done >>"$LIST"
 	fi
 	if [ "$VDXG" = 1 ]; then
 		for t in /opt/vdxg/igt-tests/*; do

@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# The IGT harness: boots the guest with the vdxg device, loads vdxg, runs
-# igt_runner over the upstream tests (igt-tests/upstream-tests.txt) and
-# vdxg's own tests, brings results.json back and summarises it with
-# scripts/igt-results.py against igt-tests/expected-failures.txt.
+# The IGT harness: boots the guest with the vdxg device, loads vdxg (and
+# vgem), runs igt_runner over the upstream tests (igt-tests/upstream-
+# tests.txt) and vdxg's own tests, brings results.json back and summarises
+# it with scripts/igt-results.py against igt-tests/expected-failures.txt.
 #
-# Two more boots run only vdxg_getparam, with a non-default VRAM size and
-# MSI, then INTx, so GET_PARAM and the interrupt fallbacks are checked.
+# Boots (each a VM run; the list's "[BOOT]" lines say which tests go where):
+#   default   the core, dumb-buffer, syncobj and drm_read tests, and vdxg's
+#   kms       the display tests, on a device with two CRTCs and one monitor
+#             (outputs=2,connected1=off) so that the writeback connector
+#             gets a CRTC of its own
+#   flip      kms_flip, the same device (a boot of its own: about 12 of its
+#             13 minutes are page flips in real time)
+#   vram128-msi, intx
+#             vdxg_getparam with a non-default VRAM size and MSI, then
+#             INTx, so GET_PARAM and the interrupt fallbacks are checked
 #
 #   scripts/igt.sh [--device NAME] [--expected FILE] [--no-extra]
 #                  [--only TEST[,TEST]] [--timeout S] [--no-build] [--strict]
 #
 #   --device NAME   vdxg (default) or a peer such as bochs-display: then the
-#                   module is the peer's, the extra boots are not run, and the
-#                   expected failures default to
+#                   module is the peer's, the device gets no properties, the
+#                   extra boots are not run, vdxg's own tests neither, and
+#                   the expected failures default to
 #                   igt-tests/expected-failures-NAME.txt
-#   --only LIST     run just these tests (igt_runner names) in the main boot
+#   --only LIST     run just these tests (igt_runner names) in one boot
+#                   (named "default", with the display boots' device)
 #   --no-extra      skip the two extra vdxg_getparam boots
 #   --no-build      use the image as it is (default: rebuild tests, image)
 #   --strict        an expected failure that passes fails the harness
@@ -37,7 +47,7 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--no-build) BUILD=0; shift ;;
 	--strict) STRICT=--strict; shift ;;
-	-h|--help) sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1" ;;
 	esac
 done
@@ -73,10 +83,14 @@ fi
 
 SUFFIX=
 [ "$DEVICE" = vdxg ] || SUFFIX=-$DEVICE
+# The display boots' device: two CRTCs, a monitor on the first only.
+KMS_ARGS=
+[ "$DEVICE" != vdxg ] || KMS_ARGS=outputs=2,connected1=off
 RUNS=()
 vm_failed=()
 
-# boot NAME CONFIG DEVICE-ARGS GUEST-ARGS...: one VM run of vdxg-igt-run.
+# boot NAME DEVICE-ARGS GUEST-ARGS...: one VM run of vdxg-igt-run; its
+# result goes to out/vm/igt-NAME[-DEVICE]/status.
 boot() {
 	local name=igt-$1$SUFFIX config=$1 devargs=$2 rc
 	shift 2
@@ -86,21 +100,44 @@ boot() {
 	[ -z "$devargs" ] || scripts_vm+=(--device-args "$devargs")
 	"${scripts_vm[@]}" -- vdxg-igt-run --module "$MODULE,vgem" "$@"
 	rc=$?
+	mkdir -p "$VDXG_OUT/vm/$name"
+	echo "$rc" >"$VDXG_OUT/vm/$name/status"
 	if [ $rc != 0 ]; then
 		echo "igt.sh: boot $config: VM run failed (status $rc; see $VDXG_OUT/vm/$name/)" >&2
-		vm_failed+=("$config")
 	fi
-	RUNS+=("$config=$VDXG_OUT/vm/$name/collect/results.json")
+	return "$rc"
 }
 
+# collect NAME: after boot NAME, its results and status.
+collect() {
+	local name=igt-$1$SUFFIX
+	[ "$(cat "$VDXG_OUT/vm/$name/status" 2>/dev/null)" = 0 ] ||
+		vm_failed+=("$1")
+	RUNS+=("$1=$VDXG_OUT/vm/$name/collect/results.json")
+}
+
+VDXG_TESTS=
+[ "$DEVICE" != vdxg ] || VDXG_TESTS=--vdxg
 if [ -n "$ONLY" ]; then
-	boot default "" --only "$ONLY"
+	boot default "$KMS_ARGS" --only "$ONLY"
+	collect default
 else
-	boot default "" --upstream --vdxg
+	for b in default kms flip; do
+		args=$KMS_ARGS
+		[ "$b" != default ] || args=
+		if [ "$b" = default ]; then
+			boot "$b" "$args" --upstream "$b" $VDXG_TESTS
+		else
+			boot "$b" "$args" --upstream "$b"
+		fi
+		collect "$b"
+	done
 fi
 if [ "$EXTRA" = 1 ]; then
 	boot vram128-msi "vram_size=128M,msix=off" --only vdxg_getparam
+	collect vram128-msi
 	boot intx "msix=off,msi=off" --only vdxg_getparam
+	collect intx
 fi
 
 mkdir -p "$VDXG_OUT/igt"

@@ -323,14 +323,28 @@ static const struct drm_plane_funcs vdxg_plane_funcs = {
 #define VDXG_ROTATIONS		(DRM_MODE_ROTATE_0 | DRM_MODE_ROTATE_180 | \
 				 DRM_MODE_REFLECT_X | DRM_MODE_REFLECT_Y)
 
+/* Any cursor up to 256x256 works; compositors are offered these sizes. */
+static const struct drm_plane_size_hint vdxg_cursor_size_hints[] = {
+	{ .width = 64, .height = 64 },
+	{ .width = 128, .height = 128 },
+	{ .width = 256, .height = 256 },
+};
+
 static int vdxg_plane_props(struct vdxg_plane *vp)
 {
 	struct drm_plane *plane = &vp->base;
 	int ret;
 
-	if (vp->index == VDXG_PLANE_IDX_CURSOR)
-		return drm_plane_create_zpos_immutable_property(plane,
-								VDXG_ZPOS_MAX);
+	if (vp->index == VDXG_PLANE_IDX_CURSOR) {
+		const struct drm_plane_size_hint *hints = vdxg_cursor_size_hints;
+
+		ret = drm_plane_create_zpos_immutable_property(plane,
+							       VDXG_ZPOS_MAX);
+		if (!ret)
+			ret = drm_plane_add_size_hints_property(plane, hints,
+								ARRAY_SIZE(vdxg_cursor_size_hints));
+		return ret;
+	}
 
 	ret = drm_plane_create_alpha_property(plane);
 	if (!ret)
