@@ -527,7 +527,6 @@ struct pt {
 static void pt_open_node(struct pt *t, enum vtest_node node)
 {
 	struct vdxg_device *dev = NULL;
-	uint32_t ctx;
 	int fd, ret;
 
 	memset(t, 0, sizeof(*t));
@@ -539,19 +538,7 @@ static void pt_open_node(struct pt *t, enum vtest_node node)
 	ret = vdxg_device_open_fd(fd, &dev);
 	close(fd);
 	vtest_assert_f(ret == 0, "vdxg_device_open_fd: %s", strerror(-ret));
-	t->vr.dev = dev;
-	t->vr.fd = vdxg_device_fd(dev);
-	vtest_require_f(vr_param(&t->vr, DRM_VDXG_PARAM_ENGINES) &
-			BIT(VDXG_ENGINE_RENDER),
-			"device has no RENDER engine (ENGINES bit 0 clear)");
-	ret = vdxg_context_create(dev, DRM_VDXG_ENGINE_RENDER,
-				  DRM_VDXG_PRIORITY_NORMAL, 0, &ctx);
-	vtest_require_f(ret != -ENODEV, "CONTEXT_CREATE: no render engine");
-	vtest_assert_f(ret == 0, "CONTEXT_CREATE: %s", strerror(-ret));
-	vdxg_context_destroy(dev, ctx);
-	t->vr.vram_size = vr_param(&t->vr, DRM_VDXG_PARAM_VRAM_SIZE);
-	t->vr.aperture_size = vr_param(&t->vr, DRM_VDXG_PARAM_APERTURE_SIZE);
-
+	vr_open_dev(&t->vr, dev);
 	t->ctx = vr_ctx(&t->vr);
 	t->rng = vr_seed();
 	t->kmsg = vtest_kmsg_seq();
@@ -904,18 +891,41 @@ static void flip_checked(struct pt *t, uint32_t fb, uint64_t user_data,
 	vdxg_syncobj_destroy(t->vr.dev, so);
 }
 
+/*
+ * BLIT the whole scene into framebuffer @fb (surface @s of @buf) with an
+ * out-syncobj; once it signals, @buf must hold the scene.
+ */
+static void blit_scene(struct pt *t, struct scene *sc, uint32_t fb,
+		       struct vr_buf *buf, struct vr_surf *s, const char *what)
+{
+	struct drm_vdxg_present p = { .mode = DRM_VDXG_PRESENT_BLIT };
+	struct vdxg_ref_surface rd, rs;
+	uint32_t so = vr_syncobj(&t->vr, false);
+	int ret;
+
+	p.ctx_id = t->ctx;
+	p.src = psurf_bo(&sc->s);
+	p.dst = psurf_fb(fb);
+	p.out_syncobj = so;
+	ret = present(t, &p);
+	vtest_assert_f(ret == 0, "BLIT into %s: %s", what, strerror(-ret));
+	syncobj_wait(t, so, what);
+	rd = vr_ref(s);
+	rs = vr_ref(&sc->s);
+	vdxg_ref_copy_rect(&rd, &rs, 0, 0, 0, 0, t->w, t->h);
+	vr_buf_check(buf, s, 1, what);
+	vdxg_syncobj_destroy(t->vr.dev, so);
+}
+
 /* ------------------------------------------------------- blit-scanout */
 
 static void test_blit_scanout(void)
 {
-	struct drm_vdxg_present p = { .mode = DRM_VDXG_PRESENT_BLIT };
-	struct vdxg_ref_surface rf, rs;
 	struct vr_buf fbuf;
 	struct vr_surf fs;
 	struct scene sc;
 	struct pt t;
-	uint32_t fb, so;
-	int ret;
+	uint32_t fb;
 
 	pt_open(&t);
 	pt_kms(&t);
@@ -931,23 +941,11 @@ static void test_blit_scanout(void)
 	screen_check(&t, &fs, "blit-before");
 
 	/* ...and the scene after it. */
-	so = vr_syncobj(&t.vr, false);
-	p.ctx_id = t.ctx;
-	p.src = psurf_bo(&sc.s);
-	p.dst = psurf_fb(fb);
-	p.out_syncobj = so;
-	ret = present(&t, &p);
-	vtest_assert_f(ret == 0, "BLIT into the scanout: %s", strerror(-ret));
-	syncobj_wait(&t, so, "blit-scanout");
-	rf = vr_ref(&fs);
-	rs = vr_ref(&sc.s);
-	vdxg_ref_copy_rect(&rf, &rs, 0, 0, 0, 0, t.w, t.h);
-	vr_buf_check(&fbuf, &fs, 1, "blit-scanout readback");
+	blit_scene(&t, &sc, fb, &fbuf, &fs, "the scanout");
 	vr_buf_check(&sc.buf, &sc.s, 1, "blit-scanout source");
 	vtest_assert_eq(crtc_fb(&t), fb);
 	screen_check(&t, &fs, "blit-scene");
 
-	vdxg_syncobj_destroy(t.vr.dev, so);
 	scene_fini(&sc);
 	pt_close(&t);
 }
@@ -957,7 +955,6 @@ static void test_blit_scanout(void)
 static void test_flip(void)
 {
 	struct drm_vdxg_present p = { .mode = DRM_VDXG_PRESENT_BLIT };
-	struct vdxg_ref_surface rb, rs;
 	struct drm_event_vblank ev;
 	struct vr_buf abuf, bbuf;
 	struct vr_surf as, bs;
@@ -989,19 +986,7 @@ static void test_flip(void)
 	fbb = add_fb(&t, &bs);
 
 	/* The scene into B (not shown), by fb id. */
-	so = vr_syncobj(&t.vr, false);
-	p.ctx_id = t.ctx;
-	p.src = psurf_bo(&sc.s);
-	p.dst = psurf_fb(fbb);
-	p.out_syncobj = so;
-	ret = present(&t, &p);
-	vtest_assert_f(ret == 0, "BLIT into fb B: %s", strerror(-ret));
-	syncobj_wait(&t, so, "blit into B");
-	rb = vr_ref(&bs);
-	rs = vr_ref(&sc.s);
-	vdxg_ref_copy_rect(&rb, &rs, 0, 0, 0, 0, t.w, t.h);
-	vr_buf_check(&bbuf, &bs, 1, "fb B readback");
-	vdxg_syncobj_destroy(t.vr.dev, so);
+	blit_scene(&t, &sc, fbb, &bbuf, &bs, "fb B");
 
 	vtest_assert_eq(crtc_fb(&t), fa);
 	screen_check(&t, &as, "flip-before");
@@ -1157,16 +1142,6 @@ static void hold_ctx(struct pt *t, uint32_t ctx, struct vdxg_bo *hold)
 	vdxg_cs_free(cs);
 }
 
-static uint8_t *hold_bo(struct pt *t, struct vdxg_bo **bo)
-{
-	uint8_t *map;
-
-	*bo = vr_bo(&t->vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
-	map = vr_map(*bo);
-	vr_write64(map, 0, 0);
-	return map;
-}
-
 /*
  * The blit reads an object that another context's job, held on the ring,
  * is still writing: it must wait for that job (implicit sync on the
@@ -1187,7 +1162,7 @@ static void test_blit_waits_for_render(void)
 
 	pt_open(&t);
 	ctx2 = vr_ctx(&t.vr);
-	hmap = hold_bo(&t, &hold);
+	hmap = vr_hold_bo(&t.vr, &hold);
 	vr_buf_init(&t.vr, &src, 64 << 10, DRM_VDXG_SEGMENT_VRAM);
 	vr_buf_init(&t.vr, &dst, 64 << 10, DRM_VDXG_SEGMENT_APERTURE);
 	vr_buf_randomize(&src, &t.rng);
@@ -1258,7 +1233,7 @@ static void test_flip_waits_for_blit(void)
 	pt_open(&t);
 	pt_kms(&t);
 	scene_render(&t, &sc, t.w, t.h, DRM_VDXG_SEGMENT_APERTURE);
-	hmap = hold_bo(&t, &hold);
+	hmap = vr_hold_bo(&t.vr, &hold);
 
 	vr_buf_init(&t.vr, &abuf, (uint64_t)t.w * t.h * 4, DRM_VDXG_SEGMENT_VRAM);
 	as = vr_surf(&abuf, 0, VDXG_FMT_XRGB8888, t.w, t.h);
@@ -1788,17 +1763,25 @@ static uint32_t system_fb(struct bad *b, struct vdxg_bo **bo)
 	s = vr_surf(&tmp, 0, VDXG_FMT_XRGB8888, b->t.w, b->t.h);
 	return add_fb(&b->t, &s);
 }
-static int bad_blit_system_fb(struct bad *b)
+/* Present with a system-memory framebuffer as flip source or blit target. */
+static int go_system_fb(struct bad *b, bool flip_src)
 {
 	struct vdxg_bo *bo;
 	uint32_t fb = system_fb(b, &bo);
 	int ret;
 
-	blit(b)->dst = psurf_fb(fb);
+	if (flip_src)
+		flip(b)->src = psurf_fb(fb);
+	else
+		blit(b)->dst = psurf_fb(fb);
 	ret = go(b);
 	drmModeRmFB(b->t.vr.fd, fb);
 	vdxg_bo_free(bo);
 	return ret;
+}
+static int bad_blit_system_fb(struct bad *b)
+{
+	return go_system_fb(b, false);
 }
 static int bad_blit_system_bo(struct bad *b)
 {
@@ -1812,15 +1795,7 @@ static int bad_blit_system_bo(struct bad *b)
 }
 static int bad_flip_system_fb(struct bad *b)
 {
-	struct vdxg_bo *bo;
-	uint32_t fb = system_fb(b, &bo);
-	int ret;
-
-	flip(b)->src = psurf_fb(fb);
-	ret = go(b);
-	drmModeRmFB(b->t.vr.fd, fb);
-	vdxg_bo_free(bo);
-	return ret;
+	return go_system_fb(b, true);
 }
 static int bad_flip_small_fb(struct bad *b)
 {

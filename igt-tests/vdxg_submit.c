@@ -532,16 +532,6 @@ static void cs_hold(struct vdxg_cs *cs, struct vdxg_bo *hold)
 	vdxg_cs_wait(cs, hold, 0, 0, 1);
 }
 
-static uint8_t *hold_bo(struct vr *vr, struct vdxg_bo **bo)
-{
-	uint8_t *map;
-
-	*bo = vr_bo(vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
-	map = vr_map(*bo);
-	memset(map, 0, 4096);
-	return map;
-}
-
 /* Out-syncobjs: signalled exactly when the job is done, with no error. */
 static void test_out_syncobj(void)
 {
@@ -556,7 +546,7 @@ static void test_out_syncobj(void)
 
 	vr_open(&vr);
 	ctx = vr_ctx(&vr);
-	map = hold_bo(&vr, &hold);
+	map = vr_hold_bo(&vr, &hold);
 	s1 = vr_syncobj(&vr, false);
 	s2 = vr_syncobj(&vr, true);	/* signalled: replaced by the job */
 	tl = vr_syncobj(&vr, false);
@@ -619,7 +609,7 @@ static void test_in_syncobj_order(void)
 	vr_open(&vr);
 	ctx_a = vr_ctx(&vr);
 	ctx_b = vr_ctx(&vr);
-	map = hold_bo(&vr, &hold);
+	map = vr_hold_bo(&vr, &hold);
 	a = vr_syncobj(&vr, false);
 	b = vr_syncobj(&vr, false);
 	sa = vdxg_sync(a, 0);
@@ -752,7 +742,7 @@ static void test_timeline_points(void)
 	vr_open(&vr);
 	ctx1 = vr_ctx(&vr);
 	ctx2 = vr_ctx(&vr);
-	map = hold_bo(&vr, &hold);
+	map = vr_hold_bo(&vr, &hold);
 	t = vr_syncobj(&vr, false);
 	t2 = vr_syncobj(&vr, false);
 
@@ -925,7 +915,7 @@ static void test_implicit_sync_wait(void)
 	vr_open(&vr2);
 	ctx1 = vr_ctx(&vr1);
 	ctx2 = vr_ctx(&vr2);
-	mh = hold_bo(&vr1, &hold);
+	mh = vr_hold_bo(&vr1, &hold);
 	x1 = vr_bo(&vr1, 8192, DRM_VDXG_SEGMENT_APERTURE, 0);
 	x2 = share(&vr1, x1, &vr2);
 	y = vr_bo(&vr2, 8192, DRM_VDXG_SEGMENT_VRAM, 0);

@@ -47,17 +47,12 @@ uint64_t vr_param(struct vr *vr, uint32_t param)
 	return v;
 }
 
-void vr_open(struct vr *vr)
+void vr_open_dev(struct vr *vr, struct vdxg_device *dev)
 {
-	struct vdxg_device *dev = NULL;
 	uint32_t ctx;
 	int ret;
 
 	memset(vr, 0, sizeof(*vr));
-	ret = vdxg_device_open(NULL, &dev);
-	if (ret == -ENODEV || ret == -ENOENT)
-		vtest_skip("no vdxg render node");
-	vtest_assert_f(ret == 0, "vdxg_device_open: %s", strerror(-ret));
 	vr->dev = dev;
 	vr->fd = vdxg_device_fd(dev);
 	vtest_require_f(vr_param(vr, DRM_VDXG_PARAM_ENGINES) &
@@ -75,6 +70,29 @@ void vr_open(struct vr *vr)
 	vr->max_command_size = vr_param(vr, DRM_VDXG_PARAM_MAX_COMMAND_SIZE);
 	vr->max_allocations = vr_param(vr, DRM_VDXG_PARAM_MAX_ALLOCATIONS);
 	vr->max_patches = vr_param(vr, DRM_VDXG_PARAM_MAX_PATCHES);
+}
+
+void vr_open(struct vr *vr)
+{
+	struct vdxg_device *dev = NULL;
+	int ret;
+
+	memset(vr, 0, sizeof(*vr));
+	ret = vdxg_device_open(NULL, &dev);
+	if (ret == -ENODEV || ret == -ENOENT)
+		vtest_skip("no vdxg render node");
+	vtest_assert_f(ret == 0, "vdxg_device_open: %s", strerror(-ret));
+	vr_open_dev(vr, dev);
+}
+
+uint8_t *vr_hold_bo(struct vr *vr, struct vdxg_bo **bo)
+{
+	uint8_t *map;
+
+	*bo = vr_bo(vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
+	map = vr_map(*bo);
+	memset(map, 0, 4096);
+	return map;
 }
 
 void vr_close(struct vr *vr)

@@ -49,6 +49,8 @@ struct vr {
  * RENDER engine (ENGINES bit 0, and CONTEXT_CREATE not ENODEV).
  */
 void vr_open(struct vr *vr);
+/* vr_open() on a device already open (any node); @vr owns it then. */
+void vr_open_dev(struct vr *vr, struct vdxg_device *dev);
 void vr_close(struct vr *vr);
 uint64_t vr_param(struct vr *vr, uint32_t param);
 /* A context on the RENDER engine at normal priority. */
@@ -63,6 +65,11 @@ struct drm_vdxg_reset_status vr_reset_status(struct vr *vr, uint32_t ctx);
 struct vdxg_bo *vr_bo(struct vr *vr, uint64_t size, uint32_t seg0,
 		      uint32_t seg1);
 void *vr_map(struct vdxg_bo *bo);
+/*
+ * A zeroed, mapped 4 KiB VRAM object for a job to WAIT on (vdxg_cs_wait):
+ * the job holds its ring until the test writes the value.
+ */
+uint8_t *vr_hold_bo(struct vr *vr, struct vdxg_bo **bo);
 /* GEM_WAIT for VR_WAIT_NS; fails on a timeout. */
 void vr_bo_wait(struct vdxg_bo *bo);
 /* GEM_WAIT polling: true when the object is idle. */
