@@ -43,6 +43,7 @@
 #define TEX_DIM		128
 #define BALLAST_SIZE	(4u << 20)
 #define CUBE_VERTICES	36
+#define BG_VERTICES	6	/* a screen quad: clears colour and depth */
 
 struct demo {
 	struct vdxg_device *dev;
@@ -195,8 +196,9 @@ static void make_buffers(struct demo *d, unsigned int ballast_pct)
 			die("ADDFB2", -errno);
 	}
 	d->depth = bo_new(d, (uint64_t)d->w * d->h * 4, DRM_VDXG_SEGMENT_VRAM);
-	d->vb = bo_new(d, CUBE_VERTICES * VDXG_VERTEX_SIZE,
+	d->vb = bo_new(d, (BG_VERTICES + CUBE_VERTICES) * VDXG_VERTEX_SIZE,
 		       DRM_VDXG_SEGMENT_APERTURE);
+	bo_map(d->vb);
 	make_texture(d);
 
 	ret = vdxg_get_param(d->dev, DRM_VDXG_PARAM_VRAM_SIZE, &vram);
@@ -235,6 +237,28 @@ struct vtx {
 	uint32_t pad[2];
 };
 
+/*
+ * The background: two triangles over the screen at the far depth, drawn
+ * with DEPTH_WRITE and no test, which clears the depth buffer (only the
+ * DEPTH slot takes D32, so FILL_RECT cannot) and paints BG.
+ */
+static void write_background(struct demo *d, uint32_t bg)
+{
+	static const int corner[6] = { 0, 1, 2, 0, 2, 3 };
+	int32_t xs[4] = { 0, (int32_t)d->w * 16, (int32_t)d->w * 16, 0 };
+	int32_t ys[4] = { 0, 0, (int32_t)d->h * 16, (int32_t)d->h * 16 };
+	struct vtx *v = d->vb->map;
+	int k;
+
+	for (k = 0; k < BG_VERTICES; k++, v++) {
+		memset(v, 0, sizeof(*v));
+		v->x = xs[corner[k]];
+		v->y = ys[corner[k]];
+		v->z = 0xffffffff;
+		v->color = bg;
+	}
+}
+
 /* Rotate, project and write the 36 vertices for time T (seconds). */
 static void write_cube(struct demo *d, double t)
 {
@@ -244,7 +268,7 @@ static void write_cube(struct demo *d, double t)
 	};
 	double a = t * 0.9, b = t * 0.6, scr[8][3];
 	double size = (d->w < d->h ? d->w : d->h) * 0.9;
-	struct vtx *v = d->vb->map;
+	struct vtx *v = (struct vtx *)d->vb->map + BG_VERTICES;
 	int i, f, k;
 
 	for (i = 0; i < 8; i++) {
@@ -285,24 +309,23 @@ static void render(struct demo *d, int back, unsigned int frame, double t)
 	struct vdxg_cs *cs = d->cs;
 	int ret;
 
+	write_background(d, bg);
 	write_cube(d, t);
 	vdxg_cs_reset(cs);
-	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, d->depth, 0,
-			    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_D32, d->w, d->h,
-			    d->w * 4);
-	vdxg_cs_fill_rect(cs, 0, 0, d->w, d->h, 0xffffffff);
 	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, d->fb_bo[back], 0,
 			    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888, d->w,
 			    d->h, d->w * 4);
-	vdxg_cs_fill_rect(cs, 0, 0, d->w, d->h, bg);
 	vdxg_cs_set_surface(cs, VDXG_SLOT_DEPTH, d->depth, 0,
 			    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_D32, d->w, d->h,
 			    d->w * 4);
 	vdxg_cs_set_surface(cs, VDXG_SLOT_TEXTURE, d->tex, 0, 0,
 			    VDXG_FMT_ARGB8888, TEX_DIM, TEX_DIM, TEX_DIM * 4);
+	vdxg_cs_draw_triangles(cs, VDXG_DRAW_DEPTH_WRITE, BG_VERTICES, d->vb,
+			       0, 0);
 	vdxg_cs_draw_triangles(cs, VDXG_DRAW_TEXTURE | VDXG_DRAW_BILINEAR |
 			       VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE,
-			       CUBE_VERTICES, d->vb, 0, 0);
+			       CUBE_VERTICES, d->vb,
+			       BG_VERTICES * VDXG_VERTEX_SIZE, 0);
 	if (bal) {
 		vdxg_cs_set_surface(cs, VDXG_SLOT_DST, bal, 0,
 				    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888,
