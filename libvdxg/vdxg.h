@@ -117,6 +117,14 @@ int vdxg_bo_info(struct vdxg_bo *bo, uint32_t *segment, uint64_t *gpu_addr);
 int vdxg_bo_make_resident(struct vdxg_bo *bo, uint32_t segment);
 /* Unmap, GEM_CLOSE and free. NULL is a no-op. */
 void vdxg_bo_free(struct vdxg_bo *bo);
+/*
+ * PRIME: export the object as a dma-buf fd (close-on-exec, read-write),
+ * or import a dma-buf (its size from lseek). Importing an object this
+ * device exported gives the handle it already has: keep one vdxg_bo per
+ * handle. Imported objects live in the aperture.
+ */
+int vdxg_bo_export(struct vdxg_bo *bo, int *fd);
+int vdxg_bo_import(struct vdxg_device *dev, int fd, struct vdxg_bo **out);
 
 /* --------------------------------------------------------------- contexts */
 
@@ -276,6 +284,44 @@ int vdxg_submit(struct vdxg_device *dev, uint32_t ctx_id, struct vdxg_cs *cs,
 		struct vdxg_submit_opts *opts);
 /* The SUBMIT ioctl with ARGS exactly as given (ARGS is written back). */
 int vdxg_submit_raw(struct vdxg_device *dev, struct drm_vdxg_submit *args);
+
+/* ---------------------------------------------------------------- present */
+
+/* PRESENT surfaces: a GEM object described in full, or a framebuffer. */
+struct drm_vdxg_present_surface vdxg_present_bo(const struct vdxg_bo *bo,
+						uint32_t format, uint32_t width,
+						uint32_t height, uint32_t pitch,
+						uint32_t offset);
+struct drm_vdxg_present_surface vdxg_present_fb(uint32_t fb_id);
+/*
+ * DRM_VDXG_PRESENT_BLIT on context CTX_ID: SRC's pixel (0, 0) lands at
+ * (DST_X, DST_Y) of DST, inside the NUM_CLIPS CLIPS (0: the whole
+ * source). OUT_SYNCOBJ (0: none) receives the blit's fence.
+ */
+int vdxg_present_blit(struct vdxg_device *dev, uint32_t ctx_id,
+		      const struct drm_vdxg_present_surface *src,
+		      const struct drm_vdxg_present_surface *dst,
+		      int32_t dst_x, int32_t dst_y,
+		      const struct drm_vdxg_rect *clips, uint32_t num_clips,
+		      uint32_t out_syncobj);
+/*
+ * DRM_VDXG_PRESENT_FLIP: FB_ID on CRTC_ID's primary plane at the next
+ * vblank (DRM master only). FLAGS DRM_VDXG_PRESENT_EVENT asks for a
+ * page-flip event carrying USER_DATA; OUT_SYNCOBJ (0: none) signals when
+ * the flip is on screen. -EBUSY while a flip is pending.
+ */
+int vdxg_present_flip(struct vdxg_device *dev, uint32_t crtc_id,
+		      uint32_t fb_id, uint32_t flags, uint64_t user_data,
+		      uint32_t out_syncobj);
+
+/* ----------------------------------------------------------------- errors */
+
+/*
+ * A message for ERR (negative or positive errno) as the vdxg ioctls use
+ * it, e.g. -ERANGE "an access outside its allocation or object"; else
+ * strerror(). The string is static.
+ */
+const char *vdxg_strerror(int err);
 
 /* Binary syncobj / timeline point, for vdxg_submit_opts. */
 static inline struct drm_vdxg_sync vdxg_sync(uint32_t handle, uint64_t point)

@@ -193,6 +193,46 @@ int vdxg_bo_from_handle(struct vdxg_device *dev, uint32_t handle,
 	return bo_new(dev, handle, size, 0, out);
 }
 
+int vdxg_bo_export(struct vdxg_bo *bo, int *fd)
+{
+	int ret;
+
+	*fd = -1;
+	if (!bo->dev)
+		return -EINVAL;
+	errno = 0;
+	ret = drm_ret(drmPrimeHandleToFD(bo->dev->fd, bo->handle,
+					 DRM_CLOEXEC | DRM_RDWR, fd));
+	if (ret)
+		*fd = -1;
+	return ret;
+}
+
+int vdxg_bo_import(struct vdxg_device *dev, int fd, struct vdxg_bo **out)
+{
+	uint32_t handle;
+	off_t size;
+	int ret;
+
+	*out = NULL;
+	size = lseek(fd, 0, SEEK_END);
+	if (size < 0)
+		return -errno;
+	errno = 0;
+	ret = drm_ret(drmPrimeFDToHandle(dev->fd, fd, &handle));
+	if (ret)
+		return ret;
+	/*
+	 * Importing an object this device already has gives its handle again
+	 * (GEM keeps one handle per object and file): a second vdxg_bo on it
+	 * would close it under the first.
+	 */
+	ret = bo_new(dev, handle, (uint64_t)size, 0, out);
+	if (ret)
+		gem_close(dev, handle);
+	return ret;
+}
+
 int vdxg_bo_map(struct vdxg_bo *bo, void **ptr)
 {
 	struct drm_vdxg_gem_mmap_offset mo = { .handle = bo->handle };
@@ -455,4 +495,107 @@ int vdxg_submit(struct vdxg_device *dev, uint32_t ctx_id, struct vdxg_cs *cs,
 	if (opts)
 		opts->out_flags = args.out_flags;
 	return 0;
+}
+
+/* -------------------------------------------------------------- present */
+
+struct drm_vdxg_present_surface vdxg_present_bo(const struct vdxg_bo *bo,
+						uint32_t format, uint32_t width,
+						uint32_t height, uint32_t pitch,
+						uint32_t offset)
+{
+	struct drm_vdxg_present_surface s = {
+		.handle = bo->handle,
+		.format = format,
+		.width = width,
+		.height = height,
+		.pitch = pitch,
+		.offset = offset,
+	};
+
+	return s;
+}
+
+struct drm_vdxg_present_surface vdxg_present_fb(uint32_t fb_id)
+{
+	struct drm_vdxg_present_surface s = { .fb_id = fb_id };
+
+	return s;
+}
+
+int vdxg_present_blit(struct vdxg_device *dev, uint32_t ctx_id,
+		      const struct drm_vdxg_present_surface *src,
+		      const struct drm_vdxg_present_surface *dst,
+		      int32_t dst_x, int32_t dst_y,
+		      const struct drm_vdxg_rect *clips, uint32_t num_clips,
+		      uint32_t out_syncobj)
+{
+	struct drm_vdxg_present p = {
+		.mode = DRM_VDXG_PRESENT_BLIT,
+		.ctx_id = ctx_id,
+		.src = *src,
+		.dst = *dst,
+		.dst_x = dst_x,
+		.dst_y = dst_y,
+		.num_clips = num_clips,
+		.out_syncobj = out_syncobj,
+		.clips = (uintptr_t)clips,
+	};
+
+	return vioctl(dev->fd, DRM_IOCTL_VDXG_PRESENT, &p);
+}
+
+int vdxg_present_flip(struct vdxg_device *dev, uint32_t crtc_id,
+		      uint32_t fb_id, uint32_t flags, uint64_t user_data,
+		      uint32_t out_syncobj)
+{
+	struct drm_vdxg_present p = {
+		.mode = DRM_VDXG_PRESENT_FLIP,
+		.flags = flags,
+		.crtc_id = crtc_id,
+		.src = vdxg_present_fb(fb_id),
+		.out_syncobj = out_syncobj,
+		.user_data = user_data,
+	};
+
+	return vioctl(dev->fd, DRM_IOCTL_VDXG_PRESENT, &p);
+}
+
+/* --------------------------------------------------------------- errors */
+
+/*
+ * What the vdxg ioctls mean by an errno, where that says more than
+ * strerror(); see uapi/drm/vdxg_drm.h.
+ */
+static const struct {
+	int err;
+	const char *msg;
+} vdxg_errors[] = {
+	{ EINVAL, "invalid argument: a bad command, field, flag, format, "
+		  "rectangle or padding" },
+	{ ERANGE, "an access outside its allocation or object" },
+	{ EACCES, "not allowed: a write through an allocation without "
+		  "DRM_VDXG_ALLOC_WRITE, a high-priority context without "
+		  "CAP_SYS_NICE or DRM master, or a flip without DRM master" },
+	{ ENOENT, "an unknown handle, framebuffer, CRTC, context or syncobj" },
+	{ E2BIG, "over a limit: command size, allocations, patches, clips "
+		 "(DRM_VDXG_PARAM_MAX_*) or an object no segment can hold" },
+	{ EIO, "the context was banned after a GPU hang or fault" },
+	{ EBUSY, "busy: a flip is already pending, or the object is in use" },
+	{ ETIME, "timed out" },
+	{ ENOMEM, "out of memory: GPU memory in every allowed segment, or "
+		  "kernel memory" },
+	{ ENODEV, "not a vdxg device, or the device is gone" },
+};
+
+const char *vdxg_strerror(int err)
+{
+	size_t i;
+
+	if (err < 0)
+		err = -err;
+	for (i = 0; i < sizeof(vdxg_errors) / sizeof(vdxg_errors[0]); i++)
+		if (vdxg_errors[i].err == err)
+			return vdxg_errors[i].msg;
+	return strerror(err);
 }

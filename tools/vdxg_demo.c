@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vdxg-demo: a rotating, textured, depth-tested cube drawn by the RENDER
+ * engine every frame and shown with PRESENT flips at vblank, double
+ * buffered, while ballast objects oversubscribe VRAM so that the paging
+ * engine keeps moving memory.
+ *
+ *   vdxg-demo [-t SECONDS] [-b BALLAST_PERCENT] [-d /dev/dri/cardN]
+ *
+ * -t  how long to run (default 5 s)
+ * -b  ballast, in percent of VRAM, in 4 MiB objects that live only in
+ *     VRAM (default 125); every frame one of them is drawn into, so that
+ *     it must be paged in and another paged out
+ * -d  the card node (default: the first one vdxg drives)
+ *
+ * Each second it prints the frame rate and what the paging engine moved
+ * (debugfs dri/N/paging), and at the end a summary. Needs DRM master (no
+ * other KMS client) and, for the paging figures, debugfs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <glob.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+
+#define BIT(n)		(1u << (n))
+#define BIT_ULL(n)	(1ull << (n))
+#include "vdxg.h"
+#include "vdxg_hw.h"
+
+#define TEX_DIM		128
+#define BALLAST_SIZE	(4u << 20)
+#define CUBE_VERTICES	36
+#define BG_VERTICES	6	/* a screen quad: clears colour and depth */
+
+struct demo {
+	struct vdxg_device *dev;
+	int fd;
+	uint32_t crtc_id, conn_id;
+	drmModeModeInfo mode;
+	uint32_t w, h, ctx;
+	struct vdxg_bo *fb_bo[2], *depth, *tex, *vb;
+	uint32_t fb[2];
+	struct vdxg_bo **ballast;
+	unsigned int num_ballast;
+	struct vdxg_cs *cs;
+	char paging_path[64];
+};
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "vdxg-demo: %s: %s\n", what, vdxg_strerror(err));
+	exit(1);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void open_card(struct demo *d, const char *path)
+{
+	glob_t g;
+	size_t i;
+	int ret = -ENODEV;
+
+	if (path) {
+		ret = vdxg_device_open(path, &d->dev);
+	} else if (!glob("/dev/dri/card*", 0, NULL, &g)) {
+		for (i = 0; i < g.gl_pathc && ret; i++)
+			ret = vdxg_device_open(g.gl_pathv[i], &d->dev);
+		globfree(&g);
+	}
+	if (ret)
+		die("no vdxg card node", ret);
+	d->fd = vdxg_device_fd(d->dev);
+}
+
+/* The debugfs directory is named after the card's minor. */
+static void find_debugfs(struct demo *d)
+{
+	struct stat st;
+
+	if (fstat(d->fd, &st) == 0)
+		snprintf(d->paging_path, sizeof(d->paging_path),
+			 "/sys/kernel/debug/dri/%u/paging", minor(st.st_rdev));
+}
+
+/* The first connected connector, a CRTC for it, its preferred mode. */
+static void find_output(struct demo *d)
+{
+	drmModeRes *res = drmModeGetResources(d->fd);
+	int i, j, m;
+
+	if (!res)
+		die("no KMS resources", -errno);
+	for (i = 0; i < res->count_connectors && !d->conn_id; i++) {
+		drmModeConnector *c = drmModeGetConnector(d->fd,
+							  res->connectors[i]);
+		drmModeEncoder *e;
+
+		if (!c)
+			continue;
+		if (c->connection != DRM_MODE_CONNECTED || !c->count_modes ||
+		    !c->count_encoders) {
+			drmModeFreeConnector(c);
+			continue;
+		}
+		d->mode = c->modes[0];
+		for (m = 0; m < c->count_modes; m++)
+			if (c->modes[m].type & DRM_MODE_TYPE_PREFERRED) {
+				d->mode = c->modes[m];
+				break;
+			}
+		e = drmModeGetEncoder(d->fd, c->encoders[0]);
+		for (j = 0; e && j < res->count_crtcs; j++) {
+			if (e->possible_crtcs & BIT(j)) {
+				d->crtc_id = res->crtcs[j];
+				d->conn_id = c->connector_id;
+				break;
+			}
+		}
+		drmModeFreeEncoder(e);
+		drmModeFreeConnector(c);
+	}
+	drmModeFreeResources(res);
+	if (!d->conn_id)
+		die("no connected output", -ENODEV);
+	d->w = d->mode.hdisplay;
+	d->h = d->mode.vdisplay;
+}
+
+static struct vdxg_bo *bo_new(struct demo *d, uint64_t size, uint32_t seg)
+{
+	struct vdxg_bo *bo;
+	int ret = vdxg_bo_create(d->dev, size, &seg, 1, 0, &bo);
+
+	if (ret)
+		die("GEM_CREATE", ret);
+	return bo;
+}
+
+static void *bo_map(struct vdxg_bo *bo)
+{
+	void *p;
+	int ret = vdxg_bo_map(bo, &p);
+
+	if (ret)
+		die("mmap", ret);
+	return p;
+}
+
+/* A checkerboard with a colour ramp, ARGB8888, written by the CPU. */
+static void make_texture(struct demo *d)
+{
+	uint32_t *t, x, y;
+
+	d->tex = bo_new(d, TEX_DIM * TEX_DIM * 4, DRM_VDXG_SEGMENT_VRAM);
+	t = bo_map(d->tex);
+	for (y = 0; y < TEX_DIM; y++)
+		for (x = 0; x < TEX_DIM; x++)
+			t[y * TEX_DIM + x] = ((x / 16 + y / 16) & 1) ?
+				0xff000000 | (x * 2) << 16 | (y * 2) << 8 | 0xff :
+				0xffffffff;
+}
+
+static void make_buffers(struct demo *d, unsigned int ballast_pct)
+{
+	uint32_t handles[4] = { 0 }, pitches[4] = { d->w * 4 };
+	uint32_t offsets[4] = { 0 };
+	uint64_t vram = 0;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		d->fb_bo[i] = bo_new(d, (uint64_t)d->w * d->h * 4,
+				     DRM_VDXG_SEGMENT_VRAM);
+		handles[0] = d->fb_bo[i]->handle;
+		if (drmModeAddFB2(d->fd, d->w, d->h, DRM_FORMAT_XRGB8888,
+				  handles, pitches, offsets, &d->fb[i], 0))
+			die("ADDFB2", -errno);
+	}
+	d->depth = bo_new(d, (uint64_t)d->w * d->h * 4, DRM_VDXG_SEGMENT_VRAM);
+	d->vb = bo_new(d, (BG_VERTICES + CUBE_VERTICES) * VDXG_VERTEX_SIZE,
+		       DRM_VDXG_SEGMENT_APERTURE);
+	bo_map(d->vb);
+	make_texture(d);
+
+	ret = vdxg_get_param(d->dev, DRM_VDXG_PARAM_VRAM_SIZE, &vram);
+	if (ret)
+		die("GET_PARAM VRAM_SIZE", ret);
+	d->num_ballast = vram / 100 * ballast_pct / BALLAST_SIZE;
+	d->ballast = calloc(d->num_ballast + 1, sizeof(*d->ballast));
+	if (!d->ballast)
+		die("ballast", -ENOMEM);
+	for (i = 0; i < d->num_ballast; i++)
+		d->ballast[i] = bo_new(d, BALLAST_SIZE, DRM_VDXG_SEGMENT_VRAM);
+	printf("vdxg-demo: %ux%u@%u, %u MiB of VRAM, ballast %u x %u MiB\n",
+	       d->w, d->h, d->mode.vrefresh, (unsigned int)(vram >> 20),
+	       d->num_ballast, BALLAST_SIZE >> 20);
+}
+
+/* ------------------------------------------------------------- the cube */
+
+static const float cube_pos[8][3] = {
+	{ -1, -1, -1 }, { 1, -1, -1 }, { 1, 1, -1 }, { -1, 1, -1 },
+	{ -1, -1, 1 }, { 1, -1, 1 }, { 1, 1, 1 }, { -1, 1, 1 },
+};
+/* Faces as corner quads, counter-clockwise seen from outside. */
+static const uint8_t cube_face[6][4] = {
+	{ 0, 3, 2, 1 }, { 4, 5, 6, 7 }, { 0, 1, 5, 4 },
+	{ 3, 7, 6, 2 }, { 0, 4, 7, 3 }, { 1, 2, 6, 5 },
+};
+static const uint32_t face_color[6] = {
+	0xffff8080, 0xff80ff80, 0xff8080ff, 0xffffff80, 0xffff80ff, 0xff80ffff,
+};
+
+struct vtx {
+	int32_t x, y;
+	uint32_t z, color;
+	int32_t u, v;
+	uint32_t pad[2];
+};
+
+/*
+ * The background: two triangles over the screen at the far depth, drawn
+ * with DEPTH_WRITE and no test, which clears the depth buffer (only the
+ * DEPTH slot takes D32, so FILL_RECT cannot) and paints BG.
+ */
+static void write_background(struct demo *d, uint32_t bg)
+{
+	static const int corner[6] = { 0, 1, 2, 0, 2, 3 };
+	int32_t xs[4] = { 0, (int32_t)d->w * 16, (int32_t)d->w * 16, 0 };
+	int32_t ys[4] = { 0, 0, (int32_t)d->h * 16, (int32_t)d->h * 16 };
+	struct vtx *v = d->vb->map;
+	int k;
+
+	for (k = 0; k < BG_VERTICES; k++, v++) {
+		memset(v, 0, sizeof(*v));
+		v->x = xs[corner[k]];
+		v->y = ys[corner[k]];
+		v->z = 0xffffffff;
+		v->color = bg;
+	}
+}
+
+/* Rotate, project and write the 36 vertices for time T (seconds). */
+static void write_cube(struct demo *d, double t)
+{
+	static const int quad_tri[6] = { 0, 1, 2, 0, 2, 3 };
+	static const int32_t uv[4][2] = {
+		{ 0, 0 }, { TEX_DIM, 0 }, { TEX_DIM, TEX_DIM }, { 0, TEX_DIM },
+	};
+	double a = t * 0.9, b = t * 0.6, scr[8][3];
+	double size = (d->w < d->h ? d->w : d->h) * 0.9;
+	struct vtx *v = (struct vtx *)d->vb->map + BG_VERTICES;
+	int i, f, k;
+
+	for (i = 0; i < 8; i++) {
+		double x = cube_pos[i][0], y = cube_pos[i][1];
+		double z = cube_pos[i][2], x1, y1, z1;
+
+		/* Around Y by a, then around X by b, then 5 units away. */
+		x1 = x * cos(a) + z * sin(a);
+		z1 = -x * sin(a) + z * cos(a);
+		y1 = y * cos(b) - z1 * sin(b);
+		z1 = y * sin(b) + z1 * cos(b) + 5;
+		scr[i][0] = d->w / 2.0 + x1 / z1 * size;
+		scr[i][1] = d->h / 2.0 - y1 / z1 * size;
+		/* Depth in (0, 1) over z in [3, 7]. */
+		scr[i][2] = (z1 - 3) / 4;
+	}
+	for (f = 0; f < 6; f++) {
+		for (k = 0; k < 6; k++, v++) {
+			int q = quad_tri[k], c = cube_face[f][q];
+
+			memset(v, 0, sizeof(*v));
+			v->x = (int32_t)lround(scr[c][0] * 16);
+			v->y = (int32_t)lround(scr[c][1] * 16);
+			v->z = (uint32_t)(scr[c][2] * 4294967040.0);
+			v->color = face_color[f];
+			v->u = uv[q][0] << 16;
+			v->v = uv[q][1] << 16;
+		}
+	}
+}
+
+/* One frame into fb_bo[back]; one ballast object drawn into too. */
+static void render(struct demo *d, int back, unsigned int frame, double t)
+{
+	struct vdxg_bo *bal = d->num_ballast ?
+			      d->ballast[frame % d->num_ballast] : NULL;
+	uint32_t bg = 0xff101830 + ((frame & 0x3f) << 1);
+	struct vdxg_cs *cs = d->cs;
+	int ret;
+
+	write_background(d, bg);
+	write_cube(d, t);
+	vdxg_cs_reset(cs);
+	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, d->fb_bo[back], 0,
+			    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888, d->w,
+			    d->h, d->w * 4);
+	vdxg_cs_set_surface(cs, VDXG_SLOT_DEPTH, d->depth, 0,
+			    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_D32, d->w, d->h,
+			    d->w * 4);
+	vdxg_cs_set_surface(cs, VDXG_SLOT_TEXTURE, d->tex, 0, 0,
+			    VDXG_FMT_ARGB8888, TEX_DIM, TEX_DIM, TEX_DIM * 4);
+	vdxg_cs_draw_triangles(cs, VDXG_DRAW_DEPTH_WRITE, BG_VERTICES, d->vb,
+			       0, 0);
+	vdxg_cs_draw_triangles(cs, VDXG_DRAW_TEXTURE | VDXG_DRAW_BILINEAR |
+			       VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE,
+			       CUBE_VERTICES, d->vb,
+			       BG_VERTICES * VDXG_VERTEX_SIZE, 0);
+	if (bal) {
+		vdxg_cs_set_surface(cs, VDXG_SLOT_DST, bal, 0,
+				    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888,
+				    1024, BALLAST_SIZE / 4096, 4096);
+		vdxg_cs_fill_rect(cs, 0, frame % 64, 64, 1, frame);
+	}
+	ret = vdxg_cs_error(cs);
+	if (ret)
+		die("building the command buffer", ret);
+	ret = vdxg_submit(d->dev, d->ctx, cs, NULL);
+	if (ret)
+		die("SUBMIT", ret);
+}
+
+/* Flip to fb[back] at the next vblank and wait for its event. */
+static void flip(struct demo *d, int back, unsigned int frame)
+{
+	struct pollfd p = { .fd = d->fd, .events = POLLIN };
+	struct drm_event_vblank ev;
+	ssize_t n;
+	int ret;
+
+	ret = vdxg_present_flip(d->dev, d->crtc_id, d->fb[back],
+				DRM_VDXG_PRESENT_EVENT, frame, 0);
+	if (ret)
+		die("PRESENT FLIP", ret);
+	do {
+		ret = poll(&p, 1, 5000);
+	} while (ret < 0 && errno == EINTR);
+	if (ret <= 0)
+		die("no flip event within 5 s", ret ? -errno : -ETIME);
+	n = read(d->fd, &ev, sizeof(ev));
+	if (n != sizeof(ev) || ev.base.type != DRM_EVENT_FLIP_COMPLETE ||
+	    ev.user_data != frame)
+		die("a wrong flip event", -EIO);
+}
+
+/* "transfer: N ops, M bytes" of debugfs paging; 0 without debugfs. */
+static void paging_stats(struct demo *d, unsigned long long *ops,
+			 unsigned long long *bytes)
+{
+	FILE *f = d->paging_path[0] ? fopen(d->paging_path, "r") : NULL;
+	char line[128];
+
+	*ops = *bytes = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "transfer: %llu ops, %llu bytes", ops,
+			   bytes) == 2)
+			break;
+	if (f)
+		fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long ops0, bytes0, ops, bytes, lops, lbytes;
+	unsigned int ballast_pct = 125, frame = 0, last_frame = 0;
+	double seconds = 5, t0, last, t;
+	const char *path = NULL;
+	struct demo d = { 0 };
+	int opt, ret, back = 1;
+
+	while ((opt = getopt(argc, argv, "t:b:d:")) != -1) {
+		switch (opt) {
+		case 't': seconds = atof(optarg); break;
+		case 'b': ballast_pct = atoi(optarg); break;
+		case 'd': path = optarg; break;
+		default:
+			fprintf(stderr, "usage: vdxg-demo [-t SECONDS] "
+				"[-b BALLAST_PERCENT] [-d CARD]\n");
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	open_card(&d, path);
+	find_debugfs(&d);
+	if (!drmIsMaster(d.fd) && drmSetMaster(d.fd))
+		die("DRM master", -errno);
+	find_output(&d);
+	make_buffers(&d, ballast_pct);
+	ret = vdxg_context_create(d.dev, DRM_VDXG_ENGINE_RENDER,
+				  DRM_VDXG_PRIORITY_NORMAL, 0, &d.ctx);
+	if (ret)
+		die("CONTEXT_CREATE", ret);
+	ret = vdxg_cs_create(&d.cs);
+	if (ret)
+		die("vdxg_cs_create", ret);
+
+	/* The first frame by a modeset, the rest by flips. */
+	render(&d, 0, 0, 0);
+	ret = vdxg_bo_wait(d.fb_bo[0], 5000000000ll);
+	if (ret)
+		die("waiting for the first frame", ret);
+	if (drmModeSetCrtc(d.fd, d.crtc_id, d.fb[0], 0, 0, &d.conn_id, 1,
+			   &d.mode))
+		die("SETCRTC", -errno);
+
+	paging_stats(&d, &ops0, &bytes0);
+	lops = ops0;
+	lbytes = bytes0;
+	t0 = last = now_s();
+	for (frame = 1; (t = now_s()) - t0 < seconds; frame++, back ^= 1) {
+		render(&d, back, frame, t - t0);
+		flip(&d, back, frame);
+		if (t - last >= 1) {
+			paging_stats(&d, &ops, &bytes);
+			printf("vdxg-demo: %5.1f fps, paging %llu moves, %.1f MiB/s\n",
+			       (frame - last_frame) / (t - last), ops - lops,
+			       (bytes - lbytes) / (t - last) / 1048576);
+			last = t;
+			last_frame = frame;
+			lops = ops;
+			lbytes = bytes;
+		}
+	}
+	paging_stats(&d, &ops, &bytes);
+	t = now_s() - t0;
+	printf("vdxg-demo: %u frames in %.1f s (%.1f fps); the paging engine "
+	       "moved %.1f MiB in %llu transfers\n", frame - 1, t,
+	       (frame - 1) / t, (bytes - bytes0) / 1048576.0, ops - ops0);
+	return frame > 1 ? 0 : 1;
+}
