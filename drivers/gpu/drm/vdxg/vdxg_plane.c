@@ -52,8 +52,8 @@ static struct ttm_buffer_object *vdxg_fb_tbo(struct drm_framebuffer *fb)
  * vdxg_fb_pin - keep a framebuffer's object where the display reaches it
  * @fb: the framebuffer
  *
- * Return: 0, -EINVAL for an object the display cannot reach, or the error
- * of moving it.
+ * Return: 0, -EINVAL for an object the display cannot reach (also one
+ * pinned elsewhere, by a PRIME export), or the error of moving it.
  */
 int vdxg_fb_pin(struct drm_framebuffer *fb)
 {
@@ -67,8 +67,12 @@ int vdxg_fb_pin(struct drm_framebuffer *fb)
 	ret = ttm_bo_reserve(tbo, true, false, NULL);
 	if (ret)
 		return ret;
-	if (!tbo->pin_count)
-		ret = ttm_bo_validate(tbo, &bo->gpu_placement, &ctx);
+	/*
+	 * Validate even a pinned object: TTM cannot move it, but checks that
+	 * it is in a segment the display reaches. An export pins an object
+	 * without the aperture in system memory, at no GPU address.
+	 */
+	ret = ttm_bo_validate(tbo, &bo->gpu_placement, &ctx);
 	if (!ret)
 		ttm_bo_pin(tbo);
 	ttm_bo_unreserve(tbo);
