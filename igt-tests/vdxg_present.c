@@ -58,6 +58,7 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
+#include "voutput.h"
 #include "vrender.h"
 
 #define SEC		1000000000ll
@@ -563,55 +564,15 @@ static void pt_close(struct pt *t)
 /* DRM master, the first connected connector, its CRTC and mode. */
 static void pt_kms(struct pt *t)
 {
-	int fd = t->vr.fd, i, j;
-	drmModeRes *res;
+	struct voutput o;
 
-	if (!drmIsMaster(fd))
-		vtest_assert_f(drmSetMaster(fd) == 0,
-			       "cannot become DRM master: %s", strerror(errno));
-	res = drmModeGetResources(fd);
-	vtest_require_f(res && res->count_crtcs && res->count_connectors,
-			"no KMS resources (no display engine?)");
-	for (i = 0; i < res->count_connectors && !t->conn_id; i++) {
-		drmModeConnector *c = drmModeGetConnector(fd,
-							  res->connectors[i]);
-		drmModeEncoder *e;
-		int m;
-
-		if (!c)
-			continue;
-		if (c->connection != DRM_MODE_CONNECTED || !c->count_modes ||
-		    c->connector_type == DRM_MODE_CONNECTOR_WRITEBACK) {
-			drmModeFreeConnector(c);
-			continue;
-		}
-		t->mode = c->modes[0];
-		for (m = 0; m < c->count_modes; m++)
-			if (c->modes[m].type & DRM_MODE_TYPE_PREFERRED) {
-				t->mode = c->modes[m];
-				break;
-			}
-		/* A CRTC the connector's first encoder can drive. */
-		e = c->count_encoders ?
-		    drmModeGetEncoder(fd, c->encoders[0]) : NULL;
-		for (j = 0; e && j < res->count_crtcs; j++) {
-			if (e->possible_crtcs & (1u << j)) {
-				t->crtc_id = res->crtcs[j];
-				t->head = j;
-				t->conn_id = c->connector_id;
-				break;
-			}
-		}
-		drmModeFreeEncoder(e);
-		drmModeFreeConnector(c);
-	}
-	drmModeFreeResources(res);
-	vtest_require_f(t->conn_id, "no connected connector with a CRTC");
-	t->w = t->mode.hdisplay;
-	t->h = t->mode.vdisplay;
-	vtest_info("CRTC %u (head %d), connector %u, mode %s %ux%u@%u",
-		   t->crtc_id, t->head, t->conn_id, t->mode.name, t->w, t->h,
-		   t->mode.vrefresh);
+	voutput_find(t->vr.fd, &o);
+	t->crtc_id = o.crtc_id;
+	t->conn_id = o.conn_id;
+	t->head = o.head;
+	t->mode = o.mode;
+	t->w = o.w;
+	t->h = o.h;
 	t->have_hostd = hostd_open(&t->hostd);
 	if (!t->have_hostd)
 		vtest_info("no host channel (vdxgvm.hostd): no screendumps");

@@ -64,6 +64,8 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
+#include "voutput.h"
+#include "vgem.h"
 #include "vrender.h"
 
 /* ---------------------------------------------------------------- utils */
@@ -191,32 +193,33 @@ struct dumb {
 	void *map;
 };
 
+/* mmap SIZE bytes of FD at the fake OFFSET an ioctl gave for HANDLE. */
+static void *map_at(int fd, uint32_t handle, uint64_t offset, uint64_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       (off_t)offset);
+
+	vtest_assert_f(p != MAP_FAILED, "mmap of handle %u: %s", handle,
+		       strerror(errno));
+	return p;
+}
+
 /* A vgem dumb buffer's mapping (MODE_MAP_DUMB, card node). */
 static void *gem_map(int fd, uint32_t handle, uint64_t size)
 {
 	struct drm_mode_map_dumb md = { .handle = handle };
-	void *p;
 
 	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &md));
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 (off_t)md.offset);
-	vtest_assert_f(p != MAP_FAILED, "mmap of handle %u: %s", handle,
-		       strerror(errno));
-	return p;
+	return map_at(fd, handle, md.offset, size);
 }
 
 /* A vdxg object's mapping (GEM_MMAP_OFFSET, any node). */
 static void *vdxg_map(int fd, uint32_t handle, uint64_t size)
 {
 	struct drm_vdxg_gem_mmap_offset mo = { .handle = handle };
-	void *p;
 
 	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_MMAP_OFFSET, &mo));
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 (off_t)mo.offset);
-	vtest_assert_f(p != MAP_FAILED, "mmap of handle %u: %s", handle,
-		       strerror(errno));
-	return p;
+	return map_at(fd, handle, mo.offset, size);
 }
 
 static void gem_close(int fd, uint32_t handle)
@@ -307,24 +310,6 @@ static uint32_t gem_segment(int fd, uint32_t handle, uint64_t *size)
 	return info.segment;
 }
 
-/* include/uapi/drm/vgem_drm.h, which libdrm does not ship. */
-struct local_vgem_fence_attach {
-	uint32_t handle;
-	uint32_t flags;
-	uint32_t out_fence;
-	uint32_t pad;
-};
-
-struct local_vgem_fence_signal {
-	uint32_t fence;
-	uint32_t flags;
-};
-
-#define LOCAL_VGEM_FENCE_WRITE		0x1
-#define LOCAL_IOCTL_VGEM_FENCE_ATTACH \
-	DRM_IOWR(DRM_COMMAND_BASE + 0x1, struct local_vgem_fence_attach)
-#define LOCAL_IOCTL_VGEM_FENCE_SIGNAL \
-	DRM_IOW(DRM_COMMAND_BASE + 0x2, struct local_vgem_fence_signal)
 
 static int vgem_open(void)
 {
@@ -397,54 +382,15 @@ static void pt_close(struct pt *t)
 /* DRM master, the first connected connector, its CRTC and mode. */
 static void pt_kms(struct pt *t)
 {
-	int fd = t->fd, i, j;
-	drmModeRes *res;
+	struct voutput o;
 
-	if (!drmIsMaster(fd))
-		vtest_assert_f(drmSetMaster(fd) == 0,
-			       "cannot become DRM master: %s", strerror(errno));
-	res = drmModeGetResources(fd);
-	vtest_require_f(res && res->count_crtcs && res->count_connectors,
-			"no KMS resources (no display engine?)");
-	for (i = 0; i < res->count_connectors && !t->conn_id; i++) {
-		drmModeConnector *c = drmModeGetConnector(fd,
-							  res->connectors[i]);
-		drmModeEncoder *e;
-		int m;
-
-		if (!c)
-			continue;
-		if (c->connection != DRM_MODE_CONNECTED || !c->count_modes ||
-		    c->connector_type == DRM_MODE_CONNECTOR_WRITEBACK) {
-			drmModeFreeConnector(c);
-			continue;
-		}
-		t->mode = c->modes[0];
-		for (m = 0; m < c->count_modes; m++)
-			if (c->modes[m].type & DRM_MODE_TYPE_PREFERRED) {
-				t->mode = c->modes[m];
-				break;
-			}
-		e = c->count_encoders ?
-		    drmModeGetEncoder(fd, c->encoders[0]) : NULL;
-		for (j = 0; e && j < res->count_crtcs; j++) {
-			if (e->possible_crtcs & (1u << j)) {
-				t->crtc_id = res->crtcs[j];
-				t->head = j;
-				t->conn_id = c->connector_id;
-				break;
-			}
-		}
-		drmModeFreeEncoder(e);
-		drmModeFreeConnector(c);
-	}
-	drmModeFreeResources(res);
-	vtest_require_f(t->conn_id, "no connected connector with a CRTC");
-	t->w = t->mode.hdisplay;
-	t->h = t->mode.vdisplay;
-	vtest_info("CRTC %u (index %d), connector %u, mode %s %ux%u@%u",
-		   t->crtc_id, t->head, t->conn_id, t->mode.name, t->w, t->h,
-		   t->mode.vrefresh);
+	voutput_find(t->fd, &o);
+	t->crtc_id = o.crtc_id;
+	t->conn_id = o.conn_id;
+	t->head = o.head;
+	t->mode = o.mode;
+	t->w = o.w;
+	t->h = o.h;
 }
 
 /* SETCRTC of FB in the test's mode; 0 or -errno. */

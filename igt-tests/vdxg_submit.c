@@ -27,28 +27,11 @@
 #include <linux/dma-buf.h>
 #include <xf86drm.h>
 
+#include "vgem.h"
 #include "vrender.h"
 
 /* ---------------------------------------------------------------- vgem */
 
-/* include/uapi/drm/vgem_drm.h, which libdrm does not ship. */
-struct local_vgem_fence_attach {
-	uint32_t handle;
-	uint32_t flags;
-	uint32_t out_fence;
-	uint32_t pad;
-};
-
-struct local_vgem_fence_signal {
-	uint32_t fence;
-	uint32_t flags;
-};
-
-#define LOCAL_VGEM_FENCE_WRITE		0x1
-#define LOCAL_IOCTL_VGEM_FENCE_ATTACH \
-	DRM_IOWR(DRM_COMMAND_BASE + 0x1, struct local_vgem_fence_attach)
-#define LOCAL_IOCTL_VGEM_FENCE_SIGNAL \
-	DRM_IOW(DRM_COMMAND_BASE + 0x2, struct local_vgem_fence_signal)
 
 struct vgem {
 	int fd;
