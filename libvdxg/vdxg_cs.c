@@ -29,7 +29,13 @@ struct vdxg_cs {
 	struct drm_vdxg_allocation *allocs, *submit_allocs;
 	struct vdxg_bo **alloc_bo;	/* NULL for raw entries */
 	uint32_t nallocs, cap_allocs;
-	uint32_t last_alloc;		/* lookup hint */
+	/*
+	 * Allocation index of each object's entry by GEM handle: an open-
+	 * addressed table (index + 1, 0 empty), at least twice cap_allocs,
+	 * so that adding an address costs the same with 1 or 10000 objects.
+	 * reset empties just the slots in use.
+	 */
+	uint32_t *hash, hash_mask, hash_shift;
 
 	struct drm_vdxg_patch_location *patches;
 	uint8_t *patch_raw;		/* 1 for add_raw_patch entries */
@@ -66,6 +72,47 @@ static int grow(void **ptr, uint32_t *cap, uint32_t need, size_t elem,
 	return 0;
 }
 
+static uint32_t hash_first(const struct vdxg_cs *cs, uint32_t handle)
+{
+	/* Knuth's multiplicative hash: its top bits are the well-mixed ones */
+	return (handle * 2654435761u) >> cs->hash_shift;
+}
+
+/* The slot holding HANDLE's entry, or the empty slot where it goes. */
+static uint32_t hash_slot(const struct vdxg_cs *cs, uint32_t handle)
+{
+	uint32_t h = hash_first(cs, handle), e;
+
+	while ((e = cs->hash[h]) && cs->allocs[e - 1].handle != handle)
+		h = (h + 1) & cs->hash_mask;
+	return h;
+}
+
+/* A table of at least 2 * CAP slots, holding the object entries. */
+static int cs_grow_hash(struct vdxg_cs *cs, uint32_t cap)
+{
+	uint32_t size = cs->hash ? cs->hash_mask + 1 : 0, n = 16, bits = 4, i;
+	uint32_t *hash;
+
+	if (size >= 2 * (uint64_t)cap)
+		return 0;
+	while (n < 2 * (uint64_t)cap) {
+		n *= 2;
+		bits++;
+	}
+	hash = calloc(n, sizeof(*hash));
+	if (!hash)
+		return -ENOMEM;
+	free(cs->hash);
+	cs->hash = hash;
+	cs->hash_mask = n - 1;
+	cs->hash_shift = 32 - bits;
+	for (i = 0; i < cs->nallocs; i++)
+		if (cs->alloc_bo[i])
+			cs->hash[hash_slot(cs, cs->allocs[i].handle)] = i + 1;
+	return 0;
+}
+
 static int cs_grow_allocs(struct vdxg_cs *cs, uint32_t need)
 {
 	uint32_t cap = cs->cap_allocs, c2 = cap, c3 = cap;
@@ -79,7 +126,9 @@ static int cs_grow_allocs(struct vdxg_cs *cs, uint32_t need)
 	if (!ret)
 		ret = grow((void **)&cs->alloc_bo, &c3, cap,
 			   sizeof(*cs->alloc_bo), cap, CS_MAX_ENTRIES);
-	/* The capacity is what all three arrays hold. */
+	if (!ret)
+		ret = cs_grow_hash(cs, cap);
+	/* The capacity is what all three arrays and the table hold. */
 	if (!ret)
 		cs->cap_allocs = cap;
 	return ret;
@@ -143,6 +192,7 @@ void vdxg_cs_free(struct vdxg_cs *cs)
 	free(cs->allocs);
 	free(cs->submit_allocs);
 	free(cs->alloc_bo);
+	free(cs->hash);
 	free(cs->patches);
 	free(cs->patch_raw);
 	free(cs);
@@ -150,10 +200,25 @@ void vdxg_cs_free(struct vdxg_cs *cs)
 
 void vdxg_cs_reset(struct vdxg_cs *cs)
 {
+	uint32_t i;
+
+	/*
+	 * Empty the slots in use. Each entry is still in the table, at or
+	 * after its first slot (probing may pass slots already emptied).
+	 */
+	for (i = 0; i < cs->nallocs; i++) {
+		uint32_t h;
+
+		if (!cs->alloc_bo[i])
+			continue;
+		h = hash_first(cs, cs->allocs[i].handle);
+		while (cs->hash[h] != i + 1)
+			h = (h + 1) & cs->hash_mask;
+		cs->hash[h] = 0;
+	}
 	cs->ndw = 0;
 	cs->nallocs = 0;
 	cs->npatches = 0;
-	cs->last_alloc = 0;
 	cs->error = 0;
 }
 
@@ -192,27 +257,22 @@ vdxg_cs_patches(const struct vdxg_cs *cs, uint32_t *count)
 static uint32_t cs_alloc_index(struct vdxg_cs *cs, struct vdxg_bo *bo,
 			       uint32_t alloc_flags)
 {
+	uint32_t h = hash_slot(cs, bo->handle), i;
 	struct drm_vdxg_allocation *a;
-	uint32_t i;
 
-	if (cs->last_alloc < cs->nallocs && cs->alloc_bo[cs->last_alloc] &&
-	    cs->allocs[cs->last_alloc].handle == bo->handle) {
-		i = cs->last_alloc;
+	if (cs->hash[h]) {
+		i = cs->hash[h] - 1;
 	} else {
-		for (i = 0; i < cs->nallocs; i++)
-			if (cs->alloc_bo[i] && cs->allocs[i].handle == bo->handle)
-				break;
-	}
-	if (i == cs->nallocs) {
 		/* Room was made by cs_begin. */
-		a = &cs->allocs[cs->nallocs++];
+		i = cs->nallocs++;
+		a = &cs->allocs[i];
 		memset(a, 0, sizeof(*a));
 		a->handle = bo->handle;
 		a->presumed_gpu_addr = bo->gpu_addr;
 		cs->alloc_bo[i] = bo;
+		cs->hash[h] = i + 1;
 	}
 	cs->allocs[i].flags |= alloc_flags;
-	cs->last_alloc = i;
 	return i;
 }
 

@@ -674,6 +674,80 @@ static void test_reset(void)
 	vdxg_cs_free(NULL);
 }
 
+/*
+ * Thousands of objects, in three handle patterns (sequential; multiples
+ * of 2^19, which share low bits; a random permutation of a large range),
+ * each used three times in a shuffled order and then again after a reset:
+ * one entry per object, in first-use order, every patch naming it, and
+ * nothing left over from the previous frame.
+ */
+#define MANY 5000
+
+static uint32_t many_handle(int pattern, uint32_t i)
+{
+	switch (pattern) {
+	case 0:
+		return i + 1;
+	case 1:
+		return (i + 1) << 19;
+	default:
+		return (i * 2654435761u) ^ 0x5bd1e995u;	/* distinct: odd factor */
+	}
+}
+
+static void test_alloc_dedup_many(void)
+{
+	static struct vdxg_bo bos[MANY];
+	static uint32_t order[3 * MANY], first[MANY];
+	const struct drm_vdxg_patch_location *p;
+	const struct drm_vdxg_allocation *al;
+	struct vdxg_cs *cs = new_cs();
+	uint32_t i, n, next, seed = 1;
+	int pattern, frame;
+
+	for (pattern = 0; pattern < 3; pattern++) {
+		for (i = 0; i < MANY; i++)
+			bos[i] = make_bo(many_handle(pattern, i), 0x100000 * i);
+		for (i = 0; i < 3 * MANY; i++)
+			order[i] = i % MANY;
+		for (i = 3 * MANY - 1; i > 0; i--) {	/* Fisher-Yates */
+			uint32_t j, t;
+
+			seed = seed * 1103515245u + 12345u;
+			j = (seed >> 8) % (i + 1);
+			t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+		for (frame = 0; frame < 2; frame++) {
+			vdxg_cs_reset(cs);
+			memset(first, 0xff, sizeof(first));
+			next = 0;
+			for (i = 0; i < 3 * MANY; i++) {
+				uint32_t b = order[i];
+
+				vtest_assert_eq(vdxg_cs_fence(cs, &bos[b], 0,
+							      i & 1 ? W : 0, i), 0);
+				if (first[b] == UINT32_MAX)
+					first[b] = next++;
+			}
+			al = vdxg_cs_allocations(cs, &n);
+			vtest_assert_eq(n, MANY);
+			for (i = 0; i < MANY; i++) {
+				vtest_assert_eq(al[first[i]].handle, bos[i].handle);
+				vtest_assert_eq(al[first[i]].presumed_gpu_addr,
+						bos[i].gpu_addr);
+			}
+			p = vdxg_cs_patches(cs, &n);
+			vtest_assert_eq(n, 3 * MANY);
+			for (i = 0; i < 3 * MANY; i++)
+				vtest_assert_eq(p[i].allocation_index,
+						first[order[i]]);
+		}
+	}
+	vdxg_cs_free(cs);
+}
+
 /* The device layer without a device: errors, never a crash. */
 static void test_no_device(void)
 {
@@ -707,6 +781,8 @@ static const struct vtest_subtest tests[] = {
 	  "each command's dwords against the vdxg_hw.h macros" },
 	{ "alloc-dedup", test_alloc_dedup,
 	  "one entry per object, write flags merged, raw entries apart" },
+	{ "alloc-dedup-many", test_alloc_dedup_many,
+	  "5000 objects, colliding handles, reuse after reset" },
 	{ "patch-locations", test_patch_locations,
 	  "patch offsets, slots and allocation offsets" },
 	{ "presumed-address", test_presumed_address,
