@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Summarise igt_runner results.json files against a list of expected failures.
 
-usage: igt-results.py [--expected FILE] [--strict] [--details N]
+usage: igt-results.py [--expected FILE] [--retry FILE] [--strict]
+                      [--details N] [--want-retry]
                       CONFIG=RESULTS.json [CONFIG=RESULTS.json ...]
 
 Prints one line per test result, then notes, then exactly one line
@@ -20,8 +21,19 @@ Expected-failures format: "igt@TEST@SUBTEST[CONFIG]  reason" per line, the
 [CONFIG] suffix optional (without it the entry covers every config); an
 entry for a subtest covers its dynamic subtests too; # starts a comment
 line.
+
+Retry (--retry FILE, igt-tests/timing-tests.txt): subtests that assert
+wall-clock frame timing ("igt@TEST@PATTERN  reason", fnmatch patterns). An
+unexpected failure of one of them is run again in a boot of its own: with
+--want-retry the script prints just the subtests to rerun, one
+"CONFIG igt@TEST@SUBTEST" line each, and scripts/igt.sh passes the rerun's
+results as CONFIG+retry=RESULTS.json. A rerun result replaces the first one
+(a pass is a pass with a note giving both results); a subtest that fails
+twice is a failure.
 """
 import argparse
+import fnmatch
+import io
 import json
 import os
 import re
@@ -73,6 +85,36 @@ def load_expected(path):
     return expected
 
 
+def load_retry(path):
+    retry = []
+    if not path:
+        return retry
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split(None, 1)
+            if not re.match(r"^igt@[A-Za-z0-9_-]+@[][A-Za-z0-9_*?-]+$", parts[0]):
+                sys.exit(f"{path}:{lineno}: not a subtest pattern: {parts[0]}")
+            if len(parts) < 2:
+                sys.exit(f"{path}:{lineno}: {parts[0]} has no reason")
+            retry.append((parts[0], parts[1].strip()))
+    return retry
+
+
+def subtest(name):
+    """igt@TEST@SUBTEST of a (possibly dynamic) subtest's NAME."""
+    return "@".join(name.split("@")[:3])
+
+
+def retry_reason(retry, name):
+    for pattern, reason in retry:
+        if fnmatch.fnmatchcase(subtest(name), pattern):
+            return reason
+    return None
+
+
 def expected_reason(expected, name, config):
     """The entry for NAME: its own, or its subtest's for a dynamic one."""
     parts = name.split("@")
@@ -82,6 +124,16 @@ def expected_reason(expected, name, config):
             if key in expected:
                 return key, expected[key]
     return None, None
+
+
+def outcome(t, name, tag, notes):
+    """The result of test T, a benign dmesg-warn counted as a pass."""
+    result = t.get("result", "incomplete")
+    if result == "dmesg-warn" and benign_dmesg(t):
+        notes.append(f"{name}{tag}: passed with a virtual-machine "
+                     "kernel warning only")
+        result = "pass"
+    return result
 
 
 def first_lines(text, n):
@@ -94,46 +146,78 @@ def first_lines(text, n):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--expected", help="expected-failures file")
+    ap.add_argument("--retry", help="timing-tests file: subtests rerun once")
+    ap.add_argument("--want-retry", action="store_true",
+                    help="print only the failed subtests to rerun")
     ap.add_argument("--strict", action="store_true",
                     help="fail when an expected failure passes")
     ap.add_argument("--details", type=int, default=8,
                     help="lines of err/dmesg shown per unexpected failure")
     ap.add_argument("runs", nargs="+", metavar="CONFIG=RESULTS.json")
     args = ap.parse_args()
+    stdout = sys.stdout
+    if args.want_retry:
+        sys.stdout = io.StringIO()
 
     expected = load_expected(args.expected)
+    retry = load_retry(args.retry)
     used = set()
     passed = failed = skipped = 0
     unexpected = []
     unexpected_pass = []
     notes = []
 
+    runs = []
+    reruns = {}
     for run in args.runs:
         config, sep, path = run.partition("=")
         if not sep:
             ap.error(f"{run}: want CONFIG=RESULTS.json")
+        base, plus, kind = config.partition("+")
+        if plus and kind != "retry":
+            ap.error(f"{run}: CONFIG+{kind}: only +retry is known")
+        tests = None
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                tests = json.load(f).get("tests", {})
+        if plus:
+            reruns[base] = tests
+        else:
+            runs.append((config, tests))
+
+    want = []
+    for config, tests in runs:
         tag = "" if config == "default" else f"[{config}]"
-        if not os.path.isfile(path):
+        if tests is None:
             print(f"FAIL        vm@{config}: no results.json (the VM run failed)")
             failed += 1
             unexpected.append(f"vm@{config}")
             continue
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-        tests = data.get("tests", {})
         if not tests:
             notes.append(f"{config}: results.json has no tests")
+        rerun = reruns.get(config)
+        if config in reruns and rerun is None:
+            print(f"FAIL        vm@{config}+retry: no results.json (the VM run failed)")
+            failed += 1
+            unexpected.append(f"vm@{config}+retry")
         for name in sorted(tests):
             t = tests[name]
-            result = t.get("result", "incomplete")
-            if result == "dmesg-warn" and benign_dmesg(t):
-                notes.append(f"{name}{tag}: passed with a virtual-machine "
-                             "kernel warning only")
-                result = "pass"
+            result = outcome(t, name, tag, notes)
             key, reason = expected_reason(expected, name, config)
             if key:
                 used.add(key)
             shown = f"{name}{tag}"
+            again = retry_reason(retry, name) if not key and \
+                result not in PASS | SKIP else None
+            if again and args.want_retry:
+                want.append(f"{config} {subtest(name)}")
+                continue
+            if again and rerun and name in rerun:
+                first = result
+                t = rerun[name]
+                result = outcome(t, name, f"{tag}+retry", notes)
+                notes.append(f"{shown}: {first}, then {result} when rerun "
+                             f"({again})")
             if result in PASS:
                 passed += 1
                 if key:
@@ -153,6 +237,10 @@ def main():
                         for l in first_lines(t.get(field), args.details):
                             print(f"    {field}: {l}")
 
+    if args.want_retry:
+        for w in dict.fromkeys(want):
+            print(w, file=stdout)
+        return 0
     for key in sorted(set(expected) - used):
         notes.append(f"expected failure {key} did not run")
     for n in notes:
