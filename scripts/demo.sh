@@ -5,6 +5,13 @@
 # RENDER engine and flipped at vblank, with VRAM oversubscribed) for a few
 # seconds. Midway the guest asks the host for a screendump of the vdxg
 # screen (scripts/vm-hostd.py); it is saved as out/demo.png.
+#
+# Then the reference-image test: vdxg-demo -s (a still: the scene at a
+# fixed time, flipped by PRESENT) and a second screendump, compared by
+# scripts/imgcmp.py at a quarter of the size with tools/demo-reference.png
+# (out/demo-still.png is what it saw). make check runs this script; its
+# exit status is the comparison's. VDXG_DEMO_UPDATE=1 rewrites the
+# reference from this run.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -21,20 +28,35 @@ d=/sys/kernel/debug/dri/${card#card}
 echo "--- $d/resources (IO_RESOURCE_DESCRIPTOR view)"
 cat "$d/resources"
 echo "--- vdxg-demo -t '"$SECONDS_RUN"'"
+# The host channel: a screendump of head 0 named $1, the answer read away.
+tty=/dev/$(sed -n "s/.*vdxgvm.hostd=\([^ ]*\).*/\1/p" /proc/cmdline)
+stty -F "$tty" raw -echo
+screendump() {
+	exec 3<>"$tty"
+	printf "VDXG-HOST %s screendump 0 gz\n" "$1" >&3
+	timeout 120 sed -n "/^VDXG-HOST-\(END\|ERROR\) $1/q" <&3 >/dev/null
+	exec 3>&-
+}
 vdxg-demo -t '"$SECONDS_RUN"' &
 demo=$!
 sleep $(('"$SECONDS_RUN"' / 2))
-# The host channel: request a screendump of head 0, read the answer away.
-tty=/dev/$(sed -n "s/.*vdxgvm.hostd=\([^ ]*\).*/\1/p" /proc/cmdline)
-stty -F "$tty" raw -echo
-exec 3<>"$tty"
-printf "VDXG-HOST demo screendump 0 gz\n" >&3
-timeout 120 sed -n "/^VDXG-HOST-\(END\|ERROR\) demo/q" <&3 >/dev/null
-exec 3>&-
+screendump demo
+wait $demo
+echo "--- vdxg-demo -p -s 1.3 -t 4 (a still, for the reference image)"
+vdxg-demo -p -s 1.3 -t 4 &
+demo=$!
+sleep 2
+screendump still
 wait $demo
 echo "--- kernel log"
 dmesg | grep -E "vdxg [0-9a-f]{4}:|Initialized vdxg"
 '
-ppm=$VDXG_OUT/vm/demo/screendump-demo.ppm
-[ -f "$ppm" ] || die "no screendump from the guest (see $VDXG_OUT/vm/demo/hostd.log)"
-python3 "$VDXG_TOP/scripts/ppm2png.py" "$ppm" "$VDXG_OUT/demo.png"
+for n in demo still; do
+	[ -f "$VDXG_OUT/vm/demo/screendump-$n.ppm" ] ||
+		die "no screendump $n from the guest (see $VDXG_OUT/vm/demo/hostd.log)"
+done
+python3 "$VDXG_TOP/scripts/ppm2png.py" "$VDXG_OUT/vm/demo/screendump-demo.ppm" \
+	"$VDXG_OUT/demo.png"
+python3 "$VDXG_TOP/scripts/imgcmp.py" ${VDXG_DEMO_UPDATE:+--update} \
+	--out "$VDXG_OUT/demo-still.png" "$VDXG_OUT/vm/demo/screendump-still.ppm" \
+	"$VDXG_TOP/tools/demo-reference.png"

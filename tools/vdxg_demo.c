@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * vdxg-demo: a rotating, textured, depth-tested cube drawn by the RENDER
- * engine every frame and shown with PRESENT flips at vblank, double
- * buffered, while ballast objects oversubscribe VRAM so that the paging
- * engine keeps moving memory.
+ * engine every frame and shown with KMS atomic page flips at vblank,
+ * double buffered, while ballast objects oversubscribe VRAM so that the
+ * paging engine keeps moving memory.
  *
- *   vdxg-demo [-t SECONDS] [-b BALLAST_PERCENT] [-d /dev/dri/cardN]
+ *   vdxg-demo [-t SECONDS] [-b BALLAST_PERCENT] [-d /dev/dri/cardN] [-p]
+ *             [-s TIME]
  *
  * -t  how long to run (default 5 s)
  * -b  ballast, in percent of VRAM, in 4 MiB objects that live only in
  *     VRAM (default 125); every frame one of them is drawn into, so that
  *     it must be paged in and another paged out
  * -d  the card node (default: the first one vdxg drives)
+ * -p  flip with DRM_IOCTL_VDXG_PRESENT (FLIP) instead of atomic commits
+ * -s  a still: every frame shows the scene at TIME seconds, on a fixed
+ *     background (the picture the reference-image test compares)
  *
  * Each second it prints the frame rate and what the paging engine moved
  * (debugfs dri/N/paging), and at the end a summary. Needs DRM master (no
@@ -19,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <glob.h>
 #include <math.h>
@@ -45,10 +50,21 @@
 #define CUBE_VERTICES	36
 #define BG_VERTICES	6	/* a screen quad: clears colour and depth */
 
+/* KMS object properties the atomic commits set. */
+struct props {
+	uint32_t crtc_mode_id, crtc_active, conn_crtc_id;
+	uint32_t fb_id, crtc_id, src_x, src_y, src_w, src_h;
+	uint32_t crtc_x, crtc_y, crtc_w, crtc_h;
+};
+
 struct demo {
 	struct vdxg_device *dev;
 	int fd;
-	uint32_t crtc_id, conn_id;
+	uint32_t crtc_id, conn_id, plane_id;
+	int crtc_index;
+	struct props prop;
+	bool present, still;
+	double still_t;
 	drmModeModeInfo mode;
 	uint32_t w, h, ctx;
 	struct vdxg_bo *fb_bo[2], *depth, *tex, *vb;
@@ -131,6 +147,7 @@ static void find_output(struct demo *d)
 		for (j = 0; e && j < res->count_crtcs; j++) {
 			if (e->possible_crtcs & BIT(j)) {
 				d->crtc_id = res->crtcs[j];
+				d->crtc_index = j;
 				d->conn_id = c->connector_id;
 				break;
 			}
@@ -143,6 +160,142 @@ static void find_output(struct demo *d)
 		die("no connected output", -ENODEV);
 	d->w = d->mode.hdisplay;
 	d->h = d->mode.vdisplay;
+}
+
+/* The id of property NAME of object ID (of TYPE); 0 if it has none. */
+static uint32_t prop_id(int fd, uint32_t id, uint32_t type, const char *name)
+{
+	drmModeObjectProperties *op = drmModeObjectGetProperties(fd, id, type);
+	uint32_t ret = 0, i;
+
+	for (i = 0; op && i < op->count_props && !ret; i++) {
+		drmModePropertyRes *p = drmModeGetProperty(fd, op->props[i]);
+
+		if (p && !strcmp(p->name, name))
+			ret = p->prop_id;
+		drmModeFreeProperty(p);
+	}
+	drmModeFreeObjectProperties(op);
+	if (!ret)
+		die(name, -ENOENT);
+	return ret;
+}
+
+/* Whether plane ID is a primary plane. */
+static bool is_primary(int fd, uint32_t id)
+{
+	drmModeObjectProperties *op;
+	bool ret = false;
+	uint32_t i;
+
+	op = drmModeObjectGetProperties(fd, id, DRM_MODE_OBJECT_PLANE);
+	for (i = 0; op && i < op->count_props; i++) {
+		drmModePropertyRes *p = drmModeGetProperty(fd, op->props[i]);
+
+		if (p && !strcmp(p->name, "type"))
+			ret = op->prop_values[i] == DRM_PLANE_TYPE_PRIMARY;
+		drmModeFreeProperty(p);
+	}
+	drmModeFreeObjectProperties(op);
+	return ret;
+}
+
+/* Atomic KMS: the CRTC's primary plane and the properties we set. */
+static void find_atomic(struct demo *d)
+{
+	drmModePlaneRes *pr;
+	struct props *p = &d->prop;
+	uint32_t i;
+
+	if (drmSetClientCap(d->fd, DRM_CLIENT_CAP_ATOMIC, 1))
+		die("atomic KMS", -errno);
+	pr = drmModeGetPlaneResources(d->fd);
+	for (i = 0; pr && i < pr->count_planes && !d->plane_id; i++) {
+		drmModePlane *pl = drmModeGetPlane(d->fd, pr->planes[i]);
+
+		if (pl && (pl->possible_crtcs & BIT(d->crtc_index)) &&
+		    is_primary(d->fd, pl->plane_id))
+			d->plane_id = pl->plane_id;
+		drmModeFreePlane(pl);
+	}
+	drmModeFreePlaneResources(pr);
+	if (!d->plane_id)
+		die("no primary plane", -ENODEV);
+	p->crtc_mode_id = prop_id(d->fd, d->crtc_id, DRM_MODE_OBJECT_CRTC,
+				  "MODE_ID");
+	p->crtc_active = prop_id(d->fd, d->crtc_id, DRM_MODE_OBJECT_CRTC,
+				 "ACTIVE");
+	p->conn_crtc_id = prop_id(d->fd, d->conn_id, DRM_MODE_OBJECT_CONNECTOR,
+				  "CRTC_ID");
+#define PLANE_PROP(f, n) \
+	(p->f = prop_id(d->fd, d->plane_id, DRM_MODE_OBJECT_PLANE, n))
+	PLANE_PROP(fb_id, "FB_ID");
+	PLANE_PROP(crtc_id, "CRTC_ID");
+	PLANE_PROP(src_x, "SRC_X");
+	PLANE_PROP(src_y, "SRC_Y");
+	PLANE_PROP(src_w, "SRC_W");
+	PLANE_PROP(src_h, "SRC_H");
+	PLANE_PROP(crtc_x, "CRTC_X");
+	PLANE_PROP(crtc_y, "CRTC_Y");
+	PLANE_PROP(crtc_w, "CRTC_W");
+	PLANE_PROP(crtc_h, "CRTC_H");
+#undef PLANE_PROP
+}
+
+/* One atomic commit of FLAGS setting PROPS (object, property, value). */
+static int commit(struct demo *d, const uint32_t (*props)[2],
+		  const uint64_t *values, int n, uint32_t flags,
+		  uint64_t user_data)
+{
+	drmModeAtomicReq *req = drmModeAtomicAlloc();
+	int i, ret;
+
+	if (!req)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (drmModeAtomicAddProperty(req, props[i][0], props[i][1],
+					     values[i]) < 0) {
+			drmModeAtomicFree(req);
+			return -ENOMEM;
+		}
+	ret = drmModeAtomicCommit(d->fd, req, flags,
+				  (void *)(uintptr_t)user_data);
+	drmModeAtomicFree(req);
+	return ret ? -errno : 0;
+}
+
+/* The first frame: mode, connector and the primary plane on fb[0]. */
+static void modeset(struct demo *d)
+{
+	struct props *p = &d->prop;
+	uint32_t blob;
+	int ret;
+
+	if (drmModeCreatePropertyBlob(d->fd, &d->mode, sizeof(d->mode), &blob))
+		die("mode blob", -errno);
+	{
+		const uint32_t props[][2] = {
+			{ d->crtc_id, p->crtc_mode_id },
+			{ d->crtc_id, p->crtc_active },
+			{ d->conn_id, p->conn_crtc_id },
+			{ d->plane_id, p->fb_id }, { d->plane_id, p->crtc_id },
+			{ d->plane_id, p->src_x }, { d->plane_id, p->src_y },
+			{ d->plane_id, p->src_w }, { d->plane_id, p->src_h },
+			{ d->plane_id, p->crtc_x }, { d->plane_id, p->crtc_y },
+			{ d->plane_id, p->crtc_w }, { d->plane_id, p->crtc_h },
+		};
+		const uint64_t values[] = {
+			blob, 1, d->crtc_id, d->fb[0], d->crtc_id,
+			0, 0, (uint64_t)d->w << 16, (uint64_t)d->h << 16,
+			0, 0, d->w, d->h,
+		};
+
+		ret = commit(d, props, values, 13,
+			     DRM_MODE_ATOMIC_ALLOW_MODESET, 0);
+	}
+	drmModeDestroyPropertyBlob(d->fd, blob);
+	if (ret)
+		die("atomic modeset", ret);
 }
 
 static struct vdxg_bo *bo_new(struct demo *d, uint64_t size, uint32_t seg)
@@ -305,12 +458,13 @@ static void render(struct demo *d, int back, unsigned int frame, double t)
 {
 	struct vdxg_bo *bal = d->num_ballast ?
 			      d->ballast[frame % d->num_ballast] : NULL;
-	uint32_t bg = 0xff101830 + ((frame & 0x3f) << 1);
+	uint32_t bg = d->still ? 0xff101830 :
+		      0xff101830 + ((frame & 0x3f) << 1);
 	struct vdxg_cs *cs = d->cs;
 	int ret;
 
 	write_background(d, bg);
-	write_cube(d, t);
+	write_cube(d, d->still ? d->still_t : t);
 	vdxg_cs_reset(cs);
 	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, d->fb_bo[back], 0,
 			    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888, d->w,
@@ -340,7 +494,10 @@ static void render(struct demo *d, int back, unsigned int frame, double t)
 		die("SUBMIT", ret);
 }
 
-/* Flip to fb[back] at the next vblank and wait for its event. */
+/*
+ * Flip to fb[back] at the next vblank, by an atomic commit (or PRESENT),
+ * and wait for its event.
+ */
 static void flip(struct demo *d, int back, unsigned int frame)
 {
 	struct pollfd p = { .fd = d->fd, .events = POLLIN };
@@ -348,10 +505,20 @@ static void flip(struct demo *d, int back, unsigned int frame)
 	ssize_t n;
 	int ret;
 
-	ret = vdxg_present_flip(d->dev, d->crtc_id, d->fb[back],
-				DRM_VDXG_PRESENT_EVENT, frame, 0);
-	if (ret)
-		die("PRESENT FLIP", ret);
+	if (d->present) {
+		ret = vdxg_present_flip(d->dev, d->crtc_id, d->fb[back],
+					DRM_VDXG_PRESENT_EVENT, frame, 0);
+		if (ret)
+			die("PRESENT FLIP", ret);
+	} else {
+		const uint32_t props[][2] = { { d->plane_id, d->prop.fb_id } };
+		const uint64_t values[] = { d->fb[back] };
+
+		ret = commit(d, props, values, 1, DRM_MODE_ATOMIC_NONBLOCK |
+			     DRM_MODE_PAGE_FLIP_EVENT, frame);
+		if (ret)
+			die("atomic page flip", ret);
+	}
 	do {
 		ret = poll(&p, 1, 5000);
 	} while (ret < 0 && errno == EINTR);
@@ -388,14 +555,17 @@ int main(int argc, char **argv)
 	struct demo d = { 0 };
 	int opt, ret, back = 1;
 
-	while ((opt = getopt(argc, argv, "t:b:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:b:d:ps:")) != -1) {
 		switch (opt) {
 		case 't': seconds = atof(optarg); break;
 		case 'b': ballast_pct = atoi(optarg); break;
 		case 'd': path = optarg; break;
+		case 'p': d.present = true; break;
+		case 's': d.still = true; d.still_t = atof(optarg); break;
 		default:
 			fprintf(stderr, "usage: vdxg-demo [-t SECONDS] "
-				"[-b BALLAST_PERCENT] [-d CARD]\n");
+				"[-b BALLAST_PERCENT] [-d CARD] [-p] "
+				"[-s TIME]\n");
 			return 2;
 		}
 	}
@@ -405,6 +575,7 @@ int main(int argc, char **argv)
 	if (!drmIsMaster(d.fd) && drmSetMaster(d.fd))
 		die("DRM master", -errno);
 	find_output(&d);
+	find_atomic(&d);
 	make_buffers(&d, ballast_pct);
 	ret = vdxg_context_create(d.dev, DRM_VDXG_ENGINE_RENDER,
 				  DRM_VDXG_PRIORITY_NORMAL, 0, &d.ctx);
@@ -419,9 +590,9 @@ int main(int argc, char **argv)
 	ret = vdxg_bo_wait(d.fb_bo[0], 5000000000ll);
 	if (ret)
 		die("waiting for the first frame", ret);
-	if (drmModeSetCrtc(d.fd, d.crtc_id, d.fb[0], 0, 0, &d.conn_id, 1,
-			   &d.mode))
-		die("SETCRTC", -errno);
+	modeset(&d);
+	printf("vdxg-demo: flips by %s%s\n", d.present ? "PRESENT" :
+	       "atomic commits", d.still ? ", a still" : "");
 
 	paging_stats(&d, &ops0, &bytes0);
 	lops = ops0;
