@@ -49,6 +49,29 @@
 extern "C" {
 #endif
 
+/* ---------------------------------------------------------------- version */
+
+/*
+ * The API's version. MAJOR changes when a change breaks existing callers
+ * (it is the shared library's soname, libvdxg.so.MAJOR); MINOR when
+ * functions are added (their symbols get the version node VDXG_MAJOR.MINOR
+ * of libvdxg.map); MICRO for fixes. The Makefile and the pkg-config file
+ * take the version from here.
+ */
+#define VDXG_LIB_VERSION_MAJOR	0
+#define VDXG_LIB_VERSION_MINOR	1
+#define VDXG_LIB_VERSION_MICRO	0
+#define VDXG_LIB_VERSION_ENCODE(major, minor, micro) \
+	(((major) << 16) | ((minor) << 8) | (micro))
+#define VDXG_LIB_VERSION VDXG_LIB_VERSION_ENCODE(VDXG_LIB_VERSION_MAJOR, \
+					 VDXG_LIB_VERSION_MINOR, VDXG_LIB_VERSION_MICRO)
+
+/*
+ * The version of the library running, VDXG_LIB_VERSION_ENCODE()d: compare it
+ * with VDXG_LIB_VERSION, the one compiled against, to require a newer one.
+ */
+unsigned int vdxg_lib_version(void);
+
 /* ----------------------------------------------------------------- device */
 
 struct vdxg_device;

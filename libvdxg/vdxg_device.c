@@ -64,6 +64,11 @@ static int device_new(int fd, struct vdxg_device **out)
 	return 0;
 }
 
+unsigned int vdxg_lib_version(void)
+{
+	return VDXG_LIB_VERSION;
+}
+
 int vdxg_device_open(const char *path, struct vdxg_device **out)
 {
 	int fd = -1, ret = -ENODEV;

@@ -755,6 +755,8 @@ static void test_no_device(void)
 	struct vdxg_bo bo = make_bo(1, 0);
 	void *ptr;
 
+	vtest_assert_eq(vdxg_lib_version(), VDXG_LIB_VERSION);
+	vtest_assert_eq(VDXG_LIB_VERSION, VDXG_LIB_VERSION_ENCODE(0, 1, 0));
 	vtest_assert_eq(vdxg_device_open("/nonexistent/renderD128", &dev),
 			-ENOENT);
 	vtest_assert(!dev);
