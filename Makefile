@@ -5,7 +5,7 @@
 #   make          QEMU with the vdxg device, the module, userspace, guest image
 #   make demo     boot the VM with vdxg and show it working
 #   make check    every test: KUnit, qtests, module lint, VM tests
-#   make bench    the benchmarks (paging, submit), in the VM
+#   make bench    vdxg-bench in the VM: a table and out/bench.json
 #   make igt-compare  upstream IGT on vdxg and on bochs-display, side by side
 #   make vm       an interactive guest shell
 
@@ -69,10 +69,9 @@ check: setup
 demo: setup qemu image
 	scripts/demo.sh
 
-# Paging, then RENDER submission (out/vm/bench/output.log keeps both).
+# Every vdxg-bench group: a table, and out/bench.json.
 bench: setup qemu image
-	scripts/vm.sh --name bench --timeout 1200 --load vdxg -- \
-		'vdxg-bench paging 5 && vdxg-bench submit 5'
+	scripts/bench.sh
 
 igt-compare: setup qemu image
 	scripts/igt-compare.sh

@@ -1,55 +1,95 @@
 // SPDX-License-Identifier: MIT
 /*
- * vdxg-bench: measure vdxg against the CPU, or against itself, in the same
- * run.
+ * vdxg-bench: vdxg's figures, each measured against the CPU or against
+ * itself in the same run (these machines are noisy: a ratio of two
+ * figures taken one after the other in each repeat is what to compare).
  *
- * Usage: vdxg-bench paging|submit [repeats]
+ *   vdxg-bench [-r REPEATS] [-j FILE.json] [GROUP...]
  *
- * paging: round-trip eviction bandwidth of 64 MiB objects (VRAM to system
- * memory and back, each move a chain of paging buffers on the PAGING
- * engine) over memcpy bandwidth of the same size, and the latency of a
- * single 4 KiB move. Each figure is the median of the repeats.
+ * GROUPs (default: all, in this order):
  *
- * submit: the RENDER submission path (through libvdxg):
- * - NOP submit-plus-wait rate: one NOP, submitted and waited for (through
- *   an out-syncobj), back to back;
- * - submit cost: microseconds in the SUBMIT ioctl alone (no wait; the jobs
- *   are drained every few submits, outside the timing; the median call of
- *   each repeat), for 1, 16 and 256 allocations crossed with 0, 64 and
- *   1024 patch locations (FENCEs spread over the objects), with right
- *   presumed addresses (the kernel skips
- *   patching) and with stale ones (zero: every field patched and the
- *   addresses written back), and the ratio stale / right: the speedup of
- *   the presumed-address skip;
- * - throughput of 1, 2, 4 and 8 client processes, each with its own file,
- *   context and object, submitting small jobs (a 32x32 fill and a fence):
- *   jobs per second, and the ratio to one client.
- * Each figure is the median of the repeats; ratios are of the medians.
+ * paging   A 64 MiB object moved VRAM -> system -> VRAM by MAKE_RESIDENT
+ *          (chains of paging buffers on the PAGING engine), against memcpy
+ *          of the same bytes there and back: both in MiB/s, and their
+ *          ratio per repeat. And the latency of one 4 KiB move.
+ * submit   The NOP submit rate: one NOP submitted and waited for through
+ *          an out-syncobj, back to back. The SUBMIT ioctl's cost alone (the
+ *          median call of a few hundred, jobs drained outside the timing)
+ *          with 16 allocations and 0 or 1024 patch locations (FENCEs), with
+ *          right presumed addresses (nothing patched) and stale ones (zero:
+ *          every location patched and the addresses written back): the
+ *          patch cost per location ((stale 1024 - stale 0) / 1024), the
+ *          validation cost per location when nothing is patched, and the
+ *          presumed-address speedup (stale / right, 1024 locations).
+ * render   FILL_RECT and COPY_RECT over a 1024x1024 XRGB8888 surface in
+ *          VRAM, 16 times a job (64 MiB written), submit to idle, in MiB/s
+ *          written, and each over memcpy of the same bytes in the repeat.
+ * flip     The latency of page flips in vblanks: after a vblank, a flip is
+ *          issued and its event's vblank count compared with that vblank's
+ *          (1: shown at the next vblank), as a KMS atomic commit and as a
+ *          PRESENT flip; the mean of 20 flips a repeat; and the time from
+ *          the flip ioctl to its event in ms. Needs DRM master and a
+ *          connected output, else the group is skipped.
+ * clients  Throughput of 1, 2, 4 and 8 processes, each with its own file,
+ *          context and object, submitting small jobs (a 32x32 FILL_RECT
+ *          and a FENCE): jobs/s, and each over one client's in the repeat.
+ * cs       libvdxg's command-stream builder alone (no device): the cost of
+ *          an address field with 16 and with 4096 objects in the
+ *          allocation list, and their ratio (1 when deduplication is O(1)).
+ *
+ * Every figure is the median of the repeats (default 5), with min and max.
+ * The table goes to stdout; -j also writes the figures as JSON:
+ * {"version": 1, "repeats": N, "figures": [{"group", "name", "unit",
+ * "median", "min", "max"}, ...]}. Exit status 0 when every group ran or
+ * was skipped for want of hardware (a flip without an output), 1 on an
+ * error.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <glob.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <drm.h>
-#include "vdxg_drm.h"
 #define BIT(n)		(1u << (n))
 #define BIT_ULL(n)	(1ull << (n))
-#include "vdxg_hw.h"
 #include "vdxg.h"
+#include "vdxg_hw.h"
+#include "vdxg_kms.h"
 
-#define BIG	(64ull << 20)
+#define MIB		(1ull << 20)
+#define SEC_NS		1000000000ll
+#define WAIT_NS		(60 * SEC_NS)
+#define MAX_REPEATS	64
+#define MAX_FIGURES	64
 
-static int fd;
+/* ------------------------------------------------------------- figures */
+
+struct figure {
+	const char *group, *unit;
+	char name[64];
+	double med, min, max;
+};
+
+static struct figure figures[MAX_FIGURES];
+static int num_figures, repeats = 5;
+static struct vdxg_device *dev;		/* the render node */
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "vdxg-bench: %s: %s\n", what, vdxg_strerror(err));
+	exit(1);
+}
+
+static void check(int ret, const char *what)
+{
+	if (ret)
+		die(what, ret);
+}
 
 static double now(void)
 {
@@ -59,166 +99,113 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void xioctl(unsigned long req, void *arg, const char *what)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret && (errno == EINTR || errno == EAGAIN));
-	if (ret) {
-		fprintf(stderr, "vdxg-bench: %s: %s\n", what, strerror(errno));
-		exit(1);
-	}
-}
-
-static int open_render(void)
-{
-	char name[16];
-	glob_t g;
-	size_t i;
-
-	if (glob("/dev/dri/renderD*", 0, NULL, &g))
-		return -1;
-	for (i = 0; i < g.gl_pathc; i++) {
-		struct drm_version v = { .name = name, .name_len = 15 };
-		int f = open(g.gl_pathv[i], O_RDWR | O_CLOEXEC);
-
-		memset(name, 0, sizeof(name));
-		if (f >= 0 && !ioctl(f, DRM_IOCTL_VERSION, &v) &&
-		    !strcmp(name, "vdxg")) {
-			globfree(&g);
-			return f;
-		}
-		if (f >= 0)
-			close(f);
-	}
-	globfree(&g);
-	return -1;
-}
-
-static uint32_t create(uint64_t size)
-{
-	struct drm_vdxg_gem_create c = {
-		.size = size, .num_segments = 2,
-		.segments = { DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM },
-	};
-
-	xioctl(DRM_IOCTL_VDXG_GEM_CREATE, &c, "GEM_CREATE");
-	return c.handle;
-}
-
-static void move(uint32_t h, uint32_t segment)
-{
-	struct drm_vdxg_gem_make_resident r = { .handle = h, .segment = segment };
-	struct drm_vdxg_gem_wait w = { .handle = h, .timeout_ns = 60000000000ll };
-
-	xioctl(DRM_IOCTL_VDXG_GEM_MAKE_RESIDENT, &r, "MAKE_RESIDENT");
-	xioctl(DRM_IOCTL_VDXG_GEM_WAIT, &w, "GEM_WAIT");
-}
-
-static void fill(uint32_t h, uint64_t size)
-{
-	struct drm_vdxg_gem_mmap_offset mo = { .handle = h };
-	uint32_t *p;
-	uint64_t i;
-
-	xioctl(DRM_IOCTL_VDXG_GEM_MMAP_OFFSET, &mo, "MMAP_OFFSET");
-	p = mmap(NULL, size, PROT_WRITE, MAP_SHARED, fd, mo.offset);
-	if (p == MAP_FAILED) {
-		perror("vdxg-bench: mmap");
-		exit(1);
-	}
-	for (i = 0; i < size / 4; i++)
-		p[i] = i;
-	munmap(p, size);
-}
-
-static int cmp(const void *a, const void *b)
+static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-struct stat3 {
-	double med, min, max;
-};
-
-static struct stat3 summarize(double *v, int n)
+static double median(double *v, int n)
 {
-	qsort(v, n, sizeof(*v), cmp);
-	return (struct stat3){ v[n / 2], v[0], v[n - 1] };
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
 }
 
-static void row(const char *what, struct stat3 s, const char *unit)
+/* Record and print the figure NAME: median, min and max of V[0..N). */
+static void figure(const char *group, const char *name, const char *unit,
+		   const double *v, int n)
 {
-	printf("%-40s %10.2f %10.2f %10.2f  %s\n", what, s.med, s.min, s.max,
-	       unit);
+	struct figure *f = &figures[num_figures];
+	double s[MAX_REPEATS];
+
+	if (num_figures == MAX_FIGURES)
+		die("too many figures", -ENOSPC);
+	num_figures++;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	f->group = group;
+	f->unit = unit;
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	f->med = s[n / 2];
+	f->min = s[0];
+	f->max = s[n - 1];
+	printf("  %-44s %11.3f %11.3f %11.3f  %s\n", f->name, f->med, f->min,
+	       f->max, unit);
 }
 
-static int bench_paging(int repeats)
+/* V[i] = A[i] / B[i]: a ratio per repeat, of figures taken together. */
+static void ratio(double *v, const double *a, const double *b, int n)
 {
-	double *cpu = calloc(repeats, sizeof(double));
-	double *gpu = calloc(repeats, sizeof(double));
-	double *lat = calloc(repeats, sizeof(double));
-	char *a = malloc(BIG), *b = malloc(BIG);
-	struct stat3 sc, sg, sl;
-	uint32_t big, small;
 	int i;
 
-	if (!cpu || !gpu || !lat || !a || !b)
-		return 1;
-	memset(a, 1, BIG);
-	memset(b, 2, BIG);
-
-	big = create(BIG);
-	fill(big, BIG);
-	move(big, DRM_VDXG_SEGMENT_VRAM);
-	small = create(4096);
-	fill(small, 4096);
-	move(small, DRM_VDXG_SEGMENT_VRAM);
-
-	for (i = 0; i < repeats; i++) {
-		double t = now();
-
-		memcpy(b, a, BIG);
-		memcpy(a, b, BIG);
-		cpu[i] = 2 * BIG / (now() - t) / (1 << 20);
-
-		t = now();
-		move(big, DRM_VDXG_SEGMENT_SYSTEM);
-		move(big, DRM_VDXG_SEGMENT_VRAM);
-		gpu[i] = 2 * BIG / (now() - t) / (1 << 20);
-
-		t = now();
-		move(small, DRM_VDXG_SEGMENT_SYSTEM);
-		lat[i] = (now() - t) * 1e6;
-		move(small, DRM_VDXG_SEGMENT_VRAM);
-	}
-
-	sc = summarize(cpu, repeats);
-	sg = summarize(gpu, repeats);
-	sl = summarize(lat, repeats);
-	printf("%-40s %10s %10s %10s\n", "paging (64 MiB objects)", "median",
-	       "min", "max");
-	row("memcpy, same size, round trip", sc, "MiB/s");
-	row("eviction VRAM->system->VRAM", sg, "MiB/s");
-	row("single 4 KiB move latency", sl, "us");
-	printf("%-40s %10.3f\n", "ratio paging/memcpy (medians)", sg.med / sc.med);
-	return 0;
+	for (i = 0; i < n; i++)
+		v[i] = a[i] / b[i];
 }
 
-/* ------------------------------------------------------------- submit */
-
-static struct vdxg_device *dev;
-
-static void check(int ret, const char *what)
+static void json_string(FILE *f, const char *s)
 {
-	if (ret) {
-		fprintf(stderr, "vdxg-bench: %s: %s\n", what, strerror(-ret));
-		exit(1);
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
 	}
+	fputc('"', f);
+}
+
+static int write_json(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int i;
+
+	if (!f)
+		return -errno;
+	fprintf(f, "{\n  \"version\": 1,\n  \"repeats\": %d,\n  \"figures\": [",
+		repeats);
+	for (i = 0; i < num_figures; i++) {
+		const struct figure *g = &figures[i];
+
+		fprintf(f, "%s\n    {\"group\": ", i ? "," : "");
+		json_string(f, g->group);
+		fprintf(f, ", \"name\": ");
+		json_string(f, g->name);
+		fprintf(f, ", \"unit\": ");
+		json_string(f, g->unit);
+		fprintf(f, ", \"median\": %.6g, \"min\": %.6g, \"max\": %.6g}",
+			g->med, g->min, g->max);
+	}
+	fprintf(f, "\n  ]\n}\n");
+	return fclose(f) ? -errno : 0;
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static struct vdxg_bo *bo_new(struct vdxg_device *d, uint64_t size,
+			      const uint32_t *segs, uint32_t nsegs)
+{
+	struct vdxg_bo *bo;
+
+	check(vdxg_bo_create(d, size, segs, nsegs, 0, &bo), "GEM_CREATE");
+	return bo;
+}
+
+static struct vdxg_bo *vram_bo(struct vdxg_device *d, uint64_t size)
+{
+	static const uint32_t seg = DRM_VDXG_SEGMENT_VRAM;
+
+	return bo_new(d, size, &seg, 1);
+}
+
+static void *bo_map(struct vdxg_bo *bo)
+{
+	void *p;
+
+	check(vdxg_bo_map(bo, &p), "mmap");
+	return p;
 }
 
 static uint32_t new_ctx(struct vdxg_device *d)
@@ -231,15 +218,6 @@ static uint32_t new_ctx(struct vdxg_device *d)
 	return ctx;
 }
 
-static struct vdxg_bo *new_bo(struct vdxg_device *d, uint64_t size)
-{
-	uint32_t seg = DRM_VDXG_SEGMENT_VRAM;
-	struct vdxg_bo *bo;
-
-	check(vdxg_bo_create(d, size, &seg, 1, 0, &bo), "GEM_CREATE");
-	return bo;
-}
-
 static struct vdxg_cs *new_cs(void)
 {
 	struct vdxg_cs *cs;
@@ -248,24 +226,108 @@ static struct vdxg_cs *new_cs(void)
 	return cs;
 }
 
+static void submit(struct vdxg_device *d, uint32_t ctx, struct vdxg_cs *cs)
+{
+	check(vdxg_cs_error(cs), "building a command buffer");
+	check(vdxg_submit(d, ctx, cs, NULL), "SUBMIT");
+}
+
+/* MiB/s of memcpy of BYTES (buffers of CHUNK bytes, copied there and back). */
+static double memcpy_rate(char *a, char *b, uint64_t chunk, uint64_t bytes)
+{
+	double t = now();
+	uint64_t done;
+
+	for (done = 0; done < bytes; done += chunk) {
+		if ((done / chunk) & 1)
+			memcpy(a, b, chunk);
+		else
+			memcpy(b, a, chunk);
+	}
+	return bytes / (now() - t) / MIB;
+}
+
+/* -------------------------------------------------------------- paging */
+
+#define PAGING_SIZE	(64 * MIB)
+
+static void move(struct vdxg_bo *bo, uint32_t segment)
+{
+	check(vdxg_bo_make_resident(bo, segment), "MAKE_RESIDENT");
+	check(vdxg_bo_wait(bo, WAIT_NS), "GEM_WAIT");
+}
+
+static void bench_paging(void)
+{
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	double cpu[MAX_REPEATS], gpu[MAX_REPEATS], lat[MAX_REPEATS];
+	double r[MAX_REPEATS];
+	char *a = malloc(PAGING_SIZE), *b = malloc(PAGING_SIZE);
+	struct vdxg_bo *big, *small;
+	int i;
+
+	if (!a || !b)
+		die("malloc", -ENOMEM);
+	memset(a, 1, PAGING_SIZE);
+	memset(b, 2, PAGING_SIZE);
+	big = bo_new(dev, PAGING_SIZE, segs, 2);
+	memset(bo_map(big), 0x5a, PAGING_SIZE);
+	move(big, DRM_VDXG_SEGMENT_VRAM);
+	small = bo_new(dev, 4096, segs, 2);
+	memset(bo_map(small), 0xa5, 4096);
+	move(small, DRM_VDXG_SEGMENT_VRAM);
+
+	for (i = 0; i < repeats; i++) {
+		double t;
+
+		cpu[i] = memcpy_rate(a, b, PAGING_SIZE, 2 * PAGING_SIZE);
+		t = now();
+		move(big, DRM_VDXG_SEGMENT_SYSTEM);
+		move(big, DRM_VDXG_SEGMENT_VRAM);
+		gpu[i] = 2 * PAGING_SIZE / (now() - t) / MIB;
+		t = now();
+		move(small, DRM_VDXG_SEGMENT_SYSTEM);
+		lat[i] = (now() - t) * 1e6;
+		move(small, DRM_VDXG_SEGMENT_VRAM);
+	}
+	printf("paging\n");
+	figure("paging", "memcpy, 64 MiB there and back", "MiB/s", cpu, repeats);
+	figure("paging", "eviction VRAM->system->VRAM, 64 MiB", "MiB/s", gpu,
+	       repeats);
+	ratio(r, gpu, cpu, repeats);
+	figure("paging", "paging / memcpy", "ratio", r, repeats);
+	figure("paging", "one 4 KiB move", "us", lat, repeats);
+	vdxg_bo_free(big);
+	vdxg_bo_free(small);
+	free(a);
+	free(b);
+}
+
+/* -------------------------------------------------------------- submit */
+
+#define COST_ALLOCS	16
+#define COST_PATCHES	1024
+#define COST_ITERS	200
+
 /* NOP jobs submitted and waited for, one at a time, for about SECONDS. */
 static double nop_rate(uint32_t ctx, double seconds)
 {
 	struct vdxg_cs *cs = new_cs();
 	struct drm_vdxg_sync out;
 	struct vdxg_submit_opts o = { .out_syncs = &out, .num_out_syncs = 1 };
-	double t0, t;
+	double t0 = now(), t;
 	uint32_t s;
 	long n = 0;
 
 	check(vdxg_syncobj_create(dev, 0, &s), "SYNCOBJ_CREATE");
 	out = vdxg_sync(s, 0);
 	vdxg_cs_nop(cs);
-	t0 = now();
 	do {
 		check(vdxg_submit(dev, ctx, cs, &o), "SUBMIT");
 		check(vdxg_syncobj_wait(dev, &s, NULL, 1,
-					vdxg_timeout_abs(10000000000ll), 0,
+					vdxg_timeout_abs(10 * SEC_NS), 0,
 					NULL), "SYNCOBJ_WAIT");
 		n++;
 		t = now() - t0;
@@ -275,135 +337,299 @@ static double nop_rate(uint32_t ctx, double seconds)
 	return n / t;
 }
 
-#define MAX_ALLOCS	256
-#define COST_BO		16384	/* room for 1024 fences in one object */
-
-static struct vdxg_bo *cost_bo[MAX_ALLOCS];
-static uint64_t cost_addr[MAX_ALLOCS];
-
 /*
- * One submission shape: NPATCH FENCEs spread over the first NALLOC
- * objects (each listed once), the others listed without a field, with
- * the right presumed addresses or zero ones. Submitted raw, never
- * completed, so that a stale one stays stale.
+ * NPATCH FENCEs spread over the COST_ALLOCS objects BO (or a NOP), with
+ * their right presumed addresses ADDR or zero ones (STALE).
  */
-static struct vdxg_cs *cost_cs(int nalloc, int npatch, bool stale)
+static struct vdxg_cs *cost_cs(struct vdxg_bo **bo, const uint64_t *addr,
+			       int npatch, bool stale)
 {
 	struct vdxg_cs *cs = new_cs();
 	int i;
 
-	for (i = 0; i < nalloc; i++)
-		cost_bo[i]->gpu_addr = stale ? 0 : cost_addr[i];
+	for (i = 0; i < COST_ALLOCS; i++)
+		bo[i]->gpu_addr = stale ? 0 : addr[i];
 	if (!npatch)
 		vdxg_cs_nop(cs);
 	for (i = 0; i < npatch; i++)
-		vdxg_cs_fence(cs, cost_bo[i % nalloc], 8 * (i / nalloc),
+		vdxg_cs_fence(cs, bo[i % COST_ALLOCS], 8 * (i / COST_ALLOCS),
 			      DRM_VDXG_ALLOC_WRITE, i);
-	for (i = npatch; i < nalloc; i++) {
+	for (i = npatch; i < COST_ALLOCS; i++) {
 		struct drm_vdxg_allocation a = {
-			.handle = cost_bo[i]->handle,
+			.handle = bo[i]->handle,
 			.flags = DRM_VDXG_ALLOC_WRITE,
-			.presumed_gpu_addr = stale ? 0 : cost_addr[i],
+			.presumed_gpu_addr = stale ? 0 : addr[i],
 		};
 
 		vdxg_cs_add_raw_allocation(cs, &a);
 	}
-	check(vdxg_cs_error(cs), "building the command buffer");
+	check(vdxg_cs_error(cs), "building a command buffer");
 	return cs;
 }
 
 /*
- * Microseconds per SUBMIT ioctl: the median of ITERS calls (robust to the
- * guest being preempted now and then); jobs drained in between, untimed.
+ * Microseconds in the SUBMIT ioctl: the median of COST_ITERS calls of the
+ * same arguments, submitted raw so that stale addresses stay stale; the
+ * jobs drained every 32 calls, outside the timing.
  */
-static double submit_cost(uint32_t ctx, int nalloc, int npatch, bool stale,
-			  int iters)
+static double submit_cost(uint32_t ctx, struct vdxg_bo **bo,
+			  const uint64_t *addr, int npatch, bool stale)
 {
-	struct vdxg_cs *cs = cost_cs(nalloc, npatch, stale);
-	uint32_t bytes = vdxg_cs_num_dwords(cs) * 4, drain;
-	double *t = calloc(iters, sizeof(*t)), med;
+	struct vdxg_cs *cs = cost_cs(bo, addr, npatch, stale);
+	double t[COST_ITERS], t0;
 	struct drm_vdxg_submit args;
 	int i;
 
-	if (!t)
-		exit(1);
-	/* Keep well inside the kernel's 1 MiB pool of DMA buffers. */
-	drain = (256 << 10) / bytes;
-	if (drain > 32)
-		drain = 32;
-	if (drain < 1)
-		drain = 1;
-	for (i = 0; i < iters; i++) {
-		double t0;
-
+	for (i = 0; i < COST_ITERS; i++) {
 		memset(&args, 0, sizeof(args));
 		check(vdxg_cs_prepare_submit(cs, &args), "prepare");
 		args.ctx_id = ctx;
 		t0 = now();
 		check(vdxg_submit_raw(dev, &args), "SUBMIT");
 		t[i] = now() - t0;
-		if ((args.out_flags & DRM_VDXG_SUBMIT_OUT_PATCHED) != stale) {
-			fprintf(stderr, "vdxg-bench: %d allocations, %d "
-				"patches, %s: out_flags 0x%x\n", nalloc,
-				npatch, stale ? "stale" : "right",
-				args.out_flags);
-			exit(1);
-		}
-		if (i % drain == drain - 1)
-			check(vdxg_bo_wait(cost_bo[0], 60000000000ll), "wait");
+		if (!!(args.out_flags & DRM_VDXG_SUBMIT_OUT_PATCHED) != stale)
+			die(stale ? "a stale submit was not patched" :
+			    "a right submit was patched", -EPROTO);
+		if (i % 32 == 31)
+			check(vdxg_bo_wait(bo[0], WAIT_NS), "wait");
 	}
-	check(vdxg_bo_wait(cost_bo[0], 60000000000ll), "wait");
+	check(vdxg_bo_wait(bo[0], WAIT_NS), "wait");
 	vdxg_cs_free(cs);
-	med = summarize(t, iters).med * 1e6;
-	free(t);
-	return med;
+	return median(t, COST_ITERS) * 1e6;
 }
+
+static void bench_submit(void)
+{
+	double nop[MAX_REPEATS], right0[MAX_REPEATS], right[MAX_REPEATS];
+	double stale0[MAX_REPEATS], stale[MAX_REPEATS], v[MAX_REPEATS];
+	struct vdxg_bo *bo[COST_ALLOCS];
+	uint64_t addr[COST_ALLOCS];
+	uint32_t ctx = new_ctx(dev);
+	int i;
+
+	for (i = 0; i < COST_ALLOCS; i++) {
+		bo[i] = vram_bo(dev, 16384);	/* room for the fences */
+		check(vdxg_bo_info(bo[i], NULL, &addr[i]), "GEM_INFO");
+	}
+	/* Warm up: placement, first patches, caches. */
+	submit_cost(ctx, bo, addr, COST_PATCHES, false);
+	for (i = 0; i < repeats; i++) {
+		nop[i] = nop_rate(ctx, 1.0);
+		right0[i] = submit_cost(ctx, bo, addr, 0, false);
+		right[i] = submit_cost(ctx, bo, addr, COST_PATCHES, false);
+		stale0[i] = submit_cost(ctx, bo, addr, 0, true);
+		stale[i] = submit_cost(ctx, bo, addr, COST_PATCHES, true);
+	}
+	printf("submit\n");
+	figure("submit", "NOP submit + wait", "submits/s", nop, repeats);
+	figure("submit", "SUBMIT, 16 allocations, no patch", "us", right0,
+	       repeats);
+	figure("submit", "SUBMIT, 1024 locations, right addresses", "us",
+	       right, repeats);
+	figure("submit", "SUBMIT, 1024 locations, stale addresses", "us",
+	       stale, repeats);
+	for (i = 0; i < repeats; i++)
+		v[i] = (stale[i] - stale0[i]) * 1e3 / COST_PATCHES;
+	figure("submit", "patch cost per location", "ns", v, repeats);
+	for (i = 0; i < repeats; i++)
+		v[i] = (right[i] - right0[i]) * 1e3 / COST_PATCHES;
+	figure("submit", "validation per location, nothing patched", "ns", v,
+	       repeats);
+	ratio(v, stale, right, repeats);
+	figure("submit", "presumed-address speedup (stale / right)", "ratio",
+	       v, repeats);
+	for (i = 0; i < COST_ALLOCS; i++)
+		vdxg_bo_free(bo[i]);
+	vdxg_context_destroy(dev, ctx);
+}
+
+/* -------------------------------------------------------------- render */
+
+#define SURF_DIM	1024
+#define SURF_SIZE	((uint64_t)SURF_DIM * SURF_DIM * 4)
+#define RENDER_OPS	16
+
+/* MiB/s written by one job of CS, submitted to idle. */
+static double job_rate(uint32_t ctx, struct vdxg_cs *cs, struct vdxg_bo *dst)
+{
+	double t = now();
+
+	submit(dev, ctx, cs);
+	check(vdxg_bo_wait(dst, WAIT_NS), "wait");
+	return RENDER_OPS * SURF_SIZE / (now() - t) / MIB;
+}
+
+static void bench_render(void)
+{
+	double cpu[MAX_REPEATS], fill[MAX_REPEATS], copy[MAX_REPEATS];
+	double r[MAX_REPEATS];
+	struct vdxg_bo *src = vram_bo(dev, SURF_SIZE);
+	struct vdxg_bo *dst = vram_bo(dev, SURF_SIZE);
+	struct vdxg_cs *fcs = new_cs(), *ccs = new_cs();
+	char *a = malloc(SURF_SIZE), *b = malloc(SURF_SIZE);
+	uint32_t ctx = new_ctx(dev);
+	int i;
+
+	if (!a || !b)
+		die("malloc", -ENOMEM);
+	memset(a, 1, SURF_SIZE);
+	memset(b, 2, SURF_SIZE);
+	vdxg_cs_set_surface(fcs, VDXG_SLOT_DST, dst, 0, DRM_VDXG_ALLOC_WRITE,
+			    VDXG_FMT_XRGB8888, SURF_DIM, SURF_DIM, SURF_DIM * 4);
+	vdxg_cs_set_surface(ccs, VDXG_SLOT_SRC, src, 0, 0, VDXG_FMT_XRGB8888,
+			    SURF_DIM, SURF_DIM, SURF_DIM * 4);
+	vdxg_cs_set_surface(ccs, VDXG_SLOT_DST, dst, 0, DRM_VDXG_ALLOC_WRITE,
+			    VDXG_FMT_XRGB8888, SURF_DIM, SURF_DIM, SURF_DIM * 4);
+	for (i = 0; i < RENDER_OPS; i++) {
+		vdxg_cs_fill_rect(fcs, 0, 0, SURF_DIM, SURF_DIM,
+				  0xff000000 | i * 0x010203);
+		vdxg_cs_copy_rect(ccs, 0, 0, 0, 0, SURF_DIM, SURF_DIM);
+	}
+	/* Warm up: placement and the first patches. */
+	job_rate(ctx, fcs, dst);
+	job_rate(ctx, ccs, dst);
+	for (i = 0; i < repeats; i++) {
+		cpu[i] = memcpy_rate(a, b, SURF_SIZE, RENDER_OPS * SURF_SIZE);
+		fill[i] = job_rate(ctx, fcs, dst);
+		copy[i] = job_rate(ctx, ccs, dst);
+	}
+	printf("render (1024x1024 XRGB8888 in VRAM, 16 a job)\n");
+	figure("render", "memcpy, same bytes", "MiB/s", cpu, repeats);
+	figure("render", "FILL_RECT", "MiB/s", fill, repeats);
+	figure("render", "COPY_RECT", "MiB/s", copy, repeats);
+	ratio(r, fill, cpu, repeats);
+	figure("render", "FILL_RECT / memcpy", "ratio", r, repeats);
+	ratio(r, copy, cpu, repeats);
+	figure("render", "COPY_RECT / memcpy", "ratio", r, repeats);
+	vdxg_cs_free(fcs);
+	vdxg_cs_free(ccs);
+	vdxg_bo_free(src);
+	vdxg_bo_free(dst);
+	vdxg_context_destroy(dev, ctx);
+	free(a);
+	free(b);
+}
+
+/* ---------------------------------------------------------------- flip */
+
+#define FLIPS		20
+
+/*
+ * FLIPS flips between FB[0] and FB[1], each issued right after a vblank:
+ * the mean of (event's vblank count - that vblank's) and of the time from
+ * the ioctl to the event (ms), by atomic commit or PRESENT.
+ */
+static void flip_run(struct vdxg_kms *k, const uint32_t *fb, bool present,
+		     double *vblanks, double *ms)
+{
+	double sum_v = 0, sum_t = 0, t;
+	uint32_t seq0, seq;
+	int i;
+
+	for (i = 0; i < FLIPS; i++) {
+		check(vdxg_kms_next_vblank(k, &seq0), "WAIT_VBLANK");
+		t = now();
+		if (present)
+			check(vdxg_present_flip(k->dev, k->crtc_id, fb[i & 1],
+						DRM_VDXG_PRESENT_EVENT, i, 0),
+			      "PRESENT FLIP");
+		else
+			check(vdxg_kms_flip(k, fb[i & 1], i), "atomic flip");
+		check(vdxg_kms_wait_flip(k, i, 5000, &seq), "flip event");
+		sum_t += now() - t;
+		sum_v += seq - seq0;
+	}
+	*vblanks = sum_v / FLIPS;
+	*ms = sum_t * 1e3 / FLIPS;
+}
+
+static void bench_flip(void)
+{
+	double av[MAX_REPEATS], at[MAX_REPEATS], pv[MAX_REPEATS];
+	double pt[MAX_REPEATS];
+	struct vdxg_bo *bo[2];
+	struct vdxg_kms k;
+	uint32_t fb[2];
+	int i, ret;
+
+	ret = vdxg_kms_open(&k, NULL);
+	if (ret) {
+		printf("flip: skipped: no vdxg card with a connected output "
+		       "that we can be master of (%s)\n", vdxg_strerror(ret));
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		bo[i] = vram_bo(k.dev, (uint64_t)k.w * k.h * 4);
+		memset(bo_map(bo[i]), i ? 0x40 : 0x80, bo[i]->size);
+		check(vdxg_kms_addfb(&k, bo[i], &fb[i]), "ADDFB2");
+	}
+	check(vdxg_kms_modeset(&k, fb[0]), "atomic modeset");
+	for (i = 0; i < repeats; i++) {
+		flip_run(&k, fb, false, &av[i], &at[i]);
+		flip_run(&k, fb, true, &pv[i], &pt[i]);
+	}
+	printf("flip (%ux%u@%u, the mean of %d flips a repeat)\n", k.w, k.h,
+	       k.mode.vrefresh, FLIPS);
+	figure("flip", "atomic page flip latency", "vblanks", av, repeats);
+	figure("flip", "atomic page flip, ioctl to event", "ms", at, repeats);
+	figure("flip", "PRESENT flip latency", "vblanks", pv, repeats);
+	figure("flip", "PRESENT flip, ioctl to event", "ms", pt, repeats);
+	for (i = 0; i < 2; i++) {
+		drmModeRmFB(k.fd, fb[i]);
+		vdxg_bo_free(bo[i]);
+	}
+	vdxg_kms_close(&k);
+}
+
+/* ------------------------------------------------------------- clients */
+
+#define CLIENT_JOBS	4000
 
 /* One client: its own file, context and object; JOBS jobs after GO. */
 static void client(int jobs, int ready, int go)
 {
+	struct vdxg_cs *cs = new_cs();
 	struct vdxg_device *d;
 	struct vdxg_bo *bo;
-	struct vdxg_cs *cs = new_cs();
 	uint32_t ctx;
 	char c = 0;
 	int i;
 
 	check(vdxg_device_open(NULL, &d), "open");
 	ctx = new_ctx(d);
-	bo = new_bo(d, 64 << 10);
+	bo = vram_bo(d, 64 << 10);
 	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, bo, 0, DRM_VDXG_ALLOC_WRITE,
 			    VDXG_FMT_XRGB8888, 32, 32, 128);
 	vdxg_cs_fill_rect(cs, 0, 0, 32, 32, 0xff00ff00);
 	vdxg_cs_fence(cs, bo, 32768, DRM_VDXG_ALLOC_WRITE, 1);
 	/* Placed and patched once before the clock starts. */
-	check(vdxg_submit(d, ctx, cs, NULL), "SUBMIT");
-	check(vdxg_bo_wait(bo, 60000000000ll), "wait");
+	submit(d, ctx, cs);
+	check(vdxg_bo_wait(bo, WAIT_NS), "wait");
 	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 0)
 		exit(1);
 	for (i = 0; i < jobs; i++) {
-		check(vdxg_submit(d, ctx, cs, NULL), "SUBMIT");
+		submit(d, ctx, cs);
 		if (i % 16 == 15)
-			check(vdxg_bo_wait(bo, 60000000000ll), "wait");
+			check(vdxg_bo_wait(bo, WAIT_NS), "wait");
 	}
-	check(vdxg_bo_wait(bo, 60000000000ll), "wait");
+	check(vdxg_bo_wait(bo, WAIT_NS), "wait");
 	exit(0);
 }
 
-/* Jobs per second of N clients submitting JOBS jobs each. */
-static double clients_rate(int n, int jobs)
+/* Jobs per second of N clients sharing CLIENT_JOBS jobs. */
+static double clients_rate(int n)
 {
-	int ready[2], go[2], i, status, failed = 0;
+	int ready[2], go[2], i, status, failed = 0, jobs = CLIENT_JOBS / n;
 	pid_t pid[8];
 	double t0;
 	char c;
 
 	if (pipe(ready) || pipe(go))
-		exit(1);
+		die("pipe", -errno);
 	for (i = 0; i < n; i++) {
 		pid[i] = fork();
 		if (pid[i] < 0)
-			exit(1);
+			die("fork", -errno);
 		if (!pid[i]) {
 			close(ready[0]);
 			close(go[1]);
@@ -422,126 +648,153 @@ static double clients_rate(int n, int jobs)
 		    !WIFEXITED(status) || WEXITSTATUS(status))
 			failed = 1;
 	close(ready[0]);
-	if (failed) {
-		fprintf(stderr, "vdxg-bench: a client failed\n");
-		exit(1);
-	}
+	if (failed)
+		die("a client failed", -EIO);
 	return n * jobs / (now() - t0);
 }
 
-static int bench_submit(int repeats)
+static void bench_clients(void)
 {
-	static const int allocs[] = { 1, 16, 256 };
-	static const int patches[] = { 0, 64, 1024 };
-	static const int clients[] = { 1, 2, 4, 8 };
-	double *v = calloc(repeats, sizeof(double));
-	double *w = calloc(repeats, sizeof(double));
-	struct stat3 nop, right[3][3], stale[3][3], rate[4];
-	uint32_t ctx;
-	unsigned int a, p, c;
-	char what[64];
-	int i, ret;
-
-	if (!v || !w)
-		return 1;
-	ret = vdxg_device_open(NULL, &dev);
-	if (ret) {
-		fprintf(stderr, "vdxg-bench: no vdxg render node: %s\n",
-			strerror(-ret));
-		return 1;
-	}
-	ctx = new_ctx(dev);
-	for (i = 0; i < MAX_ALLOCS; i++) {
-		cost_bo[i] = new_bo(dev, COST_BO);
-		check(vdxg_bo_info(cost_bo[i], NULL, &cost_addr[i]), "GEM_INFO");
-	}
+	static const int n[] = { 1, 2, 4, 8 };
+	double rate[4][MAX_REPEATS], r[MAX_REPEATS];
+	char name[64];
+	int c, i;
 
 	for (i = 0; i < repeats; i++)
-		v[i] = nop_rate(ctx, 1.0);
-	nop = summarize(v, repeats);
-
-	for (a = 0; a < 3; a++) {
-		for (p = 0; p < 3; p++) {
-			int iters = patches[p] == 1024 || allocs[a] == 256 ?
-				    100 : 400;
-
-			/* Warm up: placement, first patches, caches. */
-			submit_cost(ctx, allocs[a], patches[p], false, 10);
-			for (i = 0; i < repeats; i++) {
-				v[i] = submit_cost(ctx, allocs[a], patches[p],
-						   false, iters);
-				w[i] = submit_cost(ctx, allocs[a], patches[p],
-						   true, iters);
-			}
-			right[a][p] = summarize(v, repeats);
-			stale[a][p] = summarize(w, repeats);
-		}
-	}
-
+		for (c = 0; c < 4; c++)
+			rate[c][i] = clients_rate(n[c]);
+	printf("clients (32x32 FILL_RECT + FENCE jobs, %d a run)\n",
+	       CLIENT_JOBS);
 	for (c = 0; c < 4; c++) {
-		for (i = 0; i < repeats; i++)
-			v[i] = clients_rate(clients[c], 4000 / clients[c]);
-		rate[c] = summarize(v, repeats);
+		snprintf(name, sizeof(name), "%d client%s", n[c],
+			 n[c] > 1 ? "s" : "");
+		figure("clients", name, "jobs/s", rate[c], repeats);
 	}
-
-	printf("%-40s %10s %10s %10s\n", "submit", "median", "min", "max");
-	row("NOP submit + wait", nop, "submits/s");
-	printf("submit ioctl only (right presumed addresses):\n");
-	for (a = 0; a < 3; a++)
-		for (p = 0; p < 3; p++) {
-			snprintf(what, sizeof(what), "  %3d allocations, %4d patches",
-				 allocs[a], patches[p]);
-			row(what, right[a][p], "us/submit");
-		}
-	printf("submit ioctl only (stale, zero presumed addresses):\n");
-	for (a = 0; a < 3; a++)
-		for (p = 0; p < 3; p++) {
-			snprintf(what, sizeof(what), "  %3d allocations, %4d patches",
-				 allocs[a], patches[p]);
-			row(what, stale[a][p], "us/submit");
-		}
-	printf("presumed-address skip speedup (stale / right, medians):\n");
-	for (a = 0; a < 3; a++)
-		for (p = 0; p < 3; p++)
-			printf("  %3d allocations, %4d patches %21.2fx\n",
-			       allocs[a], patches[p],
-			       stale[a][p].med / right[a][p].med);
-	printf("throughput (32x32 fill + fence jobs, 4000 per run):\n");
-	for (c = 0; c < 4; c++) {
-		snprintf(what, sizeof(what), "  %d client%s", clients[c],
-			 clients[c] > 1 ? "s" : "");
-		row(what, rate[c], "jobs/s");
+	for (c = 1; c < 4; c++) {
+		ratio(r, rate[c], rate[0], repeats);
+		snprintf(name, sizeof(name), "%d clients / 1 client", n[c]);
+		figure("clients", name, "ratio", r, repeats);
 	}
-	for (c = 1; c < 4; c++)
-		printf("  ratio %d clients / 1 client (medians) %13.2fx\n",
-		       clients[c], rate[c].med / rate[0].med);
+}
 
-	for (i = 0; i < MAX_ALLOCS; i++)
-		vdxg_bo_free(cost_bo[i]);
-	vdxg_context_destroy(dev, ctx);
-	vdxg_device_close(dev);
-	free(v);
-	free(w);
-	return 0;
+/* ------------------------------------------------------------------ cs */
+
+#define CS_ADDRESSES	65536
+#define CS_BUILDS	9
+
+/* Nanoseconds per address field of a FENCE stream over NOBJ objects. */
+static double cs_cost(struct vdxg_cs *cs, struct vdxg_bo *bo, int nobj)
+{
+	double t[CS_BUILDS], t0;
+	int b, i;
+
+	for (b = 0; b < CS_BUILDS; b++) {
+		vdxg_cs_reset(cs);
+		t0 = now();
+		for (i = 0; i < CS_ADDRESSES; i++)
+			vdxg_cs_fence(cs, &bo[(i * 7) % nobj], 0,
+				      DRM_VDXG_ALLOC_WRITE, i);
+		t[b] = now() - t0;
+		check(vdxg_cs_error(cs), "building a command buffer");
+	}
+	return median(t, CS_BUILDS) * 1e9 / CS_ADDRESSES;
+}
+
+static void bench_cs(void)
+{
+	double few[MAX_REPEATS], many[MAX_REPEATS], r[MAX_REPEATS];
+	struct vdxg_bo *bo = calloc(4096, sizeof(*bo));
+	struct vdxg_cs *cs = new_cs();
+	int i;
+
+	if (!bo)
+		die("calloc", -ENOMEM);
+	/* Plain structures naming handles: the builder needs no device. */
+	for (i = 0; i < 4096; i++) {
+		bo[i].handle = i + 1;
+		bo[i].size = 4096;
+		bo[i].gpu_addr = 0x100000ull * (i + 1);
+	}
+	cs_cost(cs, bo, 4096);	/* warm up: every array at its size */
+	for (i = 0; i < repeats; i++) {
+		few[i] = cs_cost(cs, bo, 16);
+		many[i] = cs_cost(cs, bo, 4096);
+	}
+	printf("cs (the builder alone, %d FENCEs a build)\n", CS_ADDRESSES);
+	figure("cs", "address field, 16 objects", "ns", few, repeats);
+	figure("cs", "address field, 4096 objects", "ns", many, repeats);
+	ratio(r, many, few, repeats);
+	figure("cs", "4096 objects / 16 objects", "ratio", r, repeats);
+	vdxg_cs_free(cs);
+	free(bo);
+}
+
+/* ---------------------------------------------------------------- main */
+
+static const struct group {
+	const char *name;
+	void (*run)(void);
+	bool device;
+} groups[] = {
+	{ "paging", bench_paging, true },
+	{ "submit", bench_submit, true },
+	{ "render", bench_render, true },
+	{ "flip", bench_flip, false },
+	{ "clients", bench_clients, true },
+	{ "cs", bench_cs, false },
+};
+
+#define NUM_GROUPS	(sizeof(groups) / sizeof(groups[0]))
+
+static void usage(void)
+{
+	size_t g;
+
+	fprintf(stderr, "usage: vdxg-bench [-r REPEATS] [-j FILE.json] "
+		"[GROUP...]\ngroups:");
+	for (g = 0; g < NUM_GROUPS; g++)
+		fprintf(stderr, " %s", groups[g].name);
+	fprintf(stderr, "\n");
+	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	int repeats = argc > 2 ? atoi(argv[2]) : 5;
-	bool paging = argc >= 2 && !strcmp(argv[1], "paging");
-	bool submit = argc >= 2 && !strcmp(argv[1], "submit");
+	bool run[NUM_GROUPS] = { false }, any = false;
+	const char *json = NULL;
+	size_t g;
+	int opt;
 
-	if ((!paging && !submit) || repeats < 1) {
-		fprintf(stderr, "usage: vdxg-bench paging|submit [repeats]\n");
-		return 2;
+	while ((opt = getopt(argc, argv, "r:j:")) != -1) {
+		switch (opt) {
+		case 'r': repeats = atoi(optarg); break;
+		case 'j': json = optarg; break;
+		default: usage();
+		}
+	}
+	if (repeats < 1 || repeats > MAX_REPEATS)
+		usage();
+	for (; optind < argc; optind++) {
+		for (g = 0; g < NUM_GROUPS; g++)
+			if (!strcmp(argv[optind], groups[g].name))
+				break;
+		if (g == NUM_GROUPS)
+			usage();
+		run[g] = any = true;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (submit)
-		return bench_submit(repeats);
-	fd = open_render();
-	if (fd < 0) {
-		fprintf(stderr, "vdxg-bench: no vdxg render node\n");
-		return 1;
+	printf("vdxg-bench: %d repeats; each figure the median, min and max "
+	       "of the repeats\n", repeats);
+	printf("  %-44s %11s %11s %11s\n", "", "median", "min", "max");
+	for (g = 0; g < NUM_GROUPS; g++) {
+		if (any && !run[g])
+			continue;
+		if (groups[g].device && !dev)
+			check(vdxg_device_open(NULL, &dev), "vdxg render node");
+		groups[g].run();
 	}
-	return bench_paging(repeats);
+	vdxg_device_close(dev);
+	if (json)
+		check(write_json(json), json);
+	return 0;
 }

@@ -23,11 +23,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdbool.h>
 #include <getopt.h>
-#include <glob.h>
 #include <math.h>
-#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,36 +34,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <drm_fourcc.h>
-#include <xf86drm.h>
-#include <xf86drmMode.h>
 
 #define BIT(n)		(1u << (n))
 #define BIT_ULL(n)	(1ull << (n))
 #include "vdxg.h"
 #include "vdxg_hw.h"
+#include "vdxg_kms.h"
 
 #define TEX_DIM		128
 #define BALLAST_SIZE	(4u << 20)
 #define CUBE_VERTICES	36
 #define BG_VERTICES	6	/* a screen quad: clears colour and depth */
 
-/* KMS object properties the atomic commits set. */
-struct props {
-	uint32_t crtc_mode_id, crtc_active, conn_crtc_id;
-	uint32_t fb_id, crtc_id, src_x, src_y, src_w, src_h;
-	uint32_t crtc_x, crtc_y, crtc_w, crtc_h;
-};
-
 struct demo {
-	struct vdxg_device *dev;
-	int fd;
-	uint32_t crtc_id, conn_id, plane_id;
-	int crtc_index;
-	struct props prop;
+	struct vdxg_kms kms;
+	struct vdxg_device *dev;	/* kms.dev */
+	int fd;				/* kms.fd */
 	bool present, still;
 	double still_t;
-	drmModeModeInfo mode;
 	uint32_t w, h, ctx;
 	struct vdxg_bo *fb_bo[2], *depth, *tex, *vb;
 	uint32_t fb[2];
@@ -89,24 +75,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void open_card(struct demo *d, const char *path)
-{
-	glob_t g;
-	size_t i;
-	int ret = -ENODEV;
-
-	if (path) {
-		ret = vdxg_device_open(path, &d->dev);
-	} else if (!glob("/dev/dri/card*", 0, NULL, &g)) {
-		for (i = 0; i < g.gl_pathc && ret; i++)
-			ret = vdxg_device_open(g.gl_pathv[i], &d->dev);
-		globfree(&g);
-	}
-	if (ret)
-		die("no vdxg card node", ret);
-	d->fd = vdxg_device_fd(d->dev);
-}
-
 /* The debugfs directory is named after the card's minor. */
 static void find_debugfs(struct demo *d)
 {
@@ -115,187 +83,6 @@ static void find_debugfs(struct demo *d)
 	if (fstat(d->fd, &st) == 0)
 		snprintf(d->paging_path, sizeof(d->paging_path),
 			 "/sys/kernel/debug/dri/%u/paging", minor(st.st_rdev));
-}
-
-/* The first connected connector, a CRTC for it, its preferred mode. */
-static void find_output(struct demo *d)
-{
-	drmModeRes *res = drmModeGetResources(d->fd);
-	int i, j, m;
-
-	if (!res)
-		die("no KMS resources", -errno);
-	for (i = 0; i < res->count_connectors && !d->conn_id; i++) {
-		drmModeConnector *c = drmModeGetConnector(d->fd,
-							  res->connectors[i]);
-		drmModeEncoder *e;
-
-		if (!c)
-			continue;
-		if (c->connection != DRM_MODE_CONNECTED || !c->count_modes ||
-		    !c->count_encoders) {
-			drmModeFreeConnector(c);
-			continue;
-		}
-		d->mode = c->modes[0];
-		for (m = 0; m < c->count_modes; m++)
-			if (c->modes[m].type & DRM_MODE_TYPE_PREFERRED) {
-				d->mode = c->modes[m];
-				break;
-			}
-		e = drmModeGetEncoder(d->fd, c->encoders[0]);
-		for (j = 0; e && j < res->count_crtcs; j++) {
-			if (e->possible_crtcs & BIT(j)) {
-				d->crtc_id = res->crtcs[j];
-				d->crtc_index = j;
-				d->conn_id = c->connector_id;
-				break;
-			}
-		}
-		drmModeFreeEncoder(e);
-		drmModeFreeConnector(c);
-	}
-	drmModeFreeResources(res);
-	if (!d->conn_id)
-		die("no connected output", -ENODEV);
-	d->w = d->mode.hdisplay;
-	d->h = d->mode.vdisplay;
-}
-
-/* The id of property NAME of object ID (of TYPE); 0 if it has none. */
-static uint32_t prop_id(int fd, uint32_t id, uint32_t type, const char *name)
-{
-	drmModeObjectProperties *op = drmModeObjectGetProperties(fd, id, type);
-	uint32_t ret = 0, i;
-
-	for (i = 0; op && i < op->count_props && !ret; i++) {
-		drmModePropertyRes *p = drmModeGetProperty(fd, op->props[i]);
-
-		if (p && !strcmp(p->name, name))
-			ret = p->prop_id;
-		drmModeFreeProperty(p);
-	}
-	drmModeFreeObjectProperties(op);
-	if (!ret)
-		die(name, -ENOENT);
-	return ret;
-}
-
-/* Whether plane ID is a primary plane. */
-static bool is_primary(int fd, uint32_t id)
-{
-	drmModeObjectProperties *op;
-	bool ret = false;
-	uint32_t i;
-
-	op = drmModeObjectGetProperties(fd, id, DRM_MODE_OBJECT_PLANE);
-	for (i = 0; op && i < op->count_props; i++) {
-		drmModePropertyRes *p = drmModeGetProperty(fd, op->props[i]);
-
-		if (p && !strcmp(p->name, "type"))
-			ret = op->prop_values[i] == DRM_PLANE_TYPE_PRIMARY;
-		drmModeFreeProperty(p);
-	}
-	drmModeFreeObjectProperties(op);
-	return ret;
-}
-
-/* Atomic KMS: the CRTC's primary plane and the properties we set. */
-static void find_atomic(struct demo *d)
-{
-	drmModePlaneRes *pr;
-	struct props *p = &d->prop;
-	uint32_t i;
-
-	if (drmSetClientCap(d->fd, DRM_CLIENT_CAP_ATOMIC, 1))
-		die("atomic KMS", -errno);
-	pr = drmModeGetPlaneResources(d->fd);
-	for (i = 0; pr && i < pr->count_planes && !d->plane_id; i++) {
-		drmModePlane *pl = drmModeGetPlane(d->fd, pr->planes[i]);
-
-		if (pl && (pl->possible_crtcs & BIT(d->crtc_index)) &&
-		    is_primary(d->fd, pl->plane_id))
-			d->plane_id = pl->plane_id;
-		drmModeFreePlane(pl);
-	}
-	drmModeFreePlaneResources(pr);
-	if (!d->plane_id)
-		die("no primary plane", -ENODEV);
-	p->crtc_mode_id = prop_id(d->fd, d->crtc_id, DRM_MODE_OBJECT_CRTC,
-				  "MODE_ID");
-	p->crtc_active = prop_id(d->fd, d->crtc_id, DRM_MODE_OBJECT_CRTC,
-				 "ACTIVE");
-	p->conn_crtc_id = prop_id(d->fd, d->conn_id, DRM_MODE_OBJECT_CONNECTOR,
-				  "CRTC_ID");
-#define PLANE_PROP(f, n) \
-	(p->f = prop_id(d->fd, d->plane_id, DRM_MODE_OBJECT_PLANE, n))
-	PLANE_PROP(fb_id, "FB_ID");
-	PLANE_PROP(crtc_id, "CRTC_ID");
-	PLANE_PROP(src_x, "SRC_X");
-	PLANE_PROP(src_y, "SRC_Y");
-	PLANE_PROP(src_w, "SRC_W");
-	PLANE_PROP(src_h, "SRC_H");
-	PLANE_PROP(crtc_x, "CRTC_X");
-	PLANE_PROP(crtc_y, "CRTC_Y");
-	PLANE_PROP(crtc_w, "CRTC_W");
-	PLANE_PROP(crtc_h, "CRTC_H");
-#undef PLANE_PROP
-}
-
-/* One atomic commit of FLAGS setting PROPS (object, property, value). */
-static int commit(struct demo *d, const uint32_t (*props)[2],
-		  const uint64_t *values, int n, uint32_t flags,
-		  uint64_t user_data)
-{
-	drmModeAtomicReq *req = drmModeAtomicAlloc();
-	int i, ret;
-
-	if (!req)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if (drmModeAtomicAddProperty(req, props[i][0], props[i][1],
-					     values[i]) < 0) {
-			drmModeAtomicFree(req);
-			return -ENOMEM;
-		}
-	ret = drmModeAtomicCommit(d->fd, req, flags,
-				  (void *)(uintptr_t)user_data);
-	drmModeAtomicFree(req);
-	return ret ? -errno : 0;
-}
-
-/* The first frame: mode, connector and the primary plane on fb[0]. */
-static void modeset(struct demo *d)
-{
-	struct props *p = &d->prop;
-	uint32_t blob;
-	int ret;
-
-	if (drmModeCreatePropertyBlob(d->fd, &d->mode, sizeof(d->mode), &blob))
-		die("mode blob", -errno);
-	{
-		const uint32_t props[][2] = {
-			{ d->crtc_id, p->crtc_mode_id },
-			{ d->crtc_id, p->crtc_active },
-			{ d->conn_id, p->conn_crtc_id },
-			{ d->plane_id, p->fb_id }, { d->plane_id, p->crtc_id },
-			{ d->plane_id, p->src_x }, { d->plane_id, p->src_y },
-			{ d->plane_id, p->src_w }, { d->plane_id, p->src_h },
-			{ d->plane_id, p->crtc_x }, { d->plane_id, p->crtc_y },
-			{ d->plane_id, p->crtc_w }, { d->plane_id, p->crtc_h },
-		};
-		const uint64_t values[] = {
-			blob, 1, d->crtc_id, d->fb[0], d->crtc_id,
-			0, 0, (uint64_t)d->w << 16, (uint64_t)d->h << 16,
-			0, 0, d->w, d->h,
-		};
-
-		ret = commit(d, props, values, 13,
-			     DRM_MODE_ATOMIC_ALLOW_MODESET, 0);
-	}
-	drmModeDestroyPropertyBlob(d->fd, blob);
-	if (ret)
-		die("atomic modeset", ret);
 }
 
 static struct vdxg_bo *bo_new(struct demo *d, uint64_t size, uint32_t seg)
@@ -334,8 +121,6 @@ static void make_texture(struct demo *d)
 
 static void make_buffers(struct demo *d, unsigned int ballast_pct)
 {
-	uint32_t handles[4] = { 0 }, pitches[4] = { d->w * 4 };
-	uint32_t offsets[4] = { 0 };
 	uint64_t vram = 0;
 	unsigned int i;
 	int ret;
@@ -343,10 +128,9 @@ static void make_buffers(struct demo *d, unsigned int ballast_pct)
 	for (i = 0; i < 2; i++) {
 		d->fb_bo[i] = bo_new(d, (uint64_t)d->w * d->h * 4,
 				     DRM_VDXG_SEGMENT_VRAM);
-		handles[0] = d->fb_bo[i]->handle;
-		if (drmModeAddFB2(d->fd, d->w, d->h, DRM_FORMAT_XRGB8888,
-				  handles, pitches, offsets, &d->fb[i], 0))
-			die("ADDFB2", -errno);
+		ret = vdxg_kms_addfb(&d->kms, d->fb_bo[i], &d->fb[i]);
+		if (ret)
+			die("ADDFB2", ret);
 	}
 	d->depth = bo_new(d, (uint64_t)d->w * d->h * 4, DRM_VDXG_SEGMENT_VRAM);
 	d->vb = bo_new(d, (BG_VERTICES + CUBE_VERTICES) * VDXG_VERTEX_SIZE,
@@ -364,7 +148,7 @@ static void make_buffers(struct demo *d, unsigned int ballast_pct)
 	for (i = 0; i < d->num_ballast; i++)
 		d->ballast[i] = bo_new(d, BALLAST_SIZE, DRM_VDXG_SEGMENT_VRAM);
 	printf("vdxg-demo: %ux%u@%u, %u MiB of VRAM, ballast %u x %u MiB\n",
-	       d->w, d->h, d->mode.vrefresh, (unsigned int)(vram >> 20),
+	       d->w, d->h, d->kms.mode.vrefresh, (unsigned int)(vram >> 20),
 	       d->num_ballast, BALLAST_SIZE >> 20);
 }
 
@@ -500,34 +284,18 @@ static void render(struct demo *d, int back, unsigned int frame, double t)
  */
 static void flip(struct demo *d, int back, unsigned int frame)
 {
-	struct pollfd p = { .fd = d->fd, .events = POLLIN };
-	struct drm_event_vblank ev;
-	ssize_t n;
 	int ret;
 
-	if (d->present) {
-		ret = vdxg_present_flip(d->dev, d->crtc_id, d->fb[back],
+	if (d->present)
+		ret = vdxg_present_flip(d->dev, d->kms.crtc_id, d->fb[back],
 					DRM_VDXG_PRESENT_EVENT, frame, 0);
-		if (ret)
-			die("PRESENT FLIP", ret);
-	} else {
-		const uint32_t props[][2] = { { d->plane_id, d->prop.fb_id } };
-		const uint64_t values[] = { d->fb[back] };
-
-		ret = commit(d, props, values, 1, DRM_MODE_ATOMIC_NONBLOCK |
-			     DRM_MODE_PAGE_FLIP_EVENT, frame);
-		if (ret)
-			die("atomic page flip", ret);
-	}
-	do {
-		ret = poll(&p, 1, 5000);
-	} while (ret < 0 && errno == EINTR);
-	if (ret <= 0)
-		die("no flip event within 5 s", ret ? -errno : -ETIME);
-	n = read(d->fd, &ev, sizeof(ev));
-	if (n != sizeof(ev) || ev.base.type != DRM_EVENT_FLIP_COMPLETE ||
-	    ev.user_data != frame)
-		die("a wrong flip event", -EIO);
+	else
+		ret = vdxg_kms_flip(&d->kms, d->fb[back], frame);
+	if (ret)
+		die(d->present ? "PRESENT FLIP" : "atomic page flip", ret);
+	ret = vdxg_kms_wait_flip(&d->kms, frame, 5000, NULL);
+	if (ret)
+		die("the flip event", ret);
 }
 
 /* "transfer: N ops, M bytes" of debugfs paging; 0 without debugfs. */
@@ -570,12 +338,14 @@ int main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	open_card(&d, path);
+	ret = vdxg_kms_open(&d.kms, path);
+	if (ret)
+		die("a vdxg card with a connected output (and DRM master)", ret);
+	d.dev = d.kms.dev;
+	d.fd = d.kms.fd;
+	d.w = d.kms.w;
+	d.h = d.kms.h;
 	find_debugfs(&d);
-	if (!drmIsMaster(d.fd) && drmSetMaster(d.fd))
-		die("DRM master", -errno);
-	find_output(&d);
-	find_atomic(&d);
 	make_buffers(&d, ballast_pct);
 	ret = vdxg_context_create(d.dev, DRM_VDXG_ENGINE_RENDER,
 				  DRM_VDXG_PRIORITY_NORMAL, 0, &d.ctx);
@@ -590,7 +360,9 @@ int main(int argc, char **argv)
 	ret = vdxg_bo_wait(d.fb_bo[0], 5000000000ll);
 	if (ret)
 		die("waiting for the first frame", ret);
-	modeset(&d);
+	ret = vdxg_kms_modeset(&d.kms, d.fb[0]);
+	if (ret)
+		die("atomic modeset", ret);
 	printf("vdxg-demo: flips by %s%s\n", d.present ? "PRESENT" :
 	       "atomic commits", d.still ? ", a still" : "");
 
