@@ -65,41 +65,37 @@ def benign_dmesg(t):
                          for l in lines)
 
 
-def load_expected(path):
-    expected = {}
+def entries(path):
+    """(line number, name, reason) of each entry line of PATH."""
     if not path:
-        return expected
+        return
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
             line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            parts = line.split(None, 1)
-            name = parts[0]
-            reason = parts[1].strip() if len(parts) > 1 else ""
-            if not re.match(r"^igt@[A-Za-z0-9_-]+(@[A-Za-z0-9_@-]+)?(\[[A-Za-z0-9_.-]+\])?$", name):
-                sys.exit(f"{path}:{lineno}: not a test name: {name}")
-            if not reason:
-                print(f"note: {path}:{lineno}: {name} has no reason", file=sys.stderr)
-            expected[name] = reason
+            if line and not line.startswith("#"):
+                parts = line.split(None, 1)
+                yield lineno, parts[0], parts[1].strip() if len(parts) > 1 else ""
+
+
+def load_expected(path):
+    expected = {}
+    for lineno, name, reason in entries(path):
+        if not re.match(r"^igt@[A-Za-z0-9_-]+(@[A-Za-z0-9_@-]+)?(\[[A-Za-z0-9_.-]+\])?$", name):
+            sys.exit(f"{path}:{lineno}: not a test name: {name}")
+        if not reason:
+            print(f"note: {path}:{lineno}: {name} has no reason", file=sys.stderr)
+        expected[name] = reason
     return expected
 
 
 def load_retry(path):
     retry = []
-    if not path:
-        return retry
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            parts = line.split(None, 1)
-            if not re.match(r"^igt@[A-Za-z0-9_-]+@[][A-Za-z0-9_*?-]+$", parts[0]):
-                sys.exit(f"{path}:{lineno}: not a subtest pattern: {parts[0]}")
-            if len(parts) < 2:
-                sys.exit(f"{path}:{lineno}: {parts[0]} has no reason")
-            retry.append((parts[0], parts[1].strip()))
+    for lineno, pattern, reason in entries(path):
+        if not re.match(r"^igt@[A-Za-z0-9_-]+@[][A-Za-z0-9_*?-]+$", pattern):
+            sys.exit(f"{path}:{lineno}: not a subtest pattern: {pattern}")
+        if not reason:
+            sys.exit(f"{path}:{lineno}: {pattern} has no reason")
+        retry.append((pattern, reason))
     return retry
 
 
