@@ -10,6 +10,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_gem_ttm_helper.h>
 #include <drm/drm_mode.h>
+#include <drm/drm_prime.h>
 
 #include "vdxg_bo.h"
 #include "vdxg_drv.h"
@@ -49,6 +50,9 @@ static void vdxg_bo_destroy(struct ttm_buffer_object *tbo)
 {
 	struct vdxg_bo *bo = to_vdxg_bo(tbo);
 
+	/* An import lets go of its attachment and the dma-buf. */
+	if (tbo->base.import_attach)
+		drm_prime_gem_destroy(&tbo->base, tbo->sg);
 	drm_gem_object_release(&tbo->base);
 	kfree(bo);
 }

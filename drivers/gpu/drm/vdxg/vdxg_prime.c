@@ -35,7 +35,8 @@ static struct ttm_buffer_object *obj_to_tbo(struct drm_gem_object *obj)
  * @obj: the object
  *
  * Return: 0, -EINVAL for an object whose segments have no system pages,
- * or the error of moving it.
+ * -EBUSY for one pinned in VRAM (a scanout: no pages to share), or the
+ * error of moving it.
  */
 int vdxg_gem_pin(struct drm_gem_object *obj)
 {
@@ -45,6 +46,9 @@ int vdxg_gem_pin(struct drm_gem_object *obj)
 	struct ttm_placement placement = { .num_placement = 1 };
 	u32 i;
 	int ret;
+
+	if (tbo->pin_count && tbo->resource->mem_type == TTM_PL_VRAM)
+		return -EBUSY;
 
 	if (!tbo->pin_count) {
 		for (i = 0; i < bo->placement.num_placement; i++) {
@@ -112,8 +116,11 @@ vdxg_gem_prime_import_sg_table(struct drm_device *drm,
 	struct vdxg_bo *bo;
 	int ret;
 
+	/* TTM places the object under the shared reservation: hold it. */
+	dma_resv_lock(dmabuf->resv, NULL);
 	ret = vdxg_bo_create_sg(to_vdxg(drm), dmabuf->size, 0, segments,
 				ARRAY_SIZE(segments), sgt, dmabuf->resv, &bo);
+	dma_resv_unlock(dmabuf->resv);
 	if (ret)
 		return ERR_PTR(ret);
 	return &bo->tbo.base;
