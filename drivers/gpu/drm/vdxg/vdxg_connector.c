@@ -217,8 +217,11 @@ static void vdxg_wb_atomic_commit(struct drm_connector *connector,
 	addr = vdxg_fb_gpu_addr(fb);
 
 	drm_writeback_queue_job(&disp->wb, cs);
-	if (!drm_dev_enter(connector->dev, &idx))
+	if (!drm_dev_enter(connector->dev, &idx)) {
+		/* Unplugged: no capture will end it; release the job now. */
+		drm_writeback_signal_completion(&disp->wb, -ENODEV);
 		return;
+	}
 	vdxg_wr(vdxg, VDXG_REG_WB_ADDR_LO, lower_32_bits(addr));
 	vdxg_wr(vdxg, VDXG_REG_WB_ADDR_HI, upper_32_bits(addr));
 	vdxg_wr(vdxg, VDXG_REG_WB_FORMAT, fb->format->format);

@@ -46,39 +46,47 @@ static u32 vdxg_crtc_rd(struct vdxg_crtc *vc, u32 reg)
 	return vdxg_rd(vc->vdxg, VDXG_CRTC_BASE(vc->pipe) + reg);
 }
 
-/* CTRL from the software state: enable, vblank interrupt and CRC. */
-static void vdxg_crtc_update_ctrl(struct vdxg_crtc *vc, bool enable,
-				  bool vblank)
+/*
+ * CTRL is shared by the modeset (ENABLE), the vblank core (VBLANK_IRQ,
+ * under its own lock, in any context) and debugfs CRC (CRC): every change
+ * is a read-modify-write under ctrl_lock. With UPDATE_CRC the CRC bit
+ * follows vc->crc, read under the lock so that a racing CRC switch wins.
+ */
+static void vdxg_crtc_ctrl_rmw(struct vdxg_crtc *vc, u32 clear, u32 set,
+			       bool update_crc)
 {
-	u32 ctrl = vdxg_crtc_rd(vc, VDXG_CRTC_CTRL);
+	unsigned long flags;
+	u32 ctrl;
 
-	ctrl &= ~(VDXG_CRTC_CTRL_VBLANK_IRQ | VDXG_CRTC_CTRL_CRC);
-	if (vblank)
-		ctrl |= VDXG_CRTC_CTRL_VBLANK_IRQ;
-	if (vc->crc)
-		ctrl |= VDXG_CRTC_CTRL_CRC;
-	if (enable)
-		ctrl |= VDXG_CRTC_CTRL_ENABLE;
-	else
-		ctrl &= ~VDXG_CRTC_CTRL_ENABLE;
-	vdxg_crtc_wr(vc, VDXG_CRTC_CTRL, ctrl);
+	spin_lock_irqsave(&vc->ctrl_lock, flags);
+	if (update_crc) {
+		clear |= VDXG_CRTC_CTRL_CRC;
+		if (READ_ONCE(vc->crc))
+			set |= VDXG_CRTC_CTRL_CRC;
+	}
+	ctrl = vdxg_crtc_rd(vc, VDXG_CRTC_CTRL);
+	vdxg_crtc_wr(vc, VDXG_CRTC_CTRL, (ctrl & ~clear) | set);
+	spin_unlock_irqrestore(&vc->ctrl_lock, flags);
+}
+
+/* On or off, the vblank interrupt off (drm_crtc_vblank_on() asks again). */
+static void vdxg_crtc_update_ctrl(struct vdxg_crtc *vc, bool enable)
+{
+	vdxg_crtc_ctrl_rmw(vc, VDXG_CRTC_CTRL_VBLANK_IRQ | VDXG_CRTC_CTRL_ENABLE,
+			   enable ? VDXG_CRTC_CTRL_ENABLE : 0, true);
 }
 
 static int vdxg_enable_vblank(struct drm_crtc *crtc)
 {
-	struct vdxg_crtc *vc = to_vdxg_crtc(crtc);
-	u32 ctrl = vdxg_crtc_rd(vc, VDXG_CRTC_CTRL);
-
-	vdxg_crtc_wr(vc, VDXG_CRTC_CTRL, ctrl | VDXG_CRTC_CTRL_VBLANK_IRQ);
+	vdxg_crtc_ctrl_rmw(to_vdxg_crtc(crtc), 0, VDXG_CRTC_CTRL_VBLANK_IRQ,
+			   false);
 	return 0;
 }
 
 static void vdxg_disable_vblank(struct drm_crtc *crtc)
 {
-	struct vdxg_crtc *vc = to_vdxg_crtc(crtc);
-	u32 ctrl = vdxg_crtc_rd(vc, VDXG_CRTC_CTRL);
-
-	vdxg_crtc_wr(vc, VDXG_CRTC_CTRL, ctrl & ~VDXG_CRTC_CTRL_VBLANK_IRQ);
+	vdxg_crtc_ctrl_rmw(to_vdxg_crtc(crtc), VDXG_CRTC_CTRL_VBLANK_IRQ, 0,
+			   false);
 }
 
 static bool vdxg_crtc_scanout_position(struct drm_crtc *crtc,
@@ -153,15 +161,11 @@ static int vdxg_set_crc_source(struct drm_crtc *crtc, const char *source)
 			return ret;
 	}
 	spin_lock_irq(&crtc->dev->event_lock);
-	vc->crc = on;
+	WRITE_ONCE(vc->crc, on);
 	vc->crc_frame = vdxg_crtc_rd(vc, VDXG_CRTC_CRC_FRAME);
 	spin_unlock_irq(&crtc->dev->event_lock);
 	if (drm_dev_enter(crtc->dev, &idx)) {
-		u32 ctrl = vdxg_crtc_rd(vc, VDXG_CRTC_CTRL);
-
-		ctrl = on ? ctrl | VDXG_CRTC_CTRL_CRC :
-			    ctrl & ~VDXG_CRTC_CTRL_CRC;
-		vdxg_crtc_wr(vc, VDXG_CRTC_CTRL, ctrl);
+		vdxg_crtc_ctrl_rmw(vc, 0, 0, true);
 		drm_dev_exit(idx);
 	}
 	if (!on)
@@ -221,7 +225,7 @@ static void vdxg_crtc_atomic_enable(struct drm_crtc *crtc,
 	if (!drm_dev_enter(crtc->dev, &idx))
 		return;
 	vdxg_crtc_set_mode(vc, &crtc->state->adjusted_mode);
-	vdxg_crtc_update_ctrl(vc, true, false);
+	vdxg_crtc_update_ctrl(vc, true);
 	drm_dev_exit(idx);
 	drm_crtc_vblank_on(crtc);
 }
@@ -240,7 +244,7 @@ static void vdxg_crtc_atomic_disable(struct drm_crtc *crtc,
 		for (i = 0; i < VDXG_NUM_PLANES; i++)
 			vdxg_wr(vc->vdxg, VDXG_PLANE_BASE(vc->pipe, i) +
 				VDXG_PLANE_CTRL, 0);
-		vdxg_crtc_update_ctrl(vc, false, false);
+		vdxg_crtc_update_ctrl(vc, false);
 		drm_dev_exit(idx);
 	}
 
@@ -298,6 +302,7 @@ static int vdxg_crtc_init(struct vdxg_device *vdxg, unsigned int pipe)
 	vc->vdxg = vdxg;
 	vc->pipe = pipe;
 	spin_lock_init(&vc->fence_lock);
+	spin_lock_init(&vc->ctrl_lock);
 	vc->fence_context = dma_fence_context_alloc(1);
 	for (i = 0; i < VDXG_NUM_PLANES; i++) {
 		ret = vdxg_plane_init(vdxg, &vc->planes[i], pipe, i);
@@ -336,6 +341,8 @@ static void vdxg_crtc_vblank(struct vdxg_crtc *vc)
 	bool report;
 
 	drm_crtc_handle_vblank(&vc->base);
+	if (!READ_ONCE(vc->crc))
+		return;
 
 	spin_lock(&drm->event_lock);
 	frame = vdxg_crtc_rd(vc, VDXG_CRTC_CRC_FRAME);
@@ -345,9 +352,9 @@ static void vdxg_crtc_vblank(struct vdxg_crtc *vc)
 	spin_unlock(&drm->event_lock);
 	if (report) {
 		crc = vdxg_crtc_rd(vc, VDXG_CRTC_CRC);
+		/* drm_crtc_handle_vblank() has just counted this vblank. */
 		drm_crtc_add_crc_entry(&vc->base, true,
-				       drm_crtc_accurate_vblank_count(&vc->base),
-				       &crc);
+				       drm_crtc_vblank_count(&vc->base), &crc);
 	}
 }
 
@@ -431,6 +438,8 @@ int vdxg_display_init(struct vdxg_device *vdxg)
 	drm->mode_config.cursor_width = VDXG_CURSOR_MAX_DIM;
 	drm->mode_config.cursor_height = VDXG_CURSOR_MAX_DIM;
 	drm->mode_config.preferred_depth = 24;
+	/* The planes program normalized_zpos: the helpers must compute it. */
+	drm->mode_config.normalize_zpos = true;
 	drm->mode_config.funcs = &vdxg_mode_config_funcs;
 	drm->mode_config.helper_private = &vdxg_mode_config_helpers;
 
@@ -470,7 +479,8 @@ void vdxg_display_fini(struct vdxg_device *vdxg)
 		return;
 
 	drm_kms_helper_poll_fini(&vdxg->drm);
-	cancel_work_sync(&vdxg->display.hotplug_work);
+	/* A HOTPLUG interrupt until the vectors go must not queue it again. */
+	disable_work_sync(&vdxg->display.hotplug_work);
 	/* FLIP_DONE will not come for flips pending at unplug. */
 	for (i = 0; i < vdxg->display.num_crtcs; i++)
 		vdxg_crtc_flip_done(&vdxg->display.crtcs[i]);

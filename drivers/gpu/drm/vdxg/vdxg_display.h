@@ -43,9 +43,10 @@ struct vdxg_plane {
  * @event: the page-flip event waiting for FLIP_DONE, under drm.event_lock
  * @crc: CRC generation is on
  * @crc_frame: the device frame of the last CRC reported
+ * @ctrl_lock: serialises read-modify-writes of the CRTC's CTRL register
  * @fence_lock: the lock of PRESENT flip fences
  * @fence_context: their context
- * @fence_seqno: their last seqno
+ * @fence_seqno: their last seqno, under the CRTC's modeset lock
  */
 struct vdxg_crtc {
 	struct drm_crtc base;
@@ -57,9 +58,10 @@ struct vdxg_crtc {
 	struct drm_pending_vblank_event *event;
 	bool crc;
 	u32 crc_frame;
+	spinlock_t ctrl_lock; /* CTRL read-modify-writes */
 	spinlock_t fence_lock; /* of PRESENT flip fences */
 	u64 fence_context;
-	atomic64_t fence_seqno;
+	u64 fence_seqno;
 };
 
 /**

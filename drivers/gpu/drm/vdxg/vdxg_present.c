@@ -308,8 +308,7 @@ static struct dma_fence *vdxg_flip_fence(struct vdxg_crtc *vc)
 
 	if (fence)
 		dma_fence_init(fence, &vdxg_flip_fence_ops, &vc->fence_lock,
-			       vc->fence_context,
-			       atomic64_inc_return(&vc->fence_seqno));
+			       vc->fence_context, 0);	/* seqno: at commit */
 	return fence;
 }
 
@@ -337,6 +336,12 @@ static int vdxg_flip_commit(struct drm_device *drm, struct drm_crtc *crtc,
 
 	DRM_MODESET_LOCK_ALL_BEGIN(drm, ctx, DRM_MODESET_ACQUIRE_INTERRUPTIBLE,
 				   ret);
+	/*
+	 * Flips on a CRTC commit, and so signal, in the order they take its
+	 * lock: number the fence here, so that its seqno follows that order.
+	 */
+	if (e->base.fence)
+		e->base.fence->seqno = ++to_vdxg_crtc(crtc)->fence_seqno;
 	ret = drm_atomic_helper_page_flip(crtc, fb, e, 0, &ctx);
 	DRM_MODESET_LOCK_ALL_END(drm, ctx, ret);
 	return ret;
