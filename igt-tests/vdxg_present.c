@@ -70,27 +70,6 @@
  * answer of a header line, base64 lines and an end line.
  */
 
-static uint32_t crc32_buf(const uint8_t *p, size_t n)
-{
-	static uint32_t table[256];
-	uint32_t c = 0xffffffff;
-	size_t i;
-
-	if (!table[1]) {
-		for (i = 0; i < 256; i++) {
-			uint32_t v = i;
-			int k;
-
-			for (k = 0; k < 8; k++)
-				v = v & 1 ? 0xedb88320 ^ (v >> 1) : v >> 1;
-			table[i] = v;
-		}
-	}
-	for (i = 0; i < n; i++)
-		c = table[(c ^ p[i]) & 0xff] ^ (c >> 8);
-	return c ^ 0xffffffff;
-}
-
 static int b64_value(int ch)
 {
 	if (ch >= 'A' && ch <= 'Z')
@@ -350,7 +329,7 @@ static uint8_t *hostd_try_screendump(struct hostd *h, const char *id,
 		raw = payload;
 		*len = paylen;
 	}
-	if (*len != rawlen || crc32_buf(raw, *len) != crc) {
+	if (*len != rawlen || voutput_crc32(0, raw, *len) != crc) {
 		free(raw);
 		raw = NULL;
 		*why = "length or CRC of the image";
@@ -604,13 +583,7 @@ static void set_crtc(struct pt *t, uint32_t fb)
 
 static uint32_t crtc_fb(struct pt *t)
 {
-	drmModeCrtc *c = drmModeGetCrtc(t->vr.fd, t->crtc_id);
-	uint32_t fb;
-
-	vtest_assert(c);
-	fb = c->buffer_id;
-	drmModeFreeCrtc(c);
-	return fb;
+	return voutput_crtc_fb(t->vr.fd, t->crtc_id);
 }
 
 /* Screendump of our CRTC compared with EXP; skips without the channel. */
@@ -800,21 +773,7 @@ static void syncobj_wait(struct pt *t, uint32_t so, const char *what)
 static bool read_event(struct pt *t, struct drm_event_vblank *ev,
 		       int timeout_ms)
 {
-	struct pollfd p = { .fd = t->vr.fd, .events = POLLIN };
-	ssize_t n;
-	int r;
-
-	do {
-		r = poll(&p, 1, timeout_ms);
-	} while (r < 0 && errno == EINTR);
-	vtest_assert_f(r >= 0, "poll: %s", strerror(errno));
-	if (!r)
-		return false;
-	/* One event per read: it is the only kind this fd asks for. */
-	n = read(t->vr.fd, ev, sizeof(*ev));
-	vtest_assert_f(n == sizeof(*ev), "read of an event: %zd (%s)", n,
-		       n < 0 ? strerror(errno) : "short");
-	return true;
+	return voutput_read_event(t->vr.fd, ev, timeout_ms);
 }
 
 /* A flip of FB with an event of USER_DATA and a fence, all checked. */

@@ -70,28 +70,6 @@
 
 /* ---------------------------------------------------------------- utils */
 
-/* zlib's crc32 (CRC-32/ISO-HDLC), continued from CRC (0 to start). */
-static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
-{
-	static uint32_t table[256];
-	uint32_t c = crc ^ 0xffffffff;
-	size_t i;
-
-	if (!table[1]) {
-		for (i = 0; i < 256; i++) {
-			uint32_t v = i;
-			int k;
-
-			for (k = 0; k < 8; k++)
-				v = v & 1 ? 0xedb88320 ^ (v >> 1) : v >> 1;
-			table[i] = v;
-		}
-	}
-	for (i = 0; i < n; i++)
-		c = table[(c ^ p[i]) & 0xff] ^ (c >> 8);
-	return c ^ 0xffffffff;
-}
-
 /*
  * Patterns: a function of every pixel, so that a pixel taken from the
  * wrong place shows. 0: gradients and an XOR texture, X byte 0xff; 1 and
@@ -124,25 +102,6 @@ static void fill_pattern(void *map, uint32_t pitch, int p, uint32_t w,
 		for (x = 0; x < w; x++)
 			row[x] = pattern(p, x, y, w, h);
 	}
-}
-
-/* The display's CRC of a W x H XRGB8888 image: X bytes read as 0. */
-static uint32_t image_crc(const void *map, uint32_t pitch, uint32_t w,
-			  uint32_t h)
-{
-	uint32_t *row = malloc((size_t)w * 4), crc = 0, x, y;
-
-	vtest_assert(row);
-	for (y = 0; y < h; y++) {
-		const uint32_t *src = (const uint32_t *)((const uint8_t *)map +
-							 (size_t)y * pitch);
-
-		for (x = 0; x < w; x++)
-			row[x] = src[x] & 0x00ffffff;
-		crc = crc32_update(crc, (const uint8_t *)row, (size_t)w * 4);
-	}
-	free(row);
-	return crc;
 }
 
 /* Compare LEN bytes; print the first differences and fail. */
@@ -311,19 +270,6 @@ static uint32_t gem_segment(int fd, uint32_t handle, uint64_t *size)
 }
 
 
-static int vgem_open(void)
-{
-	int fd = vtest_drm_open_driver("vgem", VTEST_NODE_CARD, NULL);
-
-	if (fd < 0) {
-		vtest_require_f(vtest_system("modprobe vgem") == 0,
-				"vgem cannot be loaded");
-		fd = vtest_drm_open_driver("vgem", VTEST_NODE_CARD, NULL);
-	}
-	vtest_require_f(fd >= 0, "no vgem node");
-	return fd;
-}
-
 /* ---------------------------------------------------------------- setup */
 
 struct pt {
@@ -365,7 +311,7 @@ static void pt_open(struct pt *t, bool render)
 	t->fd = t->vr.fd;
 	t->minor = vtest_drm_minor(t->fd);
 	t->kmsg = vtest_kmsg_seq();
-	t->vgem = vgem_open();
+	t->vgem = vtest_open_vgem(NULL);
 }
 
 static void pt_close(struct pt *t)
@@ -417,63 +363,10 @@ static void set_crtc(struct pt *t, uint32_t fb)
 
 /* ------------------------------------------------------------------ CRC */
 
-static void crc_path(struct pt *t, const char *leaf, char *buf, size_t len)
-{
-	snprintf(buf, len, "/sys/kernel/debug/dri/%d/crtc-%d/crc/%s",
-		 t->minor, t->head, leaf);
-}
-
-/*
- * The CRC the display reports for what the CRTC shows now: frames are
- * read (source "auto") until two in a row agree, at least three of them.
- */
-static uint32_t screen_crc(struct pt *t, const char *what)
-{
-	char path[128], line[64];
-	uint32_t prev = 0, crc = 0, frame, last_frame = 0;
-	int fd, i, ret;
-
-	crc_path(t, "control", path, sizeof(path));
-	vtest_require_f(vtest_path_exists(path), "no CRC debugfs (%s)", path);
-	ret = vtest_write_file(path, "auto");
-	vtest_assert_f(ret == 0, "%s: %s", path, strerror(-ret));
-	crc_path(t, "data", path, sizeof(path));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	vtest_assert_f(fd >= 0, "%s: %s", path, strerror(errno));
-
-	for (i = 0; i < 20; i++) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		char *end;
-		ssize_t n;
-
-		ret = poll(&p, 1, 5000);
-		vtest_assert_f(ret == 1, "%s: no CRC for 5 s", what);
-		n = read(fd, line, sizeof(line) - 1);
-		vtest_assert_f(n > 0, "reading %s: %s", path,
-			       n ? strerror(errno) : "end of file");
-		line[n] = 0;
-		frame = strtoul(line, &end, 16);
-		vtest_assert_f(end != line && *end == ' ',
-			       "bad CRC line '%s'", line);
-		crc = strtoul(end + 1, NULL, 16);
-		if (i)
-			vtest_assert_f(frame > last_frame,
-				       "frame %u after %u", frame, last_frame);
-		last_frame = frame;
-		if (i >= 2 && crc == prev)
-			break;
-		prev = crc;
-	}
-	close(fd);
-	vtest_assert_f(i < 20, "%s: the CRC never settled", what);
-	vtest_info("%s: CRC 0x%08x (frame %u)", what, crc, frame);
-	return crc;
-}
-
 static uint32_t fb_crc(struct pt *t, uint32_t fb, const char *what)
 {
 	set_crtc(t, fb);
-	return screen_crc(t, what);
+	return voutput_screen_crc(t->fd, t->head, what);
 }
 
 /* -------------------------------------------------- vgem-to-vdxg-scanout */
@@ -502,7 +395,7 @@ static void scanout_pattern(struct pt *t, int p)
 	img = malloc((size_t)t->w * t->h * 4);
 	vtest_assert(img);
 	fill_pattern(img, t->w * 4, p, t->w, t->h);
-	exp = image_crc(img, t->w * 4, t->w, t->h);
+	exp = voutput_image_crc(img, t->w * 4, t->w, t->h);
 
 	/* vgem's buffer, drawn on the CPU, shared with vdxg. */
 	dumb_create(&vg, t->vgem, t->w, t->h);
@@ -523,7 +416,7 @@ static void scanout_pattern(struct pt *t, int p)
 	vtest_assert_eq(addfb(t->fd, nat.handle, t->w, t->h, nat.pitch, 0,
 			      &fb_nat), 0);
 	img[(size_t)my * t->w + mx] ^= 0x00010000;
-	exp_mod = image_crc(img, t->w * 4, t->w, t->h);
+	exp_mod = voutput_image_crc(img, t->w * 4, t->w, t->h);
 	vtest_assert_neq_u64(exp, exp_mod);
 	dumb_create(&mod, t->fd, t->w, t->h);
 	put_image(mod.map, mod.pitch, img, t->w, t->h);
@@ -550,7 +443,7 @@ static void scanout_pattern(struct pt *t, int p)
 	dmabuf_sync(dmabuf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
 	snprintf(what, sizeof(what), "pattern %d, vgem import, pixel written",
 		 p);
-	c_live = screen_crc(t, what);
+	c_live = voutput_screen_crc(t->fd, t->head, what);
 	vtest_assert_eq_u64(c_live, c_mod);
 
 	set_crtc(t, fb_nat);
@@ -1160,13 +1053,13 @@ static void test_scanout_pinned_by_export(void)
 	vtest_assert_eq(addfb(t.fd, base.handle, t.w, t.h, base.pitch, 0,
 			      &fb_base), 0);
 	c_base = fb_crc(&t, fb_base, "base");
-	vtest_assert_eq_u64(c_base, image_crc(img, pitch, t.w, t.h));
+	vtest_assert_eq_u64(c_base, voutput_image_crc(img, pitch, t.w, t.h));
 
 	ret = vdxg_bo_create(t.vr.dev, (uint64_t)pitch * t.h, segs, 2,
 			     DRM_VDXG_GEM_CPU_ACCESS, &bo);
 	vtest_assert_f(ret == 0, "GEM_CREATE: %s", strerror(-ret));
 	fill_pattern(img, pitch, 7, t.w, t.h);
-	exp = image_crc(img, pitch, t.w, t.h);
+	exp = voutput_image_crc(img, pitch, t.w, t.h);
 	put_image(vr_map(bo), pitch, img, t.w, t.h);
 	vtest_assert_eq(addfb(t.fd, bo->handle, t.w, t.h, pitch, 0, &fb), 0);
 
@@ -1175,7 +1068,8 @@ static void test_scanout_pinned_by_export(void)
 	vtest_assert_eq(gem_segment(t.fd, bo->handle, NULL),
 			DRM_VDXG_SEGMENT_SYSTEM);
 	vtest_assert_eq(try_set_crtc(&t, fb), -EINVAL);
-	vtest_assert_eq_u64(screen_crc(&t, "after the refused modeset"),
+	vtest_assert_eq_u64(voutput_screen_crc(t.fd, t.head,
+					       "after the refused modeset"),
 			    c_base);
 
 	/* vgem lets go: the object is unpinned and can move to VRAM. */

@@ -46,13 +46,7 @@ static void vgem_open(struct vgem *g)
 	};
 
 	memset(g, 0, sizeof(*g));
-	g->fd = vtest_drm_open_driver("vgem", VTEST_NODE_CARD, NULL);
-	if (g->fd < 0) {
-		vtest_require_f(vtest_system("modprobe vgem") == 0,
-				"vgem cannot be loaded");
-		g->fd = vtest_drm_open_driver("vgem", VTEST_NODE_CARD, NULL);
-	}
-	vtest_require_f(g->fd >= 0, "no vgem node");
+	g->fd = vtest_open_vgem(NULL);
 	vtest_assert_ok(vtest_ioctl(g->fd, DRM_IOCTL_MODE_CREATE_DUMB, &dumb));
 	g->handle = dumb.handle;
 	vtest_assert_ok(drmPrimeHandleToFD(g->fd, g->handle, DRM_CLOEXEC,

@@ -6,6 +6,8 @@
 #ifndef VOUTPUT_H
 #define VOUTPUT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <xf86drmMode.h>
@@ -24,5 +26,33 @@ struct voutput {
  * and its mode. Skips the test when there is none.
  */
 void voutput_find(int fd, struct voutput *o);
+
+/* The framebuffer CRTC_ID shows now (0: none). */
+uint32_t voutput_crtc_fb(int fd, uint32_t crtc_id);
+/*
+ * The next DRM event on FD within TIMEOUT_MS into EV; false when none
+ * came. One event per read: for an fd that asks for vblank-sized events
+ * (page flips, vblanks) only.
+ */
+bool voutput_read_event(int fd, struct drm_event_vblank *ev, int timeout_ms);
+
+/*
+ * The display's CRCs (debugfs dri/N/crtc-K/crc). The device's CRC of a
+ * frame is zlib's crc32 of its XRGB8888 pixels with the X byte read as 0
+ * (docs/hardware.md).
+ */
+
+/* zlib's crc32 (CRC-32/ISO-HDLC) of N bytes, continued from CRC (0 first). */
+uint32_t voutput_crc32(uint32_t crc, const void *p, size_t n);
+/* The display's CRC of a W x H XRGB8888 image of PITCH bytes per row. */
+uint32_t voutput_image_crc(const void *map, uint32_t pitch, uint32_t w,
+			   uint32_t h);
+/*
+ * The CRC the display reports for what CRTC index HEAD of the DRM device
+ * FD shows now: frames are read (source "auto") until two in a row agree,
+ * at least three of them. Skips the test when the device has no CRC
+ * debugfs files; WHAT names the image in messages.
+ */
+uint32_t voutput_screen_crc(int fd, int head, const char *what);
 
 #endif /* VOUTPUT_H */

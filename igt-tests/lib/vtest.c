@@ -440,6 +440,21 @@ int __vtest_open_vdxg(enum vtest_node node, const char *file, int line,
 	return fd;
 }
 
+int __vtest_open_vgem(char *path, const char *file, int line,
+		      const char *func)
+{
+	int fd = vtest_drm_open_driver("vgem", VTEST_NODE_CARD, path);
+
+	if (fd < 0) {
+		if (vtest_system("modprobe vgem"))
+			vtest_skip_at(file, line, func, "vgem cannot be loaded");
+		fd = vtest_drm_open_driver("vgem", VTEST_NODE_CARD, path);
+	}
+	if (fd < 0)
+		vtest_skip_at(file, line, func, "no vgem node in /dev/dri");
+	return fd;
+}
+
 int vtest_drm_minor(int fd)
 {
 	struct stat st;

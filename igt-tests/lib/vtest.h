@@ -184,6 +184,14 @@ int vtest_drm_open_driver(const char *driver, enum vtest_node node,
 	__vtest_open_vdxg(node, __FILE__, __LINE__, __func__)
 int __vtest_open_vdxg(enum vtest_node node, const char *file, int line,
 		      const char *func);
+/*
+ * vgem's card node, after "modprobe vgem" when there is none; skips the
+ * subtest when vgem cannot be loaded. PATH as for vtest_drm_open_driver.
+ */
+#define vtest_open_vgem(path) \
+	__vtest_open_vgem(path, __FILE__, __LINE__, __func__)
+int __vtest_open_vgem(char *path, const char *file, int line,
+		      const char *func);
 
 /* The minor number of a DRM fd (st_rdev), or -1. */
 int vtest_drm_minor(int fd);
