@@ -144,7 +144,9 @@ void vdxg_bo_free(struct vdxg_bo *bo);
  * PRIME: export the object as a dma-buf fd (close-on-exec, read-write),
  * or import a dma-buf (its size from lseek). Importing an object this
  * device exported gives the handle it already has: keep one vdxg_bo per
- * handle. Imported objects live in the aperture.
+ * handle (freeing either closes it). A dma-buf another vdxg_device of the
+ * same GPU exported is imported as that same object, which stays in its
+ * segment; one of another driver becomes an object of the aperture only.
  */
 int vdxg_bo_export(struct vdxg_bo *bo, int *fd);
 int vdxg_bo_import(struct vdxg_device *dev, int fd, struct vdxg_bo **out);
