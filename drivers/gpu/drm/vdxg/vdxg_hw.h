@@ -36,6 +36,10 @@
 #define VDXG_VRAM_SIZE_DEFAULT		(256ull << 20)
 #define VDXG_VRAM_SIZE_MIN		(16ull << 20)
 #define VDXG_VRAM_SIZE_MAX		(4ull << 30)
+/* SR-IOV defaults: the PF's total_vfs, vf_vram_size and vf_aperture_size */
+#define VDXG_SRIOV_TOTAL_VFS_DEFAULT	4
+#define VDXG_VF_VRAM_SIZE_DEFAULT	(32ull << 20)
+#define VDXG_VF_APERTURE_SIZE_DEFAULT	(64ull << 20)
 
 /* MSI-X vectors and the interrupt sources routed to each. */
 #define VDXG_MSIX_VECTORS		4
@@ -79,6 +83,7 @@
 #define   VDXG_STATUS_READY		BIT(0)
 #define VDXG_REG_SCRATCH		0x0038	/* RW: no side effect */
 #define VDXG_REG_RESET_COUNT		0x003c	/* RO: soft resets since power-on */
+#define VDXG_REG_FUNCTION		0x0040	/* RO: 0 PF, 1 + index on a VF */
 
 /* ------------------------------------------------------------------------
  * Interrupt block (0x0100)
@@ -532,18 +537,59 @@
 #define VDXG_REG_WB_FRAME		0x481c	/* RO: FRAME_COUNT of the last */
 
 /* ------------------------------------------------------------------------
- * SR-IOV backing tables (PF only, 0x6000)
+ * SR-IOV (PF only, 0x6000)
  *
- * Each VF BAR is assembled, in order, from up to VDXG_MAX_BACKING_RANGES
- * page-aligned ranges of PF VRAM. Software selects VF, BAR and index,
- * then reads or writes the range; a zero length ends the list.
+ * The PF has an SR-IOV extended capability (with ARI) offering TOTAL_VFS
+ * virtual functions, device id VDXG_PCI_VF_DEVICE_ID. A VF has the PF's
+ * global, interrupt, engine, GART and fault blocks at the same offsets,
+ * its own rings, GART and aperture, and no display (NUM_CRTCS 0, CAPS
+ * without DISPLAY, CRC, WRITEBACK, SRIOV, RESIZABLE_BAR). Its BARs:
+ * VDXG_BAR_MMIO (64 KiB), VDXG_BAR_VRAM (VF_VRAM_SIZE, 32-bit
+ * prefetchable) and VDXG_BAR_MSIX (VDXG_MSIX_VECTORS vectors); a VF has
+ * no MSI and no INTx.
+ *
+ * The VF's VRAM BAR is assembled, in order, from up to
+ * VDXG_MAX_BACKING_RANGES page-aligned ranges of PF VRAM: the backing
+ * table of (VF, BAR). Software selects VF, BAR and index, reads or writes
+ * the range (a zero length ends the table), and writes COMMIT with the
+ * VF and BAR, which checks the whole table and applies it at once: to
+ * the VF's BAR as the CPU sees it and to the VF's engines. A table whose
+ * ranges are misaligned, outside PF VRAM or longer in sum than the BAR is
+ * refused (BACKING_STATUS.ERROR; the applied table stays as it was). The
+ * part of the BAR beyond the applied ranges is unbacked. Tables are kept
+ * while VFs are disabled and cleared by a reset of the PF. Only
+ * VDXG_BAR_VRAM has a table.
+ *
+ * A VF's engines reach its VRAM (through the table) and its aperture
+ * (through its GART, whose table is in its VRAM); their bus-address
+ * accesses go out as the VF and must not land in any vdxg BAR. Anything
+ * else is a fault (VDXG_FAULT_ADDRESS) on the VF.
  */
 #define VDXG_MAX_BACKING_RANGES		32
 #define VDXG_REG_BACKING_SELECT		0x6000	/* RW: vf << 16 | bar << 8 | idx */
+#define   VDXG_BACKING_SELECT(vf, bar, idx) \
+					(((vf) << 16) | ((bar) << 8) | (idx))
 #define VDXG_REG_BACKING_OFFSET_LO	0x6004	/* RW: PF VRAM offset */
 #define VDXG_REG_BACKING_OFFSET_HI	0x6008
 #define VDXG_REG_BACKING_LENGTH_LO	0x600c	/* RW: bytes, page multiple */
 #define VDXG_REG_BACKING_LENGTH_HI	0x6010
-#define VDXG_REG_BACKING_COMMIT		0x6014	/* WO: apply table of a VF */
+#define VDXG_REG_BACKING_COMMIT		0x6014	/* WO: vf << 16 | bar << 8 */
+#define VDXG_REG_BACKING_STATUS		0x6018	/* RO: of the last COMMIT */
+#define   VDXG_BACKING_STATUS_ERROR	BIT(0)	/* refused */
+#define   VDXG_BACKING_STATUS_RANGES_SHIFT 8	/* ranges applied */
+#define   VDXG_BACKING_STATUS_RANGES_MASK (0xffu << 8)
+#define VDXG_REG_SRIOV_TOTAL_VFS	0x601c	/* RO */
+#define VDXG_REG_SRIOV_VF_VRAM_SIZE_LO	0x6020	/* RO: each VF's VRAM BAR */
+#define VDXG_REG_SRIOV_VF_VRAM_SIZE_HI	0x6024
+#define VDXG_REG_SRIOV_NUM_VFS		0x6028	/* RO: VFs enabled now */
+
+/*
+ * Resizable BAR: the PF's VRAM BAR has a Resizable BAR extended capability
+ * (PCI_EXT_CAP_ID_REBAR) offering every power of two from 16 MiB up to
+ * VRAM's size, and comes up at VDXG_VRAM_BAR_SIZE_DEFAULT (or VRAM's size
+ * if smaller). A new size takes effect for the BAR's next assignment.
+ */
+#define VDXG_VRAM_BAR_SIZE_DEFAULT	(64ull << 20)
+#define VDXG_VRAM_BAR_SIZE_MIN		(16ull << 20)
 
 #endif /* VDXG_HW_H */
