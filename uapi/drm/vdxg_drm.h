@@ -26,6 +26,7 @@ extern "C" {
 #define DRM_VDXG_SUBMIT			0x08
 #define DRM_VDXG_GET_RESET_STATUS	0x09
 #define DRM_VDXG_PRESENT		0x0a
+#define DRM_VDXG_GET_BACKING_RESOURCE	0x0b
 
 #define DRM_IOCTL_VDXG_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_GET_PARAM, struct drm_vdxg_get_param)
@@ -54,6 +55,9 @@ extern "C" {
 		 struct drm_vdxg_reset_status)
 #define DRM_IOCTL_VDXG_PRESENT \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VDXG_PRESENT, struct drm_vdxg_present)
+#define DRM_IOCTL_VDXG_GET_BACKING_RESOURCE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_GET_BACKING_RESOURCE, \
+		 struct drm_vdxg_backing_resource)
 
 /**
  * enum drm_vdxg_param - parameters readable with DRM_IOCTL_VDXG_GET_PARAM
@@ -456,6 +460,47 @@ struct drm_vdxg_present {
 	__u64 clips;
 	__u64 user_data;
 };
+
+/**
+ * struct drm_vdxg_backing_resource - argument of
+ * DRM_IOCTL_VDXG_GET_BACKING_RESOURCE (WDDM's DXGKARG_GETBACKINGRESOURCE)
+ *
+ * On the physical function, with CAP_SYS_ADMIN: which range of the PF's
+ * memory backs resource @resource_index of virtual function @vf_index. A
+ * VF's resources are the ranges its VRAM BAR is assembled from, in BAR
+ * order, at most DRM_VDXG_MAX_BACKING_RESOURCES of them.
+ *
+ * A used index gives the range; an unused index (below the maximum)
+ * succeeds with every output zero. Errors: -EINVAL for a @vf_index at or
+ * above the device's total VFs, a @resource_index at or above the
+ * maximum, or non-zero @flags or @pad; -ENOENT when that VF is not
+ * enabled; -EOPNOTSUPP on a VF or a device without SR-IOV; -EPERM without
+ * CAP_SYS_ADMIN.
+ *
+ * @vf_index: the VF, 0 for the first.
+ * @resource_index: the range, 0 to DRM_VDXG_MAX_BACKING_RESOURCES - 1.
+ * @flags: must be zero.
+ * @bar: out: the VF BAR the range is part of (2, the VRAM BAR).
+ * @host_base: out: the range's CPU physical address through the PF's VRAM
+ *	BAR, or 0 when the range lies beyond the PF's BAR.
+ * @length: out: bytes, a multiple of the page size.
+ * @vram_offset: out: the range's offset in the PF's VRAM.
+ * @bar_offset: out: where the range starts in the VF's BAR.
+ * @pad: must be zero.
+ */
+struct drm_vdxg_backing_resource {
+	__u32 vf_index;
+	__u32 resource_index;
+	__u32 flags;
+	__u32 bar;
+	__u64 host_base;
+	__u64 length;
+	__u64 vram_offset;
+	__u64 bar_offset;
+	__u64 pad;
+};
+
+#define DRM_VDXG_MAX_BACKING_RESOURCES	32
 
 #if defined(__cplusplus)
 }
