@@ -16,13 +16,28 @@
 #   vram128-msi, intx
 #             vdxg_getparam with a non-default VRAM size and MSI, then
 #             INTx, so GET_PARAM and the interrupt fallbacks are checked
+#   sriov     vdxg_sriov, with the PF behind a PCIe root port (SR-IOV and
+#             ARI need one) and two of its four VFs enabled by the test
 #   BOOT-retry
 #             after them, the failed subtests of BOOT that assert
 #             wall-clock display timing (igt-tests/timing-tests.txt), once
 #             more on the same device; their second result counts
 #
+# The display boots (kms, flip and their retries) run on QEMU's
+# instruction-counted clock (-icount shift=1,sleep=off): the guest's time,
+# its clocksource and the device's vblank timers advance with the
+# instructions the guest executes, 2 ns each, and jump ahead when every
+# vCPU idles. A stall of the host then stops the guest's clock with it, so
+# the tests that count frames in real time (kms_flip, kms_vblank,
+# kms_cursor_legacy) measure the driver, not the load of the machine; and
+# waits for vblanks cost no host time. icount runs the vCPUs in one host
+# thread, which is why the other boots keep multi-threaded TCG; and a
+# guest waiting on the host (vdxg_present's screendumps over the serial
+# channel) would see its timeouts jump ahead, so --only keeps it too.
+#
 #   scripts/igt.sh [--device NAME] [--expected FILE] [--no-extra]
-#                  [--only TEST[,TEST]] [--timeout S] [--no-build] [--strict]
+#                  [--only TEST[,TEST]] [--boots LIST] [--timeout S]
+#                  [--no-build] [--strict]
 #
 #   --device NAME   vdxg (default) or a peer such as bochs-display: then the
 #                   module is the peer's, the device gets no properties, the
@@ -31,7 +46,8 @@
 #                   igt-tests/expected-failures-NAME.txt
 #   --only LIST     run just these tests (igt_runner names) in one boot
 #                   (named "default", with the display boots' device)
-#   --no-extra      skip the two extra vdxg_getparam boots
+#   --boots LIST    run only these of default, kms and flip (comma list)
+#   --no-extra      skip the extra boots (vram128-msi, intx, sriov)
 #   --no-build      use the image as it is (default: rebuild tests, image)
 #   --strict        an expected failure that passes fails the harness
 #
@@ -42,17 +58,18 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 RETRY=$VDXG_TOP/igt-tests/timing-tests.txt
-DEVICE=vdxg EXPECTED= EXTRA=1 ONLY= TIMEOUT=1800 BUILD=1 STRICT=
+DEVICE=vdxg EXPECTED= EXTRA=1 ONLY= BOOTS=default,kms,flip TIMEOUT=1800 BUILD=1 STRICT=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--device) DEVICE=$2; shift 2 ;;
 	--expected) EXPECTED=$2; shift 2 ;;
 	--no-extra) EXTRA=0; shift ;;
 	--only) ONLY=$2; shift 2 ;;
+	--boots) BOOTS=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--no-build) BUILD=0; shift ;;
 	--strict) STRICT=--strict; shift ;;
-	-h|--help) sed -n '4,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,53p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1" ;;
 	esac
 done
@@ -104,6 +121,13 @@ boot() {
 	echo "=== igt.sh: boot $config: -device $DEVICE${devargs:+,$devargs}: vdxg-igt-run $*"
 	scripts_vm=("$VDXG_TOP/scripts/vm.sh" --name "$name" --timeout "$TIMEOUT"
 		    --device "$DEVICE" --collect /tmp/igt/collect)
+	case $config in
+	kms|flip|kms-retry|flip-retry)
+		scripts_vm+=(--qemu-arg -icount --qemu-arg shift=1,sleep=off) ;;
+	sriov)
+		scripts_vm+=(--qemu-arg -device
+			     --qemu-arg pcie-root-port,id=rp0,slot=1) ;;
+	esac
 	[ -z "$devargs" ] || scripts_vm+=(--device-args "$devargs")
 	"${scripts_vm[@]}" -- vdxg-igt-run --module "$MODULE,vgem" "$@"
 	rc=$?
@@ -129,7 +153,8 @@ if [ -n "$ONLY" ]; then
 	boot default "$KMS_ARGS" --only "$ONLY"
 	collect default
 else
-	for b in default kms flip; do
+	for b in ${BOOTS//,/ }; do
+		case $b in default|kms|flip) ;; *) die "--boots: no boot $b" ;; esac
 		args=$KMS_ARGS
 		[ "$b" != default ] || args=
 		if [ "$b" = default ]; then
@@ -145,6 +170,8 @@ if [ "$EXTRA" = 1 ]; then
 	collect vram128-msi
 	boot intx "msix=off,msi=off" --only vdxg_getparam
 	collect intx
+	boot sriov "bus=rp0" --only vdxg_sriov
+	collect sriov
 fi
 
 # A failed timing subtest gets a second run: one boot per boot that had one.

@@ -16,7 +16,8 @@
 #   --name RUN           the run's directory: out/vm/RUN (default "default")
 #   --collect DIR        copy guest directory DIR to out/vm/RUN/collect/
 #   --load MOD[,MOD]     modprobe these before the command
-#   --qemu-arg ARG       one extra QEMU argument (repeatable)
+#   --qemu-arg ARG       one extra QEMU argument (repeatable), placed before
+#                        the display device (e.g. the root port it sits on)
 #   --quiet              do not stream the command's output to stdout
 #
 # out/vm/RUN/ gets serial.log (kernel console), output.log (the command's
@@ -156,7 +157,7 @@ fi
 QARGS=(-nodefaults -machine q35 -accel tcg -cpu max -smp 2 -m 2048 -nic none
        -display none -vga none -no-reboot "${FW[@]}"
        -kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
-       "${DEV[@]}" "${QEMU_EXTRA[@]}")
+       "${QEMU_EXTRA[@]}" "${DEV[@]}")
 
 if [ "$INTERACTIVE" = 1 ]; then
 	exec "$QEMU" "${QARGS[@]}" -serial mon:stdio -serial null -serial null
