@@ -386,6 +386,20 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
+/*
+ * With VDXG_TEST_DEVICE set to a PCI address, only that device's nodes
+ * count as vdxg's (e.g. to run a test on an SR-IOV VF).
+ */
+static bool vtest_device_wanted(int fd, const char *driver)
+{
+	const char *want = getenv("VDXG_TEST_DEVICE");
+	char bdf[64];
+
+	if (!want || !*want || strcmp(driver, "vdxg"))
+		return true;
+	return vtest_drm_pci_bdf(fd, bdf, sizeof(bdf)) && !strcmp(bdf, want);
+}
+
 int vtest_drm_open_driver(const char *driver, enum vtest_node node,
 			  char *path)
 {
@@ -416,7 +430,7 @@ int vtest_drm_open_driver(const char *driver, enum vtest_node node,
 		if (fd < 0)
 			continue;
 		if (vtest_drm_driver_name(fd, name, sizeof(name)) &&
-		    !strcmp(name, driver)) {
+		    !strcmp(name, driver) && vtest_device_wanted(fd, driver)) {
 			found = fd;
 			if (path)
 				snprintf(path, PATH_MAX, "%s", p);

@@ -175,7 +175,9 @@ bool vtest_drm_driver_name(int fd, char *buf, size_t len);
 /*
  * Open the first /dev/dri/card* (or renderD*) node whose driver is DRIVER
  * ("vdxg" for vtest_open_vdxg). Returns the fd, or -1 when there is none.
- * PATH (if non-NULL, PATH_MAX bytes) receives the node's path.
+ * PATH (if non-NULL, PATH_MAX bytes) receives the node's path. With the
+ * environment variable VDXG_TEST_DEVICE set to a PCI address, only that
+ * device's nodes are vdxg's.
  */
 int vtest_drm_open_driver(const char *driver, enum vtest_node node,
 			  char *path);

@@ -1,0 +1,968 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vdxg_sriov: SR-IOV virtual functions on a vdxg PF behind a PCIe root
+ * port (scripts/igt.sh's "sriov" boot): provisioning through sysfs
+ * sriov_numvfs, VFs bound as render-only vdxg devices, the backing-resource
+ * query (DRM_IOCTL_VDXG_GET_BACKING_RESOURCE) against the VF BARs as the
+ * CPU sees them, render and paging work on two VFs at once, isolation,
+ * disabling idle and busy, the 33-range refusal and the PF's resizable
+ * VRAM BAR.
+ *
+ * Every subtest starts and ends with the VFs disabled. The PF's debugfs
+ * file vram_fragment makes deliberately fragmented VRAM: writing a chunk
+ * size fills the free VRAM with chunks of that size and frees every other
+ * one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <drm.h>
+#include <drm_mode.h>
+#include "vdxg_drm.h"
+
+#define BIT(n)		(1u << (n))
+#define BIT_ULL(n)	(1ull << (n))
+#include "vdxg_hw.h"
+
+#include "vtest.h"
+
+#define NUM_VFS		2
+#define PAGE		4096ull
+
+struct range {
+	uint64_t vram_offset;
+	uint64_t length;
+	uint64_t bar_offset;
+	uint64_t host_base;
+};
+
+struct vf_map {
+	struct range r[DRM_VDXG_MAX_BACKING_RESOURCES];
+	unsigned int count;
+	uint64_t size;
+};
+
+/* ------------------------------------------------------------ sysfs, PCI */
+
+static void pf_bdf(char *bdf, size_t len)
+{
+	if (!vtest_pci_find(VDXG_PCI_VENDOR_ID, VDXG_PCI_DEVICE_ID, bdf, len))
+		vtest_skip("no vdxg PCI device (1234:d3d0)");
+}
+
+static uint64_t sysfs_u64(const char *bdf, const char *attr)
+{
+	char path[PATH_MAX], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", bdf, attr);
+	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
+		       "cannot read %s", path);
+	return strtoull(buf, NULL, 0);
+}
+
+static int sysfs_write(const char *bdf, const char *attr, const char *val)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", bdf, attr);
+	return vtest_write_file(path, val);
+}
+
+/* Write sriov_numvfs; 0 or -errno. */
+static int set_numvfs(const char *pf, unsigned int n)
+{
+	char val[16];
+
+	snprintf(val, sizeof(val), "%u", n);
+	return sysfs_write(pf, "sriov_numvfs", val);
+}
+
+/* The SR-IOV capability is there and the boot gave the PF enough VFs. */
+static void require_sriov(const char *pf)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov_totalvfs",
+		 pf);
+	vtest_require_f(vtest_path_exists(path),
+			"%s has no SR-IOV capability (not behind a root port?)",
+			pf);
+	vtest_require_f(sysfs_u64(pf, "sriov_totalvfs") >= NUM_VFS,
+			"fewer than %d VFs", NUM_VFS);
+}
+
+/* The last component of symlink LINK into OUT ("" when there is none). */
+static void link_base(const char *link, char *out, size_t len)
+{
+	char target[PATH_MAX];
+	const char *base;
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	size_t l;
+
+	out[0] = '\0';
+	if (n <= 0)
+		return;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	l = strlen(base);
+	if (l >= len)
+		l = len - 1;
+	memcpy(out, base, l);
+	out[l] = '\0';
+}
+
+static void vf_bdf(const char *pf, unsigned int i, char *bdf, size_t len)
+{
+	char link[PATH_MAX];
+
+	snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s/virtfn%u", pf, i);
+	link_base(link, bdf, len);
+	vtest_assert_f(bdf[0], "no %s", link);
+}
+
+/* The driver bound to BDF, "" when none. */
+static void bound_driver(const char *bdf, char *drv, size_t len)
+{
+	char link[PATH_MAX];
+
+	snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s/driver", bdf);
+	link_base(link, drv, len);
+}
+
+static int driver_op(const char *op, const char *bdf)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/drivers/vdxg/%s", op);
+	return vtest_write_file(path, bdf);
+}
+
+/* Open the "card" or "renderD" node of the DRM device on PCI device BDF. */
+static int open_node(const char *bdf, const char *prefix)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/drm", bdf);
+	for (int minor = 0; minor < 256; minor++) {
+		char node[PATH_MAX];
+		int fd;
+
+		snprintf(node, sizeof(node), "%s/%s%d", p, prefix, minor);
+		if (!vtest_path_exists(node))
+			continue;
+		snprintf(node, sizeof(node), "/dev/dri/%s%d", prefix, minor);
+		fd = open(node, O_RDWR | O_CLOEXEC);
+		vtest_assert_f(fd >= 0, "open %s: %s", node, strerror(errno));
+		return fd;
+	}
+	vtest_fail("%s has no %s node", bdf, prefix);
+}
+
+static uint64_t get_param(int fd, uint32_t param)
+{
+	struct drm_vdxg_get_param p = { .param = param };
+
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GET_PARAM, &p));
+	return p.value;
+}
+
+/* ---------------------------------------------------------------- debugfs */
+
+static void pf_debugfs(const char *pf, const char *name, char *buf,
+		       size_t len)
+{
+	char path[PATH_MAX];
+	int fd = open_node(pf, "card");
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/%s",
+		 vtest_drm_minor(fd), name);
+	close(fd);
+	vtest_assert_f(vtest_read_file(path, buf, len) > 0, "cannot read %s",
+		       path);
+}
+
+static int pf_debugfs_write(const char *pf, const char *name, const char *val)
+{
+	char path[PATH_MAX];
+	int fd = open_node(pf, "card");
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/%s",
+		 vtest_drm_minor(fd), name);
+	close(fd);
+	return vtest_write_file(path, val);
+}
+
+/* Bytes of the PF's VRAM in use (debugfs segments: "vram: size N, used M"). */
+static uint64_t pf_vram_used(const char *pf)
+{
+	static char buf[1 << 16];
+	unsigned long long size, used;
+	char *p;
+
+	pf_debugfs(pf, "segments", buf, sizeof(buf));
+	for (p = buf; p; p = strchr(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		if (sscanf(p, "vram: size %llu, used %llu", &size, &used) == 2)
+			return used;
+	}
+	vtest_fail("no vram line in debugfs segments");
+}
+
+static void fragment(const char *pf, uint64_t chunk)
+{
+	char val[32];
+	int ret;
+
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)chunk);
+	ret = pf_debugfs_write(pf, "vram_fragment", val);
+	vtest_assert_f(ret == 0, "vram_fragment <- %s: %s", val,
+		       strerror(-ret));
+}
+
+/* ------------------------------------------------------------ the query */
+
+static int query(int fd, uint32_t vf, uint32_t idx,
+		 struct drm_vdxg_backing_resource *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->vf_index = vf;
+	r->resource_index = idx;
+	return vtest_ioctl(fd, DRM_IOCTL_VDXG_GET_BACKING_RESOURCE, r) ? -errno
+								       : 0;
+}
+
+/*
+ * Read VF VF's ranges through the query and check their shape: page
+ * multiples laid end to end in the BAR, in PF VRAM, zeros after the last.
+ */
+static void read_map(int pf_fd, const char *pf, uint32_t vf,
+		     struct vf_map *m)
+{
+	uint64_t vram = get_param(pf_fd, DRM_VDXG_PARAM_VRAM_SIZE);
+	struct drm_vdxg_backing_resource r;
+	uint64_t bar_start;
+	char path[PATH_MAX], line[256];
+	unsigned long long start = 0, end = 0, fl;
+	FILE *f;
+
+	/* The PF's VRAM BAR: line VDXG_BAR_VRAM of sysfs "resource". */
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource", pf);
+	f = fopen(path, "r");
+	vtest_assert(f);
+	for (int i = 0; i <= VDXG_BAR_VRAM; i++)
+		vtest_assert(fgets(line, sizeof(line), f));
+	fclose(f);
+	vtest_assert(sscanf(line, "%llx %llx %llx", &start, &end, &fl) == 3);
+	bar_start = start;
+
+	memset(m, 0, sizeof(*m));
+	for (uint32_t i = 0; i < DRM_VDXG_MAX_BACKING_RESOURCES; i++) {
+		vtest_assert_eq(query(pf_fd, vf, i, &r), 0);
+		if (!r.length) {
+			vtest_assert_eq_u64(r.host_base, 0);
+			vtest_assert_eq_u64(r.vram_offset, 0);
+			vtest_assert_eq_u64(r.bar_offset, 0);
+			vtest_assert_eq(r.bar, 0);
+			continue;
+		}
+		vtest_assert_f(i == m->count,
+			       "VF %u: resource %u used after an unused one",
+			       vf, i);
+		vtest_assert_eq(r.bar, VDXG_BAR_VRAM);
+		vtest_assert_eq_u64(r.length % PAGE, 0);
+		vtest_assert_eq_u64(r.vram_offset % PAGE, 0);
+		vtest_assert_lte_u64(r.vram_offset + r.length, vram);
+		vtest_assert_eq_u64(r.bar_offset, m->size);
+		if (r.vram_offset + r.length <= end - start + 1)
+			vtest_assert_eq_u64(r.host_base,
+					    bar_start + r.vram_offset);
+		else
+			vtest_assert_eq_u64(r.host_base, 0);
+		m->r[m->count++] = (struct range){
+			.vram_offset = r.vram_offset, .length = r.length,
+			.bar_offset = r.bar_offset, .host_base = r.host_base,
+		};
+		m->size += r.length;
+	}
+	vtest_assert_f(m->count > 0, "VF %u has no backing", vf);
+}
+
+static bool overlap(const struct range *a, const struct range *b)
+{
+	return a->vram_offset < b->vram_offset + b->length &&
+	       b->vram_offset < a->vram_offset + a->length;
+}
+
+static void check_disjoint(const struct vf_map *m, unsigned int n)
+{
+	for (unsigned int a = 0; a < n; a++)
+		for (unsigned int b = a; b < n; b++)
+			for (unsigned int i = 0; i < m[a].count; i++)
+				for (unsigned int j = 0; j < m[b].count; j++) {
+					if (a == b && i == j)
+						continue;
+					vtest_assert_f(!overlap(&m[a].r[i],
+								&m[b].r[j]),
+						       "VF %u range %u overlaps "
+						       "VF %u range %u", a, i,
+						       b, j);
+				}
+}
+
+/* ------------------------------------------------------- BARs on the CPU */
+
+struct bar {
+	void *p;
+	size_t len;
+};
+
+static struct bar map_bar(const char *bdf, int bar)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	struct bar b;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource%d", bdf,
+		 bar);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	vtest_assert_f(fd >= 0, "open %s: %s", path, strerror(errno));
+	vtest_assert_ok(fstat(fd, &st));
+	b.len = st.st_size;
+	b.p = mmap(NULL, b.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	vtest_assert_f(b.p != MAP_FAILED, "mmap %s: %s", path, strerror(errno));
+	close(fd);
+	return b;
+}
+
+static void unmap_bar(struct bar *b)
+{
+	munmap(b->p, b->len);
+}
+
+static uint32_t pattern(uint32_t seed, uint64_t i)
+{
+	uint32_t x = seed * 0x9e3779b9u ^ (uint32_t)(i * 0x85ebca6bu);
+
+	return x ^ x >> 15;
+}
+
+/* One dword every 256 bytes (and each range's first and last) stands in for
+ * the whole: enough to see order, offsets and aliasing without a minute of
+ * uncached MMIO under emulation. */
+#define STEP 64
+
+static void fill_words(volatile uint32_t *p, uint64_t bytes, uint32_t seed)
+{
+	uint64_t n = bytes / 4;
+
+	for (uint64_t i = 0; i < n; i += STEP)
+		p[i] = pattern(seed, i);
+	p[n - 1] = pattern(seed, n - 1);
+}
+
+static void check_words(const volatile uint32_t *p, uint64_t bytes,
+			uint32_t seed, const char *what)
+{
+	uint64_t n = bytes / 4;
+
+	for (uint64_t i = 0; i < n; i += STEP)
+		vtest_assert_f(p[i] == pattern(seed, i),
+			       "%s: dword %llu is 0x%08x, want 0x%08x", what,
+			       (unsigned long long)i, p[i], pattern(seed, i));
+	vtest_assert_f(p[n - 1] == pattern(seed, n - 1), "%s: last dword",
+		       what);
+}
+
+/*
+ * With the VFs unbound: each VF BAR is its ranges in order. Words written
+ * through the VF's BAR appear in the PF's BAR at the ranges' VRAM offsets,
+ * and the other way round.
+ */
+static void check_bar_layout(const char *pf, const struct vf_map *m,
+			     unsigned int n)
+{
+	struct bar pbar = map_bar(pf, VDXG_BAR_VRAM);
+
+	for (unsigned int v = 0; v < n; v++) {
+		char vf[64], what[96];
+		struct bar vbar;
+
+		vf_bdf(pf, v, vf, sizeof(vf));
+		vbar = map_bar(vf, VDXG_BAR_VRAM);
+		vtest_assert_eq_u64(vbar.len, m[v].size);
+		for (unsigned int i = 0; i < m[v].count; i++) {
+			const struct range *r = &m[v].r[i];
+			uint8_t *vp = (uint8_t *)vbar.p + r->bar_offset;
+			uint8_t *pp = (uint8_t *)pbar.p + r->vram_offset;
+
+			vtest_require_f(r->vram_offset + r->length <= pbar.len,
+					"range beyond the PF's BAR");
+			snprintf(what, sizeof(what), "VF %u range %u, VF->PF",
+				 v, i);
+			fill_words((uint32_t *)vp, r->length, v << 8 | i);
+			check_words((uint32_t *)pp, r->length, v << 8 | i,
+				    what);
+			snprintf(what, sizeof(what), "VF %u range %u, PF->VF",
+				 v, i);
+			fill_words((uint32_t *)pp, r->length,
+				   0x10000 | v << 8 | i);
+			check_words((uint32_t *)vp, r->length,
+				    0x10000 | v << 8 | i, what);
+		}
+		unmap_bar(&vbar);
+	}
+	unmap_bar(&pbar);
+}
+
+/* ------------------------------------------------------------ set-up */
+
+struct sriov {
+	char pf[64];
+	int pf_fd;
+	uint64_t used0;		/* PF VRAM in use with no VF */
+	uint64_t seq;
+};
+
+static void reset_vfs(const char *pf)
+{
+	int ret = set_numvfs(pf, 0);
+
+	vtest_assert_f(ret == 0, "sriov_numvfs <- 0: %s", strerror(-ret));
+	vtest_assert_eq(sysfs_u64(pf, "sriov_numvfs"), 0);
+}
+
+static void sriov_begin(struct sriov *s)
+{
+	pf_bdf(s->pf, sizeof(s->pf));
+	require_sriov(s->pf);
+	reset_vfs(s->pf);
+	sysfs_write(s->pf, "sriov_drivers_autoprobe", "1");
+	s->pf_fd = open_node(s->pf, "card");
+	s->used0 = pf_vram_used(s->pf);
+	s->seq = vtest_kmsg_seq();
+}
+
+static void sriov_end(struct sriov *s)
+{
+	int n;
+
+	reset_vfs(s->pf);
+	sysfs_write(s->pf, "sriov_drivers_autoprobe", "1");
+	vtest_assert_eq_u64(pf_vram_used(s->pf), s->used0);
+	close(s->pf_fd);
+	n = vtest_kmsg_problems(s->seq);
+	vtest_assert_f(n == 0, "%d new kernel log problem(s), listed above", n);
+}
+
+static void enable(struct sriov *s, unsigned int n)
+{
+	int ret = set_numvfs(s->pf, n);
+
+	vtest_assert_f(ret == 0, "sriov_numvfs <- %u: %s", n, strerror(-ret));
+	vtest_assert_eq(sysfs_u64(s->pf, "sriov_numvfs"), n);
+}
+
+/* ------------------------------------------------------------ subtests */
+
+static void test_enable_disable(void)
+{
+	uint64_t vf_vram = 0;
+	struct sriov s;
+
+	sriov_begin(&s);
+	enable(&s, NUM_VFS);
+	for (unsigned int i = 0; i < NUM_VFS; i++) {
+		struct drm_mode_card_res res = { 0 };
+		char vf[64], drv[64];
+		int fd, card;
+
+		vf_bdf(s.pf, i, vf, sizeof(vf));
+		vtest_assert_eq(sysfs_u64(vf, "device"), VDXG_PCI_VF_DEVICE_ID);
+		bound_driver(vf, drv, sizeof(drv));
+		vtest_assert_str_eq(drv, "vdxg");
+
+		fd = open_node(vf, "renderD");
+		vtest_assert_eq(get_param(fd, DRM_VDXG_PARAM_NUM_CRTCS), 0);
+		vtest_assert_eq(get_param(fd, DRM_VDXG_PARAM_DEVICE_ID),
+				VDXG_PCI_VF_DEVICE_ID);
+		vtest_assert(!(get_param(fd, DRM_VDXG_PARAM_CAPS) &
+			       VDXG_CAP_DISPLAY));
+		vtest_assert(get_param(fd, DRM_VDXG_PARAM_ENGINES) ==
+			     (BIT(VDXG_ENGINE_RENDER) | BIT(VDXG_ENGINE_PAGING)));
+		vtest_assert_eq(get_param(fd, DRM_VDXG_PARAM_IRQ_MODE),
+				DRM_VDXG_IRQ_MODE_MSIX);
+		if (!i)
+			vf_vram = get_param(fd, DRM_VDXG_PARAM_VRAM_SIZE);
+		vtest_assert_eq_u64(get_param(fd, DRM_VDXG_PARAM_VRAM_SIZE),
+				    vf_vram);
+		vtest_assert_eq_u64(get_param(fd,
+					      DRM_VDXG_PARAM_VRAM_VISIBLE_SIZE),
+				    vf_vram);
+		close(fd);
+
+		/* Render-only: the primary node has no KMS. */
+		card = open_node(vf, "card");
+		vtest_assert_eq(ioctl(card, DRM_IOCTL_MODE_GETRESOURCES, &res),
+				-1);
+		vtest_assert_eq(errno, EOPNOTSUPP);
+		close(card);
+	}
+	/* Their VRAM came out of the PF's. */
+	vtest_assert_lte_u64(s.used0 + NUM_VFS * vf_vram, pf_vram_used(s.pf));
+
+	reset_vfs(s.pf);
+	for (unsigned int i = 0; i < NUM_VFS; i++) {
+		char link[PATH_MAX];
+
+		snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s/virtfn%u",
+			 s.pf, i);
+		vtest_assert(!vtest_path_exists(link));
+	}
+	/* ... and went back: */
+	vtest_assert_eq_u64(pf_vram_used(s.pf), s.used0);
+
+	/* Again, to see nothing was left behind. */
+	enable(&s, NUM_VFS);
+	sriov_end(&s);
+}
+
+static void test_backing_query(void)
+{
+	struct drm_vdxg_backing_resource r;
+	struct vf_map m[NUM_VFS];
+	uint64_t total;
+	struct sriov s;
+	pid_t pid;
+	int st, vfd;
+	char vf[64];
+
+	sriov_begin(&s);
+	total = sysfs_u64(s.pf, "sriov_totalvfs");
+
+	/* Nothing enabled yet. */
+	vtest_assert_eq(query(s.pf_fd, 0, 0, &r), -ENOENT);
+
+	enable(&s, NUM_VFS);
+	for (unsigned int v = 0; v < NUM_VFS; v++) {
+		char fdvf[64];
+		int fd;
+
+		read_map(s.pf_fd, s.pf, v, &m[v]);
+		vf_bdf(s.pf, v, fdvf, sizeof(fdvf));
+		fd = open_node(fdvf, "renderD");
+		vtest_assert_eq_u64(m[v].size,
+				    get_param(fd, DRM_VDXG_PARAM_VRAM_SIZE));
+		close(fd);
+		vtest_info("VF %u: %u range(s), %llu MiB\n", v, m[v].count,
+			   (unsigned long long)(m[v].size >> 20));
+	}
+	check_disjoint(m, NUM_VFS);
+
+	/* The errors. */
+	vtest_assert_eq(query(s.pf_fd, 0, DRM_VDXG_MAX_BACKING_RESOURCES, &r),
+			-EINVAL);
+	vtest_assert_eq(query(s.pf_fd, total, 0, &r), -EINVAL);
+	vtest_assert_eq(query(s.pf_fd, ~0u, 0, &r), -EINVAL);
+	if (total > NUM_VFS)
+		vtest_assert_eq(query(s.pf_fd, NUM_VFS, 0, &r), -ENOENT);
+	memset(&r, 0, sizeof(r));
+	r.flags = 1;
+	vtest_assert_eq(vtest_ioctl(s.pf_fd, DRM_IOCTL_VDXG_GET_BACKING_RESOURCE,
+				    &r), -1);
+	vtest_assert_eq(errno, EINVAL);
+	memset(&r, 0, sizeof(r));
+	r.pad = 1;
+	vtest_assert_eq(vtest_ioctl(s.pf_fd, DRM_IOCTL_VDXG_GET_BACKING_RESOURCE,
+				    &r), -1);
+	vtest_assert_eq(errno, EINVAL);
+
+	/* Not on a VF. */
+	vf_bdf(s.pf, 0, vf, sizeof(vf));
+	vfd = open_node(vf, "card");
+	vtest_assert_eq(query(vfd, 0, 0, &r), -EOPNOTSUPP);
+	close(vfd);
+
+	/* Host addresses are for CAP_SYS_ADMIN only. */
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (!pid) {
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		_exit(query(s.pf_fd, 0, 0, &r) == -EPERM ? 0 : 1);
+	}
+	vtest_assert_eq(waitpid(pid, &st, 0), pid);
+	vtest_assert_f(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		       "an unprivileged query did not get EPERM (status %d)",
+		       st);
+	sriov_end(&s);
+}
+
+/* Enable with the VFs left unbound, and read their maps. */
+static void enable_unbound(struct sriov *s, struct vf_map *m)
+{
+	vtest_assert_eq(sysfs_write(s->pf, "sriov_drivers_autoprobe", "0"), 0);
+	enable(s, NUM_VFS);
+	for (unsigned int v = 0; v < NUM_VFS; v++) {
+		char vf[64], drv[64];
+
+		vf_bdf(s->pf, v, vf, sizeof(vf));
+		bound_driver(vf, drv, sizeof(drv));
+		vtest_assert_str_eq(drv, "");
+		read_map(s->pf_fd, s->pf, v, &m[v]);
+	}
+	check_disjoint(m, NUM_VFS);
+}
+
+static void bind_vf(struct sriov *s, unsigned int v)
+{
+	char vf[64], drv[64];
+	int ret;
+
+	vf_bdf(s->pf, v, vf, sizeof(vf));
+	ret = driver_op("bind", vf);
+	vtest_assert_f(ret == 0, "bind %s: %s", vf, strerror(-ret));
+	bound_driver(vf, drv, sizeof(drv));
+	vtest_assert_str_eq(drv, "vdxg");
+}
+
+static void test_bar_layout(void)
+{
+	struct vf_map m[NUM_VFS];
+	struct sriov s;
+
+	sriov_begin(&s);
+	enable_unbound(&s, m);
+	check_bar_layout(s.pf, m, NUM_VFS);
+	sriov_end(&s);
+}
+
+/* The tests each VF runs: (binary, subtest). */
+static const char *const vf_work[][2] = {
+	{ "vdxg_render", "fill-rect-xrgb8888-vram" },
+	{ "vdxg_render", "copy-rect-argb8888-aperture" },
+	{ "vdxg_render", "blend-rgb565-vram" },
+	{ "vdxg_render", "draw-tex-bilinear-xrgb8888-vram" },
+	{ "vdxg_render", "draw-depth-xrgb8888-aperture" },
+	{ "vdxg_render", "draw-random-argb8888-vram" },
+	{ "vdxg_gem", "clear-on-allocate" },
+	{ "vdxg_gem", "segment-pairs" },
+	{ "vdxg_gem", "evict-integrity" },
+	{ "vdxg_gem", "multipass" },
+};
+
+static char *self_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	char *slash;
+
+	vtest_assert(n > 0);
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	vtest_assert(slash);
+	*slash = '\0';
+	return buf;
+}
+
+/* Run vf_work on device BDF in a child; returns its pid. */
+static pid_t spawn_work(const char *bdf, const char *log)
+{
+	char dir[PATH_MAX];
+	pid_t pid;
+
+	self_dir(dir, sizeof(dir));
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (pid)
+		return pid;
+
+	setenv("VDXG_TEST_DEVICE", bdf, 1);
+	for (size_t i = 0; i < VTEST_ARRAY_SIZE(vf_work); i++) {
+		char bin[PATH_MAX + 64], cmd[3 * PATH_MAX];
+		int st;
+
+		snprintf(bin, sizeof(bin), "%s/%s", dir, vf_work[i][0]);
+		snprintf(cmd, sizeof(cmd), "%s --run-subtest %s >>%s 2>&1",
+			 bin, vf_work[i][1], log);
+		st = system(cmd);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "%s: %s %s: status %d\n", bdf,
+				vf_work[i][0], vf_work[i][1], st);
+			_exit(1);
+		}
+	}
+	_exit(0);
+}
+
+/* vf_work on VFs FIRST..FIRST+N-1 at once; all must pass. */
+static void run_work(struct sriov *s, unsigned int first, unsigned int n)
+{
+	pid_t pid[NUM_VFS];
+
+	for (unsigned int v = first; v < first + n; v++) {
+		char vf[64], log[64];
+
+		vf_bdf(s->pf, v, vf, sizeof(vf));
+		snprintf(log, sizeof(log), "/tmp/vdxg-sriov-vf%u.log", v);
+		unlink(log);
+		pid[v] = spawn_work(vf, log);
+	}
+	for (unsigned int v = first; v < first + n; v++) {
+		char log[64], cmd[128];
+		int st;
+
+		vtest_assert_eq(waitpid(pid[v], &st, 0), pid[v]);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			snprintf(log, sizeof(log), "/tmp/vdxg-sriov-vf%u.log",
+				 v);
+			snprintf(cmd, sizeof(cmd), "tail -n 30 %s >&2", log);
+			vtest_system("%s", cmd);
+			vtest_fail("VF %u's work failed (status %d)", v, st);
+		}
+	}
+}
+
+static void test_render_paging(void)
+{
+	struct sriov s;
+
+	sriov_begin(&s);
+	enable(&s, NUM_VFS);
+	run_work(&s, 0, NUM_VFS);
+	sriov_end(&s);
+}
+
+static void test_fragmented(void)
+{
+	struct vf_map m[NUM_VFS];
+	struct sriov s;
+
+	sriov_begin(&s);
+	fragment(s.pf, 1 << 20);
+	enable_unbound(&s, m);
+	for (unsigned int v = 0; v < NUM_VFS; v++) {
+		vtest_info("VF %u: %u ranges\n", v, m[v].count);
+		vtest_assert_f(m[v].count > 1,
+			       "VF %u got one range from fragmented VRAM", v);
+		vtest_assert_lte(m[v].count, DRM_VDXG_MAX_BACKING_RESOURCES);
+		for (unsigned int i = 0; i < m[v].count; i++)
+			vtest_assert_lte_u64(m[v].r[i].length, 1 << 20);
+	}
+	check_bar_layout(s.pf, m, NUM_VFS);
+	for (unsigned int v = 0; v < NUM_VFS; v++)
+		bind_vf(&s, v);
+	run_work(&s, 0, NUM_VFS);
+	reset_vfs(s.pf);
+	fragment(s.pf, 0);
+	sriov_end(&s);
+}
+
+/* Words sampled from VF V's ranges through the PF's BAR. */
+static uint32_t *snapshot(struct bar *pbar, const struct vf_map *m,
+			  size_t *count)
+{
+	size_t n = 0, k = 0;
+	uint32_t *out;
+
+	for (unsigned int i = 0; i < m->count; i++)
+		n += m->r[i].length / 4 / STEP;
+	out = calloc(n, sizeof(*out));
+	vtest_assert(out);
+	for (unsigned int i = 0; i < m->count; i++) {
+		const volatile uint32_t *p = (uint32_t *)((uint8_t *)pbar->p +
+							  m->r[i].vram_offset);
+
+		for (uint64_t j = 0; j < m->r[i].length / 4; j += STEP)
+			out[k++] = p[j];
+	}
+	*count = k;
+	return out;
+}
+
+static void test_isolation(void)
+{
+	struct vf_map m[NUM_VFS];
+	struct bar pbar;
+	uint32_t *before, *after;
+	size_t n, n2;
+	struct sriov s;
+
+	sriov_begin(&s);
+	enable_unbound(&s, m);
+	pbar = map_bar(s.pf, VDXG_BAR_VRAM);
+	for (unsigned int i = 0; i < m[1].count; i++)
+		vtest_require_f(m[1].r[i].vram_offset + m[1].r[i].length <=
+				pbar.len, "VF 1 beyond the PF's BAR");
+
+	/* VF 1 (unbound) holds a pattern; VF 0 works hard. */
+	for (unsigned int i = 0; i < m[1].count; i++)
+		fill_words((uint32_t *)((uint8_t *)pbar.p +
+					m[1].r[i].vram_offset),
+			   m[1].r[i].length, 0xabc00 | i);
+	before = snapshot(&pbar, &m[1], &n);
+	bind_vf(&s, 0);
+	run_work(&s, 0, 1);
+	after = snapshot(&pbar, &m[1], &n2);
+	vtest_assert_eq(n, n2);
+	for (size_t i = 0; i < n; i++)
+		vtest_assert_f(before[i] == after[i],
+			       "VF 1's memory changed while VF 0 worked "
+			       "(sample %zu: 0x%08x -> 0x%08x)", i, before[i],
+			       after[i]);
+	free(before);
+	free(after);
+	unmap_bar(&pbar);
+	sriov_end(&s);
+}
+
+/* A VF disappears under an open client: its fds get ENODEV, nothing warns. */
+static void test_disable_busy(void)
+{
+	struct drm_vdxg_get_param p = { .param = DRM_VDXG_PARAM_VRAM_SIZE };
+	int fds[NUM_VFS], cards[NUM_VFS];
+	struct sriov s;
+	int ret;
+
+	sriov_begin(&s);
+	enable(&s, NUM_VFS);
+	for (unsigned int v = 0; v < NUM_VFS; v++) {
+		struct drm_vdxg_gem_create c = {
+			.size = 1 << 20,
+			.num_segments = 1,
+			.segments = { DRM_VDXG_SEGMENT_VRAM },
+		};
+		struct drm_vdxg_gem_make_resident mr = { 0 };
+		char vf[64];
+
+		vf_bdf(s.pf, v, vf, sizeof(vf));
+		fds[v] = open_node(vf, "renderD");
+		cards[v] = open_node(vf, "card");
+		vtest_assert_ok(vtest_ioctl(fds[v], DRM_IOCTL_VDXG_GEM_CREATE,
+					    &c));
+		mr.handle = c.handle;
+		mr.segment = DRM_VDXG_SEGMENT_VRAM;
+		vtest_assert_ok(vtest_ioctl(fds[v],
+					    DRM_IOCTL_VDXG_GEM_MAKE_RESIDENT,
+					    &mr));
+	}
+	/* Clients open, one VF busy with work. */
+	{
+		char vf[64], log[] = "/tmp/vdxg-sriov-busy.log";
+		pid_t pid;
+		int st;
+
+		vf_bdf(s.pf, 1, vf, sizeof(vf));
+		pid = spawn_work(vf, log);
+		usleep(500 * 1000);
+		ret = set_numvfs(s.pf, 0);
+		vtest_assert_f(ret == 0, "sriov_numvfs <- 0 with clients: %s",
+			       strerror(-ret));
+		vtest_assert_eq(waitpid(pid, &st, 0), pid);
+		vtest_info("work on the removed VF ended with status %d\n", st);
+	}
+	for (unsigned int v = 0; v < NUM_VFS; v++) {
+		vtest_assert_eq(ioctl(fds[v], DRM_IOCTL_VDXG_GET_PARAM, &p), -1);
+		vtest_assert_eq(errno, ENODEV);
+		close(fds[v]);
+		close(cards[v]);
+	}
+	/* And once more, idle, after all that. */
+	enable(&s, NUM_VFS);
+	run_work(&s, 0, 1);
+	sriov_end(&s);
+}
+
+static void test_too_many_ranges(void)
+{
+	struct drm_vdxg_backing_resource r;
+	uint64_t used;
+	struct sriov s;
+	char link[PATH_MAX];
+	int ret;
+
+	sriov_begin(&s);
+	fragment(s.pf, 512 << 10);
+	used = pf_vram_used(s.pf);
+	ret = set_numvfs(s.pf, NUM_VFS);
+	vtest_assert_f(ret == -E2BIG, "sriov_numvfs <- %d with 512 KiB holes: "
+		       "%d (%s), want E2BIG", NUM_VFS, ret, strerror(-ret));
+	/* Nothing half done. */
+	vtest_assert_eq(sysfs_u64(s.pf, "sriov_numvfs"), 0);
+	snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s/virtfn0", s.pf);
+	vtest_assert(!vtest_path_exists(link));
+	vtest_assert_eq(query(s.pf_fd, 0, 0, &r), -ENOENT);
+	vtest_assert_eq_u64(pf_vram_used(s.pf), used);
+	/* One VF of 32 ranges still fits? Not from 512 KiB holes either. */
+	vtest_assert_eq(set_numvfs(s.pf, 1), -E2BIG);
+	vtest_assert_eq_u64(pf_vram_used(s.pf), used);
+
+	fragment(s.pf, 0);
+	vtest_assert_eq_u64(pf_vram_used(s.pf), s.used0);
+	enable(&s, NUM_VFS);
+	sriov_end(&s);
+}
+
+static void test_resizable_bar(void)
+{
+	char buf[1 << 14];
+	struct sriov s;
+	uint64_t vram, visible;
+	struct bar pbar;
+
+	sriov_begin(&s);
+	vram = get_param(s.pf_fd, DRM_VDXG_PARAM_VRAM_SIZE);
+	visible = get_param(s.pf_fd, DRM_VDXG_PARAM_VRAM_VISIBLE_SIZE);
+	vtest_require_f(get_param(s.pf_fd, DRM_VDXG_PARAM_CAPS) &
+			VDXG_CAP_RESIZABLE_BAR, "no resizable BAR");
+	/* The preferred option: all of VRAM. */
+	vtest_assert_eq_u64(visible, vram);
+	pbar = map_bar(s.pf, VDXG_BAR_VRAM);
+	vtest_assert_eq_u64(pbar.len, vram);
+	unmap_bar(&pbar);
+	pf_debugfs(s.pf, "resources", buf, sizeof(buf));
+	vtest_info("%s", buf);
+	sriov_end(&s);
+}
+
+static const struct vtest_subtest tests[] = {
+	{ "enable-disable", test_enable_disable,
+	  "2 VFs bind as render-only vdxg devices with their VRAM taken from "
+	  "the PF's; disabling removes them and returns it" },
+	{ "backing-query", test_backing_query,
+	  "GET_BACKING_RESOURCE: ranges laid end to end, disjoint, in PF VRAM, "
+	  "zeros when unused, and its errnos" },
+	{ "bar-layout", test_bar_layout,
+	  "each VF BAR is its ranges in order: bytes through the VF BAR are "
+	  "the PF's VRAM at the reported offsets, both ways" },
+	{ "fragmented", test_fragmented,
+	  "fragmented PF VRAM gives multi-range VF BARs whose content is "
+	  "right, and both VFs then render and page correctly" },
+	{ "render-paging", test_render_paging,
+	  "render and paging tests on 2 VFs at once, results verified" },
+	{ "isolation", test_isolation,
+	  "work on one VF leaves another VF's memory untouched" },
+	{ "disable-busy", test_disable_busy,
+	  "disabling VFs with clients open and a job running: ENODEV for "
+	  "them, no warning, memory back" },
+	{ "too-many-ranges", test_too_many_ranges,
+	  "a VF that would need more than 32 ranges is refused with E2BIG and "
+	  "nothing is left provisioned" },
+	{ "resizable-bar", test_resizable_bar,
+	  "the PF's VRAM BAR is resized to all of VRAM (preferred option)" },
+};
+
+VTEST_MAIN(tests)
