@@ -10,8 +10,13 @@
  * up to four CRTCs composing a background and three planes, vblank timing
  * in virtual time, double-buffered plane registers, CRCs, a writeback
  * unit, connectors with EDID and hotplug, and one graphic console per
- * CRTC. Both engines share one ring machinery. The SR-IOV block reads as
- * zero and ignores writes until it is implemented.
+ * CRTC. Both engines share one ring machinery.
+ *
+ * Behind a PCI Express port the device is an SR-IOV physical function: its
+ * virtual functions (type vdxg-vf, created with the PF and enabled through
+ * the SR-IOV capability) have their own register blocks, engines, GART and
+ * MSI-X, and a VRAM BAR assembled from ranges of the PF's VRAM by the PF's
+ * backing tables. On PCI Express the PF's VRAM BAR is resizable.
  *
  * Copyright (c) 2026 The vdxg authors
  *
@@ -34,6 +39,8 @@
 #include "hw/pci/msix.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/pcie.h"
+#include "hw/pci/pci_bus.h"
+#include "hw/pci/pcie_sriov.h"
 #include "hw/qdev-properties.h"
 #include "hw/resettable.h"
 #include "migration/vmstate.h"
@@ -45,6 +52,22 @@
 
 #define TYPE_VDXG "vdxg"
 OBJECT_DECLARE_SIMPLE_TYPE(VdxgState, VDXG)
+
+/* A virtual function: a subtype sharing VdxgState, created by the PF. */
+#define TYPE_VDXG_VF "vdxg-vf"
+
+/* Limit of the total_vfs property */
+#define VDXG_SRIOV_MAX_VFS      16
+
+/* A VF's MSI-X BAR: the table at 0, the PBA at VDXG_VF_MSIX_PBA */
+#define VDXG_VF_MSIX_BAR_SIZE   4096
+#define VDXG_VF_MSIX_PBA        0x800
+
+/* A range of PF VRAM backing part of a VF's VRAM BAR */
+typedef struct VdxgRange {
+    uint64_t off;
+    uint64_t len;
+} VdxgRange;
 
 /* Where the PCI Express capability lives in configuration space. */
 #define VDXG_PCIE_CAP_OFFSET    0x80
@@ -222,7 +245,9 @@ struct VdxgState {
     PCIDevice parent_obj;
 
     MemoryRegion mmio;
-    MemoryRegion vram;
+    MemoryRegion vram;          /* PF: the VRAM RAM block */
+    MemoryRegion vram_bar;      /* PF on PCI Express: resizable window */
+    MemoryRegion *vram_mr;      /* the RAM region VRAM accesses dirty */
 
     /* Properties */
     uint64_t vram_size;
@@ -231,6 +256,27 @@ struct VdxgState {
     bool use_msi;
     uint32_t outputs;
     bool connected[VDXG_MAX_CRTCS];     /* "connected<n>", hotplug */
+    uint32_t total_vfs;
+    uint64_t vf_vram_size;
+    uint64_t vf_aperture_size;
+
+    /* PF: SR-IOV, backing tables (per VF, of VDXG_BAR_VRAM) and REBAR */
+    bool has_sriov;
+    uint32_t backing_select;
+    uint32_t backing_status;
+    VdxgRange backing_pend[VDXG_SRIOV_MAX_VFS][VDXG_MAX_BACKING_RANGES];
+    VdxgRange backing[VDXG_SRIOV_MAX_VFS][VDXG_MAX_BACKING_RANGES];
+    uint32_t backing_n[VDXG_SRIOV_MAX_VFS];
+    uint16_t rebar_cap;                 /* 0: the BAR is the whole VRAM */
+    uint64_t vram_bar_size;
+
+    /* VF: its PF, and its VRAM BAR built from the PF's backing table */
+    VdxgState *pf;                      /* NULL on the PF */
+    uint32_t vf_index;
+    MemoryRegion vf_vram;
+    MemoryRegion vf_unbacked;
+    MemoryRegion vf_alias[VDXG_MAX_BACKING_RANGES];
+    MemoryRegion vf_msix;
 
     /* VDXG_REG_CAPS, fixed at realize */
     uint32_t caps;
@@ -349,6 +395,12 @@ static const char *vdxg_reg_name(hwaddr addr)
         return "SCRATCH";
     case VDXG_REG_RESET_COUNT:
         return "RESET_COUNT";
+    case VDXG_REG_FUNCTION:
+        return "FUNCTION";
+    case VDXG_REG_BACKING_SELECT:
+        return "BACKING_SELECT";
+    case VDXG_REG_BACKING_COMMIT:
+        return "BACKING_COMMIT";
     case VDXG_REG_INT_STATUS:
         return "INT_STATUS";
     case VDXG_REG_INT_MASK:
@@ -401,28 +453,19 @@ static const char *vdxg_reg_name(hwaddr addr)
     return NULL;
 }
 
-/*
- * Register blocks that the contract defines but this model does not
- * implement yet. Accesses to them read as zero and are logged as
- * unimplemented rather than as guest errors.
- */
-static const char *vdxg_unimplemented_block(hwaddr addr)
-{
-    if (addr >= VDXG_REG_BACKING_SELECT && addr <= VDXG_REG_BACKING_COMMIT) {
-        return "backing";
-    }
-    return NULL;
-}
-
 /* Interrupts */
 
-/* INTx is used only while neither MSI-X nor MSI is enabled. */
+/* INTx is used only while neither MSI-X nor MSI is enabled; not by a VF. */
 static void vdxg_update_intx(VdxgState *s)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
-    bool level = !msix_enabled(pdev) && !msi_enabled(pdev) &&
-                 (s->int_status & s->int_mask);
+    bool level;
 
+    if (s->pf) {
+        return;
+    }
+    level = !msix_enabled(pdev) && !msi_enabled(pdev) &&
+            (s->int_status & s->int_mask);
     trace_vdxg_irq_intx(level);
     pci_set_irq(pdev, level);
 }
@@ -447,7 +490,7 @@ static void vdxg_irq_update(VdxgState *s, uint32_t old_pending)
                     msix_notify(pdev, vector);
                 }
             }
-        } else if (msi_enabled(pdev)) {
+        } else if (!s->pf && msi_enabled(pdev)) {
             trace_vdxg_irq_msi(fired);
             msi_notify(pdev, 0);
         }
@@ -549,6 +592,126 @@ static bool vdxg_gart_table_ok(VdxgState *s, uint64_t table)
            vdxg_in_vram(s, table, (uint64_t)s->gart_entries * 8);
 }
 
+/*
+ * VRAM offset @off of this function in PF VRAM: the PF's offset is the
+ * same; a VF's goes through its applied backing table. Returns how many
+ * bytes from @off (at most @len) are contiguous there, 0 when @off is
+ * unbacked.
+ */
+static uint64_t vdxg_vram_xlate(VdxgState *s, uint64_t off, uint64_t len,
+                                uint64_t *pf_off)
+{
+    const VdxgRange *r;
+    uint64_t base = 0;
+    uint32_t i, n;
+
+    if (likely(!s->pf)) {
+        *pf_off = off;
+        return len;
+    }
+    r = s->pf->backing[s->vf_index];
+    n = s->pf->backing_n[s->vf_index];
+    for (i = 0; i < n; i++) {
+        if (off - base < r[i].len) {
+            *pf_off = r[i].off + (off - base);
+            return MIN(len, r[i].len - (off - base));
+        }
+        base += r[i].len;
+    }
+    return 0;
+}
+
+/*
+ * Copy between @buf and this function's VRAM at @off, through the backing
+ * table on a VF; an unbacked byte is an ADDRESS fault at its offset.
+ */
+static bool vdxg_vram_rw(VdxgState *s, uint64_t off, void *buf, uint64_t len,
+                         bool is_write, VdxgErr *err)
+{
+    uint8_t *p = buf;
+    uint64_t pf_off, n;
+
+    while (len) {
+        n = vdxg_vram_xlate(s, off, len, &pf_off);
+        if (!n) {
+            return vdxg_set_err(err, VDXG_FAULT_ADDRESS, off);
+        }
+        if (is_write) {
+            memcpy(s->vram_ptr + pf_off, p, n);
+            memory_region_set_dirty(s->vram_mr, pf_off, n);
+        } else {
+            memcpy(p, s->vram_ptr + pf_off, n);
+        }
+        off += n;
+        p += n;
+        len -= n;
+    }
+    return true;
+}
+
+/* [addr, addr + len) overlaps a mapped BAR of @d. */
+static bool vdxg_hits_bars(PCIDevice *d, uint64_t addr, uint64_t len)
+{
+    unsigned int i;
+
+    for (i = 0; i < PCI_NUM_REGIONS; i++) {
+        const PCIIORegion *r = &d->io_regions[i];
+
+        if (r->size && r->addr != PCI_BAR_UNMAPPED &&
+            !(r->type & PCI_BASE_ADDRESS_SPACE_IO) &&
+            addr <= r->addr + (r->size - 1) && r->addr <= addr + (len - 1)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * A VF's bus access goes out as the VF and must not reach a BAR of the PF
+ * or of any of its VFs; the PF's accesses are not restricted.
+ */
+static bool vdxg_dma_allowed(VdxgState *s, uint64_t addr, uint64_t len)
+{
+    PCIDevice *pf;
+    unsigned int i;
+
+    if (likely(!s->pf) || !len) {
+        return true;
+    }
+    pf = PCI_DEVICE(s->pf);
+    if (vdxg_hits_bars(pf, addr, len)) {
+        return false;
+    }
+    for (i = 0; i < s->pf->total_vfs && pf->exp.sriov_pf.vf; i++) {
+        if (vdxg_hits_bars(pf->exp.sriov_pf.vf[i], addr, len)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static MemTxResult vdxg_dma_read(VdxgState *s, uint64_t addr, void *buf,
+                                 uint64_t len)
+{
+    if (!vdxg_dma_allowed(s, addr, len)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vdxg: VF %u read of 0x%" PRIx64
+                      " would reach a vdxg BAR\n", s->vf_index, addr);
+        return MEMTX_ACCESS_ERROR;
+    }
+    return pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+}
+
+static MemTxResult vdxg_dma_write(VdxgState *s, uint64_t addr,
+                                  const void *buf, uint64_t len)
+{
+    if (!vdxg_dma_allowed(s, addr, len)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vdxg: VF %u write to 0x%" PRIx64
+                      " would reach a vdxg BAR\n", s->vf_index, addr);
+        return MEMTX_ACCESS_ERROR;
+    }
+    return pci_dma_write(PCI_DEVICE(s), addr, buf, len);
+}
+
 static void vdxg_tlb_flush(VdxgState *s, const char *why)
 {
     trace_vdxg_tlb_flush(why);
@@ -571,8 +734,12 @@ static uint64_t vdxg_gart_pte(VdxgState *s, uint32_t page)
         s->tlb_hits++;
         return s->tlb_pte[slot];
     }
-    /* GART_TABLE only takes values that keep the whole table in VRAM. */
-    if (vdxg_in_vram(s, off, 8)) {
+    /*
+     * GART_TABLE only takes values that keep the whole table in VRAM. On a
+     * VF, an entry in an unbacked page reads as invalid.
+     */
+    if (vdxg_in_vram(s, off, 8) &&
+        vdxg_vram_xlate(s, off, 8, &off) == 8) {
         pte = ldq_le_p(s->vram_ptr + off);
     }
     s->tlb_misses++;
@@ -615,8 +782,10 @@ static bool vdxg_gpu_seg(VdxgState *s, uint64_t gpu, uint64_t len,
 {
     if (vdxg_in_vram(s, gpu, len)) {
         seg->vram = true;
-        seg->addr = gpu;
-        seg->len = len;
+        seg->len = vdxg_vram_xlate(s, gpu, len, &seg->addr);
+        if (!seg->len) {
+            return vdxg_set_err(err, VDXG_FAULT_ADDRESS, gpu);
+        }
     } else if (vdxg_in_aperture(s, gpu, len)) {
         seg->vram = false;
         seg->addr = vdxg_gart_translate(s, gpu);
@@ -633,7 +802,7 @@ static bool vdxg_seg_read(VdxgState *s, const VdxgSeg *seg, void *buf,
 {
     if (seg->vram) {
         memcpy(buf, s->vram_ptr + seg->addr, len);
-    } else if (pci_dma_read(PCI_DEVICE(s), seg->addr, buf, len) != MEMTX_OK) {
+    } else if (vdxg_dma_read(s, seg->addr, buf, len) != MEMTX_OK) {
         trace_vdxg_dma_error(false, seg->addr, len);
         return vdxg_set_err(err, VDXG_FAULT_ADDRESS, seg->fault_addr);
     }
@@ -645,9 +814,8 @@ static bool vdxg_seg_write(VdxgState *s, const VdxgSeg *seg, const void *buf,
 {
     if (seg->vram) {
         memcpy(s->vram_ptr + seg->addr, buf, len);
-        memory_region_set_dirty(&s->vram, seg->addr, len);
-    } else if (pci_dma_write(PCI_DEVICE(s), seg->addr, buf, len) !=
-               MEMTX_OK) {
+        memory_region_set_dirty(s->vram_mr, seg->addr, len);
+    } else if (vdxg_dma_write(s, seg->addr, buf, len) != MEMTX_OK) {
         trace_vdxg_dma_error(true, seg->addr, len);
         return vdxg_set_err(err, VDXG_FAULT_ADDRESS, seg->fault_addr);
     }
@@ -746,7 +914,6 @@ static VdxgRun vdxg_copy(VdxgState *s, const VdxgSide *src,
                          const VdxgSide *dst, uint64_t size,
                          uint64_t *progress, int64_t *budget, VdxgErr *err)
 {
-    PCIDevice *pdev = PCI_DEVICE(s);
     VdxgSeg sseg, dseg;
     uint64_t len;
 
@@ -762,20 +929,20 @@ static VdxgRun vdxg_copy(VdxgState *s, const VdxgSide *src,
         len = dseg.len;
         if (sseg.vram && dseg.vram) {
             memmove(s->vram_ptr + dseg.addr, s->vram_ptr + sseg.addr, len);
-            memory_region_set_dirty(&s->vram, dseg.addr, len);
+            memory_region_set_dirty(s->vram_mr, dseg.addr, len);
         } else if (sseg.vram) {
             if (!vdxg_seg_write(s, &dseg, s->vram_ptr + sseg.addr, len,
                                 err)) {
                 return VDXG_RUN_FAULT;
             }
         } else if (dseg.vram) {
-            if (pci_dma_read(pdev, sseg.addr, s->vram_ptr + dseg.addr,
-                             len) != MEMTX_OK) {
+            if (vdxg_dma_read(s, sseg.addr, s->vram_ptr + dseg.addr,
+                              len) != MEMTX_OK) {
                 trace_vdxg_dma_error(false, sseg.addr, len);
                 vdxg_set_err(err, VDXG_FAULT_ADDRESS, sseg.fault_addr);
                 return VDXG_RUN_FAULT;
             }
-            memory_region_set_dirty(&s->vram, dseg.addr, len);
+            memory_region_set_dirty(s->vram_mr, dseg.addr, len);
         } else {
             len = MIN(len, sizeof(s->bounce));
             if (!vdxg_seg_read(s, &sseg, s->bounce, len, err) ||
@@ -814,7 +981,7 @@ static VdxgRun vdxg_fill(VdxgState *s, uint64_t addr, uint64_t size,
             for (i = 0; i + 4 <= len; i += 4) {
                 stl_le_p(s->vram_ptr + seg.addr + i, pattern);
             }
-            memory_region_set_dirty(&s->vram, seg.addr, len);
+            memory_region_set_dirty(s->vram_mr, seg.addr, len);
         } else {
             len = MIN(len, sizeof(s->bounce));
             if (!vdxg_seg_write(s, &seg, s->bounce, len, err)) {
@@ -846,8 +1013,7 @@ static VdxgRun vdxg_gart_write(VdxgState *s, uint32_t first, uint32_t count,
         n = MIN(n, (uint64_t)*budget / VDXG_COST_PTE + 1);
         off = s->gart_table + (first + *progress) * 8;
         if (!list) {
-            memset(s->vram_ptr + off, 0, n * 8);
-            memory_region_set_dirty(&s->vram, off, n * 8);
+            memset(s->bounce, 0, n * 8);
         } else {
             if (!vdxg_gpu_rw(s, list + *progress * 8, s->bounce, n * 8,
                              false, err)) {
@@ -856,15 +1022,19 @@ static VdxgRun vdxg_gart_write(VdxgState *s, uint32_t first, uint32_t count,
             for (i = 0; i < n; i++) {
                 page = ldq_le_p(s->bounce + i * 8);
                 if (page & VDXG_PAGE_MASK) {
-                    memory_region_set_dirty(&s->vram, off, i * 8);
+                    /* The entries before it are written. */
+                    if (!vdxg_vram_rw(s, off, s->bounce, i * 8, true, err)) {
+                        return VDXG_RUN_FAULT;
+                    }
                     *progress += i;
                     vdxg_set_err(err, VDXG_FAULT_PARAM, page);
                     return VDXG_RUN_FAULT;
                 }
-                stq_le_p(s->vram_ptr + off + i * 8,
-                         page | VDXG_GART_PTE_VALID);
+                stq_le_p(s->bounce + i * 8, page | VDXG_GART_PTE_VALID);
             }
-            memory_region_set_dirty(&s->vram, off, n * 8);
+        }
+        if (!vdxg_vram_rw(s, off, s->bounce, n * 8, true, err)) {
+            return VDXG_RUN_FAULT;
         }
         *progress += n;
         *budget -= n * VDXG_COST_PTE;
@@ -1288,7 +1458,7 @@ static void vdxg_rd_run_flush(VdxgRdRun *r)
 
     for (i = 0; i < VDXG_NUM_SLOTS; i++) {
         if (r->dirty_hi[i] > r->dirty_lo[i]) {
-            memory_region_set_dirty(&r->s->vram, r->dirty_lo[i],
+            memory_region_set_dirty(r->s->vram_mr, r->dirty_lo[i],
                                     r->dirty_hi[i] - r->dirty_lo[i]);
         }
     }
@@ -1308,10 +1478,12 @@ static bool vdxg_px_load(VdxgRdRun *r, unsigned int slot, uint32_t x,
     uint8_t buf[4];
     const uint8_t *p = buf;
 
-    if (gpu < r->s->vram_size) {
+    if (gpu < r->s->vram_size && !r->s->pf) {
         p = r->s->vram_ptr + gpu;
     } else {
-        *r->budget -= VDXG_COST_BUS;
+        if (gpu >= r->s->vram_size) {
+            *r->budget -= VDXG_COST_BUS;
+        }
         if (!vdxg_gpu_rw(r->s, gpu, buf, cpp, false, r->err)) {
             return false;
         }
@@ -1334,6 +1506,10 @@ static bool vdxg_px_store(VdxgRdRun *r, unsigned int slot, uint32_t x,
         stl_le_p(buf, raw);
     }
     if (gpu < r->s->vram_size) {
+        if (r->s->pf) {
+            /* A VF's VRAM: through its backing table */
+            return vdxg_gpu_rw(r->s, gpu, buf, cpp, true, r->err);
+        }
         memcpy(r->s->vram_ptr + gpu, buf, cpp);
         r->dirty_lo[slot] = MIN(r->dirty_lo[slot], gpu);
         r->dirty_hi[slot] = MAX(r->dirty_hi[slot], gpu + cpp);
@@ -3617,6 +3793,9 @@ static bool vdxg_display_read(VdxgState *s, hwaddr addr, uint32_t *val)
     hwaddr off;
     int m;
 
+    if (s->pf) {
+        return false;           /* a VF has no display */
+    }
     if (!c) {
         return vdxg_wb_read(s, addr, val);
     }
@@ -3684,6 +3863,9 @@ static bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
     hwaddr off;
     int m;
 
+    if (s->pf) {
+        return false;           /* a VF has no display */
+    }
     if (!c) {
         return vdxg_wb_write(s, addr, val);
     }
@@ -3763,6 +3945,330 @@ static bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
     return true;
 }
 
+/* SR-IOV */
+
+/* VF @index of PF @pf as a VdxgState; all exist from the PF's realize. */
+static VdxgState *vdxg_vf(VdxgState *pf, uint32_t index)
+{
+    PCIDevice *pdev = PCI_DEVICE(pf);
+
+    if (!pf->has_sriov || index >= pf->total_vfs || !pdev->exp.sriov_pf.vf) {
+        return NULL;
+    }
+    return VDXG(pdev->exp.sriov_pf.vf[index]);
+}
+
+/*
+ * Lay a VF's VRAM BAR out from its applied backing table: one alias of PF
+ * VRAM per range, end to end; the rest is the unbacked background.
+ */
+static void vdxg_vf_map_backing(VdxgState *vf)
+{
+    VdxgState *pf = vf->pf;
+    const VdxgRange *r = pf->backing[vf->vf_index];
+    uint32_t n = pf->backing_n[vf->vf_index];
+    uint64_t pos = 0;
+    unsigned int i;
+
+    memory_region_transaction_begin();
+    for (i = 0; i < VDXG_MAX_BACKING_RANGES; i++) {
+        MemoryRegion *a = &vf->vf_alias[i];
+
+        if (i < n) {
+            memory_region_set_alias_offset(a, r[i].off);
+            memory_region_set_size(a, r[i].len);
+            memory_region_set_address(a, pos);
+            memory_region_set_enabled(a, true);
+            pos += r[i].len;
+        } else {
+            memory_region_set_enabled(a, false);
+        }
+    }
+    memory_region_transaction_commit();
+}
+
+/* The PF's table of @vf changed: show it in the VF's BAR. */
+static void vdxg_backing_changed(VdxgState *s, uint32_t vf)
+{
+    VdxgState *v = vdxg_vf(s, vf);
+
+    if (v) {
+        vdxg_vf_map_backing(v);
+    }
+}
+
+/* Clear every backing table, pending and applied (a reset of the PF). */
+static void vdxg_backing_reset(VdxgState *s)
+{
+    uint32_t i;
+
+    s->backing_select = 0;
+    s->backing_status = 0;
+    memset(s->backing_pend, 0, sizeof(s->backing_pend));
+    memset(s->backing, 0, sizeof(s->backing));
+    memset(s->backing_n, 0, sizeof(s->backing_n));
+    for (i = 0; i < s->total_vfs; i++) {
+        vdxg_backing_changed(s, i);
+    }
+}
+
+static uint32_t vdxg_total_vfs(VdxgState *s)
+{
+    return s->has_sriov ? s->total_vfs : 0;
+}
+
+/* The pending entry BACKING_SELECT designates, or NULL */
+static VdxgRange *vdxg_backing_entry(VdxgState *s)
+{
+    uint32_t vf = s->backing_select >> 16;
+    uint32_t bar = (s->backing_select >> 8) & 0xff;
+    uint32_t idx = s->backing_select & 0xff;
+
+    if (vf >= vdxg_total_vfs(s) || bar != VDXG_BAR_VRAM ||
+        idx >= VDXG_MAX_BACKING_RANGES) {
+        return NULL;
+    }
+    return &s->backing_pend[vf][idx];
+}
+
+/* COMMIT: check the pending table of (VF, BAR) and apply it, or refuse. */
+static void vdxg_backing_commit(VdxgState *s, uint32_t val)
+{
+    uint32_t vf = val >> 16;
+    uint32_t bar = (val >> 8) & 0xff;
+    const VdxgRange *r;
+    uint64_t sum = 0;
+    uint32_t n;
+    const char *why = NULL;
+
+    if (val & 0xff) {
+        why = "index bits set";
+    } else if (vf >= vdxg_total_vfs(s)) {
+        why = "no such VF";
+    } else if (bar != VDXG_BAR_VRAM) {
+        why = "only the VRAM BAR has a table";
+    }
+    if (why) {
+        goto refuse;
+    }
+    r = s->backing_pend[vf];
+    for (n = 0; n < VDXG_MAX_BACKING_RANGES && r[n].len; n++) {
+        if ((r[n].off | r[n].len) & VDXG_PAGE_MASK) {
+            why = "range not page aligned";
+        } else if (!vdxg_in_window(r[n].off, r[n].len, 0, s->vram_size)) {
+            why = "range outside VRAM";
+        } else if (r[n].len > s->vf_vram_size - sum) {
+            why = "ranges longer than the BAR";
+        }
+        if (why) {
+            goto refuse;
+        }
+        sum += r[n].len;
+    }
+    memset(s->backing[vf], 0, sizeof(s->backing[vf]));
+    memcpy(s->backing[vf], r, n * sizeof(*r));
+    s->backing_n[vf] = n;
+    s->backing_status = n << VDXG_BACKING_STATUS_RANGES_SHIFT;
+    trace_vdxg_backing_commit(vf, n, sum);
+    vdxg_backing_changed(s, vf);
+    return;
+
+refuse:
+    s->backing_status = VDXG_BACKING_STATUS_ERROR;
+    trace_vdxg_backing_refused(val, why);
+    vdxg_guest_error(why, VDXG_REG_BACKING_COMMIT, val);
+}
+
+static bool vdxg_sriov_read(VdxgState *s, hwaddr addr, uint32_t *val)
+{
+    VdxgRange *e;
+
+    if (s->pf || addr < VDXG_REG_BACKING_SELECT ||
+        addr > VDXG_REG_SRIOV_NUM_VFS) {
+        return false;
+    }
+    e = vdxg_backing_entry(s);
+    switch (addr) {
+    case VDXG_REG_BACKING_SELECT:
+        *val = s->backing_select;
+        break;
+    case VDXG_REG_BACKING_OFFSET_LO:
+        *val = e ? extract64(e->off, 0, 32) : 0;
+        break;
+    case VDXG_REG_BACKING_OFFSET_HI:
+        *val = e ? extract64(e->off, 32, 32) : 0;
+        break;
+    case VDXG_REG_BACKING_LENGTH_LO:
+        *val = e ? extract64(e->len, 0, 32) : 0;
+        break;
+    case VDXG_REG_BACKING_LENGTH_HI:
+        *val = e ? extract64(e->len, 32, 32) : 0;
+        break;
+    case VDXG_REG_BACKING_COMMIT:
+        *val = 0;
+        break;
+    case VDXG_REG_BACKING_STATUS:
+        *val = s->backing_status;
+        break;
+    case VDXG_REG_SRIOV_TOTAL_VFS:
+        *val = vdxg_total_vfs(s);
+        break;
+    case VDXG_REG_SRIOV_VF_VRAM_SIZE_LO:
+        *val = s->has_sriov ? extract64(s->vf_vram_size, 0, 32) : 0;
+        break;
+    case VDXG_REG_SRIOV_VF_VRAM_SIZE_HI:
+        *val = s->has_sriov ? extract64(s->vf_vram_size, 32, 32) : 0;
+        break;
+    case VDXG_REG_SRIOV_NUM_VFS:
+        *val = pcie_sriov_num_vfs(PCI_DEVICE(s));
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+static bool vdxg_sriov_write(VdxgState *s, hwaddr addr, uint32_t val)
+{
+    VdxgRange *e;
+
+    if (s->pf || addr < VDXG_REG_BACKING_SELECT ||
+        addr > VDXG_REG_SRIOV_NUM_VFS) {
+        return false;
+    }
+    e = vdxg_backing_entry(s);
+    switch (addr) {
+    case VDXG_REG_BACKING_SELECT:
+        s->backing_select = val;
+        if (!vdxg_backing_entry(s)) {
+            vdxg_guest_error("BACKING_SELECT of no table entry", addr, val);
+        }
+        break;
+    case VDXG_REG_BACKING_OFFSET_LO:
+    case VDXG_REG_BACKING_OFFSET_HI:
+    case VDXG_REG_BACKING_LENGTH_LO:
+    case VDXG_REG_BACKING_LENGTH_HI:
+        if (!e) {
+            vdxg_guest_error("backing entry write ignored (bad SELECT)",
+                             addr, val);
+        } else if (addr == VDXG_REG_BACKING_OFFSET_LO) {
+            e->off = deposit64(e->off, 0, 32, val);
+        } else if (addr == VDXG_REG_BACKING_OFFSET_HI) {
+            e->off = deposit64(e->off, 32, 32, val);
+        } else if (addr == VDXG_REG_BACKING_LENGTH_LO) {
+            e->len = deposit64(e->len, 0, 32, val);
+        } else {
+            e->len = deposit64(e->len, 32, 32, val);
+        }
+        break;
+    case VDXG_REG_BACKING_COMMIT:
+        vdxg_backing_commit(s, val);
+        break;
+    case VDXG_REG_BACKING_STATUS:
+    case VDXG_REG_SRIOV_TOTAL_VFS:
+    case VDXG_REG_SRIOV_VF_VRAM_SIZE_LO:
+    case VDXG_REG_SRIOV_VF_VRAM_SIZE_HI:
+    case VDXG_REG_SRIOV_NUM_VFS:
+        vdxg_guest_error("write to read-only register", addr, val);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* A VF's VRAM BAR beyond its backing: reads 0, writes are dropped. */
+static uint64_t vdxg_unbacked_read(void *opaque, hwaddr addr, unsigned size)
+{
+    return 0;
+}
+
+static void vdxg_unbacked_write(void *opaque, hwaddr addr, uint64_t data,
+                                unsigned size)
+{
+}
+
+static const MemoryRegionOps vdxg_unbacked_ops = {
+    .read = vdxg_unbacked_read,
+    .write = vdxg_unbacked_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+};
+
+/* Resizable BAR */
+
+/* Offered sizes in the REBAR capability's encoding: bit n is 2^n MiB. */
+static uint32_t vdxg_rebar_sizes(VdxgState *s)
+{
+    uint32_t sizes = 0;
+    uint64_t size;
+
+    for (size = VDXG_VRAM_BAR_SIZE_MIN; size <= s->vram_size; size <<= 1) {
+        sizes |= BIT(ctz64(size) - 20);
+    }
+    return sizes;
+}
+
+/*
+ * Give the VRAM BAR @size bytes: the BAR's size and writable bits, and the
+ * window onto VRAM. A mapped BAR is unmapped and mapped again at the
+ * address its register holds (rounded to the new size).
+ */
+static void vdxg_rebar_set(VdxgState *s, uint64_t size)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    PCIIORegion *r = &pdev->io_regions[VDXG_BAR_VRAM];
+    uint32_t bar = PCI_BASE_ADDRESS_0 + VDXG_BAR_VRAM * 4;
+    uint64_t addr;
+    uint32_t ctrl;
+
+    if (!s->rebar_cap) {
+        return;
+    }
+    ctrl = pci_get_long(pdev->config + s->rebar_cap + PCI_REBAR_CTRL);
+    ctrl = deposit32(ctrl, PCI_REBAR_CTRL_BAR_SHIFT, 5, ctz64(size) - 20);
+    pci_set_long(pdev->config + s->rebar_cap + PCI_REBAR_CTRL, ctrl);
+    if (size == s->vram_bar_size) {
+        return;
+    }
+    trace_vdxg_rebar(s->vram_bar_size, size);
+    memory_region_transaction_begin();
+    if (r->addr != PCI_BAR_UNMAPPED) {
+        memory_region_del_subregion(r->address_space, r->memory);
+        r->addr = PCI_BAR_UNMAPPED;
+    }
+    s->vram_bar_size = size;
+    r->size = size;
+    memory_region_set_size(&s->vram_bar, size);
+    pci_set_quad(pdev->wmask + bar, ~(size - 1));
+    addr = pci_get_quad(pdev->config + bar) & ~(size - 1);
+    pci_set_quad(pdev->config + bar, addr | r->type);
+    /* Rewriting COMMAND makes QEMU map the BARs again. */
+    pci_default_write_config(pdev, PCI_COMMAND,
+                             pci_get_word(pdev->config + PCI_COMMAND), 2);
+    memory_region_transaction_commit();
+}
+
+/* A write to the REBAR control register: a new size if it is offered. */
+static void vdxg_rebar_write(VdxgState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    uint32_t ctrl = pci_get_long(pdev->config + s->rebar_cap +
+                                 PCI_REBAR_CTRL);
+    uint32_t enc = extract32(ctrl, PCI_REBAR_CTRL_BAR_SHIFT, 5);
+
+    if (!(vdxg_rebar_sizes(s) & BIT(enc))) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vdxg: REBAR size %u (2^%u MiB) is "
+                      "not offered; the BAR keeps its size\n", enc, enc);
+        vdxg_rebar_set(s, s->vram_bar_size);
+        return;
+    }
+    vdxg_rebar_set(s, 1ull << (enc + 20));
+}
+
 /* Reset */
 
 /* Put the register state to its power-on values, except RESET_COUNT. */
@@ -3797,6 +4303,9 @@ static void vdxg_soft_reset(VdxgState *s)
     vdxg_reset_registers(s);
     s->reset_count++;
     trace_vdxg_soft_reset(s->reset_count);
+    if (!s->pf) {
+        vdxg_backing_reset(s);
+    }
 
     if (msix_present(pdev)) {
         for (vector = 0; vector < VDXG_MSIX_VECTORS; vector++) {
@@ -3813,6 +4322,10 @@ static void vdxg_reset_hold(Object *obj, ResetType type)
     trace_vdxg_device_reset();
     vdxg_reset_registers(s);
     s->reset_count = 0;
+    if (!s->pf) {
+        vdxg_backing_reset(s);
+        vdxg_rebar_set(s, MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->vram_size));
+    }
     vdxg_update_intx(s);
 }
 
@@ -3831,14 +4344,7 @@ static void vdxg_guest_error(const char *what, hwaddr addr, uint32_t val)
 /* An access that no implemented register decodes. */
 static void vdxg_unassigned(bool is_write, hwaddr addr, uint32_t val)
 {
-    const char *block = vdxg_unimplemented_block(addr);
-
-    if (block) {
-        qemu_log_mask(LOG_UNIMP, "vdxg: %s unimplemented %s register "
-                      "0x%04" HWADDR_PRIx ", value 0x%08" PRIx32 "\n",
-                      is_write ? "write to" : "read of", block, addr, val);
-        trace_vdxg_unimplemented(is_write, addr, val);
-    } else if (is_write) {
+    if (is_write) {
         vdxg_guest_error("write to undefined register", addr, val);
     } else {
         vdxg_guest_error("read of undefined register", addr, val);
@@ -4013,6 +4519,9 @@ static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case VDXG_REG_RESET_COUNT:
         val = s->reset_count;
         break;
+    case VDXG_REG_FUNCTION:
+        val = s->pf ? 1 + s->vf_index : 0;
+        break;
     case VDXG_REG_INT_STATUS:
         val = s->int_status;
         break;
@@ -4070,7 +4579,8 @@ static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
         break;
     default:
         if (!vdxg_engine_read(s, addr, &val) &&
-            !vdxg_display_read(s, addr, &val)) {
+            !vdxg_display_read(s, addr, &val) &&
+            !vdxg_sriov_read(s, addr, &val)) {
             vdxg_unassigned(false, addr, 0);
         }
         break;
@@ -4103,6 +4613,7 @@ static void vdxg_mmio_write(void *opaque, hwaddr addr, uint64_t data,
     case VDXG_REG_NUM_CRTCS:
     case VDXG_REG_STATUS:
     case VDXG_REG_RESET_COUNT:
+    case VDXG_REG_FUNCTION:
     case VDXG_REG_INT_STATUS:
     case VDXG_REG_GART_ENTRIES:
     case VDXG_REG_FAULT_STATUS:
@@ -4186,7 +4697,8 @@ static void vdxg_mmio_write(void *opaque, hwaddr addr, uint64_t data,
         break;
     default:
         if (!vdxg_engine_write(s, addr, val) &&
-            !vdxg_display_write(s, addr, val)) {
+            !vdxg_display_write(s, addr, val) &&
+            !vdxg_sriov_write(s, addr, val)) {
             vdxg_unassigned(true, addr, val);
         }
         break;
@@ -4212,9 +4724,16 @@ static const MemoryRegionOps vdxg_mmio_ops = {
 static void vdxg_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
                               int len)
 {
+    VdxgState *s = VDXG(pdev);
+
+    /* This also handles the SR-IOV capability (pcie_sriov_config_write). */
     pci_default_write_config(pdev, addr, val, len);
+    if (s->rebar_cap &&
+        ranges_overlap(addr, len, s->rebar_cap + PCI_REBAR_CTRL, 4)) {
+        vdxg_rebar_write(s);
+    }
     /* Enabling or disabling MSI or MSI-X moves the interrupt off or to INTx */
-    vdxg_update_intx(VDXG(pdev));
+    vdxg_update_intx(s);
 }
 
 static bool vdxg_check_size(const char *name, uint64_t size, uint64_t min,
@@ -4235,11 +4754,93 @@ static bool vdxg_check_size(const char *name, uint64_t size, uint64_t min,
     return false;
 }
 
+/* The engines' bottom halves and timers, on the PF and on each VF */
+static void vdxg_engines_init(VdxgState *s)
+{
+    unsigned int i;
+
+    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+        VdxgEngine *e = &s->engine[i];
+
+        e->index = i;
+        e->s = s;
+        e->bh = qemu_bh_new_guarded(vdxg_engine_bh, e,
+                                    &DEVICE(s)->mem_reentrancy_guard);
+        e->wait_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                     vdxg_engine_wait_timer, e);
+    }
+    s->vmse = qemu_add_vm_change_state_handler(vdxg_vm_state_change, s);
+}
+
+static void vdxg_engines_exit(VdxgState *s)
+{
+    unsigned int i;
+
+    qemu_del_vm_change_state_handler(s->vmse);
+    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+        VdxgEngine *e = &s->engine[i];
+
+        vdxg_engine_drop_entry(e);
+        timer_free(e->wait_timer);
+        e->wait_timer = NULL;
+        qemu_bh_delete(e->bh);
+        e->bh = NULL;
+    }
+}
+
+/*
+ * The PF's extended capabilities: ARI and SR-IOV behind a PCI Express port
+ * (creating the VFs), then Resizable BAR for the VRAM BAR.
+ */
+static bool vdxg_pf_ext_caps(VdxgState *s, Error **errp)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    PCIBus *bus = pci_get_bus(pdev);
+    uint16_t next = PCI_CONFIG_SPACE_SIZE;
+    uint32_t ctrl;
+
+    if (s->total_vfs && pci_bus_is_express(bus) && !pci_bus_is_root(bus)) {
+        pcie_ari_init(pdev, next);
+        next += PCI_ARI_SIZEOF;
+        if (!pcie_sriov_pf_init(pdev, next, TYPE_VDXG_VF,
+                                VDXG_PCI_VF_DEVICE_ID, s->total_vfs,
+                                s->total_vfs, 1, 1, errp)) {
+            return false;
+        }
+        pcie_sriov_pf_init_vf_bar(pdev, VDXG_BAR_MMIO,
+                                  PCI_BASE_ADDRESS_SPACE_MEMORY,
+                                  VDXG_MMIO_SIZE);
+        pcie_sriov_pf_init_vf_bar(pdev, VDXG_BAR_VRAM,
+                                  PCI_BASE_ADDRESS_SPACE_MEMORY |
+                                  PCI_BASE_ADDRESS_MEM_PREFETCH,
+                                  s->vf_vram_size);
+        pcie_sriov_pf_init_vf_bar(pdev, VDXG_BAR_MSIX,
+                                  PCI_BASE_ADDRESS_SPACE_MEMORY,
+                                  VDXG_VF_MSIX_BAR_SIZE);
+        next += PCI_EXT_CAP_SRIOV_SIZEOF;
+        s->has_sriov = true;
+        s->caps |= VDXG_CAP_SRIOV;
+    }
+
+    /* One resizable BAR: header, capability and control registers */
+    pcie_add_capability(pdev, PCI_EXT_CAP_ID_REBAR, 1, next, 12);
+    s->rebar_cap = next;
+    pci_set_long(pdev->config + next + PCI_REBAR_CAP,
+                 vdxg_rebar_sizes(s) << 4);
+    ctrl = VDXG_BAR_VRAM | (1 << PCI_REBAR_CTRL_NBAR_SHIFT) |
+           (ctz64(s->vram_bar_size) - 20) << PCI_REBAR_CTRL_BAR_SHIFT;
+    pci_set_long(pdev->config + next + PCI_REBAR_CTRL, ctrl);
+    pci_set_long(pdev->wmask + next + PCI_REBAR_CTRL,
+                 PCI_REBAR_CTRL_BAR_SIZE);
+    s->caps |= VDXG_CAP_RESIZABLE_BAR;
+    return true;
+}
+
 static void vdxg_realize(PCIDevice *pdev, Error **errp)
 {
     VdxgState *s = VDXG(pdev);
     Error *err = NULL;
-    unsigned int i;
+    bool express;
     int ret;
 
     if (!vdxg_check_size("vram_size", s->vram_size, VDXG_VRAM_SIZE_MIN,
@@ -4254,6 +4855,19 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
                    VDXG_MAX_CRTCS, s->outputs);
         return;
     }
+    if (s->total_vfs > VDXG_SRIOV_MAX_VFS) {
+        error_setg(errp, "total_vfs must be from 0 to %d, not %" PRIu32,
+                   VDXG_SRIOV_MAX_VFS, s->total_vfs);
+        return;
+    }
+    if (s->total_vfs &&
+        (!vdxg_check_size("vf_vram_size", s->vf_vram_size,
+                          VDXG_GPU_PAGE_SIZE, VDXG_VRAM_SIZE_MAX, errp) ||
+         !vdxg_check_size("vf_aperture_size", s->vf_aperture_size,
+                          VDXG_APERTURE_SIZE_MIN, VDXG_APERTURE_SIZE_MAX,
+                          errp))) {
+        return;
+    }
 
     s->caps = VDXG_CAP_SELFTEST | VDXG_CAP_RENDER | VDXG_CAP_PAGING |
               VDXG_CAP_GART | VDXG_CAP_DISPLAY | VDXG_CAP_CRC |
@@ -4261,7 +4875,8 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
     s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
     pci_config_set_interrupt_pin(pdev->config, 1);
 
-    if (pci_bus_is_express(pci_get_bus(pdev))) {
+    express = pci_bus_is_express(pci_get_bus(pdev));
+    if (express) {
         ret = pcie_endpoint_cap_init(pdev, VDXG_PCIE_CAP_OFFSET);
         if (ret < 0) {
             error_setg_errno(errp, -ret,
@@ -4317,25 +4932,32 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
         msi_uninit(pdev);
         return;
     }
+    s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
+    s->vram_mr = &s->vram;
+    s->vram_bar_size = s->vram_size;
+    if (express) {
+        /* A resizable window onto the start of VRAM */
+        s->vram_bar_size = MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->vram_size);
+        memory_region_init_alias(&s->vram_bar, OBJECT(s), "vdxg.vram-bar",
+                                 &s->vram, 0, s->vram_bar_size);
+    }
     pci_register_bar(pdev, VDXG_BAR_VRAM,
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH,
-                     &s->vram);
-    s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
+                     express ? &s->vram_bar : &s->vram);
 
-    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
-        VdxgEngine *e = &s->engine[i];
-
-        e->index = i;
-        e->s = s;
-        e->bh = qemu_bh_new_guarded(vdxg_engine_bh, e,
-                                    &DEVICE(s)->mem_reentrancy_guard);
-        e->wait_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
-                                     vdxg_engine_wait_timer, e);
-    }
-    s->vmse = qemu_add_vm_change_state_handler(vdxg_vm_state_change, s);
+    vdxg_engines_init(s);
     vdxg_display_realize(s);
+
+    /* Last: the VFs are realized here and use what is set up above. */
+    if (express && !vdxg_pf_ext_caps(s, errp)) {
+        vdxg_display_exit(s);
+        vdxg_engines_exit(s);
+        msix_uninit_exclusive_bar(pdev);
+        msi_uninit(pdev);
+        return;
+    }
 
     trace_vdxg_realize(s->vram_size, s->aperture_size, s->caps);
 }
@@ -4343,21 +4965,96 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
 static void vdxg_exit(PCIDevice *pdev)
 {
     VdxgState *s = VDXG(pdev);
-    unsigned int i;
 
-    qemu_del_vm_change_state_handler(s->vmse);
-    vdxg_display_exit(s);
-    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
-        VdxgEngine *e = &s->engine[i];
-
-        vdxg_engine_drop_entry(e);
-        timer_free(e->wait_timer);
-        e->wait_timer = NULL;
-        qemu_bh_delete(e->bh);
-        e->bh = NULL;
+    if (s->has_sriov) {
+        pcie_sriov_pf_exit(pdev);
     }
+    vdxg_display_exit(s);
+    vdxg_engines_exit(s);
     msix_uninit_exclusive_bar(pdev);
     msi_uninit(pdev);
+}
+
+/*
+ * A virtual function, created by the PF's realize: registers, engines,
+ * GART and MSI-X of its own, VRAM through the PF's backing table.
+ */
+static void vdxg_vf_realize(PCIDevice *pdev, Error **errp)
+{
+    VdxgState *s = VDXG(pdev);
+    VdxgState *pf;
+    unsigned int i;
+    int ret;
+
+    if (!pci_is_vf(pdev) || !pcie_sriov_get_pf(pdev) ||
+        !object_dynamic_cast(OBJECT(pcie_sriov_get_pf(pdev)), TYPE_VDXG)) {
+        error_setg(errp, "%s is a virtual function created by a vdxg device "
+                   "with SR-IOV", TYPE_VDXG_VF);
+        return;
+    }
+    pf = VDXG(pcie_sriov_get_pf(pdev));
+    s->pf = pf;
+    s->vf_index = pcie_sriov_vf_number(pdev);
+    s->vram_size = pf->vf_vram_size;
+    s->aperture_size = pf->vf_aperture_size;
+    s->outputs = 0;
+    s->use_msi = false;
+    s->use_msix = true;
+    s->caps = VDXG_CAP_MSIX | VDXG_CAP_SELFTEST | VDXG_CAP_RENDER |
+              VDXG_CAP_PAGING | VDXG_CAP_GART;
+    s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
+    s->vram_ptr = pf->vram_ptr;
+    s->vram_mr = &pf->vram;
+
+    ret = pcie_endpoint_cap_init(pdev, VDXG_PCIE_CAP_OFFSET);
+    if (ret < 0) {
+        error_setg_errno(errp, -ret, "cannot add the PCI Express capability");
+        return;
+    }
+
+    memory_region_init_io(&s->mmio, OBJECT(s), &vdxg_mmio_ops, s,
+                          "vdxg-vf.mmio", VDXG_MMIO_SIZE);
+    pcie_sriov_vf_register_bar(pdev, VDXG_BAR_MMIO, &s->mmio);
+
+    memory_region_init(&s->vf_vram, OBJECT(s), "vdxg-vf.vram",
+                       s->vram_size);
+    memory_region_init_io(&s->vf_unbacked, OBJECT(s), &vdxg_unbacked_ops, s,
+                          "vdxg-vf.unbacked", s->vram_size);
+    memory_region_add_subregion_overlap(&s->vf_vram, 0, &s->vf_unbacked, 0);
+    for (i = 0; i < VDXG_MAX_BACKING_RANGES; i++) {
+        memory_region_init_alias(&s->vf_alias[i], OBJECT(s),
+                                 "vdxg-vf.vram-range", &pf->vram, 0,
+                                 VDXG_GPU_PAGE_SIZE);
+        memory_region_set_enabled(&s->vf_alias[i], false);
+        memory_region_add_subregion_overlap(&s->vf_vram, 0, &s->vf_alias[i],
+                                            1);
+    }
+    vdxg_vf_map_backing(s);
+    pcie_sriov_vf_register_bar(pdev, VDXG_BAR_VRAM, &s->vf_vram);
+
+    memory_region_init(&s->vf_msix, OBJECT(s), "vdxg-vf.msix",
+                       VDXG_VF_MSIX_BAR_SIZE);
+    pcie_sriov_vf_register_bar(pdev, VDXG_BAR_MSIX, &s->vf_msix);
+    ret = msix_init(pdev, VDXG_MSIX_VECTORS, &s->vf_msix, VDXG_BAR_MSIX, 0,
+                    &s->vf_msix, VDXG_BAR_MSIX, VDXG_VF_MSIX_PBA, 0, errp);
+    if (ret) {
+        return;
+    }
+    for (i = 0; i < VDXG_MSIX_VECTORS; i++) {
+        msix_vector_use(pdev, i);
+    }
+
+    vdxg_engines_init(s);
+    trace_vdxg_vf_realize(s->vf_index, s->vram_size, s->aperture_size);
+}
+
+static void vdxg_vf_exit(PCIDevice *pdev)
+{
+    VdxgState *s = VDXG(pdev);
+
+    vdxg_engines_exit(s);
+    msix_unuse_all_vectors(pdev);
+    msix_uninit(pdev, &s->vf_msix, &s->vf_msix);
 }
 
 static void vdxg_instance_init(Object *obj)
@@ -4470,6 +5167,10 @@ static int vdxg_post_load(void *opaque, int version_id)
     }
     if (!vdxg_display_post_load(s)) {
         return -EINVAL;
+    }
+    /* The BAR size the migrated REBAR control register holds */
+    if (s->rebar_cap) {
+        vdxg_rebar_write(s);
     }
     return 0;
 }
@@ -4653,6 +5354,12 @@ static const Property vdxg_properties[] = {
     DEFINE_PROP_BOOL("msix", VdxgState, use_msix, true),
     DEFINE_PROP_BOOL("msi", VdxgState, use_msi, true),
     DEFINE_PROP_UINT32("outputs", VdxgState, outputs, 1),
+    DEFINE_PROP_UINT32("total_vfs", VdxgState, total_vfs,
+                       VDXG_SRIOV_TOTAL_VFS_DEFAULT),
+    DEFINE_PROP_SIZE("vf_vram_size", VdxgState, vf_vram_size,
+                     VDXG_VF_VRAM_SIZE_DEFAULT),
+    DEFINE_PROP_SIZE("vf_aperture_size", VdxgState, vf_aperture_size,
+                     VDXG_VF_APERTURE_SIZE_DEFAULT),
 };
 
 static void vdxg_class_init(ObjectClass *klass, void *data)
@@ -4684,7 +5391,33 @@ static void vdxg_class_init(ObjectClass *klass, void *data)
         "Offer MSI with a single vector");
     object_class_property_set_description(klass, "outputs",
         "Display pipes (CRTCs), each with a connector: 1 to 4");
+    object_class_property_set_description(klass, "total_vfs",
+        "SR-IOV virtual functions offered behind a PCI Express port "
+        "(0 to 16, 0: no SR-IOV)");
+    object_class_property_set_description(klass, "vf_vram_size",
+        "Each VF's VRAM BAR size, a power of two");
+    object_class_property_set_description(klass, "vf_aperture_size",
+        "Each VF's GART aperture size, a power of two from 1 MiB to 4 GiB");
     set_bit(DEVICE_CATEGORY_DISPLAY, dc->categories);
+}
+
+/* VFs are not migrated: a machine with an SR-IOV vdxg cannot migrate. */
+static const VMStateDescription vmstate_vdxg_vf = {
+    .name = TYPE_VDXG_VF,
+    .unmigratable = 1,
+};
+
+static void vdxg_vf_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = vdxg_vf_realize;
+    k->exit = vdxg_vf_exit;
+    k->device_id = VDXG_PCI_VF_DEVICE_ID;
+    dc->desc = "vdxg virtual GPU, SR-IOV virtual function";
+    dc->vmsd = &vmstate_vdxg_vf;
+    dc->user_creatable = false;
 }
 
 static const TypeInfo vdxg_type_info = {
@@ -4700,9 +5433,17 @@ static const TypeInfo vdxg_type_info = {
     },
 };
 
+static const TypeInfo vdxg_vf_type_info = {
+    .name = TYPE_VDXG_VF,
+    .parent = TYPE_VDXG,
+    .instance_size = sizeof(VdxgState),
+    .class_init = vdxg_vf_class_init,
+};
+
 static void vdxg_register_types(void)
 {
     type_register_static(&vdxg_type_info);
+    type_register_static(&vdxg_vf_type_info);
 }
 
 type_init(vdxg_register_types)
