@@ -3,6 +3,9 @@
  * Copyright 2026 The vdxg authors
  */
 
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kstrtox.h>
 #include <linux/seq_file.h>
 
 #include <drm/drm_debugfs.h>
@@ -29,6 +32,11 @@
  * - ``segments``: size and use of VRAM, aperture and system memory, with
  *   TTM's view of each manager.
  * - ``gart``: the valid GART entries, as runs of aperture pages.
+ * - ``sriov`` (a PF with SR-IOV): the VFs enabled and the ranges of PF
+ *   VRAM behind each VF's VRAM BAR.
+ * - ``vram_fragment`` (write-only, for tests): writing a byte count
+ *   fragments the free VRAM into holes of that size (a page multiple of at
+ *   least 64 KiB; see "Carving VF memory"); writing 0 gives it back.
  */
 
 static int vdxg_debugfs_resources(struct seq_file *m, void *data)
@@ -117,6 +125,8 @@ static int vdxg_debugfs_segments(struct seq_file *m, void *data)
 
 		drm_printf(&p, "%s: size %llu, used %llu\n", segs[i].name,
 			   (u64)man->size << PAGE_SHIFT,
+			   segs[i].type == TTM_PL_VRAM ?
+			   vdxg_vram_mgr_used(vdxg) :
 			   ttm_resource_manager_usage(man));
 		ttm_resource_manager_debug(man, &p);
 	}
@@ -155,6 +165,38 @@ static int vdxg_debugfs_render(struct seq_file *m, void *data)
 	return 0;
 }
 
+static int vdxg_debugfs_sriov(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct drm_printer p = drm_seq_file_printer(m);
+
+	vdxg_sriov_print(to_vdxg(entry->dev), &p);
+	return 0;
+}
+
+static ssize_t vdxg_vram_fragment_write(struct file *f, const char __user *buf,
+					size_t len, loff_t *pos)
+{
+	struct vdxg_device *vdxg = file_inode(f)->i_private;
+	u64 chunk;
+	int ret;
+
+	ret = kstrtou64_from_user(buf, len, 0, &chunk);
+	if (ret)
+		return ret;
+	if (chunk && (chunk < SZ_64K || !PAGE_ALIGNED(chunk)))
+		return -EINVAL;
+	ret = vdxg_vram_mgr_fragment(vdxg, chunk);
+	return ret ?: len;
+}
+
+static const struct file_operations vdxg_vram_fragment_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = vdxg_vram_fragment_write,
+	.llseek = default_llseek,
+};
+
 static const struct drm_debugfs_info vdxg_debugfs_list[] = {
 	{ "resources", vdxg_debugfs_resources, 0 },
 	{ "interrupts", vdxg_debugfs_interrupts, 0 },
@@ -177,7 +219,15 @@ void vdxg_debugfs_init(struct vdxg_device *vdxg)
 {
 	drm_debugfs_add_files(&vdxg->drm, vdxg_debugfs_list,
 			      ARRAY_SIZE(vdxg_debugfs_list));
-	if (vdxg->caps & VDXG_CAP_PAGING)
-		drm_debugfs_add_files(&vdxg->drm, vdxg_debugfs_mm_list,
-				      ARRAY_SIZE(vdxg_debugfs_mm_list));
+	if (!(vdxg->caps & VDXG_CAP_PAGING))
+		return;
+	drm_debugfs_add_files(&vdxg->drm, vdxg_debugfs_mm_list,
+			      ARRAY_SIZE(vdxg_debugfs_mm_list));
+	if (!vdxg->pdev->is_virtfn)
+		debugfs_create_file("vram_fragment", 0200,
+				    vdxg->drm.debugfs_root, vdxg,
+				    &vdxg_vram_fragment_fops);
+	if (vdxg->sriov.total_vfs)
+		drm_debugfs_add_file(&vdxg->drm, "sriov", vdxg_debugfs_sriov,
+				     NULL);
 }

@@ -35,6 +35,8 @@
  * descriptors"), proves the interrupt works with a self-test, and only
  * then registers the primary and render nodes. Remove unplugs the DRM
  * device first, so open files see -ENODEV rather than a vanished device.
+ * The same driver binds SR-IOV virtual functions (see "SR-IOV"), which
+ * have no display and become render-only devices.
  */
 
 #define VDXG_IOCTL(name, func) \
@@ -52,6 +54,9 @@ static const struct drm_ioctl_desc vdxg_ioctls[] = {
 	VDXG_IOCTL(SUBMIT, vdxg_submit_ioctl),
 	VDXG_IOCTL(GET_RESET_STATUS, vdxg_reset_status_ioctl),
 	VDXG_IOCTL(PRESENT, vdxg_present_ioctl),
+	/* Host addresses: the primary node, and CAP_SYS_ADMIN (checked). */
+	DRM_IOCTL_DEF_DRV(VDXG_GET_BACKING_RESOURCE,
+			  vdxg_get_backing_resource_ioctl, 0),
 };
 
 static const struct file_operations vdxg_fops = {
@@ -149,6 +154,10 @@ static int vdxg_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		goto err_irq;
 
+	ret = vdxg_sriov_init(vdxg);
+	if (ret)
+		goto err_mm;
+
 	/* Without display pipes (a VF), this is a render-only device. */
 	ret = vdxg_display_init(vdxg);
 	if (ret)
@@ -179,6 +188,7 @@ static void vdxg_remove(struct pci_dev *pdev)
 {
 	struct vdxg_device *vdxg = pci_get_drvdata(pdev);
 
+	vdxg_sriov_fini(vdxg);
 	drm_dev_unplug(&vdxg->drm);
 	vdxg_display_fini(vdxg);
 	vdxg_mm_fini(vdxg);
@@ -196,6 +206,7 @@ static void vdxg_shutdown(struct pci_dev *pdev)
 
 static const struct pci_device_id vdxg_pci_ids[] = {
 	{ PCI_DEVICE(VDXG_PCI_VENDOR_ID, VDXG_PCI_DEVICE_ID) },
+	{ PCI_DEVICE(VDXG_PCI_VENDOR_ID, VDXG_PCI_VF_DEVICE_ID) },
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, vdxg_pci_ids);
@@ -206,6 +217,7 @@ static struct pci_driver vdxg_pci_driver = {
 	.probe = vdxg_probe,
 	.remove = vdxg_remove,
 	.shutdown = vdxg_shutdown,
+	.sriov_configure = vdxg_sriov_configure,
 	.driver.pm = pm_sleep_ptr(&vdxg_pm_ops),
 };
 

@@ -18,6 +18,8 @@
 #include "vdxg_paging.h"
 #include "vdxg_render.h"
 #include "vdxg_resource.h"
+#include "vdxg_sriov.h"
+#include "vdxg_vram_mgr.h"
 
 #define DRIVER_NAME		"vdxg"
 #define DRIVER_DESC		"vdxg WDDM-model virtual GPU"
@@ -89,6 +91,8 @@ struct vdxg_irq_vector {
  * @display: the display engine, when the device has one
  * @gart: the aperture's GART
  * @ttm: the TTM device holding the memory segments
+ * @vram_mgr: TTM's VRAM segment
+ * @sriov: SR-IOV state of a PF
  * @faults: fault records reported by the device
  */
 struct vdxg_device {
@@ -128,6 +132,8 @@ struct vdxg_device {
 	struct vdxg_display display;
 	struct vdxg_gart gart;
 	struct ttm_device ttm;
+	struct vdxg_vram_mgr vram_mgr;
+	struct vdxg_sriov sriov;
 	atomic_t faults;
 };
 

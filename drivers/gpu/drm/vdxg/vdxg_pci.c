@@ -4,6 +4,7 @@
  */
 
 #include <linux/delay.h>
+#include <linux/log2.h>
 #include <linux/pci.h>
 
 #include <drm/drm_print.h>
@@ -13,9 +14,12 @@
 /**
  * DOC: PCI resources
  *
- * The register BAR and the VRAM BAR are *required* memory descriptors. The
- * register BAR is 32-bit and non-prefetchable; the VRAM BAR is a 64-bit
- * prefetchable window whose size is the CPU-visible part of VRAM. Each BAR
+ * The register BAR is a *required* memory descriptor, 32-bit and
+ * non-prefetchable. The VRAM BAR is a 64-bit prefetchable window whose
+ * size is the CPU-visible part of VRAM: the PF prefers all of VRAM, which
+ * its resizable BAR can give when the platform assigned less, and takes
+ * the BAR as assigned as the alternative; a VF requires a 32-bit window
+ * of all its VRAM. Each BAR
  * the platform assigned is checked against its descriptor before the
  * driver takes it, so a device with a BAR too small or misplaced fails
  * probe cleanly instead of being half-used.
@@ -93,6 +97,56 @@ static int vdxg_map_mmio(struct vdxg_device *vdxg)
 	return 0;
 }
 
+/*
+ * The preferred option of the VRAM BAR: all of VRAM. When the BAR is
+ * smaller and the device can resize it, ask the PCI core for a new window
+ * of VRAM's size, as a BIOS with "Resizable BAR" would have done. If that
+ * fails, the core puts the BAR back as it was and the alternative (the
+ * BAR as assigned) is tried next.
+ */
+static int vdxg_rebar_try(void *ctx, struct vdxg_res_desc *desc)
+{
+	struct vdxg_bar_req *req = ctx;
+	struct pci_dev *pdev = req->vdxg->pdev;
+	u64 want = desc->u.mem.length;
+	u16 cmd;
+	int ret;
+
+	if (pci_resource_len(pdev, VDXG_BAR_VRAM) >= want)
+		return vdxg_bar_try(ctx, desc);
+	if (!(req->vdxg->caps & VDXG_CAP_RESIZABLE_BAR) ||
+	    !(pci_rebar_get_possible_sizes(pdev, VDXG_BAR_VRAM) &
+	      BIT(pci_rebar_bytes_to_size(want))))
+		return -EOPNOTSUPP;
+
+	pci_read_config_word(pdev, PCI_COMMAND, &cmd);
+	pci_write_config_word(pdev, PCI_COMMAND, cmd & ~PCI_COMMAND_MEMORY);
+	pci_release_resource(pdev, VDXG_BAR_VRAM);
+	ret = pci_resize_resource(pdev, VDXG_BAR_VRAM,
+				  pci_rebar_bytes_to_size(want), 0);
+	pci_assign_unassigned_bus_resources(pdev->bus);
+	pci_write_config_word(pdev, PCI_COMMAND, cmd);
+	if (ret) {
+		drm_info(&req->vdxg->drm, "cannot resize the VRAM BAR to %llu MiB: %pe\n",
+			 want >> 20, ERR_PTR(ret));
+		return ret;
+	}
+	return vdxg_bar_try(ctx, desc);
+}
+
+static int vdxg_vram_bar_try(void *ctx, struct vdxg_res_desc *desc)
+{
+	if (desc->option == VDXG_IO_RESOURCE_PREFERRED)
+		return vdxg_rebar_try(ctx, desc);
+	return vdxg_bar_try(ctx, desc);
+}
+
+/*
+ * The VRAM BAR of a PF is one group: all of VRAM (preferred, resizing the
+ * BAR if need be), else the BAR as the platform assigned it, 16 MiB at
+ * least (alternative). A VF's VRAM BAR is a required 32-bit window of its
+ * whole VRAM, which the PF assembled from its own.
+ */
 static int vdxg_claim_vram(struct vdxg_device *vdxg)
 {
 	struct vdxg_res_desc vram = {
@@ -109,11 +163,36 @@ static int vdxg_claim_vram(struct vdxg_device *vdxg)
 			.max_addr = U64_MAX,
 		},
 	};
+	struct vdxg_bar_req req = { .vdxg = vdxg, .bar = VDXG_BAR_VRAM };
 	struct pci_dev *pdev = vdxg->pdev;
-	int ret;
+	int idx, ret;
 
-	ret = vdxg_bar_take(vdxg, VDXG_BAR_VRAM, &vram);
-	if (ret)
+	if (pdev->is_virtfn) {
+		vram.type = VDXG_RES_TYPE_MEMORY;
+		vram.flags &= ~VDXG_RES_MEM_LARGE_64;
+		vram.u.mem.length = vdxg->vram_size;
+		vram.u.mem.alignment = vdxg->vram_size;
+		vram.u.mem.max_addr = U32_MAX;
+		ret = vdxg_bar_take(vdxg, VDXG_BAR_VRAM, &vram);
+	} else {
+		vram.option = VDXG_IO_RESOURCE_PREFERRED;
+		vram.u.mem.length = vdxg->vram_size;
+		vram.u.mem.alignment = vdxg->vram_size;
+		idx = vdxg_res_add(&vdxg->resources, &vram);
+		if (idx < 0)
+			return idx;
+		vram.option = VDXG_IO_RESOURCE_ALTERNATIVE;
+		vram.u.mem.length = VDXG_VRAM_SIZE_MIN;
+		vram.u.mem.alignment = VDXG_VRAM_SIZE_MIN;
+		ret = vdxg_res_add(&vdxg->resources, &vram);
+		if (ret >= 0)
+			ret = vdxg_res_choose(&vdxg->resources, idx,
+					      vdxg_vram_bar_try, &req);
+		if (ret < 0)
+			drm_err(&vdxg->drm, "BAR%d %pR does not fit its requirement\n",
+				VDXG_BAR_VRAM, &pdev->resource[VDXG_BAR_VRAM]);
+	}
+	if (ret < 0)
 		return ret;
 
 	ret = pcim_request_region(pdev, VDXG_BAR_VRAM, DRIVER_NAME "-vram");
@@ -121,7 +200,9 @@ static int vdxg_claim_vram(struct vdxg_device *vdxg)
 		return ret;
 
 	vdxg->vram_bar_start = pci_resource_start(pdev, VDXG_BAR_VRAM);
-	vdxg->vram_bar_size = pci_resource_len(pdev, VDXG_BAR_VRAM);
+	/* Only VRAM is CPU-visible, however large the window. */
+	vdxg->vram_bar_size = min_t(u64, pci_resource_len(pdev, VDXG_BAR_VRAM),
+				    vdxg->vram_size);
 	return 0;
 }
 
@@ -158,9 +239,10 @@ static int vdxg_identify(struct vdxg_device *vdxg)
 	vdxg->aperture_base = vdxg_rd64(vdxg, VDXG_REG_APERTURE_BASE_LO);
 	vdxg->aperture_size = vdxg_rd64(vdxg, VDXG_REG_APERTURE_SIZE_LO);
 
-	if (vdxg->vram_bar_size > vdxg->vram_size) {
-		drm_err(&vdxg->drm, "VRAM BAR (%pa) larger than VRAM (%llu)\n",
-			&vdxg->vram_bar_size, vdxg->vram_size);
+	if (vdxg->vram_size < VDXG_VRAM_SIZE_MIN ||
+	    !is_power_of_2(vdxg->vram_size)) {
+		drm_err(&vdxg->drm, "unexpected VRAM size %llu\n",
+			vdxg->vram_size);
 		return -ENODEV;
 	}
 	return 0;
@@ -191,14 +273,14 @@ int vdxg_pci_init(struct vdxg_device *vdxg)
 	if (ret)
 		return ret;
 
-	ret = vdxg_claim_vram(vdxg);
-	if (ret)
-		return ret;
-
 	pci_set_master(pdev);
 	vdxg_pci_reset(vdxg);
 
 	ret = vdxg_identify(vdxg);
+	if (ret)
+		return ret;
+
+	ret = vdxg_claim_vram(vdxg);
 	if (ret)
 		return ret;
 

@@ -20,7 +20,8 @@
  * GEM objects live on TTM in WDDM's three segments:
  *
  * - VRAM (TTM_PL_VRAM): everything past the reserved start of VRAM, kept
- *   by TTM's range manager. The part inside the VRAM BAR is CPU-visible.
+ *   by vdxg's VRAM manager (see "VRAM manager"). The part inside the VRAM
+ *   BAR is CPU-visible.
  * - Aperture (TTM_PL_TT): the GART-translated window, also a range
  *   manager. Binding and unbinding are MAP_APERTURE and UNMAP_APERTURE
  *   paging operations, never CPU writes to the GART.
@@ -324,7 +325,7 @@ static void vdxg_ttm_release(struct drm_device *drm, void *arg)
 	struct vdxg_device *vdxg = to_vdxg(drm);
 
 	ttm_range_man_fini(&vdxg->ttm, TTM_PL_TT);
-	ttm_range_man_fini(&vdxg->ttm, TTM_PL_VRAM);
+	vdxg_vram_mgr_fini(vdxg);
 	ttm_device_fini(&vdxg->ttm);
 }
 
@@ -348,10 +349,8 @@ int vdxg_ttm_init(struct vdxg_device *vdxg)
 	if (ret)
 		return ret;
 
-	ret = ttm_range_man_init(&vdxg->ttm, TTM_PL_VRAM, false,
-				 (vdxg->vram_size - VDXG_KMEM_SIZE) >> PAGE_SHIFT);
-	if (ret)
-		goto err_device;
+	vdxg_vram_mgr_init(vdxg,
+			   (vdxg->vram_size - VDXG_KMEM_SIZE) >> PAGE_SHIFT);
 
 	ret = ttm_range_man_init(&vdxg->ttm, TTM_PL_TT, true,
 				 vdxg->aperture_size >> PAGE_SHIFT);
@@ -361,8 +360,7 @@ int vdxg_ttm_init(struct vdxg_device *vdxg)
 	return drmm_add_action_or_reset(drm, vdxg_ttm_release, NULL);
 
 err_vram:
-	ttm_range_man_fini(&vdxg->ttm, TTM_PL_VRAM);
-err_device:
+	vdxg_vram_mgr_fini(vdxg);
 	ttm_device_fini(&vdxg->ttm);
 	return ret;
 }
