@@ -107,6 +107,7 @@ SUFFIX=
 [ "$DEVICE" = vdxg ] || SUFFIX=-$DEVICE
 # The display boots' device: two CRTCs, a monitor on the first only.
 KMS_ARGS=
+SRIOV_PORT=pcie-root-port,id=rp0,slot=1,mem-reserve=256M,pref64-reserve=1G
 [ "$DEVICE" != vdxg ] || KMS_ARGS=outputs=2,connected1=off
 RUNS=()
 vm_failed=()
@@ -125,8 +126,13 @@ boot() {
 	kms|flip|kms-retry|flip-retry)
 		scripts_vm+=(--qemu-arg -icount --qemu-arg shift=1,sleep=off) ;;
 	sriov)
+		# The firmware sizes bridge windows for the BARs it sees: the
+		# root port reserves room for the VF BARs and for the PF's
+		# VRAM BAR to grow. iomem=relaxed lets the test map the PF's
+		# VRAM BAR through sysfs while vdxg has it claimed.
 		scripts_vm+=(--qemu-arg -device
-			     --qemu-arg pcie-root-port,id=rp0,slot=1) ;;
+			     --qemu-arg "$SRIOV_PORT"
+			     --append iomem=relaxed) ;;
 	esac
 	[ -z "$devargs" ] || scripts_vm+=(--device-args "$devargs")
 	"${scripts_vm[@]}" -- vdxg-igt-run --module "$MODULE,vgem" "$@"

@@ -4817,7 +4817,12 @@ static bool vdxg_pf_ext_caps(VdxgState *s, Error **errp)
         pcie_sriov_pf_init_vf_bar(pdev, VDXG_BAR_MSIX,
                                   PCI_BASE_ADDRESS_SPACE_MEMORY,
                                   VDXG_VF_MSIX_BAR_SIZE);
-        next += PCI_EXT_CAP_SRIOV_SIZEOF;
+        /*
+         * QEMU 10.0's pcie_sriov_pf_reset() writes each VF BAR register as
+         * a quad, so the last one runs 4 bytes past the capability: keep
+         * the next capability's header clear of it.
+         */
+        next += PCI_EXT_CAP_SRIOV_SIZEOF + 4;
         s->has_sriov = true;
         s->caps |= VDXG_CAP_SRIOV;
     }

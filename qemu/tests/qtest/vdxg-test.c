@@ -8174,6 +8174,9 @@ static void test_sriov_cap(void)
     c = sr.sriov;
     g_assert_cmphex(c, !=, 0);
     g_assert_cmphex(ext_cap_find(qts, SR_PF_DEVFN, PCI_EXT_CAP_ID_ARI), !=, 0);
+    /* The resizable BAR follows SR-IOV in the chain, also after a reset */
+    g_assert_cmphex(ext_cap_find(qts, SR_PF_DEVFN, PCI_EXT_CAP_ID_REBAR), >,
+                    c);
     g_assert_cmpuint(ecam_readw(qts, SR_PF_DEVFN, c + PCI_SRIOV_TOTAL_VF), ==,
                      VDXG_SRIOV_TOTAL_VFS_DEFAULT);
     g_assert_cmpuint(ecam_readw(qts, SR_PF_DEVFN, c + PCI_SRIOV_INITIAL_VF),
