@@ -254,6 +254,7 @@ struct VdxgState {
     uint64_t aperture_size;
     bool use_msix;
     bool use_msi;
+    bool use_rebar;                     /* offer the Resizable BAR cap */
     uint32_t outputs;
     bool connected[VDXG_MAX_CRTCS];     /* "connected<n>", hotplug */
     uint32_t total_vfs;
@@ -4827,6 +4828,9 @@ static bool vdxg_pf_ext_caps(VdxgState *s, Error **errp)
         s->caps |= VDXG_CAP_SRIOV;
     }
 
+    if (!s->use_rebar) {
+        return true;
+    }
     /* One resizable BAR: header, capability and control registers */
     pcie_add_capability(pdev, PCI_EXT_CAP_ID_REBAR, 1, next, 12);
     s->rebar_cap = next;
@@ -5358,6 +5362,7 @@ static const Property vdxg_properties[] = {
                      VDXG_APERTURE_SIZE_DEFAULT),
     DEFINE_PROP_BOOL("msix", VdxgState, use_msix, true),
     DEFINE_PROP_BOOL("msi", VdxgState, use_msi, true),
+    DEFINE_PROP_BOOL("rebar", VdxgState, use_rebar, true),
     DEFINE_PROP_UINT32("outputs", VdxgState, outputs, 1),
     DEFINE_PROP_UINT32("total_vfs", VdxgState, total_vfs,
                        VDXG_SRIOV_TOTAL_VFS_DEFAULT),

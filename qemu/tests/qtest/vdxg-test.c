@@ -8621,6 +8621,18 @@ static void test_rebar(void)
     g_assert_cmphex(bar_size(v.dev, VDXG_BAR_VRAM, &flags), ==, 64 * MiB);
     vdxg_stop(&v);
 
+    /* rebar=off: no capability, the default window for good */
+    vdxg_start(&v, "vram_size=256M,rebar=off");
+    ecam_enable(v.bus);
+    g_assert_cmphex(ext_cap_find(v.qts, VDXG_DEVFN, PCI_EXT_CAP_ID_REBAR), ==,
+                    0);
+    g_assert_cmphex(rd(&v, VDXG_REG_CAPS) & VDXG_CAP_RESIZABLE_BAR, ==, 0);
+    qpci_config_writew(v.dev, PCI_COMMAND, 0);
+    g_assert_cmphex(bar_size(v.dev, VDXG_BAR_VRAM, &flags), ==, 64 * MiB);
+    qtest_system_reset(v.qts);
+    g_assert_cmphex(bar_size(v.dev, VDXG_BAR_VRAM, &flags), ==, 64 * MiB);
+    vdxg_stop(&v);
+
     /* VRAM smaller than the default: the BAR is the whole VRAM */
     vdxg_start(&v, "vram_size=32M");
     ecam_enable(v.bus);
