@@ -6,6 +6,7 @@
 #include <linux/dma-resv.h>
 #include <linux/mm.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gem_ttm_helper.h>
@@ -26,7 +27,9 @@
  * ``DRM_VDXG_GEM_CPU_ACCESS`` keeps a VRAM placement inside the VRAM BAR;
  * ``DRM_VDXG_GEM_NO_CLEAR`` skips the clear on first placement in VRAM.
  * Objects are mapped to the CPU through TTM's fault handler at the offset
- * GEM_MMAP_OFFSET returns. GEM_WAIT waits for every fence on the object and
+ * GEM_MMAP_OFFSET returns; a fault on an object in VRAM beyond the BAR
+ * (when the BAR could not be resized to all of VRAM) first moves it into
+ * the BAR, or to its next segment. GEM_WAIT waits for every fence on the object and
  * GEM_INFO reports where it is now.
  */
 
@@ -34,6 +37,87 @@ static void vdxg_gem_free(struct drm_gem_object *obj)
 {
 	ttm_bo_put(container_of(obj, struct ttm_buffer_object, base));
 }
+
+/* The first page of VRAM that user objects mapped by the CPU cannot use. */
+static unsigned long vdxg_bo_visible_pages(struct vdxg_device *vdxg)
+{
+	return (vdxg->vram_bar_size - VDXG_KMEM_SIZE) >> PAGE_SHIFT;
+}
+
+/*
+ * Before a CPU fault maps an object, bring it into the CPU-visible part of
+ * VRAM if it sits beyond the BAR: a move like any other, by the paging
+ * engine, to the visible part of VRAM or, when that is full, to the next
+ * segment of its preferred set. With the BAR covering all of VRAM there is
+ * nothing to do.
+ */
+static vm_fault_t vdxg_bo_fault_visible(struct ttm_buffer_object *tbo)
+{
+	struct vdxg_device *vdxg = to_vdxg(tbo->base.dev);
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct vdxg_bo *bo = to_vdxg_bo(tbo);
+	struct ttm_place places[DRM_VDXG_MAX_SEGMENTS];
+	struct ttm_placement placement = {
+		.num_placement = bo->placement.num_placement,
+		.placement = places,
+	};
+	unsigned long visible = vdxg_bo_visible_pages(vdxg);
+	struct ttm_resource *res = tbo->resource;
+	unsigned int i;
+	int ret;
+
+	if (!res || res->mem_type != TTM_PL_VRAM ||
+	    vdxg_ttm_gpu_addr(vdxg, res) + res->size <= vdxg->vram_bar_size)
+		return 0;
+	if (tbo->pin_count)
+		return VM_FAULT_SIGBUS;
+
+	for (i = 0; i < placement.num_placement; i++) {
+		places[i] = bo->places[i];
+		if (places[i].mem_type == TTM_PL_VRAM &&
+		    (!places[i].lpfn || places[i].lpfn > visible))
+			places[i].lpfn = visible;
+	}
+	ret = ttm_bo_validate(tbo, &placement, &ctx);
+	if (ret == -EBUSY || ret == -ERESTARTSYS || ret == -EINTR)
+		return VM_FAULT_NOPAGE;
+	if (ret)
+		return VM_FAULT_SIGBUS;
+	return 0;
+}
+
+static vm_fault_t vdxg_gem_fault(struct vm_fault *vmf)
+{
+	struct ttm_buffer_object *tbo = vmf->vma->vm_private_data;
+	vm_fault_t ret;
+	int idx;
+
+	ret = ttm_bo_vm_reserve(tbo, vmf);
+	if (ret)
+		return ret;
+
+	if (drm_dev_enter(tbo->base.dev, &idx)) {
+		ret = vdxg_bo_fault_visible(tbo);
+		if (!ret)
+			ret = ttm_bo_vm_fault_reserved(vmf, vmf->vma->vm_page_prot,
+						       TTM_BO_VM_NUM_PREFAULT);
+		drm_dev_exit(idx);
+	} else {
+		ret = ttm_bo_vm_dummy_page(vmf, vmf->vma->vm_page_prot);
+	}
+	/* ttm_bo_vm_fault_reserved() dropped the lock for a retry. */
+	if (ret == VM_FAULT_RETRY && !(vmf->flags & FAULT_FLAG_RETRY_NOWAIT))
+		return ret;
+	dma_resv_unlock(tbo->base.resv);
+	return ret;
+}
+
+static const struct vm_operations_struct vdxg_gem_vm_ops = {
+	.fault = vdxg_gem_fault,
+	.open = ttm_bo_vm_open,
+	.close = ttm_bo_vm_close,
+	.access = ttm_bo_vm_access,
+};
 
 static const struct drm_gem_object_funcs vdxg_gem_funcs = {
 	.free = vdxg_gem_free,
@@ -44,6 +128,7 @@ static const struct drm_gem_object_funcs vdxg_gem_funcs = {
 	.vunmap = drm_gem_ttm_vunmap,
 	.mmap = drm_gem_ttm_mmap,
 	.print_info = drm_gem_ttm_print_info,
+	.vm_ops = &vdxg_gem_vm_ops,
 };
 
 static void vdxg_bo_destroy(struct ttm_buffer_object *tbo)
@@ -89,8 +174,7 @@ static int vdxg_bo_places(struct vdxg_device *vdxg, struct vdxg_bo *bo,
 		case DRM_VDXG_SEGMENT_VRAM:
 			place->mem_type = TTM_PL_VRAM;
 			if (bo->flags & DRM_VDXG_GEM_CPU_ACCESS)
-				place->lpfn = (vdxg->vram_bar_size -
-					       VDXG_KMEM_SIZE) >> PAGE_SHIFT;
+				place->lpfn = vdxg_bo_visible_pages(vdxg);
 			break;
 		case DRM_VDXG_SEGMENT_APERTURE:
 			place->mem_type = TTM_PL_TT;
