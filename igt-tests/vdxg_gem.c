@@ -469,13 +469,21 @@ static void test_multipass(void)
 	expect = (big / 4096 + per_pass - 1) / per_pass;
 	vtest_assert_eq_u64(expect, 33);
 
+	/*
+	 * A gets its pattern in system memory, where the CPU reaches all of
+	 * it whatever the size of the VRAM BAR, then goes to VRAM.
+	 */
 	vram = get_param(fd, DRM_VDXG_PARAM_VRAM_SIZE);
-	a = create(fd, big, DRM_VDXG_SEGMENT_VRAM, 0);
-	vtest_assert_eq(info(fd, a).segment, DRM_VDXG_SEGMENT_VRAM);
+	a = create(fd, big, DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM);
+	vtest_assert_ok(__make_resident(fd, a, DRM_VDXG_SEGMENT_SYSTEM));
+	gem_wait(fd, a);
 	p = map(fd, a, big);
 	for (j = 0; j < big / 4; j++)
 		p[j] = j * 2654435761u;
 	munmap(p, big);
+	vtest_assert_ok(__make_resident(fd, a, DRM_VDXG_SEGMENT_VRAM));
+	gem_wait(fd, a);
+	vtest_assert_eq(info(fd, a).segment, DRM_VDXG_SEGMENT_VRAM);
 
 	/*
 	 * Fill VRAM behind it until the first eviction, which takes A, the
@@ -505,6 +513,82 @@ static void test_multipass(void)
 	vtest_assert(vtest_system("modprobe -r vdxg && modprobe vdxg") == 0);
 }
 
+/*
+ * With a VRAM BAR smaller than VRAM (the resizable BAR not resized): an
+ * object the paging engine put in VRAM beyond the BAR is moved into the BAR
+ * by a CPU fault, with its content, and when the BAR has no room, to its
+ * next segment. VRAM's GPU addresses are its offsets.
+ */
+static void test_cpu_fault_invisible(void)
+{
+	const uint64_t size = 4 << 20;
+	int fd = open_mm(), n = 0, i;
+	uint64_t vram = get_param(fd, DRM_VDXG_PARAM_VRAM_SIZE);
+	uint64_t visible = get_param(fd, DRM_VDXG_PARAM_VRAM_VISIBLE_SIZE);
+	struct drm_vdxg_gem_info in;
+	uint32_t fill[256], t, *p, j;
+
+	vtest_require_f(visible + 2 * size < vram,
+			"all of VRAM is CPU-visible (%llu of %llu MiB)",
+			(unsigned long long)(visible >> 20),
+			(unsigned long long)(vram >> 20));
+
+	/* T holds a pattern, written while it is in system memory. */
+	t = create(fd, size, DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM);
+	vtest_assert_ok(__make_resident(fd, t, DRM_VDXG_SEGMENT_SYSTEM));
+	gem_wait(fd, t);
+	p = map(fd, t, size);
+	for (j = 0; j < size / 4; j++)
+		p[j] = pattern(77, j);
+	munmap(p, size);
+
+	/* GPU-only objects fill VRAM from the bottom, over the BAR's end. */
+	do {
+		vtest_assert(n < (int)VTEST_ARRAY_SIZE(fill));
+		fill[n] = create(fd, size, DRM_VDXG_SEGMENT_VRAM, 0);
+		vtest_assert_ok(__make_resident(fd, fill[n], DRM_VDXG_SEGMENT_VRAM));
+		in = info(fd, fill[n++]);
+	} while (in.gpu_addr + size <= visible);
+
+	/* The paging engine takes T into VRAM beyond the BAR ... */
+	vtest_assert_ok(__make_resident(fd, t, DRM_VDXG_SEGMENT_VRAM));
+	gem_wait(fd, t);
+	in = info(fd, t);
+	vtest_assert_eq(in.segment, DRM_VDXG_SEGMENT_VRAM);
+	vtest_assert_f(in.gpu_addr + size > visible,
+		       "T at 0x%llx, inside the BAR",
+		       (unsigned long long)in.gpu_addr);
+
+	/* ... a CPU read brings it into the BAR, where a filler made room. */
+	gem_close(fd, fill[0]);
+	check_obj(fd, t, 77, size, 1021, "after a fault from invisible VRAM");
+	in = info(fd, t);
+	vtest_assert_eq(in.segment, DRM_VDXG_SEGMENT_VRAM);
+	vtest_assert_lte_u64(in.gpu_addr + size, visible);
+
+	/* With no room in the BAR, the fault takes T to system memory. */
+	vtest_assert_ok(__make_resident(fd, t, DRM_VDXG_SEGMENT_SYSTEM));
+	gem_wait(fd, t);
+	fill[0] = create(fd, size, DRM_VDXG_SEGMENT_VRAM, 0);
+	vtest_assert_ok(__make_resident(fd, fill[0], DRM_VDXG_SEGMENT_VRAM));
+	vtest_assert_lte_u64(info(fd, fill[0]).gpu_addr + size, visible);
+	vtest_assert_ok(__make_resident(fd, t, DRM_VDXG_SEGMENT_VRAM));
+	gem_wait(fd, t);
+	vtest_assert_f(info(fd, t).gpu_addr + size > visible,
+		       "T back in VRAM inside the BAR");
+	check_obj(fd, t, 77, size, 1021, "after a fault with the BAR full");
+	in = info(fd, t);
+	vtest_assert_f(in.segment == DRM_VDXG_SEGMENT_SYSTEM ||
+		       in.gpu_addr + size <= visible,
+		       "T mapped at 0x%llx in segment %u",
+		       (unsigned long long)in.gpu_addr, in.segment);
+
+	for (i = 0; i < n; i++)
+		gem_close(fd, fill[i]);
+	gem_close(fd, t);
+	close(fd);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "create-invalid", test_create_invalid,
 	  "GEM_CREATE rejects bad sizes, flags and segment lists" },
@@ -522,6 +606,9 @@ static const struct vtest_subtest subtests[] = {
 	  "4x oversubscribed objects paged through every segment pair" },
 	{ "make-resident-invalid", test_make_resident_invalid,
 	  "MAKE_RESIDENT rejects bad handles and segments outside the set" },
+	{ "cpu-fault-invisible", test_cpu_fault_invisible,
+	  "a CPU fault moves an object from VRAM beyond the BAR into the BAR, "
+	  "or to system memory when the BAR is full, content intact" },
 	{ "multipass", test_multipass,
 	  "a 64 MiB move through 4 KiB paging buffers takes 33 passes" },
 };

@@ -141,10 +141,40 @@ static uint64_t bar_size(const char *bdf, int bar)
 	return end - start + 1;
 }
 
+/*
+ * The option the driver's VRAM BAR resource descriptor was assigned with,
+ * from debugfs "resources" (blocks "[n] NAME", "\toption: O", and
+ * "\tassigned: 0x..." for the one that was taken).
+ */
+static void vram_bar_option(int fd, char *opt, size_t len)
+{
+	static char buf[1 << 15];
+	char path[256], cur[32] = "";
+	bool vram = false;
+	char *line, *save;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/resources",
+		 vtest_drm_minor(fd));
+	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
+		       "cannot read %s", path);
+	opt[0] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '[')
+			vram = strstr(line, "VRAM");
+		else if (vram && sscanf(line, "\toption: %31s", cur) == 1)
+			continue;
+		else if (vram && !strncmp(line, "\tassigned: 0x",
+					  strlen("\tassigned: 0x")))
+			snprintf(opt, len, "%s", cur);
+	}
+	vtest_assert_f(opt[0], "no assigned VRAM BAR descriptor in %s", path);
+}
+
 static void test_vram_visible_size(void)
 {
 	uint64_t visible, vram, bar;
-	char bdf[64];
+	char bdf[64], opt[32];
 	int fd = vtest_open_vdxg(VTEST_NODE_CARD);
 
 	vtest_assert(vtest_drm_pci_bdf(fd, bdf, sizeof(bdf)));
@@ -155,6 +185,22 @@ static void test_vram_visible_size(void)
 		   (unsigned long long)bar);
 	vtest_assert_eq_u64(visible, bar);
 	vtest_assert_lte_u64(visible, vram);
+
+	/*
+	 * On PCI Express the BAR is resizable (unless vdxg_test.rebar=off):
+	 * the driver's preferred option, all of VRAM, is what it gets here;
+	 * without the capability, the alternative: the BAR as it came up, a
+	 * 64 MiB window.
+	 */
+	vram_bar_option(fd, opt, sizeof(opt));
+	vtest_info("VRAM BAR: %s option\n", opt);
+	if (vtest_cmdline_bool("vdxg_test.rebar", true)) {
+		vtest_assert_eq_u64(visible, vram);
+		vtest_assert_str_eq(opt, "preferred");
+	} else {
+		vtest_assert_eq_u64(visible, vram < (64 << 20) ? vram : 64 << 20);
+		vtest_assert_str_eq(opt, "alternative");
+	}
 	close(fd);
 }
 
@@ -322,7 +368,9 @@ static const struct vtest_subtest tests[] = {
 	{ "vram-size", test_vram_size,
 	  "VRAM_SIZE matches vdxg_test.vram_size (default 256 MiB)" },
 	{ "vram-visible-size", test_vram_visible_size,
-	  "VRAM_VISIBLE_SIZE is the size of BAR2 and at most VRAM_SIZE" },
+	  "VRAM_VISIBLE_SIZE is the size of BAR2: all of VRAM_SIZE after a "
+	  "resize (preferred), the 64 MiB window with vdxg_test.rebar=off "
+	  "(alternative)" },
 	{ "aperture-size", test_aperture_size,
 	  "APERTURE_SIZE matches vdxg_test.aperture_size (default 512 MiB)" },
 	{ "engines", test_engines, "ENGINES has only known engine bits" },

@@ -15,7 +15,10 @@
 #             13 minutes are page flips in real time)
 #   vram128-msi, intx
 #             vdxg_getparam with a non-default VRAM size and MSI, then
-#             INTx, so GET_PARAM and the interrupt fallbacks are checked
+#             INTx, so GET_PARAM and the interrupt fallbacks are checked;
+#             the intx boot's device has no resizable BAR (rebar=off), so
+#             the VRAM BAR is the alternative 64 MiB window and vdxg_gem
+#             runs there too, with CPU faults on VRAM beyond the BAR
 #   sriov     vdxg_sriov, with the PF behind a PCIe root port (SR-IOV and
 #             ARI need one) and two of its four VFs enabled by the test
 #   BOOT-retry
@@ -174,7 +177,7 @@ fi
 if [ "$EXTRA" = 1 ]; then
 	boot vram128-msi "vram_size=128M,msix=off" --only vdxg_getparam
 	collect vram128-msi
-	boot intx "msix=off,msi=off" --only vdxg_getparam
+	boot intx "msix=off,msi=off,rebar=off" --only vdxg_getparam,vdxg_gem
 	collect intx
 	boot sriov "bus=rp0" --only vdxg_sriov
 	collect sriov
