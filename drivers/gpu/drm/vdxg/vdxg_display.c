@@ -4,6 +4,7 @@
  */
 
 #include <linux/string.h>
+#include <linux/wait.h>
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
@@ -31,8 +32,12 @@
  * events follow the hardware. Vblank interrupts come at the mode's refresh
  * rate; timestamps come from the scanline the device derives from time.
  * With a CRC source of "auto" the device computes a CRC-32 of every
- * composed frame, reported through DRM's CRC debugfs interface.
+ * composed frame, reported through DRM's CRC debugfs interface. A CRTC
+ * goes off at the end of the frame it is scanning out.
  */
+
+/* The longest frame of a mode the connector offers (24 Hz), and a margin. */
+#define VDXG_FRAME_END_TIMEOUT_MS 100
 
 static const char * const vdxg_crc_sources[] = { "auto" };
 
@@ -230,12 +235,34 @@ static void vdxg_crtc_atomic_enable(struct drm_crtc *crtc,
 	drm_crtc_vblank_on(crtc);
 }
 
+/*
+ * Let the frame being scanned out end before the pipe goes off, as a
+ * display pipe does: a disabling commit (and its event) then completes at
+ * a vblank like every other commit, not before the caller can look.
+ */
+static void vdxg_crtc_wait_frame_end(struct drm_crtc *crtc)
+{
+	wait_queue_head_t *queue = drm_crtc_vblank_waitqueue(crtc);
+	u64 frame;
+
+	if (drm_crtc_vblank_get(crtc))
+		return;
+	frame = drm_crtc_vblank_count(crtc);
+	wait_event_timeout(*queue, drm_crtc_vblank_count(crtc) != frame,
+			   msecs_to_jiffies(VDXG_FRAME_END_TIMEOUT_MS));
+	drm_crtc_vblank_put(crtc);
+}
+
 static void vdxg_crtc_atomic_disable(struct drm_crtc *crtc,
 				     struct drm_atomic_state *state)
 {
 	struct vdxg_crtc *vc = to_vdxg_crtc(crtc);
 	int idx;
 
+	if (drm_dev_enter(crtc->dev, &idx)) {
+		vdxg_crtc_wait_frame_end(crtc);
+		drm_dev_exit(idx);
+	}
 	drm_crtc_vblank_off(crtc);
 	if (drm_dev_enter(crtc->dev, &idx)) {
 		unsigned int i;
@@ -267,21 +294,25 @@ static void vdxg_crtc_atomic_flush(struct drm_crtc *crtc,
 
 	/* Unplugged: no FLIP_DONE will come, so complete the commit now. */
 	present = drm_dev_enter(crtc->dev, &idx);
+	/*
+	 * The event and the FLIP it waits for are set together under the
+	 * event lock, so that the FLIP_DONE of an earlier flip never sees
+	 * this event without this FLIP pending (vdxg_crtc_flip_done()).
+	 */
+	spin_lock_irq(&crtc->dev->event_lock);
 	if (event) {
 		crtc->state->event = NULL;
-		spin_lock_irq(&crtc->dev->event_lock);
 		if (present && active && !vc->event &&
 		    !drm_crtc_vblank_get(crtc))
 			vc->event = event;
 		else
 			drm_crtc_send_vblank_event(crtc, event);
-		spin_unlock_irq(&crtc->dev->event_lock);
 	}
-	if (!present)
-		return;
-	if (active)
+	if (present && active)
 		vdxg_crtc_wr(vc, VDXG_CRTC_FLIP, 1);
-	drm_dev_exit(idx);
+	spin_unlock_irq(&crtc->dev->event_lock);
+	if (present)
+		drm_dev_exit(idx);
 }
 
 static const struct drm_crtc_helper_funcs vdxg_crtc_helper_funcs = {
@@ -319,19 +350,36 @@ static int vdxg_crtc_init(struct vdxg_device *vdxg, unsigned int pipe)
 	return vdxg_connector_init(vdxg, vc);
 }
 
-/* FLIP_DONE: the commit's planes are on screen; send its event. */
-static void vdxg_crtc_flip_done(struct vdxg_crtc *vc)
+static bool vdxg_crtc_flip_pending(struct vdxg_crtc *vc)
+{
+	return vdxg_crtc_rd(vc, VDXG_CRTC_STATUS) &
+	       VDXG_CRTC_STATUS_FLIP_PENDING;
+}
+
+/* Send the event of the last commit if it waits (and no FLIP is pending). */
+static void vdxg_crtc_send_event(struct vdxg_crtc *vc, bool unless_pending)
 {
 	struct drm_device *drm = &vc->vdxg->drm;
 	unsigned long flags;
 
 	spin_lock_irqsave(&drm->event_lock, flags);
-	if (vc->event) {
+	if (vc->event && !(unless_pending && vdxg_crtc_flip_pending(vc))) {
 		drm_crtc_send_vblank_event(&vc->base, vc->event);
 		drm_crtc_vblank_put(&vc->base);
 		vc->event = NULL;
 	}
 	spin_unlock_irqrestore(&drm->event_lock, flags);
+}
+
+/*
+ * FLIP_DONE: the commit's planes are on screen; send its event. When a
+ * FLIP is pending again, the one that latched was an earlier commit's
+ * (one without an event, such as a cursor update) and the event waits
+ * for its own FLIP_DONE.
+ */
+static void vdxg_crtc_flip_done(struct vdxg_crtc *vc)
+{
+	vdxg_crtc_send_event(vc, true);
 }
 
 static void vdxg_crtc_vblank(struct vdxg_crtc *vc)
@@ -483,6 +531,6 @@ void vdxg_display_fini(struct vdxg_device *vdxg)
 	disable_work_sync(&vdxg->display.hotplug_work);
 	/* FLIP_DONE will not come for flips pending at unplug. */
 	for (i = 0; i < vdxg->display.num_crtcs; i++)
-		vdxg_crtc_flip_done(&vdxg->display.crtcs[i]);
+		vdxg_crtc_send_event(&vdxg->display.crtcs[i], false);
 	drm_atomic_helper_shutdown(&vdxg->drm);
 }
