@@ -827,15 +827,48 @@ static uint32_t *snapshot(struct bar *pbar, const struct vf_map *m,
 	return out;
 }
 
+/* A PF object in VRAM, mapped, holding a pattern. */
+#define PF_OBJ_SIZE	(4u << 20)
+
+static uint32_t *pf_object(int fd, uint32_t *handle)
+{
+	struct drm_vdxg_gem_create c = {
+		.size = PF_OBJ_SIZE,
+		.flags = DRM_VDXG_GEM_CPU_ACCESS,
+		.num_segments = 1,
+		.segments = { DRM_VDXG_SEGMENT_VRAM },
+	};
+	struct drm_vdxg_gem_mmap_offset mo = { 0 };
+	uint32_t *p;
+
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c));
+	mo.handle = c.handle;
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_MMAP_OFFSET, &mo));
+	p = mmap(NULL, PF_OBJ_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 mo.offset);
+	vtest_assert_f(p != MAP_FAILED, "mmap: %s", strerror(errno));
+	for (uint64_t i = 0; i < PF_OBJ_SIZE / 4; i++)
+		p[i] = pattern(0xf00d, i);
+	*handle = c.handle;
+	return p;
+}
+
+/*
+ * Work on VF 0 leaves VF 1's memory (unbound, seen through the PF's BAR)
+ * and the PF's own objects as they were.
+ */
 static void test_isolation(void)
 {
+	struct drm_vdxg_gem_info gi = { 0 };
+	struct drm_gem_close gc = { 0 };
 	struct vf_map m[NUM_VFS];
 	struct bar pbar;
-	uint32_t *before, *after;
+	uint32_t *before, *after, *pf_obj;
 	size_t n, n2;
 	struct sriov s;
 
 	sriov_begin(&s);
+	pf_obj = pf_object(s.pf_fd, &gi.handle);
 	enable_unbound(&s, m);
 	pbar = map_bar(s.pf, VDXG_BAR_VRAM);
 	for (unsigned int i = 0; i < m[1].count; i++)
@@ -857,6 +890,16 @@ static void test_isolation(void)
 			       "VF 1's memory changed while VF 0 worked "
 			       "(sample %zu: 0x%08x -> 0x%08x)", i, before[i],
 			       after[i]);
+	vtest_assert_ok(vtest_ioctl(s.pf_fd, DRM_IOCTL_VDXG_GEM_INFO, &gi));
+	vtest_assert_eq(gi.segment, DRM_VDXG_SEGMENT_VRAM);
+	for (uint64_t i = 0; i < PF_OBJ_SIZE / 4; i++)
+		vtest_assert_f(pf_obj[i] == pattern(0xf00d, i),
+			       "the PF's object changed while VF 0 worked "
+			       "(dword %llu: 0x%08x)", (unsigned long long)i,
+			       pf_obj[i]);
+	munmap(pf_obj, PF_OBJ_SIZE);
+	gc.handle = gi.handle;
+	vtest_assert_ok(vtest_ioctl(s.pf_fd, DRM_IOCTL_GEM_CLOSE, &gc));
 	free(before);
 	free(after);
 	unmap_bar(&pbar);
@@ -988,7 +1031,8 @@ static const struct vtest_subtest tests[] = {
 	{ "render-paging", test_render_paging,
 	  "render and paging tests on 2 VFs at once, results verified" },
 	{ "isolation", test_isolation,
-	  "work on one VF leaves another VF's memory untouched" },
+	  "work on one VF leaves another VF's memory and the PF's objects "
+	  "untouched" },
 	{ "disable-busy", test_disable_busy,
 	  "disabling VFs with clients open and a job running: ENODEV for "
 	  "them, no warning, memory back" },
