@@ -685,6 +685,17 @@ static void test_export_import(void)
 	close(closed);
 	vtest_assert_eq(vdxg_bo_import(t.vr.dev, closed, &imp), -EBADF);
 	vtest_assert_eq(vdxg_bo_import(t.vr.dev, -1, &imp), -EBADF);
+	/* A pipe cannot seek, but the driver's answer comes first. */
+	{
+		int pfd[2];
+
+		vtest_assert_ok(pipe(pfd));
+		vtest_assert_eq(vdxg_bo_import(t.vr.dev, pfd[0], &imp),
+				-EINVAL);
+		vtest_assert(!imp);
+		close(pfd[0]);
+		close(pfd[1]);
+	}
 
 	/* Exporting a handle the file does not have: ENOENT, no fd. */
 	vtest_assert_eq(vdxg_bo_from_handle(t.vr.dev, 0x7ffffff0, PAGE, &imp),
@@ -697,7 +708,7 @@ static void test_export_import(void)
 	memset(&fake, 0, sizeof(fake));
 	fake.handle = 1;
 	fake.size = PAGE;
-	vtest_assert_eq(vdxg_bo_export(&fake, &fd), -EINVAL);
+	vtest_assert_eq(vdxg_bo_export(&fake, &fd), -ENODEV);
 	vtest_assert_eq(fd, -1);
 
 	/*
@@ -1479,8 +1490,8 @@ static void test_strerror(void)
 		{ ENOENT, "an unknown handle, framebuffer, CRTC, context or "
 			  "syncobj" },
 		{ E2BIG, "over a limit: command size, allocations, patches, "
-			 "clips (DRM_VDXG_PARAM_MAX_*) or an object no segment "
-			 "can hold" },
+			 "clips (DRM_VDXG_PARAM_MAX_*) or an object larger "
+			 "than memory" },
 		{ EIO, "the context was banned after a GPU hang or fault" },
 		{ EBUSY, "busy: a flip is already pending, or the object is in "
 			 "use" },
@@ -1507,6 +1518,9 @@ static void test_strerror(void)
 		vtest_assert_str_eq(vdxg_strerror(others[i]), want);
 		vtest_assert_str_eq(vdxg_strerror(-others[i]), want);
 	}
+	/* INT_MIN has no positive counterpart: strerror's text for it. */
+	snprintf(want, sizeof(want), "%s", strerror(INT_MIN));
+	vtest_assert_str_eq(vdxg_strerror(INT_MIN), want);
 
 	/* What real failures read like. */
 	lt_open(&t);

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <stdlib.h>
@@ -204,7 +205,7 @@ int vdxg_bo_export(struct vdxg_bo *bo, int *fd)
 
 	*fd = -1;
 	if (!bo->dev)
-		return -EINVAL;
+		return -ENODEV;
 	errno = 0;
 	ret = drm_ret(drmPrimeHandleToFD(bo->dev->fd, bo->handle,
 					 DRM_CLOEXEC | DRM_RDWR, fd));
@@ -220,13 +221,17 @@ int vdxg_bo_import(struct vdxg_device *dev, int fd, struct vdxg_bo **out)
 	int ret;
 
 	*out = NULL;
-	size = lseek(fd, 0, SEEK_END);
-	if (size < 0)
-		return -errno;
 	errno = 0;
 	ret = drm_ret(drmPrimeFDToHandle(dev->fd, fd, &handle));
 	if (ret)
 		return ret;
+	/* A dma-buf's size is where a seek to its end lands. */
+	size = lseek(fd, 0, SEEK_END);
+	if (size < 0) {
+		ret = -errno;
+		gem_close(dev, handle);
+		return ret;
+	}
 	/*
 	 * Importing an object this device already has gives its handle again
 	 * (GEM keeps one handle per object and file): a second vdxg_bo on it
@@ -584,7 +589,7 @@ static const struct {
 		  "CAP_SYS_NICE or DRM master, or a flip without DRM master" },
 	{ ENOENT, "an unknown handle, framebuffer, CRTC, context or syncobj" },
 	{ E2BIG, "over a limit: command size, allocations, patches, clips "
-		 "(DRM_VDXG_PARAM_MAX_*) or an object no segment can hold" },
+		 "(DRM_VDXG_PARAM_MAX_*) or an object larger than memory" },
 	{ EIO, "the context was banned after a GPU hang or fault" },
 	{ EBUSY, "busy: a flip is already pending, or the object is in use" },
 	{ ETIME, "timed out" },
@@ -597,7 +602,7 @@ const char *vdxg_strerror(int err)
 {
 	size_t i;
 
-	if (err < 0)
+	if (err < 0 && err != INT_MIN)
 		err = -err;
 	for (i = 0; i < sizeof(vdxg_errors) / sizeof(vdxg_errors[0]); i++)
 		if (vdxg_errors[i].err == err)

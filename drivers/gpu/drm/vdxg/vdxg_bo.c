@@ -207,9 +207,9 @@ static int vdxg_bo_places(struct vdxg_device *vdxg, struct vdxg_bo *bo,
  * @resv: for an imported object, the exporter's reservation object
  * @out: the object, with one reference
  *
- * Return: 0, -EINVAL for bad arguments, -E2BIG for a size no segment can
- * hold, -EOPNOTSUPP on a device without a paging engine, or the error of
- * placing it.
+ * Return: 0, -EINVAL for bad arguments, -E2BIG for a size over the
+ * system's memory, -EOPNOTSUPP on a device without a paging engine, or the
+ * error of placing it (-ENOMEM when no segment of the set has room).
  */
 int vdxg_bo_create_sg(struct vdxg_device *vdxg, u64 size, u32 flags,
 		      const u32 *segments, u32 num_segments,
