@@ -66,8 +66,7 @@ static vm_fault_t vdxg_bo_fault_visible(struct ttm_buffer_object *tbo)
 	unsigned int i;
 	int ret;
 
-	if (!res || res->mem_type != TTM_PL_VRAM ||
-	    vdxg_ttm_gpu_addr(vdxg, res) + res->size <= vdxg->vram_bar_size)
+	if (!res || vdxg_ttm_cpu_visible(vdxg, res))
 		return 0;
 	if (tbo->pin_count)
 		return VM_FAULT_SIGBUS;

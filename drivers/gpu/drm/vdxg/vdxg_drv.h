@@ -179,6 +179,14 @@ extern const struct dev_pm_ops vdxg_pm_ops;
 /* vdxg_ttm.c */
 int vdxg_ttm_init(struct vdxg_device *vdxg);
 u64 vdxg_ttm_gpu_addr(struct vdxg_device *vdxg, const struct ttm_resource *res);
+bool vdxg_ttm_cpu_visible(struct vdxg_device *vdxg,
+			  const struct ttm_resource *res);
+
+/* The VRAM offset (and GPU address) of page @pfn of TTM's VRAM segment. */
+static inline u64 vdxg_vram_offset(u64 pfn)
+{
+	return VDXG_KMEM_SIZE + (pfn << PAGE_SHIFT);
+}
 
 /* vdxg_irq.c */
 int vdxg_irq_init(struct vdxg_device *vdxg);

@@ -38,11 +38,6 @@
  * which range of the PF's VRAM backs each part of a VF's BAR.
  */
 
-static u64 vdxg_sriov_range_offset(const struct drm_mm_node *node)
-{
-	return VDXG_KMEM_SIZE + ((u64)node->start << PAGE_SHIFT);
-}
-
 /* Write VF @vf's backing table from @svf and apply it. */
 static int vdxg_sriov_program(struct vdxg_device *vdxg, unsigned int vf,
 			      const struct vdxg_sriov_vf *svf)
@@ -54,7 +49,7 @@ static int vdxg_sriov_program(struct vdxg_device *vdxg, unsigned int vf,
 	if (!drm_dev_enter(&vdxg->drm, &idx))
 		return -ENODEV;
 	for (i = 0; i <= n && i < VDXG_MAX_BACKING_RANGES; i++) {
-		u64 off = i < n ? vdxg_sriov_range_offset(&svf->nodes[i]) : 0;
+		u64 off = i < n ? vdxg_vram_offset(svf->nodes[i].start) : 0;
 		u64 len = i < n ? (u64)svf->nodes[i].size << PAGE_SHIFT : 0;
 
 		vdxg_wr(vdxg, VDXG_REG_BACKING_SELECT,
@@ -124,14 +119,13 @@ static void vdxg_sriov_disable(struct vdxg_device *vdxg)
 static int vdxg_sriov_enable(struct vdxg_device *vdxg, unsigned int num_vfs)
 {
 	unsigned int vf;
-	int ret = 0;
+	int ret;
 
-	for (vf = 0; vf < num_vfs && !ret; vf++)
+	/* A VF whose provisioning fails cleans up after itself. */
+	for (vf = 0; vf < num_vfs; vf++) {
 		ret = vdxg_sriov_provision(vdxg, vf);
-	if (ret) {
-		/* The VF that failed cleaned up after itself. */
-		vf--;
-		goto err;
+		if (ret)
+			goto err;
 	}
 
 	ret = pci_enable_sriov(vdxg->pdev, num_vfs);
@@ -241,7 +235,7 @@ static void vdxg_sriov_range(struct vdxg_device *vdxg,
 	for (i = 0; i < r->resource_index; i++)
 		bar_offset += (u64)svf->nodes[i].size << PAGE_SHIFT;
 	r->bar = VDXG_BAR_VRAM;
-	r->vram_offset = vdxg_sriov_range_offset(&svf->nodes[i]);
+	r->vram_offset = vdxg_vram_offset(svf->nodes[i].start);
 	r->length = (u64)svf->nodes[i].size << PAGE_SHIFT;
 	r->bar_offset = bar_offset;
 	if (r->vram_offset + r->length <= vdxg->vram_bar_size)

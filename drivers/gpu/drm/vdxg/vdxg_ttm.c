@@ -49,13 +49,11 @@ static const struct ttm_place vdxg_sys_place = {
  */
 u64 vdxg_ttm_gpu_addr(struct vdxg_device *vdxg, const struct ttm_resource *res)
 {
-	u64 offset = (u64)res->start << PAGE_SHIFT;
-
 	switch (res->mem_type) {
 	case TTM_PL_VRAM:
-		return VDXG_KMEM_SIZE + offset;
+		return vdxg_vram_offset(res->start);
 	case TTM_PL_TT:
-		return vdxg->aperture_base + offset;
+		return vdxg->aperture_base + ((u64)res->start << PAGE_SHIFT);
 	default:
 		return 0;
 	}
@@ -251,21 +249,34 @@ out:
 	return ret;
 }
 
+/**
+ * vdxg_ttm_cpu_visible - can the CPU reach this place
+ * @vdxg: the device
+ * @res: a place of an object
+ *
+ * Return: false for VRAM beyond the VRAM BAR, true otherwise.
+ */
+bool vdxg_ttm_cpu_visible(struct vdxg_device *vdxg,
+			  const struct ttm_resource *res)
+{
+	return res->mem_type != TTM_PL_VRAM ||
+	       vdxg_ttm_gpu_addr(vdxg, res) + res->size <= vdxg->vram_bar_size;
+}
+
 static int vdxg_io_mem_reserve(struct ttm_device *bdev,
 			       struct ttm_resource *mem)
 {
 	struct vdxg_device *vdxg = container_of(bdev, struct vdxg_device, ttm);
-	u64 offset;
 
 	switch (mem->mem_type) {
 	case TTM_PL_SYSTEM:
 	case TTM_PL_TT:
 		return 0;
 	case TTM_PL_VRAM:
-		offset = vdxg_ttm_gpu_addr(vdxg, mem);
-		if (offset + mem->size > vdxg->vram_bar_size)
-			return -EINVAL;	/* CPU-invisible VRAM */
-		mem->bus.offset = vdxg->vram_bar_start + offset;
+		if (!vdxg_ttm_cpu_visible(vdxg, mem))
+			return -EINVAL;	/* vdxg_gem_fault() moves it first */
+		mem->bus.offset = vdxg->vram_bar_start +
+				  vdxg_ttm_gpu_addr(vdxg, mem);
 		mem->bus.is_iomem = true;
 		mem->bus.caching = ttm_write_combined;
 		return 0;
