@@ -238,7 +238,10 @@ static void vdxg_crtc_atomic_enable(struct drm_crtc *crtc,
 /*
  * Let the frame being scanned out end before the pipe goes off, as a
  * display pipe does: a disabling commit (and its event) then completes at
- * a vblank like every other commit, not before the caller can look.
+ * a vblank like every other commit, not before the caller can look. This
+ * is drm_crtc_wait_one_vblank() without its WARN on a late vblank: the
+ * longest frame (24 Hz) leaves little margin to its 100 ms timeout when
+ * the GPU is emulated, and a late frame here only delays the disable.
  */
 static void vdxg_crtc_wait_frame_end(struct drm_crtc *crtc)
 {
