@@ -50,6 +50,7 @@ SKIP = {"skip"}
 BENIGN_DMESG = [
     re.compile(r"hrtimer: interrupt took \d+ ns"),
     re.compile(r"clocksource: timekeeping watchdog on CPU\d+: Marking clocksource 'tsc' as unstable"),
+    re.compile(r"clocksource: timekeeping watchdog on CPU\d+: wd-tsc-wd excessive read-back delay of \d+ns vs\. limit of \d+ns, wd-wd read-back delay only \d+ns, attempt \d+, marking tsc unstable"),
     re.compile(r"clocksource: +'(hpet|tsc)' (wd|cs)_nsec: "),
     re.compile(r"clocksource: +Clocksource 'tsc' skewed "),
     re.compile(r"clocksource: +'tsc' is current clocksource"),
