@@ -128,6 +128,8 @@ typedef struct VdxgEngine {
     uint32_t buf_len;
     uint32_t buf_off;           /* byte offset of the current operation */
     uint64_t op_progress;       /* bytes, GART entries or pixels done */
+    uint32_t progress;          /* PROGRESS: work done on the entry */
+    bool waiting;               /* STATUS.WAITING: in an unmet WAIT */
     VdxgRender rd;              /* RENDER only */
 
     /* Fixed at realize, kept by an engine reset: from here on */
@@ -355,6 +357,7 @@ static const uint32_t vdxg_msix_vector_sources[VDXG_MSIX_VECTORS] = {
     [VDXG_ENG_FENCE_VALUE_LO / 4] = e " FENCE_VALUE_LO",                   \
     [VDXG_ENG_FENCE_VALUE_HI / 4] = e " FENCE_VALUE_HI",                   \
     [VDXG_ENG_RESET / 4]          = e " RESET",                            \
+    [VDXG_ENG_PROGRESS / 4]       = e " PROGRESS",                         \
 }
 
 /* Names of the engine registers, by engine and offset / 4 */
@@ -2324,6 +2327,7 @@ static bool vdxg_engine_fetch(VdxgState *s, VdxgEngine *e, int64_t *budget,
     }
     /* Each entry starts with no surface bound. */
     vdxg_engine_drop_entry(e);
+    e->progress = 0;
     e->busy = true;
     e->cmd = dw[VDXG_RING_DW_CMD];
     e->seqno = vdxg_dw64(dw, VDXG_RING_DW_SEQNO_LO);
@@ -2392,15 +2396,23 @@ static void vdxg_engine_bh(void *opaque)
             }
         }
         r = VDXG_RUN_DONE;
+        e->waiting = false;
         while (r == VDXG_RUN_DONE && e->buf_off < e->buf_len) {
-            r = budget > 0 ? vdxg_engine_op(s, e, &budget, &opcode, &err) :
-                             VDXG_RUN_YIELD;
+            if (budget <= 0) {
+                r = VDXG_RUN_YIELD;
+                break;
+            }
+            r = vdxg_engine_op(s, e, &budget, &opcode, &err);
+            if (r == VDXG_RUN_DONE || r == VDXG_RUN_YIELD) {
+                e->progress++;
+            }
         }
         switch (r) {
         case VDXG_RUN_FAULT:
             vdxg_engine_fault(s, e, &err, opcode, e->context);
             return;
         case VDXG_RUN_WAIT:
+            e->waiting = true;
             trace_vdxg_engine_wait(e->index, e->head, e->buf_off);
             timer_mod(e->wait_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                                      VDXG_WAIT_POLL_NS);
@@ -2483,6 +2495,9 @@ static uint32_t vdxg_engine_status(VdxgEngine *e)
     }
     if (e->halted) {
         status |= VDXG_ENG_STATUS_HALTED;
+    }
+    if (e->busy && e->waiting) {
+        status |= VDXG_ENG_STATUS_WAITING;
     }
     return status;
 }
@@ -4404,6 +4419,9 @@ static bool vdxg_engine_read(VdxgState *s, hwaddr addr, uint32_t *val)
     case VDXG_ENG_FENCE_VALUE_HI:
         *val = extract64(e->fence_value, 32, 32);
         break;
+    case VDXG_ENG_PROGRESS:
+        *val = e->progress;
+        break;
     case VDXG_ENG_DOORBELL:
     case VDXG_ENG_RESET:
         /* Write-only registers read as zero. */
@@ -4464,6 +4482,7 @@ static bool vdxg_engine_write(VdxgState *s, hwaddr addr, uint32_t val)
     case VDXG_ENG_STATUS:
     case VDXG_ENG_FENCE_VALUE_LO:
     case VDXG_ENG_FENCE_VALUE_HI:
+    case VDXG_ENG_PROGRESS:
         vdxg_guest_error("write to read-only register", addr, val);
         break;
     default:
@@ -5198,6 +5217,8 @@ static const VMStateDescription vmstate_vdxg_engine = {
         VMSTATE_UINT64(fence_addr, VdxgEngine),
         VMSTATE_UINT64(fence_value, VdxgEngine),
         VMSTATE_BOOL(busy, VdxgEngine),
+        VMSTATE_UINT32(progress, VdxgEngine),
+        VMSTATE_BOOL(waiting, VdxgEngine),
         VMSTATE_UINT32(cmd, VdxgEngine),
         VMSTATE_UINT32(context, VdxgEngine),
         VMSTATE_UINT64(seqno, VdxgEngine),

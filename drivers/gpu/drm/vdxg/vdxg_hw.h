@@ -129,6 +129,12 @@
  * bad value faults with VDXG_FAULT_RING. Clearing ENABLE pauses the engine
  * (an entry in progress resumes when ENABLE is set again). A fault halts
  * the engine until RESET, which returns the engine's registers to 0.
+ *
+ * PROGRESS tells a slow entry from a stuck one: it is zeroed when the
+ * engine fetches an entry and counts the work done on it since, one for
+ * each command completed and one for each slice of a long command (a
+ * transfer, fill or draw the engine splits to stay responsive). A WAIT
+ * whose value has not arrived adds nothing and sets STATUS_WAITING.
  */
 #define VDXG_ENGINE_RENDER		0
 #define VDXG_ENGINE_PAGING		1
@@ -147,11 +153,13 @@
 #define VDXG_ENG_STATUS			0x1c	/* RO */
 #define   VDXG_ENG_STATUS_IDLE		BIT(0)	/* HEAD == TAIL, none running */
 #define   VDXG_ENG_STATUS_HALTED	BIT(1)	/* stopped on a fault */
+#define   VDXG_ENG_STATUS_WAITING	BIT(2)	/* stalled in an unmet WAIT */
 #define VDXG_ENG_FENCE_ADDR_LO		0x20	/* RW: GPU address, 8 B aligned */
 #define VDXG_ENG_FENCE_ADDR_HI		0x24
 #define VDXG_ENG_FENCE_VALUE_LO		0x28	/* RO: last completed seqno */
 #define VDXG_ENG_FENCE_VALUE_HI		0x2c
 #define VDXG_ENG_RESET			0x30	/* WO: bit 0 resets this engine */
+#define VDXG_ENG_PROGRESS		0x34	/* RO: work done on the entry */
 
 /* Ring entry: eight dwords. */
 #define VDXG_RING_ENTRY_SIZE		32
