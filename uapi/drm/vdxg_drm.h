@@ -122,7 +122,13 @@ struct drm_vdxg_get_param {
 
 /* The object must stay CPU-accessible: VRAM only in its visible part. */
 #define DRM_VDXG_GEM_CPU_ACCESS		0x1
-/* Skip clear-on-allocate. Only for objects the caller fully overwrites. */
+/*
+ * Skip clear-on-allocate, for objects the caller fully overwrites. Freed
+ * VRAM keeps what its last owner (any client) wrote, so the flag is
+ * honoured only for a caller with CAP_SYS_ADMIN; for anyone else it is
+ * accepted and the object is cleared all the same. Objects placed first in
+ * the aperture or system memory get zeroed pages either way.
+ */
 #define DRM_VDXG_GEM_NO_CLEAR		0x2
 #define DRM_VDXG_GEM_FLAGS		(DRM_VDXG_GEM_CPU_ACCESS | \
 					 DRM_VDXG_GEM_NO_CLEAR)
@@ -162,8 +168,8 @@ struct drm_vdxg_gem_mmap_offset {
  * struct drm_vdxg_gem_wait - argument of DRM_IOCTL_VDXG_GEM_WAIT
  * @handle: GEM handle
  * @flags: must be zero
- * @timeout_ns: relative timeout; 0 polls. -ETIME when it expires, -EBUSY
- *	when polling a busy object.
+ * @timeout_ns: relative timeout; 0 polls without sleeping. -ETIME when it
+ *	expires, -EBUSY when polling a busy object.
  */
 struct drm_vdxg_gem_wait {
 	__u32 handle;
@@ -178,12 +184,16 @@ struct drm_vdxg_gem_wait {
  * @gpu_addr: out: its GPU address now (0 in system memory, which the GPU
  *	reaches only through page lists or the aperture)
  * @size: out: its size
+ * @flags: must be zero (-EINVAL)
+ * @pad: must be zero (-EINVAL)
  */
 struct drm_vdxg_gem_info {
 	__u32 handle;
 	__u32 segment;
 	__u64 gpu_addr;
 	__u64 size;
+	__u32 flags;
+	__u32 pad;
 };
 
 /**
@@ -194,12 +204,16 @@ struct drm_vdxg_gem_info {
  *	if needed; it must be in the object's preferred segment set
  *	(-EINVAL otherwise). The move is queued on the paging engine:
  *	GEM_WAIT waits for it.
+ * @flags: must be zero (-EINVAL)
+ * @pad: must be zero (-EINVAL)
  *
  * WDDM's MakeResident, for one object and an explicit segment.
  */
 struct drm_vdxg_gem_make_resident {
 	__u32 handle;
 	__u32 segment;
+	__u32 flags;
+	__u32 pad;
 };
 
 /* Engines a context can submit to. */
@@ -330,7 +344,16 @@ struct drm_vdxg_sync {
  * outside its allocation, -EACCES a write through an allocation without
  * DRM_VDXG_ALLOC_WRITE, -E2BIG a buffer or list over its limit, -ENOENT an
  * unknown GEM or syncobj handle, -EFAULT a bad pointer, -EIO a banned
- * context, -ENOMEM when the allocations do not fit together.
+ * context or file, -ENOMEM when the allocations do not fit together.
+ *
+ * Limits: a file's queued jobs hold at most 256 KiB of command buffers
+ * (a quarter of the kernel's DMA-buffer pool); past that SUBMIT waits for
+ * the file's own jobs to finish (and returns -EINTR or restarts on a
+ * signal). A context whose job hangs or faults the GPU is banned; a file
+ * whose contexts do so 5 times within 60 s is banned as a whole: every
+ * context of it, and CONTEXT_CREATE, then fail with -EIO. A job is allowed
+ * as long as it keeps the GPU making progress, up to 10 job timeouts
+ * (module parameter ``job_timeout_ms``, 2 s by default).
  */
 struct drm_vdxg_submit {
 	__u32 ctx_id;
@@ -434,14 +457,16 @@ struct drm_vdxg_rect {
  * @out_syncobj: a syncobj that receives the present's fence (signalled
  *	when the blit is done, or when the flip is on screen), or 0
  * @clips: BLIT: user pointer to struct drm_vdxg_rect[], in @dst
- *	coordinates; each is clipped to @dst and to the source's image
+ *	coordinates; each is clipped to @dst and to the source's image; 0
+ *	when @num_clips is 0 (-EINVAL otherwise)
  * @user_data: FLIP: the event's user data
  *
  * A blit is a command buffer the kernel builds (SET_SURFACE, COPY_RECT per
  * clip) and runs through SUBMIT's validation, residency, patching and
  * scheduling, with implicit sync on both objects. A flip is an atomic
  * page flip of the CRTC's primary plane at the next vblank. Errors:
- * -EINVAL bad mode, flags, format, rectangle or padding; -ENOENT an unknown
+ * -EINVAL bad mode, flags, format, rectangle or padding; -EOPNOTSUPP a
+ * framebuffer or a flip on a render-only device (a VF); -ENOENT an unknown
  * handle, framebuffer, CRTC, context or syncobj; -ERANGE a surface outside
  * its object; -E2BIG too many clips; -EBUSY a flip already pending; the
  * errors of SUBMIT.

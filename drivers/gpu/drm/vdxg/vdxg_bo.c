@@ -3,6 +3,7 @@
  * Copyright 2026 The vdxg authors
  */
 
+#include <linux/capability.h>
 #include <linux/dma-resv.h>
 #include <linux/mm.h>
 
@@ -25,7 +26,10 @@
  * memory under pressure; every move runs as paging operations.
  *
  * ``DRM_VDXG_GEM_CPU_ACCESS`` keeps a VRAM placement inside the VRAM BAR;
- * ``DRM_VDXG_GEM_NO_CLEAR`` skips the clear on first placement in VRAM.
+ * ``DRM_VDXG_GEM_NO_CLEAR`` skips the clear on first placement in VRAM, for
+ * a caller with CAP_SYS_ADMIN only: freed VRAM still holds what its last
+ * owner wrote, so for anyone else the object is cleared all the same.
+ * Aperture and system pages always come zeroed from the page allocator.
  * Objects are mapped to the CPU through TTM's fault handler at the offset
  * GEM_MMAP_OFFSET returns; a fault on an object in VRAM beyond the BAR
  * (when the BAR could not be resized to all of VRAM) first moves it into
@@ -230,6 +234,7 @@ int vdxg_bo_create_sg(struct vdxg_device *vdxg, u64 size, u32 flags,
 	if (!bo)
 		return -ENOMEM;
 	bo->flags = flags;
+	bo->mem_type = TTM_NUM_MEM_TYPES;
 
 	ret = vdxg_bo_places(vdxg, bo, segments, num_segments);
 	if (ret) {
@@ -273,6 +278,7 @@ int vdxg_gem_create_ioctl(struct drm_device *drm, void *data,
 			  struct drm_file *file)
 {
 	struct drm_vdxg_gem_create *args = data;
+	u32 flags = args->flags;
 	struct vdxg_bo *bo;
 	u32 i;
 	int ret;
@@ -282,8 +288,11 @@ int vdxg_gem_create_ioctl(struct drm_device *drm, void *data,
 	for (i = args->num_segments; i < ARRAY_SIZE(args->segments); i++)
 		if (args->segments[i])
 			return -EINVAL;
+	/* Freed memory holds other clients' data: only root may see it. */
+	if (!capable(CAP_SYS_ADMIN))
+		flags &= ~DRM_VDXG_GEM_NO_CLEAR;
 
-	ret = vdxg_bo_create(to_vdxg(drm), args->size, args->flags,
+	ret = vdxg_bo_create(to_vdxg(drm), args->size, flags,
 			     args->segments, args->num_segments, &bo);
 	if (ret)
 		return ret;
@@ -317,13 +326,19 @@ int vdxg_gem_wait_ioctl(struct drm_device *drm, void *data,
 	if (!obj)
 		return -ENOENT;
 
+	/* dma_resv_wait_timeout() would sleep a jiffy on a 0 timeout. */
+	if (!args->timeout_ns) {
+		ret = dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP);
+		drm_gem_object_put(obj);
+		return ret ? 0 : -EBUSY;
+	}
 	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP, true,
 				    min_t(u64, nsecs_to_jiffies64(args->timeout_ns),
 					  MAX_SCHEDULE_TIMEOUT));
 	drm_gem_object_put(obj);
 
 	if (!ret)
-		return args->timeout_ns ? -ETIME : -EBUSY;
+		return -ETIME;
 	return ret < 0 ? ret : 0;
 }
 
@@ -347,6 +362,8 @@ int vdxg_gem_info_ioctl(struct drm_device *drm, void *data,
 	struct drm_gem_object *obj;
 	int ret;
 
+	if (args->flags || args->pad)
+		return -EINVAL;
 	obj = drm_gem_object_lookup(file, args->handle);
 	if (!obj)
 		return -ENOENT;
@@ -374,6 +391,8 @@ int vdxg_gem_make_resident_ioctl(struct drm_device *drm, void *data,
 	u32 i;
 	int ret;
 
+	if (args->flags || args->pad)
+		return -EINVAL;
 	obj = drm_gem_object_lookup(file, args->handle);
 	if (!obj)
 		return -ENOENT;

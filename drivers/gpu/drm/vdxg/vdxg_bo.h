@@ -27,6 +27,7 @@ struct vdxg_device;
  * @gpu_places: @places without system memory, which the engines do not
  *	reach; empty for an object the GPU cannot use
  * @gpu_placement: @gpu_places as a TTM placement
+ * @mem_type: the TTM memory type it was last moved to, for fdinfo
  */
 struct vdxg_bo {
 	struct ttm_buffer_object tbo;
@@ -35,6 +36,7 @@ struct vdxg_bo {
 	struct ttm_placement placement;
 	struct ttm_place gpu_places[DRM_VDXG_MAX_SEGMENTS];
 	struct ttm_placement gpu_placement;
+	u32 mem_type;
 };
 
 static inline struct vdxg_bo *to_vdxg_bo(struct ttm_buffer_object *tbo)

@@ -4,6 +4,7 @@
  */
 
 #include <linux/capability.h>
+#include <linux/ktime.h>
 #include <linux/slab.h>
 
 #include <drm/drm_auth.h>
@@ -13,6 +14,7 @@
 
 #include "vdxg_bo.h"
 #include "vdxg_drv.h"
+#include "vdxg_hang.h"
 #include "vdxg_render.h"
 
 /**
@@ -27,6 +29,14 @@
  * A context whose job hung the engine is guilty: the scheduler cancels its
  * queued jobs and further submissions fail with -EIO. Destroying a context
  * lets its queued jobs run.
+ *
+ * A new context is free, so guilt also goes to the file: one guilty of
+ * %VDXG_BAN_HANGS resets within %VDXG_BAN_WINDOW_S seconds is banned.
+ * All its contexts become guilty, and it can create no more contexts and
+ * submit no more jobs (-EIO). A file has at most %VDXG_MAX_CONTEXTS
+ * contexts (-ENOSPC), and its queued jobs hold at most
+ * %VDXG_MAX_QUEUED_BYTES of the shared DMA-buffer pool: past that SUBMIT
+ * waits for the file's own jobs, so that no client can fill the pool.
  */
 
 static void vdxg_file_release(struct kref *kref)
@@ -87,6 +97,89 @@ static void vdxg_context_destroy(struct vdxg_context *ctx)
 }
 
 /**
+ * vdxg_file_charge_hang - count a guilty reset against a file
+ * @vf: the file
+ *
+ * The %VDXG_BAN_HANGS-th within %VDXG_BAN_WINDOW_S seconds bans the file:
+ * every context it has becomes guilty, so its queued jobs are cancelled.
+ */
+void vdxg_file_charge_hang(struct vdxg_file *vf)
+{
+	struct vdxg_context *ctx;
+	unsigned long id;
+	bool ban;
+
+	spin_lock(&vf->ban_lock);
+	ban = vdxg_hang_ban(vf->hangs, VDXG_BAN_HANGS, &vf->next_hang,
+			    ktime_get_ns(), VDXG_BAN_WINDOW_S * NSEC_PER_SEC);
+	spin_unlock(&vf->ban_lock);
+	if (!ban || atomic_xchg(&vf->banned, 1))
+		return;
+
+	drm_err_ratelimited(&vf->vdxg->drm,
+			    "a client hung the GPU %d times in %d s: banned\n",
+			    VDXG_BAN_HANGS, VDXG_BAN_WINDOW_S);
+	xa_lock(&vf->contexts);
+	xa_for_each(&vf->contexts, id, ctx)
+		atomic_set(&ctx->guilty, 1);
+	xa_unlock(&vf->contexts);
+	wake_up_all(&vf->queue_wait);
+}
+
+static bool vdxg_file_try_queue(struct vdxg_file *vf, u32 bytes)
+{
+	int old = atomic_read(&vf->queued);
+
+	/* A job alone may always go; the pool has room for the largest. */
+	do {
+		if (old && old + bytes > VDXG_MAX_QUEUED_BYTES)
+			return false;
+	} while (!atomic_try_cmpxchg(&vf->queued, &old, old + bytes));
+	return true;
+}
+
+/* The wait condition: banned, or the bytes are taken (*queued). */
+static bool vdxg_file_may_queue(struct vdxg_file *vf, u32 bytes, bool *queued)
+{
+	if (atomic_read(&vf->banned))
+		return true;
+	*queued = vdxg_file_try_queue(vf, bytes);
+	return *queued;
+}
+
+/**
+ * vdxg_file_queue_bytes - account a job's DMA buffer to its file
+ * @vf: the file
+ * @bytes: the buffer's size
+ *
+ * Waits while the file's queued jobs hold %VDXG_MAX_QUEUED_BYTES.
+ *
+ * Return: 0, -EIO once the file is banned, or -ERESTARTSYS.
+ */
+int vdxg_file_queue_bytes(struct vdxg_file *vf, u32 bytes)
+{
+	bool queued = false;
+	int ret;
+
+	ret = wait_event_interruptible(vf->queue_wait,
+				       vdxg_file_may_queue(vf, bytes, &queued));
+	if (ret)
+		return ret;
+	return queued ? 0 : -EIO;
+}
+
+/**
+ * vdxg_file_unqueue_bytes - a job's DMA buffer is free again
+ * @vf: the file
+ * @bytes: the buffer's size
+ */
+void vdxg_file_unqueue_bytes(struct vdxg_file *vf, u32 bytes)
+{
+	atomic_sub(bytes, &vf->queued);
+	wake_up_all(&vf->queue_wait);
+}
+
+/**
  * vdxg_file_open - set up a new file's state
  * @vdxg: the device
  * @file: the file
@@ -102,6 +195,8 @@ int vdxg_file_open(struct vdxg_device *vdxg, struct drm_file *file)
 	vf->vdxg = vdxg;
 	kref_init(&vf->refcount);
 	xa_init_flags(&vf->contexts, XA_FLAGS_ALLOC1);
+	init_waitqueue_head(&vf->queue_wait);
+	spin_lock_init(&vf->ban_lock);
 	file->driver_priv = vf;
 	return 0;
 }
@@ -147,7 +242,8 @@ static int vdxg_priority(u32 priority, enum drm_sched_priority *out)
  *
  * Return: 0, -EINVAL for a bad engine, priority or flags, -EACCES for a
  * high priority without CAP_SYS_NICE or DRM master, -ENODEV without a
- * render engine, -ENOMEM.
+ * render engine, -EIO for a banned file, -ENOSPC when the file has
+ * %VDXG_MAX_CONTEXTS contexts, -ENOMEM.
  */
 int vdxg_context_create_ioctl(struct drm_device *drm, void *data,
 			      struct drm_file *file)
@@ -158,6 +254,7 @@ int vdxg_context_create_ioctl(struct drm_device *drm, void *data,
 	struct drm_gpu_scheduler *sched = &vdxg->render.engine.sched;
 	enum drm_sched_priority prio;
 	struct vdxg_context *ctx;
+	u32 id;
 	int ret;
 
 	if (args->engine != DRM_VDXG_ENGINE_RENDER || args->flags ||
@@ -168,23 +265,40 @@ int vdxg_context_create_ioctl(struct drm_device *drm, void *data,
 	if (args->priority == DRM_VDXG_PRIORITY_HIGH &&
 	    !capable(CAP_SYS_NICE) && !drm_is_current_master(file))
 		return -EACCES;
+	if (atomic_read(&vf->banned))
+		return -EIO;
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return -ENOMEM;
 	kref_init(&ctx->refcount);
 	mutex_init(&ctx->lock);
-	ctx->file = vf;
 	ret = drm_sched_entity_init(&ctx->entity, prio, &sched, 1,
 				    &ctx->guilty);
 	if (ret)
 		goto err_free;
 
-	ret = xa_alloc(&vf->contexts, &ctx->id, ctx, xa_limit_32b, GFP_KERNEL);
-	if (ret)
+	/* Reserve the id; the context becomes visible only when complete. */
+	ret = xa_alloc(&vf->contexts, &id, NULL,
+		       XA_LIMIT(1, VDXG_MAX_CONTEXTS), GFP_KERNEL);
+	if (ret) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
 		goto err_entity;
+	}
+	ctx->id = id;
+	ctx->file = vf;
 	kref_get(&vf->refcount);
-	args->ctx_id = ctx->id;
+	/*
+	 * A ban after the check above bans this one too: either it sees the
+	 * context here, or the context sees the ban (both under the lock).
+	 * The slot is reserved, so the store allocates nothing.
+	 */
+	xa_lock(&vf->contexts);
+	if (atomic_read(&vf->banned))
+		atomic_set(&ctx->guilty, 1);
+	__xa_store(&vf->contexts, id, ctx, GFP_NOWAIT);
+	xa_unlock(&vf->contexts);
+	args->ctx_id = id;
 	return 0;
 
 err_entity:
@@ -242,7 +356,12 @@ int vdxg_reset_status_ioctl(struct drm_device *drm, void *data,
 	return 0;
 }
 
-/* Bytes of the file's objects by where they are now. */
+/*
+ * Bytes of the file's objects by where they are now. The resource an
+ * object points at may be freed by an eviction at any time, so this reads
+ * the segment the object records under its reservation at each move, not
+ * the resource.
+ */
 static void vdxg_fdinfo_memory(struct drm_file *file, u64 *bytes)
 {
 	struct drm_gem_object *obj;
@@ -252,10 +371,10 @@ static void vdxg_fdinfo_memory(struct drm_file *file, u64 *bytes)
 	idr_for_each_entry(&file->object_idr, obj, id) {
 		struct ttm_buffer_object *tbo =
 			container_of(obj, struct ttm_buffer_object, base);
-		struct ttm_resource *res = READ_ONCE(tbo->resource);
+		u32 mem_type = READ_ONCE(to_vdxg_bo(tbo)->mem_type);
 
-		if (res && res->mem_type < TTM_NUM_MEM_TYPES)
-			bytes[res->mem_type] += obj->size;
+		if (mem_type < TTM_NUM_MEM_TYPES)
+			bytes[mem_type] += obj->size;
 	}
 	spin_unlock(&file->table_lock);
 }

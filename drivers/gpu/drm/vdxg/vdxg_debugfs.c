@@ -14,6 +14,7 @@
 #include <drm/ttm/ttm_resource.h>
 
 #include "vdxg_drv.h"
+#include "vdxg_fault.h"
 
 /**
  * DOC: debugfs
@@ -37,6 +38,10 @@
  * - ``vram_fragment`` (write-only, for tests): writing a byte count
  *   fragments the free VRAM into holes of that size (a page multiple of at
  *   least 64 KiB; see "Carving VF memory"); writing 0 gives it back.
+ * - ``faults``: the last faults and hangs in full (see "Faults").
+ * - ``paging_inject_fault`` and ``paging_hold`` (write-only, for tests):
+ *   queue N paging jobs that fault; pause (1) or resume (0) the paging
+ *   engine, so that moves queue up behind such a job.
  */
 
 static int vdxg_debugfs_resources(struct seq_file *m, void *data)
@@ -197,9 +202,65 @@ static const struct file_operations vdxg_vram_fragment_fops = {
 	.llseek = default_llseek,
 };
 
+static ssize_t vdxg_paging_inject_write(struct file *f,
+					const char __user *buf, size_t len,
+					loff_t *pos)
+{
+	struct vdxg_device *vdxg = file_inode(f)->i_private;
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint_from_user(buf, len, 0, &n);
+	if (ret)
+		return ret;
+	if (n > 16)
+		return -EINVAL;
+	while (n-- && !ret)
+		ret = vdxg_paging_inject_fault(vdxg);
+	return ret ?: len;
+}
+
+static const struct file_operations vdxg_paging_inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = vdxg_paging_inject_write,
+	.llseek = default_llseek,
+};
+
+static ssize_t vdxg_paging_hold_write(struct file *f, const char __user *buf,
+				      size_t len, loff_t *pos)
+{
+	struct vdxg_device *vdxg = file_inode(f)->i_private;
+	bool hold;
+	int ret;
+
+	ret = kstrtobool_from_user(buf, len, &hold);
+	if (ret)
+		return ret;
+	vdxg_paging_hold(vdxg, hold);
+	return len;
+}
+
+static const struct file_operations vdxg_paging_hold_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = vdxg_paging_hold_write,
+	.llseek = default_llseek,
+};
+
+static int vdxg_debugfs_faults(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct drm_printer p = drm_seq_file_printer(m);
+
+	vdxg_fault_debugfs(to_vdxg(entry->dev), &p);
+	return 0;
+}
+
 static const struct drm_debugfs_info vdxg_debugfs_list[] = {
 	{ "resources", vdxg_debugfs_resources, 0 },
 	{ "interrupts", vdxg_debugfs_interrupts, 0 },
+	{ "faults", vdxg_debugfs_faults, 0 },
 };
 
 static const struct drm_debugfs_info vdxg_debugfs_mm_list[] = {
@@ -227,6 +288,11 @@ void vdxg_debugfs_init(struct vdxg_device *vdxg)
 		debugfs_create_file("vram_fragment", 0200,
 				    vdxg->drm.debugfs_root, vdxg,
 				    &vdxg_vram_fragment_fops);
+	debugfs_create_file("paging_inject_fault", 0200,
+			    vdxg->drm.debugfs_root, vdxg,
+			    &vdxg_paging_inject_fops);
+	debugfs_create_file("paging_hold", 0200, vdxg->drm.debugfs_root, vdxg,
+			    &vdxg_paging_hold_fops);
 	if (vdxg->sriov.total_vfs)
 		drm_debugfs_add_file(&vdxg->drm, "sriov", vdxg_debugfs_sriov,
 				     NULL);

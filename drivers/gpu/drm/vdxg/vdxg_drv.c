@@ -141,6 +141,7 @@ static int vdxg_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 
 	vdxg->pdev = pdev;
 	pci_set_drvdata(pdev, vdxg);
+	vdxg_fault_init(vdxg);
 
 	ret = vdxg_pci_init(vdxg);
 	if (ret)

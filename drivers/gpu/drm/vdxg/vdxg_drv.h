@@ -14,6 +14,7 @@
 #include <drm/ttm/ttm_device.h>
 
 #include "vdxg_display.h"
+#include "vdxg_fault.h"
 #include "vdxg_hw.h"
 #include "vdxg_paging.h"
 #include "vdxg_render.h"
@@ -94,6 +95,7 @@ struct vdxg_irq_vector {
  * @vram_mgr: TTM's VRAM segment
  * @sriov: SR-IOV state of a PF
  * @faults: fault records reported by the device
+ * @fault_log: the last faults and hangs, and their message rate limit
  */
 struct vdxg_device {
 	struct drm_device drm;
@@ -135,6 +137,7 @@ struct vdxg_device {
 	struct vdxg_vram_mgr vram_mgr;
 	struct vdxg_sriov sriov;
 	atomic_t faults;
+	struct vdxg_fault_log fault_log;
 };
 
 static inline struct vdxg_device *to_vdxg(struct drm_device *drm)
@@ -193,9 +196,6 @@ int vdxg_irq_init(struct vdxg_device *vdxg);
 void vdxg_irq_fini(struct vdxg_device *vdxg);
 void vdxg_irq_enable(struct vdxg_device *vdxg, u32 sources);
 void vdxg_irq_restore(struct vdxg_device *vdxg);
-
-/* vdxg_fault.c */
-void vdxg_fault_irq(struct vdxg_device *vdxg);
 
 /* vdxg_ioctl.c */
 int vdxg_ioctl_get_param(struct drm_device *drm, void *data,

@@ -7,10 +7,24 @@
 
 #include <linux/dma-fence.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 #include <drm/gpu_scheduler.h>
 
+#include "vdxg_hang.h"
+
 struct vdxg_device;
+struct vdxg_engine;
+struct workqueue_struct;
+
+/**
+ * struct vdxg_engine_ops - what differs between the engines in a recovery
+ * @blame: the job at the head of the ring hung or faulted; called with the
+ *	scheduler stopped, before the other jobs are run again
+ */
+struct vdxg_engine_ops {
+	void (*blame)(struct vdxg_engine *engine, struct drm_sched_job *job);
+};
 
 /**
  * struct vdxg_engine - one ring-fed engine and its scheduler
@@ -29,6 +43,12 @@ struct vdxg_device;
  * @lock: protects @pending and is the fences' lock
  * @pending: hardware fences not yet signalled, in seqno order
  * @last_done_ns: when the engine last completed an entry
+ * @ops: recovery callbacks
+ * @wq: ordered queue of the scheduler's timeout work and @fault_work, so
+ *	that recoveries never run concurrently
+ * @fault_work: recovers the engine after a fault
+ * @watch: what the last timeout saw of the entry at the head of the ring
+ * @resets: recoveries so far
  */
 struct vdxg_engine {
 	struct vdxg_device *vdxg;
@@ -49,6 +69,12 @@ struct vdxg_engine {
 	spinlock_t lock; /* protects @pending; the fences' lock */
 	struct list_head pending;
 	u64 last_done_ns;
+
+	const struct vdxg_engine_ops *ops;
+	struct workqueue_struct *wq;
+	struct work_struct fault_work;
+	struct vdxg_hang_watch watch;
+	atomic_t resets;
 };
 
 /**
@@ -58,26 +84,43 @@ struct vdxg_engine {
  * @emit_ns: when the entry was written to the ring
  * @busy_ns: once signalled, the time the engine spent on the entry: from
  *	the later of @emit_ns and the previous entry's completion
+ * @job: the scheduler job the entry runs; valid while the fence is pending
+ * @addr: the entry's buffer, to write the entry again after a reset
+ * @len: its length
+ * @context: the entry's context id
  */
 struct vdxg_hw_fence {
 	struct dma_fence base;
 	struct list_head link;
 	u64 emit_ns;
 	u64 busy_ns;
+	struct drm_sched_job *job;
+	u64 addr;
+	u32 len;
+	u32 context;
 };
 
 int vdxg_engine_init(struct vdxg_engine *engine, struct vdxg_device *vdxg,
 		     unsigned int id, u64 ring_gpu, u8 __iomem *ring,
 		     u32 ring_size, u64 seqno_gpu, u64 __iomem *seqno_cpu,
-		     const struct drm_sched_backend_ops *ops, long timeout);
+		     const struct drm_sched_backend_ops *ops,
+		     const struct vdxg_engine_ops *engine_ops, long timeout);
 void vdxg_engine_fini(struct vdxg_engine *engine);
+void vdxg_engine_release(struct vdxg_engine *engine);
 void vdxg_engine_stop(struct vdxg_engine *engine);
 struct dma_fence *vdxg_engine_emit(struct vdxg_engine *engine,
-				   struct vdxg_hw_fence *f, u64 addr, u32 len,
+				   struct vdxg_hw_fence *f,
+				   struct drm_sched_job *job, u64 addr, u32 len,
 				   u32 context);
+struct dma_fence *vdxg_engine_resubmit(struct vdxg_engine *engine,
+				       struct dma_fence *fence);
+void vdxg_engine_cancel_fence(struct vdxg_engine *engine,
+			      struct dma_fence *fence, int error);
 void vdxg_engine_signal(struct vdxg_engine *engine);
 void vdxg_engine_program(struct vdxg_engine *engine);
 bool vdxg_engine_idle(struct vdxg_engine *engine);
-void vdxg_engine_reset(struct vdxg_engine *engine);
+void vdxg_engine_fault(struct vdxg_engine *engine);
+enum drm_gpu_sched_stat vdxg_engine_timedout(struct vdxg_engine *engine,
+					     struct drm_sched_job *job);
 
 #endif

@@ -43,6 +43,7 @@ struct vdxg_pg_job {
 	struct drm_sched_job base;
 	struct vdxg_paging *paging;
 	struct vdxg_hw_fence *hw;
+	struct dma_fence *hw_fence;
 	unsigned int slot;
 	u32 len;
 };
@@ -58,28 +59,43 @@ static struct dma_fence *vdxg_pg_run_job(struct drm_sched_job *sched_job)
 	struct vdxg_paging *paging = job->paging;
 	struct dma_fence *fence;
 
+	/* Run before a reset: failed itself, or written to the ring again. */
+	if (job->hw_fence) {
+		if (sched_job->s_fence->finished.error) {
+			vdxg_engine_cancel_fence(&paging->engine, job->hw_fence,
+						 -EIO);
+			return NULL;
+		}
+		return vdxg_engine_resubmit(&paging->engine, job->hw_fence);
+	}
 	/* A failed dependency means the content is unknown: do not move it. */
 	if (sched_job->s_fence->finished.error)
 		return NULL;
 
-	fence = vdxg_engine_emit(&paging->engine, job->hw,
+	fence = vdxg_engine_emit(&paging->engine, job->hw, sched_job,
 				 paging->buf_gpu + job->slot * paging->buf_size,
 				 job->len, 0);
 	job->hw = NULL;
+	job->hw_fence = dma_fence_get(fence);
 	return fence;
+}
+
+/*
+ * Paging jobs share one entity, so the scheduler's per-context guilt would
+ * cancel them all: only the job that hung or faulted fails. The others are
+ * moves TTM already counts as done, and they run again.
+ */
+static void vdxg_pg_blame(struct vdxg_engine *engine,
+			  struct drm_sched_job *sched_job)
+{
+	dma_fence_set_error(&sched_job->s_fence->finished, -EIO);
 }
 
 static enum drm_gpu_sched_stat
 vdxg_pg_timedout_job(struct drm_sched_job *sched_job)
 {
-	struct vdxg_paging *paging = to_pg_job(sched_job)->paging;
-	struct vdxg_device *vdxg = paging->engine.vdxg;
-
-	drm_err(&vdxg->drm, "paging engine hung or faulted, resetting it\n");
-	drm_sched_stop(&paging->engine.sched, sched_job);
-	vdxg_engine_reset(&paging->engine);
-	drm_sched_start(&paging->engine.sched);
-	return DRM_GPU_SCHED_STAT_NOMINAL;
+	return vdxg_engine_timedout(&to_pg_job(sched_job)->paging->engine,
+				    sched_job);
 }
 
 static void vdxg_pg_free_job(struct drm_sched_job *sched_job)
@@ -90,6 +106,7 @@ static void vdxg_pg_free_job(struct drm_sched_job *sched_job)
 	clear_bit(job->slot, &paging->slot_busy);
 	wake_up(&paging->slot_wait);
 	drm_sched_job_cleanup(sched_job);
+	dma_fence_put(job->hw_fence);
 	kfree(job->hw);
 	kfree(job);
 }
@@ -98,6 +115,10 @@ static const struct drm_sched_backend_ops vdxg_pg_sched_ops = {
 	.run_job = vdxg_pg_run_job,
 	.timedout_job = vdxg_pg_timedout_job,
 	.free_job = vdxg_pg_free_job,
+};
+
+static const struct vdxg_engine_ops vdxg_pg_engine_ops = {
+	.blame = vdxg_pg_blame,
 };
 
 static u64 vdxg_get64(const u32 *cs)
@@ -382,6 +403,47 @@ static int vdxg_paging_selftest(struct vdxg_device *vdxg)
 }
 
 /**
+ * vdxg_paging_inject_fault - queue a paging job that faults (debugfs)
+ * @vdxg: the device
+ *
+ * A paging buffer with one undefined operation, queued in order with the
+ * moves around it, to test recovery: it alone fails.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vdxg_paging_inject_fault(struct vdxg_device *vdxg)
+{
+	struct dma_fence *fence;
+	struct vdxg_pg_batch b;
+	int ret;
+
+	ret = vdxg_pg_batch_begin(&b, vdxg, NULL);
+	if (ret)
+		return ret;
+	b.pb.cmd[b.pb.used++] = VDXG_PG_HDR(VDXG_PG_NUM_OPS, 1);
+	fence = vdxg_pg_batch_end(&b);
+	if (IS_ERR(fence))
+		return PTR_ERR(fence);
+	dma_fence_put(fence);
+	return 0;
+}
+
+/**
+ * vdxg_paging_hold - pause or resume the paging engine (debugfs)
+ * @vdxg: the device
+ * @hold: pause (true) or resume
+ *
+ * A paused engine keeps its ring: jobs queue up behind the entry it was
+ * on, which lets tests line moves up behind an injected fault. Keep it
+ * short: the paging timeout still runs.
+ */
+void vdxg_paging_hold(struct vdxg_device *vdxg, bool hold)
+{
+	vdxg_wr(vdxg, VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) + VDXG_ENG_CTRL,
+		hold ? 0 : VDXG_ENG_CTRL_ENABLE);
+}
+
+/**
  * vdxg_paging_irq - handle the paging engine's interrupt sources
  * @vdxg: the device
  * @pending: VDXG_INT_* bits raised
@@ -425,7 +487,7 @@ int vdxg_paging_init(struct vdxg_device *vdxg)
 
 	ret = vdxg_engine_init(&paging->engine, vdxg, VDXG_ENGINE_PAGING,
 			       ring_gpu, ring, VDXG_PG_RING_SIZE, seqno_gpu,
-			       seqno, &vdxg_pg_sched_ops,
+			       seqno, &vdxg_pg_sched_ops, &vdxg_pg_engine_ops,
 			       msecs_to_jiffies(VDXG_PG_TIMEOUT_MS));
 	if (ret)
 		return ret;

@@ -96,4 +96,7 @@ int vdxg_pg_batch_begin(struct vdxg_pg_batch *b, struct vdxg_device *vdxg,
 int vdxg_pg_batch_flush(struct vdxg_pg_batch *b);
 struct dma_fence *vdxg_pg_batch_end(struct vdxg_pg_batch *b);
 
+int vdxg_paging_inject_fault(struct vdxg_device *vdxg);
+void vdxg_paging_hold(struct vdxg_device *vdxg, bool hold);
+
 #endif

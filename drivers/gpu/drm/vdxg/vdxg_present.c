@@ -118,6 +118,9 @@ static int vdxg_present_surface(struct drm_file *file,
 		if (in->handle || in->format || in->width || in->height ||
 		    in->pitch || in->offset)
 			return -EINVAL;
+		/* A render-only device (a VF) has no framebuffers. */
+		if (!drm_core_check_feature(file->minor->dev, DRIVER_MODESET))
+			return -EOPNOTSUPP;
 		return vdxg_present_fb(file, in->fb_id, ps);
 	}
 
@@ -176,6 +179,8 @@ static int vdxg_present_clips(const struct drm_vdxg_present *args,
 {
 	u32 i;
 
+	if (!args->num_clips && args->clips)
+		return -EINVAL;
 	if (!args->num_clips) {
 		clips[0] = (struct drm_vdxg_rect){ S32_MIN, S32_MIN,
 						   S32_MAX, S32_MAX };

@@ -22,17 +22,20 @@
  * jobs by their dependencies (syncobjs and the objects' reservations) and
  * run_job writes one ring entry pointing at the job's DMA buffer.
  *
- * DMA buffers are kernel-owned: a sub-allocator (drm_suballoc) hands out
- * pieces of a pool in reserved VRAM, which userspace cannot map. A piece
- * is recycled once its job's finished fence signals.
+ * DMA buffers are kernel-owned: pieces of a pool in reserved VRAM, which
+ * userspace cannot map, handed out by a drm_mm range allocator and freed
+ * when their job is. Not drm_suballoc: it recycles the pool in order, so
+ * one hung job would stall every client's SUBMIT once the allocator comes
+ * round to it; drm_mm allocates around it.
  *
- * Hangs: when a job runs past the timeout (module parameter
- * ``job_timeout_ms``), or the engine reports a fault, the timeout handler
- * stops the scheduler, marks the job's context guilty, resets the engine
- * and resubmits the other contexts' jobs, which were not running: the ring
- * runs entries in order and the guilty one was at its head. The guilty
- * context's jobs are cancelled and the context is banned: its later
- * submissions fail with -EIO. GET_RESET_STATUS reports both sides.
+ * Hangs: when the job at the head of the ring makes no progress for the
+ * timeout (module parameter ``job_timeout_ms``), or the engine reports a
+ * fault, the engine is recovered (see "Engines"): the job's context is
+ * guilty, and the other contexts' jobs, which were behind it on the ring,
+ * run again. The guilty context's jobs are cancelled and the context is
+ * banned: its later submissions fail with -EIO. GET_RESET_STATUS reports
+ * both sides. A file whose contexts are guilty of %VDXG_BAN_HANGS resets
+ * within %VDXG_BAN_WINDOW_S seconds is banned as a whole (see "Contexts").
  */
 
 static unsigned int job_timeout_ms = 2000;
@@ -41,7 +44,6 @@ MODULE_PARM_DESC(job_timeout_ms,
 		 "Render job timeout before an engine reset, in ms (100-60000, default 2000)");
 
 #define VDXG_RENDER_RING_SIZE	SZ_64K
-#define VDXG_RENDER_POOL_SIZE	SZ_1M
 #define VDXG_RENDER_POOL_ALIGN	64
 
 static struct vdxg_job *to_vdxg_job(struct drm_sched_job *sched_job)
@@ -58,42 +60,53 @@ static struct dma_fence *vdxg_render_run_job(struct drm_sched_job *sched_job)
 {
 	struct vdxg_job *job = to_vdxg_job(sched_job);
 	struct vdxg_render *render = to_render(sched_job->sched);
+	struct vdxg_engine *engine = &render->engine;
 	struct dma_fence *fence;
 	int idx;
 
+	/* Run before a reset: cancelled with its context, or written again. */
+	if (job->hw_fence) {
+		if (sched_job->s_fence->finished.error) {
+			vdxg_engine_cancel_fence(engine, job->hw_fence,
+						 -ECANCELED);
+			return NULL;
+		}
+		return vdxg_engine_resubmit(engine, job->hw_fence);
+	}
 	/* Cancelled: a banned context, or a dependency failed. */
 	if (sched_job->s_fence->finished.error)
 		return NULL;
 
-	/* Run again after a reset: the first fence is spent. */
-	if (!job->hw) {
-		job->hw = kzalloc(sizeof(*job->hw), GFP_KERNEL);
-		if (!job->hw)
-			return ERR_PTR(-ENOMEM);
-	}
-
-	if (!drm_dev_enter(&render->engine.vdxg->drm, &idx))
+	if (!drm_dev_enter(&engine->vdxg->drm, &idx))
 		return ERR_PTR(-ENODEV);
-
-	fence = vdxg_engine_emit(&render->engine, job->hw, job->buf_gpu,
+	fence = vdxg_engine_emit(engine, job->hw, sched_job, job->buf_gpu,
 				 job->len, job->ctx->id);
 	job->hw = NULL;
-	dma_fence_put(job->hw_fence);
 	job->hw_fence = dma_fence_get(fence);
 	drm_dev_exit(idx);
 	return fence;
 }
 
-/* Count each context with jobs caught by this reset, once. */
-static void vdxg_render_blame(struct vdxg_render *render,
-			      struct vdxg_context *guilty)
+/*
+ * The job's context is guilty: the scheduler cancels its queued jobs. Each
+ * other context with jobs caught by this reset is counted innocent, once.
+ * A file whose contexts keep hanging the engine is banned as a whole.
+ */
+static void vdxg_render_blame(struct vdxg_engine *engine,
+			      struct drm_sched_job *sched_job)
 {
-	struct drm_gpu_scheduler *sched = &render->engine.sched;
+	struct vdxg_render *render = container_of(engine, struct vdxg_render,
+						  engine);
+	struct vdxg_context *guilty = to_vdxg_job(sched_job)->ctx;
+	struct drm_gpu_scheduler *sched = &engine->sched;
 	struct drm_sched_job *s_job;
 
+	/* hang_limit is 0: the job's entity, its context, becomes guilty. */
+	drm_sched_increase_karma(sched_job);
 	render->reset_gen++;
 	atomic_inc(&guilty->guilty_count);
 	guilty->reset_gen = render->reset_gen;
+	vdxg_file_charge_hang(guilty->file);
 
 	spin_lock(&sched->job_list_lock);
 	list_for_each_entry(s_job, &sched->pending_list, list) {
@@ -107,55 +120,11 @@ static void vdxg_render_blame(struct vdxg_render *render,
 	spin_unlock(&sched->job_list_lock);
 }
 
-/*
- * No reset after all: the scheduler took the job off its pending list to
- * hand it to us; put it back so that it is freed as usual.
- */
-static enum drm_gpu_sched_stat
-vdxg_render_skip_reset(struct drm_sched_job *sched_job,
-		       enum drm_gpu_sched_stat stat)
-{
-	struct drm_gpu_scheduler *sched = sched_job->sched;
-
-	spin_lock(&sched->job_list_lock);
-	list_add(&sched_job->list, &sched->pending_list);
-	spin_unlock(&sched->job_list_lock);
-	return stat;
-}
-
 static enum drm_gpu_sched_stat
 vdxg_render_timedout_job(struct drm_sched_job *sched_job)
 {
-	struct vdxg_job *job = to_vdxg_job(sched_job);
-	struct vdxg_render *render = to_render(sched_job->sched);
-	struct vdxg_engine *engine = &render->engine;
-	struct drm_device *drm = &engine->vdxg->drm;
-	int idx;
-
-	if (!drm_dev_enter(drm, &idx))
-		return vdxg_render_skip_reset(sched_job,
-					      DRM_GPU_SCHED_STAT_ENODEV);
-
-	/* Signal what completed meanwhile, so that it is not run twice. */
-	vdxg_engine_signal(engine);
-	if (job->hw_fence && dma_fence_is_signaled(job->hw_fence)) {
-		drm_dev_exit(idx);
-		return vdxg_render_skip_reset(sched_job,
-					      DRM_GPU_SCHED_STAT_NOMINAL);
-	}
-
-	drm_err_ratelimited(drm, "render job of context %u hung or faulted, resetting the engine\n",
-			    job->ctx->id);
-	drm_sched_stop(&engine->sched, sched_job);
-	/* hang_limit is 0: the job's entity, its context, becomes guilty. */
-	drm_sched_increase_karma(sched_job);
-	vdxg_render_blame(render, job->ctx);
-	vdxg_engine_reset(engine);
-	atomic_inc(&render->resets);
-	drm_sched_resubmit_jobs(&engine->sched);
-	drm_sched_start(&engine->sched);
-	drm_dev_exit(idx);
-	return DRM_GPU_SCHED_STAT_NOMINAL;
+	return vdxg_engine_timedout(&to_render(sched_job->sched)->engine,
+				    sched_job);
 }
 
 static void vdxg_render_free_job(struct drm_sched_job *sched_job)
@@ -176,6 +145,10 @@ static const struct drm_sched_backend_ops vdxg_render_sched_ops = {
 	.run_job = vdxg_render_run_job,
 	.timedout_job = vdxg_render_timedout_job,
 	.free_job = vdxg_render_free_job,
+};
+
+static const struct vdxg_engine_ops vdxg_render_engine_ops = {
+	.blame = vdxg_render_blame,
 };
 
 /**
@@ -200,14 +173,59 @@ struct vdxg_job *vdxg_job_alloc(struct vdxg_context *ctx)
 	return job;
 }
 
+static bool vdxg_job_try_buf(struct vdxg_render *render,
+			     struct drm_mm_node *node, u32 size)
+{
+	int ret;
+
+	mutex_lock(&render->pool_lock);
+	ret = drm_mm_insert_node_generic(&render->pool, node, size,
+					 VDXG_RENDER_POOL_ALIGN, 0,
+					 DRM_MM_INSERT_BEST);
+	mutex_unlock(&render->pool_lock);
+	return !ret;
+}
+
+/**
+ * vdxg_job_alloc_buf - give a job its DMA buffer
+ * @job: the job
+ * @size: bytes, at most the pool's size
+ *
+ * The caller has accounted @size to the job's file. Waits while the pool
+ * has no room.
+ *
+ * Return: 0 or -ERESTARTSYS.
+ */
+int vdxg_job_alloc_buf(struct vdxg_job *job, u32 size)
+{
+	struct vdxg_render *render = &job->ctx->file->vdxg->render;
+	int ret;
+
+	ret = wait_event_interruptible(render->pool_wait,
+				       vdxg_job_try_buf(render, &job->buf,
+							size));
+	if (ret)
+		return ret;
+	job->buf_gpu = render->pool_gpu + job->buf.start;
+	job->len = size;
+	return 0;
+}
+
 /**
  * vdxg_job_free - free a job that is not (or no longer) on the scheduler
  * @job: the job
  */
 void vdxg_job_free(struct vdxg_job *job)
 {
-	if (job->buf)
-		drm_suballoc_free(job->buf, NULL);
+	struct vdxg_render *render = &job->ctx->file->vdxg->render;
+
+	if (drm_mm_node_allocated(&job->buf)) {
+		mutex_lock(&render->pool_lock);
+		drm_mm_remove_node(&job->buf);
+		mutex_unlock(&render->pool_lock);
+		wake_up_all(&render->pool_wait);
+		vdxg_file_unqueue_bytes(job->ctx->file, job->len);
+	}
 	dma_fence_put(job->hw_fence);
 	kfree(job->hw);
 	vdxg_context_put(job->ctx);
@@ -229,8 +247,8 @@ static void vdxg_render_release(struct drm_device *drm, void *arg)
 {
 	struct vdxg_render *render = arg;
 
-	drm_sched_fini(&render->engine.sched);
-	drm_suballoc_manager_fini(&render->pool);
+	vdxg_engine_release(&render->engine);
+	drm_mm_takedown(&render->pool);
 }
 
 /**
@@ -268,14 +286,20 @@ int vdxg_render_init(struct vdxg_device *vdxg)
 	if (ret)
 		return ret;
 
-	drm_suballoc_manager_init(&render->pool, VDXG_RENDER_POOL_SIZE,
-				  VDXG_RENDER_POOL_ALIGN);
+	drm_mm_init(&render->pool, 0, VDXG_RENDER_POOL_SIZE);
+	init_waitqueue_head(&render->pool_wait);
+	ret = drmm_mutex_init(&vdxg->drm, &render->pool_lock);
+	if (ret) {
+		drm_mm_takedown(&render->pool);
+		return ret;
+	}
 	ret = vdxg_engine_init(&render->engine, vdxg, VDXG_ENGINE_RENDER,
 			       ring_gpu, ring, VDXG_RENDER_RING_SIZE, seqno_gpu,
 			       seqno, &vdxg_render_sched_ops,
+			       &vdxg_render_engine_ops,
 			       msecs_to_jiffies(job_timeout_ms));
 	if (ret) {
-		drm_suballoc_manager_fini(&render->pool);
+		drm_mm_takedown(&render->pool);
 		return ret;
 	}
 	ret = drmm_add_action_or_reset(&vdxg->drm, vdxg_render_release, render);
@@ -324,8 +348,10 @@ void vdxg_render_debugfs(struct vdxg_device *vdxg, struct drm_printer *p)
 		   atomic64_read(&render->stats.skipped));
 	drm_printf(p, "fields_written: %lld\n",
 		   atomic64_read(&render->stats.fields));
-	drm_printf(p, "resets: %d\n", atomic_read(&render->resets));
+	drm_printf(p, "resets: %d\n", atomic_read(&render->engine.resets));
 	drm_printf(p, "seqno: %llu emitted\n", render->engine.next_seqno);
 	drm_puts(p, "dma buffer pool:\n");
-	drm_suballoc_dump_debug_info(&render->pool, p, render->pool_gpu);
+	mutex_lock(&render->pool_lock);
+	drm_mm_print(&render->pool, p);
+	mutex_unlock(&render->pool_lock);
 }

@@ -7,9 +7,12 @@
 
 #include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 
-#include <drm/drm_suballoc.h>
+#include <drm/drm_mm.h>
 #include <drm/gpu_scheduler.h>
 #include <drm/vdxg_drm.h>
 
@@ -20,13 +23,23 @@ struct drm_gem_object;
 struct drm_printer;
 struct vdxg_device;
 
+/* A file guilty of this many resets within the window is banned. */
+#define VDXG_BAN_HANGS		5
+#define VDXG_BAN_WINDOW_S	60
+/* Contexts a file may have. */
+#define VDXG_MAX_CONTEXTS	256
+/* DMA-buffer bytes a file's queued jobs may hold: a quarter of the pool. */
+#define VDXG_MAX_QUEUED_BYTES	(VDXG_RENDER_POOL_SIZE / 4)
+#define VDXG_RENDER_POOL_SIZE	SZ_1M
+
 /**
  * struct vdxg_render - the RENDER engine and its DMA-buffer pool
  * @engine: the engine and its scheduler
- * @pool: sub-allocator of DMA buffers in reserved VRAM
+ * @pool: the allocator of DMA buffers in reserved VRAM
+ * @pool_lock: protects @pool
+ * @pool_wait: woken when a DMA buffer is freed
  * @pool_gpu: GPU address of the pool
  * @pool_cpu: CPU mapping of the pool
- * @resets: engine resets after a hang or fault
  * @reset_gen: bumped by each reset, to count a context once per reset
  * @stats: submission counters, shown in debugfs
  * @stats.submits: jobs queued
@@ -37,10 +50,11 @@ struct vdxg_device;
  */
 struct vdxg_render {
 	struct vdxg_engine engine;
-	struct drm_suballoc_manager pool;
+	struct drm_mm pool;
+	struct mutex pool_lock; /* protects @pool */
+	wait_queue_head_t pool_wait;
 	u64 pool_gpu;
 	u8 __iomem *pool_cpu;
-	atomic_t resets;
 	u32 reset_gen;
 	struct {
 		atomic64_t submits;
@@ -57,12 +71,24 @@ struct vdxg_render {
  * @refcount: held by the file and by each context
  * @contexts: the file's contexts by id
  * @busy_ns: engine time used by the file's jobs, per engine
+ * @queued: bytes of DMA buffers the file's jobs hold
+ * @queue_wait: woken when a job of the file frees its DMA buffer
+ * @ban_lock: protects @hangs and @next_hang
+ * @hangs: when the file's last %VDXG_BAN_HANGS guilty resets happened
+ * @next_hang: the slot of @hangs the next one goes to
+ * @banned: the file keeps hanging the engine: no more contexts or jobs
  */
 struct vdxg_file {
 	struct vdxg_device *vdxg;
 	struct kref refcount;
 	struct xarray contexts;
 	atomic64_t busy_ns[VDXG_NUM_ENGINES];
+	atomic_t queued;
+	wait_queue_head_t queue_wait;
+	spinlock_t ban_lock; /* protects @hangs, @next_hang */
+	u64 hangs[VDXG_BAN_HANGS];
+	unsigned int next_hang;
+	atomic_t banned;
 };
 
 /**
@@ -106,7 +132,7 @@ struct vdxg_job {
 	struct vdxg_context *ctx;
 	struct vdxg_hw_fence *hw;
 	struct dma_fence *hw_fence;
-	struct drm_suballoc *buf;
+	struct drm_mm_node buf;
 	u64 buf_gpu;
 	u32 len;
 };
@@ -143,12 +169,16 @@ void vdxg_render_irq(struct vdxg_device *vdxg, u32 pending);
 void vdxg_render_debugfs(struct vdxg_device *vdxg, struct drm_printer *p);
 
 struct vdxg_job *vdxg_job_alloc(struct vdxg_context *ctx);
+int vdxg_job_alloc_buf(struct vdxg_job *job, u32 size);
 void vdxg_job_free(struct vdxg_job *job);
 
 int vdxg_file_open(struct vdxg_device *vdxg, struct drm_file *file);
 void vdxg_file_close(struct drm_file *file);
 struct vdxg_context *vdxg_context_get(struct drm_file *file, u32 id);
 void vdxg_context_put(struct vdxg_context *ctx);
+void vdxg_file_charge_hang(struct vdxg_file *vf);
+int vdxg_file_queue_bytes(struct vdxg_file *vf, u32 bytes);
+void vdxg_file_unqueue_bytes(struct vdxg_file *vf, u32 bytes);
 void vdxg_show_fdinfo(struct drm_printer *p, struct drm_file *file);
 
 int vdxg_context_create_ioctl(struct drm_device *drm, void *data,

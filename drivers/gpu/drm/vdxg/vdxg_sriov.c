@@ -10,6 +10,8 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
+#include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_resource.h>
 #include <drm/vdxg_drm.h>
 
 #include "vdxg_drv.h"
@@ -26,13 +28,16 @@
  * Writing N to sysfs ``sriov_numvfs`` provisions the VFs first: for each,
  * the VRAM manager carves the VF's VRAM out of the PF's free VRAM,
  * fragmented or not, as the fewest ranges it can (see "Carving VF
- * memory"), and the ranges go into the VF's backing table, which the
- * device checks and applies at COMMIT. Only then are the VFs enabled, and
+ * memory"), the paging engine zeroes them, and they go into the VF's
+ * backing table, which the device checks and applies at COMMIT. Carving
+ * waits for pipelined moves out of VRAM first. Only then are the VFs
+ * enabled, and
  * vdxg binds to them as render-only devices. A VF that would need more
  * ranges than the table holds fails the whole request with -E2BIG, too
  * little free VRAM with -ENOSPC, and nothing stays provisioned. Writing 0
  * removes the VFs (their open files then get -ENODEV), empties their
- * tables and returns their memory.
+ * tables, zeroes their memory and returns it: no data crosses between the
+ * PF's clients and a VF.
  *
  * DRM_IOCTL_VDXG_GET_BACKING_RESOURCE, and debugfs ``sriov``, report
  * which range of the PF's VRAM backs each part of a VF's BAR.
@@ -73,7 +78,60 @@ static int vdxg_sriov_program(struct vdxg_device *vdxg, unsigned int vf,
 	return 0;
 }
 
-/* Empty VF @vf's table and give its memory back. */
+/*
+ * Zero the ranges of @svf with paging-engine FILLs and wait: memory goes
+ * between the PF's clients and a VF only empty. The FILLs run after every
+ * paging job queued before them, pipelined evictions out of the ranges
+ * included.
+ */
+static int vdxg_sriov_scrub(struct vdxg_device *vdxg,
+			    const struct vdxg_sriov_vf *svf)
+{
+	struct dma_fence *fence;
+	struct vdxg_pg_batch b;
+	unsigned int i;
+	int ret;
+
+	ret = vdxg_pg_batch_begin(&b, vdxg, NULL);
+	if (ret)
+		return ret;
+	for (i = 0; i < svf->count && !ret; i++) {
+		u64 addr = vdxg_vram_offset(svf->nodes[i].start);
+		u64 size = (u64)svf->nodes[i].size << PAGE_SHIFT, done = 0;
+
+		ret = vdxg_pg_emit(&b, vdxg_pg_fill(&b.pb, addr, size, 0, &done,
+						    &b.stats));
+	}
+	fence = vdxg_pg_batch_end(&b);
+	if (IS_ERR(fence))
+		return ret ?: PTR_ERR(fence);
+	if (fence) {
+		dma_fence_wait(fence, false);
+		ret = ret ?: fence->error;
+		dma_fence_put(fence);
+	}
+	return ret;
+}
+
+/* Wait for pipelined moves out of VRAM: their source may be carved next. */
+static int vdxg_sriov_wait_moves(struct vdxg_device *vdxg)
+{
+	struct ttm_resource_manager *man = ttm_manager_type(&vdxg->ttm,
+							     TTM_PL_VRAM);
+	struct dma_fence *fence;
+	long ret = 0;
+
+	spin_lock(&man->move_lock);
+	fence = dma_fence_get(man->move);
+	spin_unlock(&man->move_lock);
+	if (fence) {
+		ret = dma_fence_wait(fence, true);
+		dma_fence_put(fence);
+	}
+	return ret;
+}
+
+/* Empty VF @vf's table, scrub its memory and give it back. */
 static void vdxg_sriov_unprovision(struct vdxg_device *vdxg, unsigned int vf)
 {
 	struct vdxg_sriov_vf *svf = &vdxg->sriov.vfs[vf];
@@ -81,6 +139,15 @@ static void vdxg_sriov_unprovision(struct vdxg_device *vdxg, unsigned int vf)
 
 	svf->count = 0;
 	vdxg_sriov_program(vdxg, vf, svf);
+	svf->count = count;
+	/* Memory that cannot be scrubbed is not given back to anyone. */
+	if (vdxg_sriov_scrub(vdxg, svf) && !drm_dev_is_unplugged(&vdxg->drm)) {
+		drm_err(&vdxg->drm, "VF %u: VRAM not scrubbed, kept out of use\n",
+			vf);
+		svf->count = 0;
+		return;
+	}
+	svf->count = 0;
 	vdxg_vram_mgr_uncarve(vdxg, svf->nodes, count);
 	memset(svf->nodes, 0, sizeof(svf->nodes));
 }
@@ -91,6 +158,9 @@ static int vdxg_sriov_provision(struct vdxg_device *vdxg, unsigned int vf)
 	int ret;
 
 	memset(svf->nodes, 0, sizeof(svf->nodes));
+	ret = vdxg_sriov_wait_moves(vdxg);
+	if (ret)
+		return ret;
 	ret = vdxg_vram_mgr_carve(vdxg, vdxg->sriov.vf_vram_size, svf->nodes,
 				  ARRAY_SIZE(svf->nodes));
 	if (ret < 0) {
@@ -100,7 +170,9 @@ static int vdxg_sriov_provision(struct vdxg_device *vdxg, unsigned int vf)
 		return ret;
 	}
 	svf->count = ret;
-	ret = vdxg_sriov_program(vdxg, vf, svf);
+	ret = vdxg_sriov_scrub(vdxg, svf);
+	if (!ret)
+		ret = vdxg_sriov_program(vdxg, vf, svf);
 	if (ret)
 		vdxg_sriov_unprovision(vdxg, vf);
 	return ret;

@@ -317,7 +317,7 @@ static int vdxg_submit_patch(struct vdxg_submit *s)
 
 	if (!drm_dev_enter(&s->vdxg->drm, &idx))
 		return -ENODEV;
-	memcpy_toio(render->pool_cpu + drm_suballoc_soffset(s->job->buf),
+	memcpy_toio(render->pool_cpu + s->job->buf.start,
 		    s->cmds, size);
 	drm_dev_exit(idx);
 	return 0;
@@ -371,7 +371,6 @@ static void vdxg_submit_write_back(struct vdxg_submit *s)
 
 static int vdxg_submit_job(struct vdxg_submit *s)
 {
-	struct drm_suballoc *buf;
 	int ret;
 
 	s->job = vdxg_job_alloc(s->ctx);
@@ -389,14 +388,18 @@ static int vdxg_submit_job(struct vdxg_submit *s)
 	if (ret)
 		return ret;
 
-	/* Waits for earlier jobs to free pool space: before any lock. */
-	buf = drm_suballoc_new(&s->vdxg->render.pool, s->args->command_size,
-			       GFP_KERNEL, true, 0);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	s->job->buf = buf;
-	s->job->buf_gpu = s->vdxg->render.pool_gpu + drm_suballoc_soffset(buf);
-	s->job->len = s->args->command_size;
+	/*
+	 * Waits for the file's own jobs when they hold their share of the
+	 * pool, then for any job to free pool space: before any lock.
+	 */
+	ret = vdxg_file_queue_bytes(s->ctx->file, s->args->command_size);
+	if (ret)
+		return ret;
+	ret = vdxg_job_alloc_buf(s->job, s->args->command_size);
+	if (ret) {
+		vdxg_file_unqueue_bytes(s->ctx->file, s->args->command_size);
+		return ret;
+	}
 
 	drm_exec_init(&s->exec, DRM_EXEC_INTERRUPTIBLE_WAIT,
 		      s->args->num_allocations);
@@ -425,11 +428,11 @@ static void vdxg_submit_cleanup(struct vdxg_submit *s)
 		drm_sched_job_cleanup(&s->job->base);
 		vdxg_job_free(s->job);
 	}
-	for (i = 0; s->out_syncobjs && i < s->args->num_out_syncs; i++) {
+	for (i = 0; s->out_syncobjs && i < s->args->num_out_syncs; i++)
 		if (s->out_syncobjs[i])
 			drm_syncobj_put(s->out_syncobjs[i]);
+	for (i = 0; s->chains && i < s->args->num_out_syncs; i++)
 		dma_fence_chain_free(s->chains[i]);
-	}
 	kfree(s->chains);
 	kfree(s->out_syncobjs);
 	for (i = 0; s->objs && i < s->args->num_allocations; i++)

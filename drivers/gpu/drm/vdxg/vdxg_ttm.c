@@ -184,9 +184,9 @@ static int vdxg_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 	return ret;
 }
 
-static int vdxg_bo_move(struct ttm_buffer_object *tbo, bool evict,
-			struct ttm_operation_ctx *ctx,
-			struct ttm_resource *new, struct ttm_place *hop)
+static int vdxg_bo_move_ops(struct ttm_buffer_object *tbo, bool evict,
+			    struct ttm_operation_ctx *ctx,
+			    struct ttm_resource *new)
 {
 	struct vdxg_device *vdxg = ttm_to_vdxg(tbo);
 	struct vdxg_bo *bo = to_vdxg_bo(tbo);
@@ -246,6 +246,21 @@ static int vdxg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	}
 out:
 	drm_dev_exit(idx);
+	return ret;
+}
+
+/*
+ * After each move the object notes where it is: fdinfo reads that without
+ * the reservation, when the resource itself may be freed at any time.
+ */
+static int vdxg_bo_move(struct ttm_buffer_object *tbo, bool evict,
+			struct ttm_operation_ctx *ctx,
+			struct ttm_resource *new, struct ttm_place *hop)
+{
+	int ret = vdxg_bo_move_ops(tbo, evict, ctx, new);
+
+	if (!ret && vdxg_is_bo(tbo))
+		WRITE_ONCE(to_vdxg_bo(tbo)->mem_type, tbo->resource->mem_type);
 	return ret;
 }
 
