@@ -1015,6 +1015,160 @@ static void test_resizable_bar(void)
 	sriov_end(&s);
 }
 
+#define STALE		0x57a1e000u
+
+/* PF objects in VRAM filled with STALE, for a total of BYTES. */
+static void pf_stale(int fd, uint64_t bytes, uint32_t *handles,
+		     unsigned int *n)
+{
+	for (*n = 0; bytes; bytes -= PF_OBJ_SIZE, (*n)++) {
+		uint32_t *p = pf_object(fd, &handles[*n]);
+
+		for (uint64_t i = 0; i < PF_OBJ_SIZE / 4; i++)
+			p[i] = STALE;
+		munmap(p, PF_OBJ_SIZE);
+	}
+}
+
+static void gem_close(int fd, uint32_t handle)
+{
+	struct drm_gem_close gc = { .handle = handle };
+
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gc));
+}
+
+/* Every word of VF V's ranges, read through the PF's BAR, is 0. */
+static void check_zero(const struct bar *pbar, const struct vf_map *m,
+		       unsigned int v, const char *when)
+{
+	for (unsigned int i = 0; i < m->count; i++) {
+		const volatile uint32_t *p;
+
+		vtest_require_f(m->r[i].vram_offset + m->r[i].length <=
+				pbar->len, "VF %u beyond the PF's BAR", v);
+		p = (uint32_t *)((uint8_t *)pbar->p + m->r[i].vram_offset);
+		for (uint64_t j = 0; j < m->r[i].length / 4; j++)
+			vtest_assert_f(p[j] == 0, "%s: VF %u range %u word "
+				       "%llu is 0x%08x, not 0", when, v, i,
+				       (unsigned long long)j, p[j]);
+	}
+}
+
+/*
+ * Memory crosses between the PF's clients and a VF only zeroed. PF
+ * objects fill most of VRAM with a pattern and are freed (one is evicted
+ * to system memory by a pipelined move just before): each VF's memory
+ * reads zero, and the evicted object arrived whole. Then the VFs' memory
+ * gets a pattern through the PF's BAR; after disable, those ranges read
+ * zero.
+ */
+static void test_scrub(void)
+{
+	struct drm_vdxg_gem_make_resident mr = {
+		.segment = DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	uint32_t handles[64], evicted, *p;
+	struct vf_map m[NUM_VFS];
+	uint64_t vram, free_bytes;
+	struct bar pbar;
+	unsigned int n;
+	struct sriov s;
+
+	sriov_begin(&s);
+	vram = get_param(s.pf_fd, DRM_VDXG_PARAM_VRAM_SIZE);
+	/* All of the free VRAM but what the VFs and the evicted one need. */
+	free_bytes = vram - s.used0 - 8 * 1024 * 1024;
+	free_bytes -= free_bytes % PF_OBJ_SIZE;
+	vtest_assert_lte_u64(free_bytes / PF_OBJ_SIZE,
+			     VTEST_ARRAY_SIZE(handles));
+	{
+		struct drm_vdxg_gem_create c = {
+			.size = PF_OBJ_SIZE,
+			.flags = DRM_VDXG_GEM_CPU_ACCESS,
+			.num_segments = 2,
+			.segments = { DRM_VDXG_SEGMENT_VRAM,
+				      DRM_VDXG_SEGMENT_SYSTEM },
+		};
+		struct drm_vdxg_gem_mmap_offset mo = { 0 };
+
+		vtest_assert_ok(vtest_ioctl(s.pf_fd, DRM_IOCTL_VDXG_GEM_CREATE,
+					    &c));
+		evicted = c.handle;
+		mo.handle = c.handle;
+		vtest_assert_ok(vtest_ioctl(s.pf_fd,
+					    DRM_IOCTL_VDXG_GEM_MMAP_OFFSET,
+					    &mo));
+		p = mmap(NULL, PF_OBJ_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, s.pf_fd, mo.offset);
+		vtest_assert(p != MAP_FAILED);
+		for (uint64_t i = 0; i < PF_OBJ_SIZE / 4; i++)
+			p[i] = pattern(0x5c2b, i);
+	}
+	pf_stale(s.pf_fd, free_bytes, handles, &n);
+	for (unsigned int i = 0; i < n; i++)
+		gem_close(s.pf_fd, handles[i]);
+	mr.handle = evicted;
+	vtest_assert_ok(vtest_ioctl(s.pf_fd, DRM_IOCTL_VDXG_GEM_MAKE_RESIDENT,
+				    &mr));
+	enable_unbound(&s, m);
+
+	pbar = map_bar(s.pf, VDXG_BAR_VRAM);
+	for (unsigned int v = 0; v < NUM_VFS; v++)
+		check_zero(&pbar, &m[v], v, "after enable");
+	for (uint64_t i = 0; i < PF_OBJ_SIZE / 4; i++)
+		vtest_assert_f(p[i] == pattern(0x5c2b, i),
+			       "the evicted object's dword %llu: 0x%08x",
+			       (unsigned long long)i, p[i]);
+	munmap(p, PF_OBJ_SIZE);
+	gem_close(s.pf_fd, evicted);
+
+	/* The VFs' data stays with them. */
+	for (unsigned int v = 0; v < NUM_VFS; v++)
+		for (unsigned int i = 0; i < m[v].count; i++)
+			fill_words((uint32_t *)((uint8_t *)pbar.p +
+						m[v].r[i].vram_offset),
+				   m[v].r[i].length, 0x7f00 | v << 4 | i);
+	reset_vfs(s.pf);
+	for (unsigned int v = 0; v < NUM_VFS; v++)
+		check_zero(&pbar, &m[v], v, "after disable");
+	unmap_bar(&pbar);
+	sriov_end(&s);
+}
+
+/*
+ * A VF is render-only: PRESENT with a framebuffer id is refused before any
+ * framebuffer lookup (there is no mode_config to look in).
+ */
+static void test_vf_present_fb(void)
+{
+	struct drm_vdxg_context_create cc = {
+		.engine = DRM_VDXG_ENGINE_RENDER,
+		.priority = DRM_VDXG_PRIORITY_NORMAL,
+	};
+	struct drm_vdxg_present pr = { .mode = DRM_VDXG_PRESENT_BLIT };
+	struct sriov s;
+	char vf[64];
+	int fd;
+
+	sriov_begin(&s);
+	enable(&s, 1);
+	vf_bdf(s.pf, 0, vf, sizeof(vf));
+	fd = open_node(vf, "renderD");
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_CONTEXT_CREATE, &cc));
+	pr.ctx_id = cc.ctx_id;
+	pr.src.fb_id = 1;
+	pr.dst.fb_id = 2;
+	vtest_assert_errno(ioctl(fd, DRM_IOCTL_VDXG_PRESENT, &pr), EOPNOTSUPP);
+	pr.mode = DRM_VDXG_PRESENT_FLIP;
+	pr.ctx_id = 0;
+	pr.dst.fb_id = 0;
+	vtest_assert_errno(ioctl(fd, DRM_IOCTL_VDXG_PRESENT, &pr), EOPNOTSUPP);
+	/* The device still answers. */
+	vtest_assert(get_param(fd, DRM_VDXG_PARAM_VRAM_SIZE) > 0);
+	close(fd);
+	sriov_end(&s);
+}
+
 static const struct vtest_subtest tests[] = {
 	{ "enable-disable", test_enable_disable,
 	  "2 VFs bind as render-only vdxg devices with their VRAM taken from "
@@ -1041,6 +1195,11 @@ static const struct vtest_subtest tests[] = {
 	  "nothing is left provisioned" },
 	{ "resizable-bar", test_resizable_bar,
 	  "the PF's VRAM BAR is resized to all of VRAM (preferred option)" },
+	{ "scrub", test_scrub,
+	  "PF memory reaches a VF zeroed, and a VF's memory goes back "
+	  "zeroed" },
+	{ "vf-present-fb", test_vf_present_fb,
+	  "PRESENT with a framebuffer on a VF: EOPNOTSUPP" },
 };
 
 VTEST_MAIN(tests)

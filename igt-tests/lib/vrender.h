@@ -187,9 +187,10 @@ bool vr_fdinfo(int fd, const char *key, uint64_t *value);
  * rest of this subtest (IGT's igt_emit_ignore_dmesg_regex).
  */
 void vr_ignore_dmesg(const char *regex);
-/* The kernel messages an engine reset and a render fault print. */
+/* The kernel messages an engine reset, a fault and a ban print. */
 #define VR_RESET_DMESG \
-	"render job of context [0-9]+ hung or faulted|engine 0 fault: "
+	"engine: context [0-9]+ (hung|ran too long), resetting|" \
+	"engine [01] fault: |a client hung the GPU [0-9]+ times"
 
 void vr_sleep_ms(unsigned int ms);
 double vr_now(void);

@@ -1,0 +1,873 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vdxg_hostile: clients that try to read others' data, race the driver,
+ * hog the engine or flood the log. Each subtest is the reproduction of a
+ * defect found by review or fuzzing, asserting the behaviour that fixed
+ * it: no stale data, a bounded cost of one client's hangs to the others,
+ * slow valid jobs left alone, faults recovered at once, a rate-limited
+ * log, and the uapi's zero-checked fields.
+ *
+ * The races (context-race, fdinfo-race) assert only their results on the
+ * normal kernel; under the debug kernel (KASAN, lockdep) they are what
+ * finds a use-after-free.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+
+#include "vrender.h"
+
+#define PATTERN		0x5eed5eedu
+#define MIB		(1024 * 1024)
+
+/* Drop CAP_SYS_ADMIN (and everything else) from this process. */
+static void drop_caps(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = { { 0 } };
+
+	vtest_assert_ok((int)syscall(SYS_capset, &hdr, data));
+}
+
+/* Dwords equal to PATTERN in an object's mapping. */
+static uint64_t count_pattern(struct vdxg_bo *bo)
+{
+	const uint32_t *p = vr_map(bo);
+	uint64_t i, n = 0;
+
+	for (i = 0; i < bo->size / 4; i++)
+		n += p[i] == PATTERN;
+	return n;
+}
+
+/* The owner: objects in SEG filled with PATTERN, then freed. */
+static void leave_pattern(uint32_t seg, int count)
+{
+	struct vdxg_bo *bo[16];
+	struct vr vr;
+	uint32_t *p;
+	int i;
+	uint64_t j;
+
+	vr_open(&vr);
+	for (i = 0; i < count; i++) {
+		bo[i] = vr_bo(&vr, MIB, seg, 0);
+		p = vr_map(bo[i]);
+		for (j = 0; j < MIB / 4; j++)
+			p[j] = PATTERN;
+	}
+	for (i = 0; i < count; i++) {
+		vr_bo_wait(bo[i]);
+		vdxg_bo_free(bo[i]);
+	}
+	vr_close(&vr);
+}
+
+/*
+ * The other client, without CAP_SYS_ADMIN, in a child: COUNT objects in
+ * SEG with FLAGS; exits with the number of PATTERN dwords it read, capped.
+ */
+static void read_stale(uint32_t seg, uint32_t flags, int count)
+{
+	pid_t pid = fork();
+	int status;
+
+	vtest_assert(pid >= 0);
+	if (!pid) {
+		struct vdxg_device *dev;
+		struct vdxg_bo *bo;
+		uint64_t n = 0;
+		int i;
+
+		drop_caps();
+		if (vdxg_device_open(NULL, &dev))
+			_exit(255);
+		for (i = 0; i < count; i++) {
+			if (vdxg_bo_create(dev, MIB, &seg, 1,
+					   DRM_VDXG_GEM_CPU_ACCESS | flags, &bo))
+				_exit(254);
+			if (vdxg_bo_wait(bo, 10000000000ll))
+				_exit(253);
+			n += count_pattern(bo);
+		}
+		_exit(n > 250 ? 250 : (int)n);
+	}
+	vtest_assert_eq(waitpid(pid, &status, 0), pid);
+	vtest_assert(WIFEXITED(status));
+	vtest_assert_f(WEXITSTATUS(status) == 0,
+		       "segment %u, flags 0x%x: %d (250: 250 or more) stale "
+		       "dwords of another client read (253-255: the client "
+		       "failed)", seg, flags, WEXITSTATUS(status));
+}
+
+/*
+ * A client that freed VRAM leaves its data there. Another client, without
+ * CAP_SYS_ADMIN, that creates objects in the same place with NO_CLEAR
+ * (best fit puts them in the holes) must still read zeros: the flag is
+ * honoured for root only, which the paging engine's FILL count shows.
+ */
+static void test_no_clear_stale(void)
+{
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_APERTURE,
+	};
+	uint64_t fills;
+	struct vdxg_bo *bo;
+	unsigned int s;
+	struct vr vr;
+
+	for (s = 0; s < VTEST_ARRAY_SIZE(segs); s++) {
+		leave_pattern(segs[s], 16);
+		read_stale(segs[s], DRM_VDXG_GEM_NO_CLEAR, 16);
+		leave_pattern(segs[s], 16);
+		read_stale(segs[s], 0, 16);
+	}
+
+	/* Root's NO_CLEAR is honoured: no FILL for its first placement. */
+	vr_open(&vr);
+	fills = vr_debugfs(&vr, "paging", "fill");
+	vtest_assert_eq(vdxg_bo_create(vr.dev, MIB, &segs[0], 1,
+				       DRM_VDXG_GEM_NO_CLEAR, &bo), 0);
+	vtest_assert_eq(vdxg_bo_wait(bo, 10000000000ll), 0);
+	vtest_assert_eq_u64(vr_debugfs(&vr, "paging", "fill"), fills);
+	vdxg_bo_free(bo);
+	vtest_assert_eq(vdxg_bo_create(vr.dev, MIB, &segs[0], 1, 0, &bo), 0);
+	vtest_assert_eq(vdxg_bo_wait(bo, 10000000000ll), 0);
+	vtest_assert_eq_u64(vr_debugfs(&vr, "paging", "fill"), fills + 1);
+	vdxg_bo_free(bo);
+	vr_close(&vr);
+}
+
+struct race {
+	struct vr *vr;
+	volatile bool stop;
+	uint64_t ops, ok, enoent;
+};
+
+static void *race_destroyer(void *arg)
+{
+	struct race *r = arg;
+
+	while (!r->stop) {
+		int ret = vdxg_context_destroy(r->vr->dev, 1);
+
+		r->ok += !ret;
+		r->enoent += ret == -ENOENT;
+		r->ops++;
+	}
+	return NULL;
+}
+
+/*
+ * One thread creates contexts while another destroys id 1, the id the
+ * first create gets: a context must be complete (holding its reference on
+ * the file) before another thread can reach it by its id.
+ */
+static void test_context_race(void)
+{
+	struct race r = { 0 };
+	uint64_t kmsg = vtest_kmsg_seq(), creates = 0;
+	pthread_t t;
+	double end;
+	struct vr vr;
+
+	vr_open(&vr);
+	r.vr = &vr;
+	vtest_assert_eq(pthread_create(&t, NULL, race_destroyer, &r), 0);
+	end = vr_now() + 10;
+	while (vr_now() < end) {
+		uint32_t id = 0;
+		int ret = vdxg_context_create(vr.dev, DRM_VDXG_ENGINE_RENDER,
+					      DRM_VDXG_PRIORITY_NORMAL, 0, &id);
+
+		/* Ids above 1 pile up until the limit; start again. */
+		if (ret == -ENOSPC) {
+			uint32_t i;
+
+			for (i = 2; i <= 256; i++)
+				vdxg_context_destroy(vr.dev, i);
+			continue;
+		}
+		vtest_assert_f(ret == 0, "CONTEXT_CREATE: %s", strerror(-ret));
+		creates++;
+	}
+	r.stop = true;
+	pthread_join(t, NULL);
+	vtest_info("%" PRIu64 " creates, %" PRIu64 " destroys (%" PRIu64
+		   " of id 1 succeeded, %" PRIu64 " ENOENT)", creates, r.ops,
+		   r.ok, r.enoent);
+	vtest_assert_eq_u64(r.ok + r.enoent, r.ops);
+	vtest_assert(r.ok > 0);
+	/* The file state is intact: a context still works. */
+	{
+		struct vdxg_bo *bo = vr_bo(&vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
+
+		vr_fence_check(&vr, vr_ctx(&vr), bo, 0, 0x1234);
+		vdxg_bo_free(bo);
+	}
+	vr_close(&vr);
+	vtest_assert_eq(vtest_kmsg_problems(kmsg), 0);
+}
+
+struct evictor {
+	struct vdxg_bo **bo;
+	int n;
+	volatile bool stop;
+	uint64_t moves;
+};
+
+static void *evict_loop(void *arg)
+{
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_SYSTEM, DRM_VDXG_SEGMENT_VRAM,
+		DRM_VDXG_SEGMENT_APERTURE,
+	};
+	struct evictor *e = arg;
+	uint64_t i = 0;
+
+	while (!e->stop) {
+		struct vdxg_bo *bo = e->bo[i % e->n];
+
+		if (!vdxg_bo_make_resident(bo, segs[(i / e->n) % 3]))
+			e->moves++;
+		i++;
+	}
+	return NULL;
+}
+
+/*
+ * fdinfo reads each object's placement while another thread moves the
+ * objects between every pair of segments: the byte counts always add up
+ * to the objects' total, and nothing is read from a freed placement.
+ */
+static void test_fdinfo_race(void)
+{
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_APERTURE,
+		DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	struct vdxg_bo *bo[8];
+	struct evictor e = { .bo = bo, .n = 8 };
+	uint64_t kmsg = vtest_kmsg_seq(), reads = 0;
+	static char buf[4096];
+	char path[64];
+	pthread_t t;
+	struct vr vr;
+	double end;
+	int i;
+
+	vr_open(&vr);
+	for (i = 0; i < 8; i++)
+		vtest_assert_eq(vdxg_bo_create(vr.dev, 256 * 1024, segs, 3, 0,
+					       &bo[i]), 0);
+	vtest_assert_eq(pthread_create(&t, NULL, evict_loop, &e), 0);
+	end = vr_now() + 5;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", vr.fd);
+	while (vr_now() < end) {
+		uint64_t kib = 0;
+		char *line;
+
+		/* One read: the counts of one moment. */
+		vtest_assert(vtest_read_file(path, buf, sizeof(buf)) > 0);
+		for (line = buf; line; line = strchr(line + 1, '\n')) {
+			unsigned long long v;
+
+			if (sscanf(line, "\ndrm-memory-%*[a-z]:\t%llu KiB",
+				   &v) == 1)
+				kib += v;
+		}
+		/* Each object is counted once, wherever it is. */
+		vtest_assert_eq_u64(kib, 8 * 256);
+		reads++;
+	}
+	e.stop = true;
+	pthread_join(t, NULL);
+	vtest_info("%" PRIu64 " fdinfo reads during %" PRIu64 " moves",
+		   reads, e.moves);
+	vtest_assert(e.moves > 0);
+	for (i = 0; i < 8; i++) {
+		vr_bo_wait(bo[i]);
+		vdxg_bo_free(bo[i]);
+	}
+	vr_close(&vr);
+	vtest_assert_eq(vtest_kmsg_problems(kmsg), 0);
+}
+
+static long voluntary_switches(void)
+{
+	struct rusage ru;
+
+	vtest_assert_ok(getrusage(RUSAGE_THREAD, &ru));
+	return ru.ru_nvcsw;
+}
+
+/*
+ * GEM_WAIT with a timeout of 0 polls: -EBUSY on a busy object, without
+ * sleeping (no voluntary context switch, where a wait of one jiffy per
+ * fence would be one).
+ */
+static void test_wait_poll(void)
+{
+	struct drm_vdxg_gem_wait w = { 0 };
+	struct vdxg_cs *cs = vr_cs();
+	struct vdxg_bo *hold, *bo;
+	long before, after;
+	uint8_t *map;
+	struct vr vr;
+	int i, busy = 0;
+
+	vr_open(&vr);
+	map = vr_hold_bo(&vr, &hold);
+	bo = vr_bo(&vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
+	vdxg_cs_wait(cs, hold, 0, 0, 1);
+	vdxg_cs_fence(cs, bo, 0, DRM_VDXG_ALLOC_WRITE, 7);
+	vr_submit(&vr, vr_ctx(&vr), cs, NULL);
+
+	w.handle = bo->handle;
+	before = voluntary_switches();
+	for (i = 0; i < 200; i++) {
+		errno = 0;
+		busy += ioctl(vr.fd, DRM_IOCTL_VDXG_GEM_WAIT, &w) == -1 &&
+			errno == EBUSY;
+	}
+	after = voluntary_switches();
+	vr_write64(map, 0, 1);
+	vr_bo_wait(bo);
+	vtest_assert_eq_u64(vr_read64(vr_map(bo), 0), 7);
+	vtest_assert_eq(ioctl(vr.fd, DRM_IOCTL_VDXG_GEM_WAIT, &w), 0);
+
+	vtest_info("200 polls of a busy object: %d EBUSY, %ld voluntary "
+		   "context switches", busy, after - before);
+	vtest_assert_eq(busy, 200);
+	vtest_assert_eq(after - before, 0);
+	vdxg_cs_free(cs);
+	vdxg_bo_free(bo);
+	vdxg_bo_free(hold);
+	vr_close(&vr);
+}
+
+/* Fields that must be zero are checked: -EINVAL, then a valid call works. */
+static void test_zero_fields(void)
+{
+	struct drm_vdxg_present p = { .mode = DRM_VDXG_PRESENT_BLIT };
+	struct drm_vdxg_gem_make_resident mr;
+	struct drm_vdxg_gem_info gi;
+	struct vdxg_bo *src, *dst;
+	uint32_t ctx;
+	struct vr vr;
+
+	vr_open(&vr);
+	src = vr_bo(&vr, 4096, DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM);
+	dst = vr_bo(&vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
+
+	gi = (struct drm_vdxg_gem_info){ .handle = src->handle, .flags = 1 };
+	vtest_assert_errno(ioctl(vr.fd, DRM_IOCTL_VDXG_GEM_INFO, &gi), EINVAL);
+	gi = (struct drm_vdxg_gem_info){ .handle = src->handle, .pad = 1 };
+	vtest_assert_errno(ioctl(vr.fd, DRM_IOCTL_VDXG_GEM_INFO, &gi), EINVAL);
+	gi = (struct drm_vdxg_gem_info){ .handle = src->handle };
+	vtest_assert_ok(ioctl(vr.fd, DRM_IOCTL_VDXG_GEM_INFO, &gi));
+	vtest_assert_eq(gi.segment, DRM_VDXG_SEGMENT_VRAM);
+
+	mr = (struct drm_vdxg_gem_make_resident){
+		.handle = src->handle, .segment = DRM_VDXG_SEGMENT_SYSTEM,
+		.flags = 1,
+	};
+	vtest_assert_errno(ioctl(vr.fd, DRM_IOCTL_VDXG_GEM_MAKE_RESIDENT, &mr),
+			   EINVAL);
+	mr.flags = 0;
+	mr.pad = 1;
+	vtest_assert_errno(ioctl(vr.fd, DRM_IOCTL_VDXG_GEM_MAKE_RESIDENT, &mr),
+			   EINVAL);
+	mr.pad = 0;
+	vtest_assert_ok(ioctl(vr.fd, DRM_IOCTL_VDXG_GEM_MAKE_RESIDENT, &mr));
+	vtest_assert_eq(vr_bo_segment(src), DRM_VDXG_SEGMENT_SYSTEM);
+
+	/* PRESENT: a clips pointer with no clips. */
+	ctx = vr_ctx(&vr);
+	p.ctx_id = ctx;
+	p.src = vdxg_present_bo(src, DRM_FORMAT_XRGB8888, 16, 16, 64, 0);
+	p.dst = vdxg_present_bo(dst, DRM_FORMAT_XRGB8888, 16, 16, 64, 0);
+	p.clips = (uintptr_t)&gi;
+	vtest_assert_errno(ioctl(vr.fd, DRM_IOCTL_VDXG_PRESENT, &p), EINVAL);
+	p.clips = 0;
+	vtest_assert_ok(ioctl(vr.fd, DRM_IOCTL_VDXG_PRESENT, &p));
+	vr_bo_wait(dst);
+
+	vdxg_bo_free(src);
+	vdxg_bo_free(dst);
+	vr_close(&vr);
+}
+
+/* A file has at most 256 contexts: -ENOSPC, until one is destroyed. */
+static void test_context_limit(void)
+{
+	uint32_t id, n = 0;
+	struct vr vr;
+	int ret;
+
+	vr_open(&vr);
+	while (!(ret = vdxg_context_create(vr.dev, DRM_VDXG_ENGINE_RENDER,
+					   DRM_VDXG_PRIORITY_NORMAL, 0, &id)))
+		vtest_assert_lte(++n, 256);
+	vtest_assert_f(ret == -ENOSPC, "context %u: %s", n + 1,
+		       strerror(-ret));
+	vtest_assert_eq(n, 256);
+	vtest_assert_eq(vdxg_context_destroy(vr.dev, 17), 0);
+	vtest_assert_eq(vdxg_context_create(vr.dev, DRM_VDXG_ENGINE_RENDER,
+					    DRM_VDXG_PRIORITY_NORMAL, 0, &id),
+			0);
+	vtest_assert_eq(id, 17);
+	vr_close(&vr);
+}
+
+/* A command buffer of BYTES of NOPs. */
+static struct vdxg_cs *nop_cs(uint32_t bytes)
+{
+	struct vdxg_cs *cs = vr_cs();
+	uint32_t i;
+
+	for (i = 0; i < bytes / 4; i++)
+		vdxg_cs_nop(cs);
+	vr_cs_ok(cs);
+	return cs;
+}
+
+struct flooder {
+	struct vr *vr;
+	uint32_t ctx;
+	struct vdxg_cs *cs;
+	int want;
+	volatile int done;
+};
+
+static void *flood(void *arg)
+{
+	struct flooder *f = arg;
+
+	while (f->done < f->want) {
+		vr_submit(f->vr, f->ctx, f->cs, NULL);
+		f->done++;
+	}
+	return NULL;
+}
+
+/*
+ * A client's queued jobs hold at most a quarter of the kernel's DMA-buffer
+ * pool (256 KiB): with its first job held on the ring, its SUBMITs of
+ * 128 KiB wait after the first, while another client's go through at once
+ * (before, the first client filled the pool and everyone's SUBMIT slept
+ * until the held job was reset).
+ */
+static void test_queue_limit(void)
+{
+	struct flooder f = { 0 };
+	struct vdxg_bo *hold, *bo;
+	struct vdxg_cs *cs = vr_cs(), *big, *big_b;
+	struct vr a, b;
+	uint32_t ctx_b;
+	pthread_t t;
+	uint8_t *map;
+	double t0;
+	int i;
+
+	vr_open(&a);
+	vr_open(&b);
+	vtest_require(a.max_command_size >= 128 * 1024);
+	big = nop_cs(128 * 1024);
+	map = vr_hold_bo(&a, &hold);
+	f.vr = &a;
+	f.ctx = vr_ctx(&a);
+	f.cs = big;
+	f.want = 8;
+	vdxg_cs_wait(cs, hold, 0, 0, 1);
+	vr_submit(&a, f.ctx, cs, NULL);
+	vtest_assert_eq(pthread_create(&t, NULL, flood, &f), 0);
+	vr_sleep_ms(300);
+
+	/*
+	 * Client B: two at once (its own share), though A tried to queue a
+	 * megabyte. B's builder is its own: builders are not thread-safe.
+	 */
+	ctx_b = vr_ctx(&b);
+	big_b = nop_cs(128 * 1024);
+	t0 = vr_now();
+	for (i = 0; i < 2; i++)
+		vr_submit(&b, ctx_b, big_b, NULL);
+	vtest_info("client A queued %d of 8 large jobs behind its held job; "
+		   "client B's 2 took %.0f ms", f.done, (vr_now() - t0) * 1e3);
+	fflush(stdout);
+	vtest_assert_lte(f.done, 2);
+	vtest_assert_lt((vr_now() - t0) * 1e3, 1000);
+
+	vr_write64(map, 0, 1);
+	pthread_join(t, NULL);
+	vtest_assert_eq(f.done, 8);
+	bo = vr_bo(&a, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
+	vr_fence_check(&a, f.ctx, bo, 0, 99);
+	vdxg_bo_free(bo);
+	bo = vr_bo(&b, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
+	vr_fence_check(&b, ctx_b, bo, 0, 98);
+	vdxg_bo_free(bo);
+	vtest_assert(!(vr_reset_status(&a, f.ctx).flags &
+		       DRM_VDXG_RESET_BANNED));
+	vdxg_cs_free(big_b);
+	vdxg_cs_free(big);
+	vdxg_cs_free(cs);
+	vdxg_bo_free(hold);
+	vr_close(&b);
+	vr_close(&a);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The abuser, in a child: {create a context; submit a WAIT that never
+ * ends; wait for the ban} in a loop. Exits with the number of hangs it
+ * caused before CONTEXT_CREATE refused it (100 + n), or n if never.
+ */
+static void abuser(double seconds)
+{
+	struct vdxg_bo *hold;
+	double end = vr_now() + seconds;
+	int hangs = 0;
+	struct vr vr;
+
+	vr_open(&vr);
+	vr_hold_bo(&vr, &hold);
+	while (vr_now() < end) {
+		struct vdxg_cs *cs = vr_cs();
+		uint32_t ctx = 0;
+		int ret;
+
+		ret = vdxg_context_create(vr.dev, DRM_VDXG_ENGINE_RENDER,
+					  DRM_VDXG_PRIORITY_NORMAL, 0, &ctx);
+		if (ret == -EIO)
+			_exit(100 + hangs);
+		if (ret)
+			_exit(99);
+		vdxg_cs_wait(cs, hold, 0, 0, 1);
+		ret = vdxg_submit(vr.dev, ctx, cs, NULL);
+		vdxg_cs_free(cs);
+		if (ret == -EIO)
+			_exit(100 + hangs);
+		if (ret)
+			_exit(98);
+		vr_wait_banned(&vr, ctx);
+		hangs++;
+	}
+	_exit(hangs);
+}
+
+/*
+ * One client loops on hanging the engine with fresh contexts while another
+ * runs small jobs for 60 s. Each hang costs the other client at most about
+ * one job timeout, and the abuser's file is banned after 5 hangs.
+ */
+static void test_abuse_ban(void)
+{
+	uint64_t timeout_ms = vr_module_param("job_timeout_ms");
+	static double lat[4096];
+	struct vdxg_bo *bo;
+	int n = 0, status;
+	struct vr vr;
+	uint32_t ctx;
+	double end, t0;
+	pid_t pid;
+
+	vr_open(&vr);
+	vr_ignore_dmesg(VR_RESET_DMESG "|callbacks suppressed");
+	ctx = vr_ctx(&vr);
+	bo = vr_bo(&vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (!pid)
+		abuser(60);
+
+	end = vr_now() + 60;
+	while (vr_now() < end && n < (int)VTEST_ARRAY_SIZE(lat)) {
+		t0 = vr_now();
+		vr_fence_check(&vr, ctx, bo, 0, n + 1);
+		lat[n++] = vr_now() - t0;
+		vr_sleep_ms(50);
+	}
+	vtest_assert_eq(waitpid(pid, &status, 0), pid);
+	vtest_assert(WIFEXITED(status));
+	qsort(lat, n, sizeof(lat[0]), cmp_double);
+	vtest_info("victim: %d jobs in 60 s, latency median %.1f ms, p99 %.1f "
+		   "ms, max %.1f ms (job timeout %" PRIu64 " ms); abuser: "
+		   "exit %d", n, lat[n / 2] * 1e3, lat[n * 99 / 100] * 1e3,
+		   lat[n - 1] * 1e3, timeout_ms, WEXITSTATUS(status));
+	vtest_assert_f(WEXITSTATUS(status) >= 100,
+		       "the abuser was never refused (exit %d)",
+		       WEXITSTATUS(status));
+	vtest_assert_eq(WEXITSTATUS(status) - 100, 5);
+	vtest_assert_lt(lat[n - 1] * 1e3, timeout_ms * 2 + 1000);
+	/* Most jobs did not meet a hang at all. */
+	vtest_assert_lt(lat[n / 2] * 1e3, timeout_ms / 2);
+	vtest_assert(!(vr_reset_status(&vr, ctx).flags &
+		       DRM_VDXG_RESET_BANNED));
+	vdxg_bo_free(bo);
+	vr_close(&vr);
+}
+
+/*
+ * A valid job that takes several job timeouts (job_timeout_ms=100) but
+ * keeps the engine making progress completes, with its pixels, and no one
+ * is blamed.
+ */
+static void test_slow_job(void)
+{
+	const uint32_t w = 2048, h = 2048, pitch = w * 4;
+	struct vdxg_bo *dst;
+	struct vdxg_cs *cs;
+	uint64_t resets;
+	uint32_t ctx, *px, n, x, y;
+	double t, per_fill;
+	struct vr vr;
+
+	vr_open(&vr);
+	vr_close(&vr);
+	vtest_require(vtest_system("modprobe -r vdxg && "
+				   "modprobe vdxg job_timeout_ms=100") == 0);
+	vr_open(&vr);
+	ctx = vr_ctx(&vr);
+	dst = vr_bo(&vr, (uint64_t)pitch * h, DRM_VDXG_SEGMENT_VRAM, 0);
+
+	/* How long a full-surface FILL takes, from 8 of them. */
+	cs = vr_cs();
+	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, dst, 0, DRM_VDXG_ALLOC_WRITE,
+			    VDXG_FMT_XRGB8888, w, h, pitch);
+	for (n = 0; n < 8; n++)
+		vdxg_cs_fill_rect(cs, 0, 0, w, h, 0x00010101 * n);
+	t = vr_now();
+	vr_submit(&vr, ctx, cs, NULL);
+	vr_bo_wait(dst);
+	per_fill = (vr_now() - t) / 8;
+	vdxg_cs_free(cs);
+
+	/* A job of about 0.4 s: four timeouts, well under the ten allowed. */
+	n = (uint32_t)(0.4 / per_fill) + 1;
+	vtest_require_f(n < 5000, "a FILL takes %.3f ms", per_fill * 1e3);
+	resets = vr_debugfs(&vr, "render", "resets");
+	cs = vr_cs();
+	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, dst, 0, DRM_VDXG_ALLOC_WRITE,
+			    VDXG_FMT_XRGB8888, w, h, pitch);
+	for (x = 0; x < n; x++)
+		vdxg_cs_fill_rect(cs, 0, 0, w, h, 0x00101010 + x);
+	vdxg_cs_fill_rect(cs, 100, 200, 300, 400, 0x00c0ffee);
+	vr_cs_ok(cs);
+	t = vr_now();
+	vr_submit(&vr, ctx, cs, NULL);
+	vr_bo_wait(dst);
+	t = vr_now() - t;
+	vtest_info("%u FILLs of %ux%u: %.0f ms with job_timeout_ms=100", n, w,
+		   h, t * 1e3);
+
+	px = vr_map(dst);
+	for (y = 0; y < h; y += 7)
+		for (x = 0; x < w; x += 5) {
+			bool in = x >= 100 && x < 400 && y >= 200 && y < 600;
+			uint32_t want = in ? 0xffc0ffee :
+				0xff000000 | (0x00101010 + n - 1);
+
+			vtest_assert_f((px[y * w + x] | 0xff000000) == want,
+				       "pixel (%u, %u) 0x%08x, expected 0x%08x",
+				       x, y, px[y * w + x], want);
+		}
+	vtest_assert_eq_u64(vr_debugfs(&vr, "render", "resets"), resets);
+	vtest_assert_eq(vr_reset_status(&vr, ctx).guilty, 0);
+	vtest_assert(!(vr_reset_status(&vr, ctx).flags &
+		       DRM_VDXG_RESET_BANNED));
+	vtest_assert_f(t > 0.2, "the job took only %.0f ms: not slow enough "
+		       "to test anything", t * 1e3);
+	vdxg_cs_free(cs);
+	vdxg_bo_free(dst);
+	vr_close(&vr);
+	vtest_assert(vtest_system("modprobe -r vdxg && modprobe vdxg") == 0);
+}
+
+/*
+ * 100 faults, each right behind a small job that completes: every fault
+ * resets the engine at once (the job timeout is 2 s). The kernel log
+ * hears of them at most about ten times a minute; debugfs ``faults`` has
+ * every one.
+ */
+static void test_fault_storm(void)
+{
+	uint64_t timeout_ms = vr_module_param("job_timeout_ms");
+	uint64_t kmsg = vtest_kmsg_seq(), total0, total1;
+	static double lat[100];
+	char path[96];
+	int i, lines;
+	struct vr vr, probe;
+
+	vr_open(&probe);
+	vr_ignore_dmesg(VR_RESET_DMESG "|callbacks suppressed");
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/faults",
+		 vtest_drm_minor(probe.fd));
+	/* Read at the end: the latencies come first. */
+	total0 = vtest_path_exists(path) ?
+		 vr_debugfs(&probe, "faults", "total") : 0;
+	for (i = 0; i < 100; i++) {
+		struct drm_vdxg_sync out;
+		struct vdxg_submit_opts o = { 0 };
+		struct vdxg_bo *dst, *vb, *bo;
+		struct vdxg_cs *cs;
+		uint32_t ctx, s;
+		double t0;
+
+		/* Four faults a file: five would get it banned. */
+		if (i % 4 == 0)
+			vr_open(&vr);
+		bo = vr_bo(&vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
+		cs = vr_cs();
+		vdxg_cs_fence(cs, bo, 0, DRM_VDXG_ALLOC_WRITE, i);
+		ctx = vr_ctx(&vr);
+		vr_submit(&vr, ctx, cs, NULL);
+		vdxg_cs_reset(cs);
+		vr_cs_fault(&vr, cs, &dst, &vb);
+		s = vr_syncobj(&vr, false);
+		out = vdxg_sync(s, 0);
+		o.out_syncs = &out;
+		o.num_out_syncs = 1;
+		t0 = vr_now();
+		vr_submit(&vr, vr_ctx(&vr), cs, &o);
+		vtest_assert_eq(vr_syncobj_wait(&vr, s, 0, 10000000000ll), 0);
+		lat[i] = vr_now() - t0;
+		vtest_assert(vr_syncobj_status(&vr, s, 0) < 0);
+		vdxg_cs_free(cs);
+		vdxg_bo_free(dst);
+		vdxg_bo_free(vb);
+		vdxg_bo_free(bo);
+		if (i % 4 == 3)
+			vr_close(&vr);
+	}
+	lines = vtest_kmsg_grep(kmsg, " fault: ") +
+		vtest_kmsg_grep(kmsg, "hung, resetting") +
+		vtest_kmsg_grep(kmsg, "hung or faulted");
+	qsort(lat, 100, sizeof(lat[0]), cmp_double);
+	vtest_info("fault to failed fence: median %.1f ms, max %.1f ms (job "
+		   "timeout %" PRIu64 " ms); %d kernel log lines for 100 "
+		   "faults", lat[50] * 1e3, lat[99] * 1e3, timeout_ms, lines);
+	fflush(stdout);
+	vtest_assert_lt(lat[99] * 1e3, timeout_ms / 2);
+	vtest_assert_lte(lines, 20);
+	total1 = vr_debugfs(&probe, "faults", "total");
+	vtest_info("fault log total %" PRIu64 " -> %" PRIu64, total0, total1);
+	vtest_assert_lte_u64(total0 + 100, total1);
+	vr_close(&probe);
+}
+
+/*
+ * A paging job faults while moves of other objects are queued behind it
+ * on the paging ring (the engine held until they are): the faulting job
+ * alone fails; the moves run again after the reset and every byte arrives.
+ */
+static void test_paging_fault(void)
+{
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	char path[96];
+	struct vdxg_bo *bo[8];
+	uint64_t faults, j;
+	struct vr vr;
+	int i, minor;
+
+	vr_open(&vr);
+	vr_ignore_dmesg("engine 1 fault: |callbacks suppressed");
+	minor = vtest_drm_minor(vr.fd);
+	for (i = 0; i < 8; i++) {
+		uint32_t *p;
+
+		vtest_assert_eq(vdxg_bo_create(vr.dev, 256 * 1024, segs, 2,
+					       DRM_VDXG_GEM_CPU_ACCESS,
+					       &bo[i]), 0);
+		p = vr_map(bo[i]);
+		for (j = 0; j < 256 * 1024 / 4; j++)
+			p[j] = (uint32_t)(i << 24 | j);
+		if (i & 1)
+			vtest_assert_eq(vdxg_bo_make_resident(bo[i],
+						DRM_VDXG_SEGMENT_SYSTEM), 0);
+		vr_bo_wait(bo[i]);
+	}
+	faults = vr_debugfs(&vr, "paging", "faults");
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/paging_hold",
+		 minor);
+	vtest_assert_eq(vtest_write_file(path, "1"), 0);
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/debug/dri/%d/paging_inject_fault", minor);
+	vtest_assert_eq(vtest_write_file(path, "1"), 0);
+	/* Even ones go to system memory, odd ones to VRAM, behind it. */
+	for (i = 0; i < 8; i++)
+		vtest_assert_eq(vdxg_bo_make_resident(bo[i], segs[!(i & 1)]),
+				0);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/paging_hold",
+		 minor);
+	vtest_assert_eq(vtest_write_file(path, "0"), 0);
+
+	for (i = 0; i < 8; i++) {
+		const uint32_t *p;
+
+		vr_bo_wait(bo[i]);
+		vtest_assert_eq(vr_bo_segment(bo[i]), segs[!(i & 1)]);
+		p = vr_map(bo[i]);
+		for (j = 0; j < 256 * 1024 / 4; j++)
+			vtest_assert_f(p[j] == (uint32_t)(i << 24 | j),
+				       "object %d dword %" PRIu64 ": 0x%08x",
+				       i, j, p[j]);
+	}
+	vtest_assert_eq_u64(vr_debugfs(&vr, "paging", "faults"), faults + 1);
+	for (i = 0; i < 8; i++)
+		vdxg_bo_free(bo[i]);
+	vr_close(&vr);
+}
+
+static const struct vtest_subtest subtests[] = {
+	{ "no-clear-stale", test_no_clear_stale,
+	  "NO_CLEAR without CAP_SYS_ADMIN reads no other client's data" },
+	{ "context-race", test_context_race,
+	  "CONTEXT_CREATE and DESTROY of id 1 racing for 10 s" },
+	{ "fdinfo-race", test_fdinfo_race,
+	  "fdinfo read while objects move between segments" },
+	{ "wait-poll", test_wait_poll,
+	  "GEM_WAIT with timeout 0 polls without sleeping" },
+	{ "zero-fields", test_zero_fields,
+	  "GEM_INFO, MAKE_RESIDENT flags and pads, PRESENT clips: EINVAL" },
+	{ "context-limit", test_context_limit,
+	  "256 contexts per file, then ENOSPC" },
+	{ "queue-limit", test_queue_limit,
+	  "a client's queued jobs hold at most a quarter of the DMA pool" },
+	{ "abuse-ban", test_abuse_ban,
+	  "a client hanging the engine in a loop is banned; the other's "
+	  "latency stays bounded" },
+	{ "slow-job", test_slow_job,
+	  "a valid job of several timeouts completes, unblamed" },
+	{ "fault-storm", test_fault_storm,
+	  "100 faults: each reset at once, the log rate-limited" },
+	{ "paging-fault", test_paging_fault,
+	  "a faulting paging job: the moves queued behind it arrive intact" },
+};
+
+VTEST_MAIN(subtests)
