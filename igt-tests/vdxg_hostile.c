@@ -204,6 +204,7 @@ static void test_context_race(void)
 			continue;
 		}
 		vtest_assert_f(ret == 0, "CONTEXT_CREATE: %s", strerror(-ret));
+		vtest_assert_neq(id, 0);
 		creates++;
 	}
 	r.stop = true;
@@ -413,7 +414,10 @@ static void test_zero_fields(void)
 	vr_close(&vr);
 }
 
-/* A file has at most 256 contexts: -ENOSPC, until one is destroyed. */
+/*
+ * A file has at most 256 contexts: -ENOSPC, until one is destroyed. Ids
+ * start at 1: destroying id 0 did free it for the next create.
+ */
 static void test_context_limit(void)
 {
 	uint32_t id, n = 0;
@@ -421,9 +425,13 @@ static void test_context_limit(void)
 	int ret;
 
 	vr_open(&vr);
+	/* Id 0 is never a context, even after a destroy of it. */
+	vtest_assert_eq(vdxg_context_destroy(vr.dev, 0), -ENOENT);
 	while (!(ret = vdxg_context_create(vr.dev, DRM_VDXG_ENGINE_RENDER,
-					   DRM_VDXG_PRIORITY_NORMAL, 0, &id)))
+					   DRM_VDXG_PRIORITY_NORMAL, 0, &id))) {
+		vtest_assert_neq(id, 0);
 		vtest_assert_lte(++n, 256);
+	}
 	vtest_assert_f(ret == -ENOSPC, "context %u: %s", n + 1,
 		       strerror(-ret));
 	vtest_assert_eq(n, 256);

@@ -326,7 +326,15 @@ int vdxg_context_destroy_ioctl(struct drm_device *drm, void *data,
 
 	if (args->pad)
 		return -EINVAL;
-	ctx = xa_erase(&vf->contexts, args->ctx_id);
+	/*
+	 * Only a complete context: an id that CONTEXT_CREATE has reserved
+	 * but not yet stored loads as NULL and stays reserved.
+	 */
+	xa_lock(&vf->contexts);
+	ctx = xa_load(&vf->contexts, args->ctx_id);
+	if (ctx)
+		__xa_erase(&vf->contexts, args->ctx_id);
+	xa_unlock(&vf->contexts);
 	if (!ctx)
 		return -ENOENT;
 	vdxg_context_destroy(ctx);
