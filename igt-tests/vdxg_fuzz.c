@@ -199,6 +199,7 @@ struct wk {
 };
 
 static struct wk *cur_wk;
+static bool in_worker;
 
 __attribute__((format(printf, 1, 2), noreturn))
 static void wfail(const char *fmt, ...)
@@ -1684,6 +1685,7 @@ static void worker(int id, uint32_t gen, uint64_t seed, int nworkers)
 	uint64_t next_check;
 	uint64_t v;
 
+	in_worker = true;
 	cur_wk = &w;
 	w.id = id;
 	w.st = &sh->w[id];
@@ -1829,7 +1831,7 @@ static void kill_workers(void)
 {
 	int id;
 
-	if (!sh)
+	if (!sh || in_worker)
 		return;
 	sh->stop = 1;
 	for (id = 0; id < sup_nworkers; id++)
