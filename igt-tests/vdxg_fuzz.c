@@ -784,7 +784,7 @@ static void op_make_resident(struct wk *w)
 static void op_ctx_create(struct wk *w)
 {
 	struct drm_vdxg_context_create c = { 0 };
-	bool valid = true;
+	bool valid = true, odd = false;
 	int ret;
 
 	c.priority = below(w, 3);
@@ -800,8 +800,11 @@ static void op_ctx_create(struct wk *w)
 		c.flags = rnd(w) | 1;
 		valid = false;
 	}
-	if (one_in(w, 10))
+	/* An out field with garbage in: either answer is fine. */
+	if (one_in(w, 10)) {
 		c.ctx_id = rnd(w);
+		odd = true;
+	}
 	ret = account(w, OP_CTX_CREATE,
 		      xioctl(w->fd, DRM_IOCTL_VDXG_CONTEXT_CREATE, &c));
 	if (!ret) {
@@ -810,8 +813,12 @@ static void op_ctx_create(struct wk *w)
 			      "priority %u, flags 0x%x", c.engine, c.priority,
 			      c.flags);
 		add_ctx(w, c.ctx_id);
-	} else if (valid && errno != EACCES && errno != ENOMEM &&
-		   errno != EINTR && errno != EAGAIN) {
+	} else if (valid && !odd && (errno == EINVAL || errno == ENOENT ||
+				     errno == EFAULT)) {
+		wfail("CONTEXT_CREATE with engine 0, priority %u, flags 0: %s",
+		      c.priority, strerror(errno));
+	} else if (valid && !odd && errno != ENOMEM && errno != EINTR &&
+		   errno != EAGAIN) {
 		/* The file is refused (banned after hangs): a new one. */
 		w->st->refused++;
 		w->st->refused_errnos |= 1ull << (errno & 63);
