@@ -1087,6 +1087,7 @@ static void op_submit(struct wk *w)
 	struct vdxg_bo a, b;
 	struct vdxg_cs *cs;
 	uint32_t ndw, nal, npl, nin = 0, nout = 0, i, nmut;
+	uint32_t big_ndw = UINT32_MAX, big_nal = UINT32_MAX, big_npl = UINT32_MAX;
 	const struct drm_vdxg_allocation *cal;
 	const struct drm_vdxg_patch_location *cpl;
 
@@ -1200,15 +1201,21 @@ static void op_submit(struct wk *w)
 		case 14:	/* pointers */
 			s.commands = 1;	/* marks: a pointer is bad below */
 			break;
-		case 15:	/* counts over the limits */
+		case 15:	/* counts over the limits, applied last */
 			switch (below(w, 3)) {
-			case 0: ndw = one_in(w, 2) ? 0 : rnd(w) / 4; break;
-			case 1: nal = rnd(w); break;
-			case 2: npl = rnd(w); break;
+			case 0: big_ndw = one_in(w, 2) ? 0 : rnd(w) / 4; break;
+			case 1: big_nal = rnd(w); break;
+			case 2: big_npl = rnd(w); break;
 			}
 			break;
 		}
 	}
+	if (big_ndw != UINT32_MAX)
+		ndw = big_ndw;
+	if (big_nal != UINT32_MAX)
+		nal = big_nal;
+	if (big_npl != UINT32_MAX)
+		npl = big_npl;
 	s.command_size = ndw * 4;
 	if (one_in(w, 30))
 		s.command_size += 1 + below(w, 3);
