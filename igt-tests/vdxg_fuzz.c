@@ -504,6 +504,7 @@ static int known_good(struct wk *w, int fd, const char *when)
 	uint32_t fx, fy, fw, fh, sx, sy, dx, dy, cw, ch;
 	uint64_t fence_val = rnd64(w) | 1;
 	struct vr vr;
+	bool in_apert;
 	int ret, st;
 
 	ret = vdxg_device_open_fd(fd, &dev);
@@ -519,8 +520,9 @@ static int known_good(struct wk *w, int fd, const char *when)
 			     DRM_VDXG_GEM_CPU_ACCESS, &dst);
 	if (ret)
 		wfail("%s: known-good dst GEM_CREATE: %s", when, strerror(-ret));
-	ret = vdxg_bo_create(dev, bytes, one_in(w, 2) ? vram : apert,
-			     one_in(w, 2) ? 1 : 2, DRM_VDXG_GEM_CPU_ACCESS, &src);
+	in_apert = one_in(w, 2);
+	ret = vdxg_bo_create(dev, bytes, in_apert ? apert : vram,
+			     in_apert ? 2 : 1, DRM_VDXG_GEM_CPU_ACCESS, &src);
 	if (ret)
 		wfail("%s: known-good src GEM_CREATE: %s", when, strerror(-ret));
 	if ((ret = vdxg_bo_map(dst, (void **)&dmap)) ||
@@ -1500,10 +1502,23 @@ static void op_syncobj(struct wk *w)
 			.flags = one_in(w, 8) ? rnd(w) & 0xf : below(w, 4),
 		};
 
-		if (one_in(w, 2))
+		/*
+		 * The DRM core's syncobj ioctls are not vdxg's: their counts
+		 * stay small (drm_syncobj_array_find's kmalloc of a huge
+		 * count WARNs in the page allocator on 6.12).
+		 */
+		if (one_in(w, 2)) {
 			ret = xioctl(w->fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &t);
-		else
-			ret = xioctl(w->fd, DRM_IOCTL_SYNCOBJ_WAIT, &t);
+		} else {
+			struct drm_syncobj_wait b = {
+				.handles = t.handles,
+				.timeout_nsec = t.timeout_nsec,
+				.count_handles = t.count_handles,
+				.flags = t.flags & ~DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE,
+			};
+
+			ret = xioctl(w->fd, DRM_IOCTL_SYNCOBJ_WAIT, &b);
+		}
 		break;
 	}
 	case 3: {
