@@ -790,18 +790,14 @@ static void op_ctx_create(struct wk *w)
 	int ret;
 
 	c.priority = below(w, 3);
-	if (one_in(w, 10)) {
+	if (one_in(w, 10))
 		c.engine = interesting(w);
-		valid = false;
-	}
-	if (one_in(w, 10)) {
+	if (one_in(w, 10))
 		c.priority = interesting(w);
-		valid = false;
-	}
-	if (one_in(w, 10)) {
+	if (one_in(w, 10))
 		c.flags = rnd(w) | 1;
-		valid = false;
-	}
+	valid = c.engine == DRM_VDXG_ENGINE_RENDER &&
+		c.priority <= DRM_VDXG_PRIORITY_HIGH && !c.flags;
 	/* An out field with garbage in: either answer is fine. */
 	if (one_in(w, 10)) {
 		c.ctx_id = rnd(w);
