@@ -1332,8 +1332,8 @@ static void rand_surface(struct wk *w, struct drm_vdxg_present_surface *s)
 	}
 	s->handle = pick_handle(w);
 	s->format = one_in(w, 10) ? rnd(w) : fmts[below(w, 3 + one_in(w, 5) * 2)];
-	s->width = one_in(w, 10) ? interesting(w) : 1 + below(w, 128);
-	s->height = one_in(w, 10) ? interesting(w) : 1 + below(w, 128);
+	s->width = one_in(w, 10) ? interesting(w) : 1 + below(w, 32);
+	s->height = one_in(w, 10) ? interesting(w) : 1 + below(w, 32);
 	s->pitch = one_in(w, 10) ? interesting(w) :
 		   ((s->width * 4 + 63) & ~63u);
 	s->offset = one_in(w, 6) ? interesting(w) : 0;
@@ -1349,9 +1349,27 @@ static void op_present(struct wk *w)
 	uint32_t i;
 
 	p.mode = one_in(w, 10) ? rnd(w) % 4 : (one_in(w, 5) ? 1 : 0);
-	p.flags = one_in(w, 8) ? rnd(w) : below(w, 2);
+	if (p.mode == DRM_VDXG_PRESENT_FLIP) {
+		/* A framebuffer on a CRTC, everything else zero. */
+		p.flags = below(w, 2);
+		p.crtc_id = below(w, 64);
+		p.src.fb_id = below(w, 64);
+		p.user_data = rnd64(w);
+		p.out_syncobj = one_in(w, 3) ? pick_sync(w, &point) : 0;
+		if (one_in(w, 4))
+			rand_surface(w, &p.dst);
+		account(w, OP_PRESENT,
+			xioctl(w->fd, DRM_IOCTL_VDXG_PRESENT, &p));
+		return;
+	}
+	/* A blit: crtc_id, flags and user_data must be zero. */
+	if (one_in(w, 15))
+		p.flags = rnd(w);
+	if (one_in(w, 15))
+		p.crtc_id = below(w, 64);
+	if (one_in(w, 15))
+		p.user_data = rnd64(w);
 	p.ctx_id = pick_ctx(w);
-	p.crtc_id = one_in(w, 2) ? below(w, 64) : rnd(w);
 	rand_surface(w, &p.src);
 	rand_surface(w, &p.dst);
 	p.dst_x = one_in(w, 5) ? (int32_t)rnd(w) : (int32_t)below(w, 64) - 8;
@@ -1369,7 +1387,6 @@ static void op_present(struct wk *w)
 	}
 	p.clips = one_in(w, 30) ? (uintptr_t)w->bad_page : (uintptr_t)clips;
 	p.out_syncobj = one_in(w, 3) ? pick_sync(w, &point) : 0;
-	p.user_data = rnd64(w);
 	account(w, OP_PRESENT, xioctl(w->fd, DRM_IOCTL_VDXG_PRESENT, &p));
 }
 
@@ -2138,6 +2155,7 @@ static void test_fuzz(void)
 				       "kernel logged \"%s\"", bad[i]);
 	}
 	munmap(sh, sizeof(*sh));
+	sh = NULL;
 }
 
 static const struct vtest_subtest tests[] = {
