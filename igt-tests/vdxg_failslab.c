@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -99,6 +100,8 @@ static void failslab_setup(void)
 	vtest_assert_eq(vtest_write_file(FAILSLAB "/ignore-gfp-wait", "N"), 0);
 	vtest_assert_eq(vtest_write_file(FAILSLAB "/verbose", "0"), 0);
 	vtest_assert_eq(vtest_write_file(FAILSLAB "/space", "0"), 0);
+	/* TTM's own message when a page table allocation fails. */
+	vr_ignore_dmesg("\\[TTM\\] Failed allocating page table");
 	nth_fd = open(path, O_RDWR | O_CLOEXEC);
 	vtest_assert_f(nth_fd >= 0, "%s: %s", path, strerror(errno));
 	vtest_info("fail-nth armed; failslab fails sleeping allocations%s",
@@ -126,11 +129,15 @@ static bool nth_fired(void)
 }
 
 /* An ioctl with fault N armed: 0 or -errno; *fired. */
+static const char *nth_what = "?";
+
 static int nth_ioctl(int n, int fd, unsigned long req, void *arg,
 		     bool *fired)
 {
 	int ret, err;
 
+	/* In the kernel log: an oops names the call and fault it is in. */
+	vtest_kmsg_mark("vdxg_failslab: %s, fault %d", nth_what, n);
 	nth_set(n);
 	ret = ioctl(fd, req, arg);
 	err = errno;
@@ -221,6 +228,32 @@ static void walk_done(const char *what, int n, int faults)
 
 /* ------------------------------------------------------------ GEM_CREATE */
 
+/* HANDLE is a whole object of SIZE bytes: info, mapping, contents. */
+static void check_object(struct vr *vr, uint32_t handle, uint64_t size,
+			 const char *what, int n)
+{
+	struct drm_vdxg_gem_info info = { .handle = handle };
+	struct drm_vdxg_gem_mmap_offset m = { .handle = handle };
+	volatile uint32_t *p;
+
+	vtest_assert_f(vtest_ioctl(vr->fd, DRM_IOCTL_VDXG_GEM_INFO, &info) == 0,
+		       "%s succeeded despite fault %d, GEM_INFO: %s", what, n,
+		       strerror(errno));
+	vtest_assert_eq_u64(info.size, size);
+	vtest_assert_f(vtest_ioctl(vr->fd, DRM_IOCTL_VDXG_GEM_MMAP_OFFSET,
+				   &m) == 0, "%s succeeded despite fault %d, "
+		       "MMAP_OFFSET: %s", what, n, strerror(errno));
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vr->fd,
+		 m.offset);
+	vtest_assert_f(p != MAP_FAILED, "%s succeeded despite fault %d, mmap: "
+		       "%s", what, n, strerror(errno));
+	p[0] = 0x600d;
+	p[size / 4 - 1] = 0xf00d;
+	vtest_assert_eq(p[0], 0x600d);
+	vtest_assert_eq(p[size / 4 - 1], 0xf00d);
+	munmap((void *)p, size);
+}
+
 static void gem_create_walk(struct vr *vr, uint32_t seg0, uint32_t seg1,
 			    uint64_t size, uint32_t flags, const char *what)
 {
@@ -228,6 +261,7 @@ static void gem_create_walk(struct vr *vr, uint32_t seg0, uint32_t seg1,
 	uint32_t first = 0;
 	int n, faults = 0;
 
+	nth_what = what;
 	for (n = 1; n <= MAX_NTH; n++) {
 		struct drm_vdxg_gem_create c = {
 			.size = size, .flags = flags,
@@ -247,6 +281,9 @@ static void gem_create_walk(struct vr *vr, uint32_t seg0, uint32_t seg1,
 						    DRM_IOCTL_VDXG_GEM_CREATE,
 						    &c));
 		}
+		/* Made despite a failed allocation: it must be whole. */
+		if (!ret && fired)
+			check_object(vr, c.handle, size, what, n);
 		/* The lowest free handle: none leaked by a failure. */
 		if (!first)
 			first = c.handle;
@@ -294,6 +331,7 @@ static void test_context_create(void)
 
 	vr_open(&vr);
 	failslab_setup();
+	nth_what = "CONTEXT_CREATE";
 	for (n = 1; n <= MAX_NTH; n++) {
 		struct drm_vdxg_context_create c = {
 			.engine = DRM_VDXG_ENGINE_RENDER,
@@ -316,7 +354,7 @@ static void test_context_create(void)
 			       "fault %d, %u before: an id leaked", c.ctx_id,
 			       n, first);
 		/* The context works, whatever failed before it. */
-		if (ret || n % 8 == 1) {
+		if (ret || fired || n % 8 == 1) {
 			struct vdxg_bo *bo = vr_bo(&vr, 4096,
 						   DRM_VDXG_SEGMENT_VRAM, 0);
 
@@ -374,7 +412,7 @@ static void submit_walk(struct vr *vr, bool syncs, const char *what)
 	uint32_t ctx = vr_ctx(vr);
 	uint32_t in_bin = vr_syncobj(vr, true), in_tl = vr_syncobj(vr, false);
 	uint32_t out_bin = vr_syncobj(vr, false), out_tl = vr_syncobj(vr, false);
-	uint64_t point = 1, tl;
+	uint64_t point = 0, tl;
 	struct usage base;
 	int n, faults = 0, i;
 
@@ -382,6 +420,7 @@ static void submit_walk(struct vr *vr, bool syncs, const char *what)
 	/* The timeline's first point, signalled: the job waits for it. */
 	vtest_assert_eq(vdxg_syncobj_signal(vr->dev, in_tl, 1), 0);
 	base = usage(vr);
+	nth_what = what;
 	for (n = 1; n <= MAX_NTH && n < (int)half; n++) {
 		struct drm_vdxg_sync in[2] = {
 			{ in_bin, 0, 0 }, { in_tl, 0, 1 },
@@ -507,6 +546,7 @@ static void test_present(void)
 	ctx = vr_ctx(&vr);
 	so = vr_syncobj(&vr, false);
 	base = usage(&vr);
+	nth_what = "PRESENT (blit)";
 	for (n = 1; n <= MAX_NTH; n++) {
 		struct drm_vdxg_present p = {
 			.mode = DRM_VDXG_PRESENT_BLIT, .ctx_id = ctx,
@@ -597,6 +637,7 @@ static void test_prime(void)
 	 * exported): a dma-buf fd, or nothing (the lowest free fd stays so).
 	 */
 	lowest = next_fd();
+	nth_what = "PRIME export";
 	for (n = 1; n <= MAX_NTH; n++) {
 		struct vdxg_bo *fresh = vr_bo(&vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
 		struct drm_prime_handle p = {
@@ -637,6 +678,7 @@ static void test_prime(void)
 	/* Import into another file: a new handle there, or none. */
 	vtest_assert_eq(vdxg_bo_export(bo, &dmabuf), 0);
 	faults = 0;
+	nth_what = "PRIME import";
 	for (n = 1; n <= MAX_NTH; n++) {
 		struct drm_prime_handle p = { .fd = dmabuf };
 		struct drm_gem_close gc = { 0 };
