@@ -8,6 +8,8 @@
 # The run fails on the test's failure and, through scripts/vm.sh, on any
 # kernel WARN, BUG, oops or lockdep report. The output (ops/s, totals,
 # errnos per operation) is kept in out/fuzz.txt; the VM run in out/vm/fuzz/.
+# FUZZ_VM_ARGS adds scripts/vm.sh options, e.g. "--kernel debug" where
+# vm.sh boots the debug kernel.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -21,8 +23,9 @@ ENV="VTEST_TIMEOUT=$((SECONDS_ + 600))"
 [ -z "${VTEST_SEED:-}" ] || ENV+=" VTEST_SEED=$VTEST_SEED"
 
 rc=0
+# shellcheck disable=SC2086 # FUZZ_VM_ARGS is a list of options
 "$VDXG_TOP/scripts/vm.sh" --name fuzz --timeout $((SECONDS_ + 900)) \
-	--load vdxg --append "$APPEND" -- \
+	--load vdxg --append "$APPEND" ${FUZZ_VM_ARGS:-} -- \
 	"$ENV /opt/vdxg/igt-tests/vdxg_fuzz" || rc=$?
 cp "$VDXG_OUT/vm/fuzz/output.log" "$VDXG_OUT/fuzz.txt" 2>/dev/null || true
 echo "fuzz.sh: status $rc; $VDXG_OUT/fuzz.txt, $VDXG_OUT/vm/fuzz/"
