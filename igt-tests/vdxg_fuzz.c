@@ -810,6 +810,9 @@ static void op_ctx_create(struct wk *w)
 			wfail("CONTEXT_CREATE succeeded with engine %u, "
 			      "priority %u, flags 0x%x", c.engine, c.priority,
 			      c.flags);
+		/* The uapi: "the context, non-zero". */
+		if (!c.ctx_id)
+			wfail("CONTEXT_CREATE returned context id 0");
 		add_ctx(w, c.ctx_id);
 	} else if (valid && !odd && (errno == EINVAL || errno == ENOENT ||
 				     errno == EFAULT)) {
@@ -851,6 +854,7 @@ struct race {
 	int fd;
 	volatile int stop;
 	volatile uint32_t last;
+	volatile int zero_id;	/* CONTEXT_CREATE returned id 0 */
 	uint64_t rng;
 	uint64_t n;
 };
@@ -864,6 +868,8 @@ static void *race_create(void *arg)
 		struct drm_vdxg_reset_status s = { 0 };
 
 		if (!ioctl(r->fd, DRM_IOCTL_VDXG_CONTEXT_CREATE, &c)) {
+			if (!c.ctx_id)
+				r->zero_id = 1;
 			r->last = c.ctx_id;
 			s.ctx_id = c.ctx_id;
 			ioctl(r->fd, DRM_IOCTL_VDXG_GET_RESET_STATUS, &s);
@@ -924,6 +930,9 @@ static void op_ctx_race(struct wk *w)
 	r.stop = 1;
 	for (i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
+	if (r.zero_id)
+		wfail("CONTEXT_CREATE returned context id 0 (racing "
+		      "CONTEXT_DESTROY)");
 	account(w, OP_CTX_RACE, 0);
 	/* The survivors are unknown to the tables: they die with the file. */
 }
