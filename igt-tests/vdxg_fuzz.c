@@ -931,8 +931,8 @@ static void op_ctx_race(struct wk *w)
 	for (i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
 	if (r.zero_id)
-		wfail("CONTEXT_CREATE returned context id 0 (racing "
-		      "CONTEXT_DESTROY)");
+		wfail("CONTEXT_CREATE returned context id 0 (in the "
+		      "create/destroy threads)");
 	account(w, OP_CTX_RACE, 0);
 	/* The survivors are unknown to the tables: they die with the file. */
 }
