@@ -8,6 +8,7 @@
 #   make bench    vdxg-bench in the VM: a table and out/bench.json
 #   make igt-compare  upstream IGT on vdxg and on bochs-display, side by side
 #   make vm       an interactive guest shell
+#   make fuzz     vdxg_fuzz in the VM for FUZZ_SECONDS (default 600)
 
 SHELL    := /bin/bash
 OUT      := $(CURDIR)/out
@@ -76,6 +77,14 @@ bench: setup qemu image
 igt-compare: setup qemu image
 	scripts/igt-compare.sh
 
+# The random-ioctl fuzzer, longer than make check runs it:
+#   make fuzz FUZZ_SECONDS=1800 FUZZ_WORKERS=6 [VTEST_SEED=N]
+fuzz: setup qemu image
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_WORKERS=$(FUZZ_WORKERS) scripts/fuzz.sh
+
+FUZZ_SECONDS ?= 600
+FUZZ_WORKERS ?= 4
+
 vm: qemu image
 	scripts/vm.sh --interactive --load vdxg
 
@@ -84,4 +93,4 @@ clean:
 	rm -rf $(OUT)
 
 .PHONY: all setup qemu module sw-sync lint userspace image kunit qtest vmtest \
-	check demo bench igt-compare vm clean
+	check demo bench igt-compare fuzz vm clean

@@ -69,8 +69,10 @@ else
 	fi
 	if [ "$VDXG" = 1 ]; then
 		# vdxg_sriov needs the PF behind a root port: the sriov boot.
+		# vdxg_fuzz runs for a minute or more: the debug-kernel boot
+		# and `make fuzz` run it (--only).
 		for t in /opt/vdxg/igt-tests/*; do
-			[ "${t##*/}" != vdxg_sriov ] || continue
+			case ${t##*/} in vdxg_sriov|vdxg_fuzz) continue ;; esac
 			[ -x "$t" ] && name "${t##*/}" >>"$LIST"
 		done
 	fi
