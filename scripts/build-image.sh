@@ -174,6 +174,14 @@ if [ "$DEBUG" = 1 ]; then
 	mkdir -p "$TMP/mods/lib/modules/$GKVER"
 	cp "$DKDIR"/build/modules.{builtin,builtin.modinfo,order} \
 	   "$TMP/mods/lib/modules/$GKVER/"
+	# sw_sync is a bool option: built in, but not listed as a module.
+	# IGT and vdxg-igt-run modprobe it (the normal image has it as a
+	# module): list it as a built-in module, as a tristate would be.
+	grep -q '/sw_sync\.ko$' "$TMP/mods/lib/modules/$GKVER/modules.builtin" ||
+		echo kernel/drivers/dma-buf/sw_sync.ko \
+			>>"$TMP/mods/lib/modules/$GKVER/modules.builtin"
+	grep -qx 'CONFIG_SW_SYNC=y' "$DKDIR/config" ||
+		die "the debug kernel has no CONFIG_SW_SYNC=y"
 else
 	GKVER=$KVER
 	VMLINUZ=/boot/vmlinuz-$KVER
