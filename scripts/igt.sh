@@ -141,11 +141,14 @@ if [ "$DEBUG" = 1 ] || [ -n "$ONLY_KERNEL" ]; then
 	fi
 	[ -f "$VDXG_OUT/guest-debug/initrd.img" ] || debug_image=0
 fi
-if [ "$DEVICE" = vdxg ] && [ ! -f "$VDXG_OUT/module/vdxg.ko" ]; then
-	echo "igt.sh: warning: no $VDXG_OUT/module/vdxg.ko (make module); the image has no vdxg" >&2
-fi
-if [ ! -f "$VDXG_OUT/module/sw_sync/sw_sync.ko" ]; then
-	echo "igt.sh: warning: no $VDXG_OUT/module/sw_sync/sw_sync.ko (make sw-sync); the syncobj tests skip" >&2
+# Boots of the normal kernel: unless --debug-only or --only --kernel debug.
+if [ -n "$BOOTS" ] || [ "$EXTRA" = 1 ] || { [ -n "$ONLY" ] && [ -z "$ONLY_KERNEL" ]; }; then
+	if [ "$DEVICE" = vdxg ] && [ ! -f "$VDXG_OUT/module/vdxg.ko" ]; then
+		echo "igt.sh: warning: no $VDXG_OUT/module/vdxg.ko (make module); the image has no vdxg" >&2
+	fi
+	if [ ! -f "$VDXG_OUT/module/sw_sync/sw_sync.ko" ]; then
+		echo "igt.sh: warning: no $VDXG_OUT/module/sw_sync/sw_sync.ko (make sw-sync); the syncobj tests skip" >&2
+	fi
 fi
 
 SUFFIX=
