@@ -63,7 +63,7 @@
 #   --no-debug      skip the debug boots
 #   --debug-only    run only the debug boots
 #   --kernel debug  with --only: boot the debug kernel (the boot is named
-#                   "debug" and has the default device)
+#                   "debug" and has the default device), and no extra boot
 #   --no-build      use the image as it is (default: rebuild tests, image)
 #   --strict        an expected failure that passes fails the harness
 #
@@ -119,6 +119,8 @@ elif [ "$EXTRA" = 0 ] && [ -n "$BOOTS" ]; then
 	DEBUG=0
 fi
 [ -z "$ONLY_KERNEL" ] || [ -n "$ONLY" ] || die "--kernel debug goes with --only"
+# The extra boots are the normal kernel's: not with --only --kernel debug.
+[ -z "$ONLY_KERNEL" ] || EXTRA=0
 # vdxg's tests on the debug kernel; vdxg_fuzz and vdxg_failslab run once
 # they are built (igt-tests/), like any of these.
 DEBUG_TESTS=(vdxg_gem vdxg_submit vdxg_reset vdxg_prime vdxg_lib vdxg_module
