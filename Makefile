@@ -9,6 +9,8 @@
 #   make igt-compare  upstream IGT on vdxg and on bochs-display, side by side
 #   make vm       an interactive guest shell
 #   make fuzz     vdxg_fuzz in the VM for FUZZ_SECONDS (default 600)
+#   make debug-image  the debug guest kernel (KASAN, lockdep...), vdxg.ko
+#                 built against it, and its image (out/guest-debug/)
 
 SHELL    := /bin/bash
 OUT      := $(CURDIR)/out
@@ -36,6 +38,30 @@ module:
 # syncobj tests (out/module/sw_sync/sw_sync.ko; see the script).
 sw-sync:
 	KVER=$(KVER) KDIR=$(KDIR) scripts/build-sw-sync.sh
+
+# The debug guest kernel: KASAN, lockdep, kmemleak, DEBUG_OBJECTS, failslab
+# (scripts/debug-kernel.config), cached in ~/.cache/vdxg/debug-kernel/.
+debug-kernel:
+	scripts/build-debug-kernel.sh
+
+# vdxg.ko for the debug kernel, out/debug/vdxg.ko, built in a copy of the
+# sources (out/debug/src/, laid out like the project's so that Kbuild finds
+# the uapi header): the driver directory stays clean for the normal build.
+DEBUG_SRC := $(OUT)/debug/src
+debug-module: debug-kernel
+	@mkdir -p $(DEBUG_SRC)/drivers/gpu/drm/vdxg $(DEBUG_SRC)/uapi/drm $(OUT)/logs
+	rsync -rt --delete --exclude='*.mod.c' --include='*/' --include='*.[ch]' \
+		--include=Kbuild --include=Kconfig --exclude='*' \
+		$(DRV)/ $(DEBUG_SRC)/drivers/gpu/drm/vdxg/
+	rsync -t uapi/drm/vdxg_drm.h $(DEBUG_SRC)/uapi/drm/
+	set -o pipefail; $(MAKE) -C "$$(. scripts/lib.sh; vdxg_debug_kernel_dir)/build" \
+		M=$(DEBUG_SRC)/drivers/gpu/drm/vdxg CONFIG_DRM_VDXG=m modules 2>&1 | \
+		tee $(OUT)/logs/debug-module.log
+	@! grep -E 'warning:|error:|WARNING:|ERROR:' $(OUT)/logs/debug-module.log
+	cp $(DEBUG_SRC)/drivers/gpu/drm/vdxg/vdxg.ko $(OUT)/debug/
+
+debug-image: debug-module userspace
+	scripts/build-image.sh --debug
 
 # W=1 and sparse over every driver file, and checkpatch --strict.
 lint:
@@ -93,4 +119,5 @@ clean:
 	rm -rf $(OUT)
 
 .PHONY: all setup qemu module sw-sync lint userspace image kunit qtest vmtest \
-	check demo bench igt-compare fuzz vm clean
+	check demo bench igt-compare fuzz vm clean debug-kernel debug-module \
+	debug-image

@@ -14,14 +14,28 @@
 #            depmod data, vdxg's IGT tests, tools and test lists. Rebuilt on
 #            every run (seconds).
 #
-# Usage: scripts/build-image.sh [--force]   (--force rebuilds the base)
-# VDXG_MODULE=path/vdxg.ko overrides out/module/vdxg.ko, and
-# VDXG_SW_SYNC_MODULE=path/sw_sync.ko out/module/sw_sync/sw_sync.ko.
+# Usage: scripts/build-image.sh [--force] [--debug]
+#   --force   rebuild the base
+#   --debug   the image for the debug kernel (scripts/build-debug-kernel.sh)
+#             instead, in out/guest-debug/: the same base, the debug
+#             kernel's bzImage, and /lib/modules/<its release>/ with
+#             out/debug/vdxg.ko (make debug-module), its depmod data and
+#             the kernel's modules.builtin, so that modprobe of the
+#             built-in vgem and sw_sync succeeds too
+# VDXG_MODULE=path/vdxg.ko overrides out/module/vdxg.ko (with --debug,
+# out/debug/vdxg.ko), and VDXG_SW_SYNC_MODULE=path/sw_sync.ko
+# out/module/sw_sync/sw_sync.ko.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-FORCE=0
-[ "${1:-}" = --force ] && FORCE=1
+FORCE=0 DEBUG=0
+for a in "$@"; do
+	case $a in
+	--force) FORCE=1 ;;
+	--debug) DEBUG=1 ;;
+	*) die "unknown option $a" ;;
+	esac
+done
 
 KVER=$(vdxg_kver)
 [ -n "$KVER" ] || die "no Debian 6.12 kernel in /lib/modules (run scripts/setup.sh)"
@@ -46,6 +60,13 @@ PRUNE=(usr/share/doc usr/share/man usr/share/info usr/share/locale
 COMP=(zstd -q -T0 -3)
 
 OUT_GUEST=$VDXG_OUT/guest
+if [ "$DEBUG" = 1 ]; then
+	DKDIR=$(vdxg_debug_kernel_dir) ||
+		die "linux-source-6.12 is not installed (scripts/setup.sh)"
+	[ -f "$DKDIR/.done" ] ||
+		die "no debug kernel in $DKDIR (run scripts/build-debug-kernel.sh)"
+	OUT_GUEST=$VDXG_OUT/guest-debug
+fi
 mkdir -p "$OUT_GUEST" "$VDXG_CACHE/image"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/vdxg-image.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -142,40 +163,65 @@ fi
 OV=$TMP/overlay
 mkdir -p "$OV/opt/vdxg/lists" "$OV/opt/vdxg/bin" "$OV/opt/vdxg/igt-tests"
 
-MODDIR=usr/lib/modules/$KVER
-# Out-of-tree modules, into updates/ as NAME.ko: vdxg and sw_sync (the
-# kernel's sw_sync test driver, scripts/build-sw-sync.sh), each if built.
-KO=${VDXG_MODULE:-$VDXG_OUT/module/vdxg.ko}
-SW_SYNC_KO=${VDXG_SW_SYNC_MODULE:-$VDXG_OUT/module/sw_sync/sw_sync.ko}
+# The kernel the image boots (GKVER), its kernel image and its module
+# tree before the out-of-tree modules: the base's closure of Debian's
+# modules, or (--debug) none, everything being built in but vdxg.
+if [ "$DEBUG" = 1 ]; then
+	GKVER=$(cat "$DKDIR/kver")
+	VMLINUZ=$DKDIR/bzImage
+	KO=${VDXG_MODULE:-$VDXG_OUT/debug/vdxg.ko}
+	mods=(vdxg:"$KO")
+	mkdir -p "$TMP/mods/lib/modules/$GKVER"
+	cp "$DKDIR"/build/modules.{builtin,builtin.modinfo,order} \
+	   "$TMP/mods/lib/modules/$GKVER/"
+	# sw_sync is a bool option: built in, but not listed as a module.
+	# IGT and vdxg-igt-run modprobe it (the normal image has it as a
+	# module): list it as a built-in module, as a tristate would be.
+	grep -q '/sw_sync\.ko$' "$TMP/mods/lib/modules/$GKVER/modules.builtin" ||
+		echo kernel/drivers/dma-buf/sw_sync.ko \
+			>>"$TMP/mods/lib/modules/$GKVER/modules.builtin"
+	grep -qx 'CONFIG_SW_SYNC=y' "$DKDIR/config" ||
+		die "the debug kernel has no CONFIG_SW_SYNC=y"
+else
+	GKVER=$KVER
+	VMLINUZ=/boot/vmlinuz-$KVER
+	# Out-of-tree modules, into updates/ as NAME.ko: vdxg and sw_sync
+	# (the kernel's sw_sync test driver, scripts/build-sw-sync.sh), each
+	# if built.
+	KO=${VDXG_MODULE:-$VDXG_OUT/module/vdxg.ko}
+	SW_SYNC_KO=${VDXG_SW_SYNC_MODULE:-$VDXG_OUT/module/sw_sync/sw_sync.ko}
+	mods=(vdxg:"$KO" sw_sync:"$SW_SYNC_KO")
+	cp -a "$BASE.mods" "$TMP/mods"
+fi
+MODDIR=usr/lib/modules/$GKVER
 declare -A EXTRA=()
-for m in vdxg:"$KO" sw_sync:"$SW_SYNC_KO"; do
+for m in "${mods[@]}"; do
 	if [ -f "${m#*:}" ]; then
 		EXTRA[${m%%:*}]=${m#*:}
 	else
 		echo "build-image: no ${m#*:}; image has no ${m%%:*} module"
 	fi
 done
-if [ ${#EXTRA[@]} -gt 0 ]; then
-	cp -a "$BASE.mods" "$TMP/mods"
-	mkdir -p "$TMP/mods/lib/modules/$KVER/updates" "$OV/$MODDIR/updates"
+if [ ${#EXTRA[@]} -gt 0 ] || [ "$DEBUG" = 1 ]; then
+	mkdir -p "$TMP/mods/lib/modules/$GKVER/updates" "$OV/$MODDIR/updates"
 	for m in "${!EXTRA[@]}"; do
 		ko=${EXTRA[$m]}
 		vermagic=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
-		[ "$vermagic" = "$KVER" ] ||
-			die "$ko is built for $vermagic, the guest kernel is $KVER"
-		cp "$ko" "$TMP/mods/lib/modules/$KVER/updates/$m.ko"
+		[ "$vermagic" = "$GKVER" ] ||
+			die "$ko is built for $vermagic, the guest kernel is $GKVER"
+		cp "$ko" "$TMP/mods/lib/modules/$GKVER/updates/$m.ko"
 	done
-	depmod -b "$TMP/mods" "$KVER"
+	depmod -b "$TMP/mods" "$GKVER"
 	for m in "${!EXTRA[@]}"; do
 		# Its own dependencies must be in the base closure.
 		for dep in $(modinfo -F depends "${EXTRA[$m]}" | tr , ' '); do
-			grep -q "/${dep//[-_]/[-_]}\.ko:" "$TMP/mods/lib/modules/$KVER/modules.dep" ||
+			grep -q "/${dep//[-_]/[-_]}\.ko:" "$TMP/mods/lib/modules/$GKVER/modules.dep" ||
 				die "$m.ko needs $dep, which is not in the image's MODS"
 		done
-		cp "$TMP/mods/lib/modules/$KVER/updates/$m.ko" "$OV/$MODDIR/updates/"
+		cp "$TMP/mods/lib/modules/$GKVER/updates/$m.ko" "$OV/$MODDIR/updates/"
 		echo "build-image: ${EXTRA[$m]} included"
 	done
-	cp "$TMP/mods/lib/modules/$KVER"/modules.* "$OV/$MODDIR/"
+	cp "$TMP/mods/lib/modules/$GKVER"/modules.* "$OV/$MODDIR/"
 fi
 
 shopt -s nullglob
@@ -259,6 +305,20 @@ cd /tmp
 sh -c "$cmd" </dev/null >&3 2>&3
 rc=$?
 
+# A kernel with kmemleak (the debug kernel): scan now, twice (an object
+# is reported once it stayed unreferenced past a scan), and put the report
+# in the kernel log, where scripts/vm.sh looks for "unreferenced object".
+km=/sys/kernel/debug/kmemleak
+if [ -w $km ]; then
+	echo "vdxg-init: kmemleak scan" >&3
+	echo scan >$km; sleep 5; echo scan >$km
+	cat $km >/tmp/kmemleak.txt
+	echo "vdxg-init: kmemleak: $(grep -c 'unreferenced object' /tmp/kmemleak.txt) leak report(s)" >/dev/kmsg
+	while IFS= read -r l; do
+		echo "kmemleak: $l" >/dev/kmsg
+	done </tmp/kmemleak.txt
+fi
+
 dmesg >/tmp/vdxgvm/out/dmesg.txt 2>&1
 if [ -n "$collect" ]; then
 	if [ -d "$collect" ]; then
@@ -281,6 +341,6 @@ chmod 755 "$OV/init"
 mkcpio "$OV" | gzip -1 >"$TMP/overlay.cpio.gz"
 cat "$BASE" "$TMP/overlay.cpio.gz" >"$OUT_GUEST/.initrd.img.$$"
 mv "$OUT_GUEST/.initrd.img.$$" "$OUT_GUEST/initrd.img"
-cp "/boot/vmlinuz-$KVER" "$OUT_GUEST/vmlinuz"
-echo "$KVER" >"$OUT_GUEST/kver"
-echo "build-image: $OUT_GUEST/initrd.img ($(du -h "$OUT_GUEST/initrd.img" | cut -f1)), kernel $KVER"
+cp "$VMLINUZ" "$OUT_GUEST/vmlinuz"
+echo "$GKVER" >"$OUT_GUEST/kver"
+echo "build-image: $OUT_GUEST/initrd.img ($(du -h "$OUT_GUEST/initrd.img" | cut -f1)), kernel $GKVER"

@@ -49,10 +49,7 @@ KVER=${KVER:-$(vdxg_kver)}
 KDIR=${KDIR:-/lib/modules/$KVER/build}
 [ -f "$KDIR/Module.symvers" ] ||
 	die "no $KDIR/Module.symvers: linux-headers for $KVER missing (run scripts/setup.sh)"
-TARBALL=
-for f in /usr/src/linux-source-6.12.tar.*; do
-	[ -f "$f" ] && { TARBALL=$f; break; }
-done
+TARBALL=$(vdxg_linux_tarball)
 [ -n "$TARBALL" ] || die "linux-source-6.12 is not installed (run scripts/setup.sh)"
 
 FILES=(sw_sync.c sync_debug.c sync_debug.h sync_trace.h)

@@ -44,11 +44,16 @@ stage() {
 stage host make -s -C igt-tests check O="$VDXG_OUT/igt-tests"
 # Host tests too: libvdxg's builder and reference renderer (own log).
 stage host-lib make -s -C libvdxg check O="$VDXG_OUT/libvdxg"
+# vm.sh's kernel-problem matcher on sample reports (KASAN, lockdep, ...)
+stage host-log scripts/vm-log-selftest.sh
 stage kunit scripts/kunit.sh
 stage lint make -s lint
 if stage qemu make -s qemu; then
 	stage qtest scripts/qtest.sh
 	if stage build make -s image; then
+		# The debug kernel (cached), vdxg.ko for it, its image. The vm
+		# stage runs without it; its debug boots then fail.
+		stage debug make -s debug-image
 		stage vm scripts/igt.sh
 		# make demo itself, and its still against the reference image
 		stage demo scripts/demo.sh

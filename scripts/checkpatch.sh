@@ -8,7 +8,7 @@ set -euo pipefail
 src=$VDXG_CACHE/checkpatch
 cp=$src/scripts/checkpatch.pl
 if [ ! -x "$cp" ]; then
-	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
+	tarball=$(vdxg_linux_tarball)
 	[ -n "$tarball" ] || die "linux-source-6.12 is not installed (scripts/setup.sh)"
 	mkdir -p "$src"
 	tar -xf "$tarball" -C "$src" --strip-components=1 --wildcards \

@@ -21,6 +21,13 @@
 #             runs there too, with CPU faults on VRAM beyond the BAR
 #   sriov     vdxg_sriov, with the PF behind a PCIe root port (SR-IOV and
 #             ARI need one) and two of its four VFs enabled by the test
+#   debug, debug-sriov
+#             vdxg's own tests (DEBUG_TESTS below; one not built is left
+#             out) on the debug kernel (KASAN, lockdep, kmemleak,
+#             DEBUG_OBJECTS, failslab: scripts/build-debug-kernel.sh,
+#             make debug-image), then vdxg_sriov on it behind the sriov
+#             boot's root port; any report of those checkers, or a leak
+#             found by the scan at the end, fails the boot (scripts/vm.sh)
 #   BOOT-retry
 #             after them, the failed subtests of BOOT that assert
 #             wall-clock display timing (igt-tests/timing-tests.txt), once
@@ -40,7 +47,8 @@
 #
 #   scripts/igt.sh [--device NAME] [--expected FILE] [--no-extra]
 #                  [--only TEST[,TEST]] [--boots LIST] [--timeout S]
-#                  [--no-build] [--strict]
+#                  [--no-build] [--strict] [--no-debug] [--debug-only]
+#                  [--kernel debug]
 #
 #   --device NAME   vdxg (default) or a peer such as bochs-display: then the
 #                   module is the peer's, the device gets no properties, the
@@ -50,7 +58,12 @@
 #   --only LIST     run just these tests (igt_runner names) in one boot
 #                   (named "default", with the display boots' device)
 #   --boots LIST    run only these of default, kms and flip (comma list)
-#   --no-extra      skip the extra boots (vram128-msi, intx, sriov)
+#   --no-extra      skip the extra boots (vram128-msi, intx, sriov, and
+#                   the debug boots)
+#   --no-debug      skip the debug boots
+#   --debug-only    run only the debug boots
+#   --kernel debug  with --only: boot the debug kernel (the boot is named
+#                   "debug" and has the default device), and no extra boot
 #   --no-build      use the image as it is (default: rebuild tests, image)
 #   --strict        an expected failure that passes fails the harness
 #
@@ -62,6 +75,7 @@ set -uo pipefail
 
 RETRY=$VDXG_TOP/igt-tests/timing-tests.txt
 DEVICE=vdxg EXPECTED= EXTRA=1 ONLY= BOOTS=default,kms,flip TIMEOUT=1800 BUILD=1 STRICT=
+DEBUG=1 ONLY_KERNEL=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--device) DEVICE=$2; shift 2 ;;
@@ -72,7 +86,12 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--no-build) BUILD=0; shift ;;
 	--strict) STRICT=--strict; shift ;;
-	-h|--help) sed -n '4,53p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--no-debug) DEBUG=0; shift ;;
+	--debug-only) BOOTS= EXTRA=0 DEBUG=1; shift ;;
+	--kernel)
+		[ "$2" = debug ] || die "--kernel: only debug"
+		ONLY_KERNEL=debug; shift 2 ;;
+	-h|--help) sed -n '4,67p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1" ;;
 	esac
 done
@@ -92,6 +111,21 @@ if [ -z "$EXPECTED" ]; then
 fi
 [ -f "$EXPECTED" ] || { echo "igt.sh: no $EXPECTED; no failure is expected" >&2; EXPECTED=; }
 [ "$DEVICE" = vdxg ] || EXTRA=0
+# The debug boots are extra boots of vdxg's (--debug-only turns them on
+# alone); --only runs one boot, on the debug kernel with --kernel debug.
+if [ "$DEVICE" != vdxg ] || [ -n "$ONLY" ]; then
+	DEBUG=0
+elif [ "$EXTRA" = 0 ] && [ -n "$BOOTS" ]; then
+	DEBUG=0
+fi
+[ -z "$ONLY_KERNEL" ] || [ -n "$ONLY" ] || die "--kernel debug goes with --only"
+# The extra boots are the normal kernel's: not with --only --kernel debug.
+[ -z "$ONLY_KERNEL" ] || EXTRA=0
+# vdxg's tests on the debug kernel; vdxg_fuzz and vdxg_failslab run once
+# they are built (igt-tests/), like any of these.
+DEBUG_TESTS=(vdxg_gem vdxg_submit vdxg_reset vdxg_prime vdxg_lib vdxg_module
+	     vdxg_present vdxg_fuzz vdxg_failslab)
+DEBUG_SRIOV_TESTS=(vdxg_sriov)
 
 if [ "$BUILD" = 1 ]; then
 	make -s -C "$VDXG_TOP/igt-tests" O="$VDXG_OUT/igt-tests" ||
@@ -99,11 +133,24 @@ if [ "$BUILD" = 1 ]; then
 	"$VDXG_TOP/scripts/build-sw-sync.sh" || die "building sw_sync.ko failed"
 	"$VDXG_TOP/scripts/build-image.sh" || die "building the guest image failed"
 fi
-if [ "$DEVICE" = vdxg ] && [ ! -f "$VDXG_OUT/module/vdxg.ko" ]; then
-	echo "igt.sh: warning: no $VDXG_OUT/module/vdxg.ko (make module); the image has no vdxg" >&2
+# The debug image: built (its kernel is cached) when a debug boot runs. A
+# failed build fails those boots, not the others.
+debug_image=1
+if [ "$DEBUG" = 1 ] || [ -n "$ONLY_KERNEL" ]; then
+	if [ "$BUILD" = 1 ] && ! make -s -C "$VDXG_TOP" debug-image; then
+		echo "igt.sh: building the debug image failed; the debug boots fail" >&2
+		debug_image=0
+	fi
+	[ -f "$VDXG_OUT/guest-debug/initrd.img" ] || debug_image=0
 fi
-if [ ! -f "$VDXG_OUT/module/sw_sync/sw_sync.ko" ]; then
-	echo "igt.sh: warning: no $VDXG_OUT/module/sw_sync/sw_sync.ko (make sw-sync); the syncobj tests skip" >&2
+# Boots of the normal kernel: unless --debug-only or --only --kernel debug.
+if [ -n "$BOOTS" ] || [ "$EXTRA" = 1 ] || { [ -n "$ONLY" ] && [ -z "$ONLY_KERNEL" ]; }; then
+	if [ "$DEVICE" = vdxg ] && [ ! -f "$VDXG_OUT/module/vdxg.ko" ]; then
+		echo "igt.sh: warning: no $VDXG_OUT/module/vdxg.ko (make module); the image has no vdxg" >&2
+	fi
+	if [ ! -f "$VDXG_OUT/module/sw_sync/sw_sync.ko" ]; then
+		echo "igt.sh: warning: no $VDXG_OUT/module/sw_sync/sw_sync.ko (make sw-sync); the syncobj tests skip" >&2
+	fi
 fi
 
 SUFFIX=
@@ -122,13 +169,24 @@ boot() {
 	local name=igt-$1$SUFFIX config=$1 devargs=$2 rc
 	shift 2
 	ARGS[$config]=$devargs
+	if [[ $config == debug* ]] && [ "$debug_image" = 0 ]; then
+		echo "=== igt.sh: boot $config: no debug image; not run" >&2
+		rm -rf "$VDXG_OUT/vm/$name"
+		mkdir -p "$VDXG_OUT/vm/$name"
+		echo 1 >"$VDXG_OUT/vm/$name/status"
+		return 1
+	fi
 	echo "=== igt.sh: boot $config: -device $DEVICE${devargs:+,$devargs}: vdxg-igt-run $*"
 	scripts_vm=("$VDXG_TOP/scripts/vm.sh" --name "$name" --timeout "$TIMEOUT"
 		    --device "$DEVICE" --collect /tmp/igt/collect)
 	case $config in
+	debug|debug-*)
+		scripts_vm+=(--kernel debug) ;;
+	esac
+	case $config in
 	kms|flip|kms-retry|flip-retry)
 		scripts_vm+=(--qemu-arg -icount --qemu-arg shift=1,sleep=off) ;;
-	sriov)
+	sriov|sriov-retry|debug-sriov|debug-sriov-retry)
 		# The firmware sizes bridge windows for the BARs it sees: the
 		# root port reserves room for the VF BARs and for the PF's
 		# VRAM BAR to grow. iomem=relaxed lets the test map the PF's
@@ -158,7 +216,19 @@ collect() {
 
 VDXG_TESTS=
 [ "$DEVICE" != vdxg ] || VDXG_TESTS=--vdxg
-if [ -n "$ONLY" ]; then
+# built_tests TEST...: those of TESTs built in out/igt-tests, comma-separated.
+built_tests() {
+	local t out=()
+	for t in "$@"; do
+		[ -x "$VDXG_OUT/igt-tests/$t" ] && out+=("$t")
+	done
+	(IFS=,; echo "${out[*]}")
+}
+
+if [ -n "$ONLY" ] && [ -n "$ONLY_KERNEL" ]; then
+	boot debug "" --only "$ONLY" --timeout 900
+	collect debug
+elif [ -n "$ONLY" ]; then
 	boot default "$KMS_ARGS" --only "$ONLY"
 	collect default
 else
@@ -181,6 +251,14 @@ if [ "$EXTRA" = 1 ]; then
 	collect intx
 	boot sriov "bus=rp0" --only vdxg_sriov
 	collect sriov
+fi
+if [ "$DEBUG" = 1 ]; then
+	# A test under KASAN and lockdep runs several times longer.
+	boot debug "" --only "$(built_tests "${DEBUG_TESTS[@]}")" --timeout 900
+	collect debug
+	boot debug-sriov "bus=rp0" --only "$(built_tests "${DEBUG_SRIOV_TESTS[@]}")" \
+		--timeout 900
+	collect debug-sriov
 fi
 
 # A failed timing subtest gets a second run: one boot per boot that had one.

@@ -25,17 +25,14 @@ summary() {
 	echo "$1 passed, $2 failed"
 }
 
-tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1) || true
+tarball=$(vdxg_linux_tarball)
 [ -n "$tarball" ] || die "linux-source-6.12 is not installed (scripts/setup.sh)"
 for tool in rsync flock bc flex bison; do
 	command -v "$tool" >/dev/null || die "$tool is missing (scripts/setup.sh)"
 done
 
 # The key: the package version (readable) and the tarball's hash (exact).
-version=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
-	  echo unknown)
-hash=$(sha256sum "$tarball" | cut -c1-12)
-key=linux-source-${version//[^A-Za-z0-9.+-]/_}-$hash
+key=$(vdxg_linux_source_key "$tarball")
 top=$VDXG_CACHE/kunit
 src=$top/$key/src
 build=$top/$key/build-um
@@ -50,12 +47,7 @@ if [ ! -f "$src/.vdxg-unpacked" ]; then
 	for old in "$top"/linux-source-*; do
 		[ "$old" = "$top/$key" ] || [ ! -d "$old" ] || rm -rf "$old"
 	done
-	echo "kunit: unpacking $tarball ($version) into $src"
-	rm -rf "$src.tmp" "$src"
-	mkdir -p "$src.tmp"
-	tar -xf "$tarball" -C "$src.tmp" --strip-components=1
-	touch "$src.tmp/.vdxg-unpacked"
-	mv "$src.tmp" "$src"
+	vdxg_unpack_linux_source "$tarball" "$src"
 fi
 
 # The driver's sources only (no out-of-tree build products). rsync keeps

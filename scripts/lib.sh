@@ -21,3 +21,49 @@ hash_inputs() {
 }
 
 die() { echo "${0##*/}: $*" >&2; exit 1; }
+
+# Debian's linux-source-6.12 tarball (KUnit, sw_sync and the debug kernel
+# take the kernel's own sources from it), or nothing.
+vdxg_linux_tarball() {
+	ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1 || true
+}
+
+# vdxg_linux_source_key TARBALL: names a tree unpacked from TARBALL: the
+# package version (readable) and the tarball's hash (exact).
+vdxg_linux_source_key() {
+	local version hash
+	version=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
+		  echo unknown)
+	hash=$(sha256sum "$1" | cut -c1-12)
+	echo "linux-source-${version//[^A-Za-z0-9.+-]/_}-$hash"
+}
+
+# vdxg_unpack_linux_source TARBALL DIR: the whole tree into DIR, once
+# (DIR/.vdxg-unpacked marks it done) and atomically. Callers serialise.
+vdxg_unpack_linux_source() {
+	local tarball=$1 dir=$2
+	[ -f "$dir/.vdxg-unpacked" ] && return 0
+	echo "${0##*/}: unpacking $tarball into $dir"
+	rm -rf "$dir.tmp" "$dir"
+	mkdir -p "$dir.tmp"
+	tar -xf "$tarball" -C "$dir.tmp" --strip-components=1 ||
+		{ rm -rf "$dir.tmp"; die "unpacking $tarball failed"; }
+	touch "$dir.tmp/.vdxg-unpacked"
+	mv "$dir.tmp" "$dir"
+}
+
+# The debug guest kernel's cache directory (scripts/build-debug-kernel.sh),
+# keyed by that script, its config fragment, the driver's Kconfig selects
+# and the source tarball; DIR/.done once built.
+vdxg_debug_kernel_dir() {
+	local tarball key
+	tarball=$(vdxg_linux_tarball)
+	[ -n "$tarball" ] || return 1
+	key=$( { cat "$VDXG_TOP/scripts/build-debug-kernel.sh" \
+		     "$VDXG_TOP/scripts/debug-kernel.config"
+		 grep -E '^[[:space:]]*select[[:space:]]' \
+			"$VDXG_TOP/drivers/gpu/drm/vdxg/Kconfig"
+		 vdxg_linux_source_key "$tarball"
+		 gcc --version | head -n1; } | sha256sum | cut -c1-16)
+	echo "$VDXG_CACHE/debug-kernel/$key"
+}

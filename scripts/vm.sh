@@ -5,8 +5,12 @@
 #
 #   scripts/vm.sh [options] -- CMD...     run CMD (sh -c "CMD...") in the guest
 #   scripts/vm.sh --interactive           a shell on the serial console
+#   scripts/vm.sh --check-log FILE...     only look for kernel problems in
+#                                         FILES (exit 126 if any, else 0)
 #
 # Options:
+#   --kernel debug       boot the debug kernel's image (out/guest-debug/,
+#                        make debug-image) instead of out/guest/
 #   --timeout S          kill QEMU after S seconds (default 600)
 #   --device NAME        the display device (default vdxg); "none" for none
 #   --device-args ARGS   its properties, e.g. 'vram_size=128M,msix=off'; each
@@ -28,6 +32,9 @@
 # Exit status: the command's, or 124 on timeout, 125 when the guest did not
 # report an exit status (crash, panic, QEMU failure), 126 when the kernel
 # logged a WARN, BUG, oops, lockdep, KASAN/UBSAN, hung task or similar.
+# On a kernel with kmemleak (the debug kernel) the guest scans for leaks
+# after the command and logs the report: a leak fails the run too; so do
+# DEBUG_OBJECTS ("ODEBUG:") and KFENCE reports (kernel_problems below).
 #
 # The guest talks on four 16550 ports: ttyS0 the console, ttyS1 the
 # command's output, ttyS2 the results (base64 tar.gz of dmesg and the
@@ -53,8 +60,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 TIMEOUT=600 DEVICE=vdxg DEVARGS= APPEND= RUN=default COLLECT= LOAD=
-INTERACTIVE=0 QUIET=0 QEMU_EXTRA=()
-usage() { sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+INTERACTIVE=0 QUIET=0 QEMU_EXTRA=() GUEST=guest CHECK_LOG=0
+usage() { sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--timeout) TIMEOUT=$2; shift 2 ;;
@@ -67,19 +74,69 @@ while [ $# -gt 0 ]; do
 	--qemu-arg) QEMU_EXTRA+=("$2"); shift 2 ;;
 	--interactive) INTERACTIVE=1; shift ;;
 	--quiet) QUIET=1; shift ;;
+	--kernel)
+		case $2 in
+		debug) GUEST=guest-debug ;;
+		default) GUEST=guest ;;
+		*) die "--kernel: debug or default, not $2" ;;
+		esac
+		shift 2 ;;
+	--check-log) CHECK_LOG=1; shift; break ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "vm.sh: unknown option $1" >&2; usage ;;
 	esac
 done
+
+fail() { echo "vm.sh: $RUN: $*" >&2; }
+
+# Kernel problems: WARN, BUG (KASAN, KFENCE, sleeping in atomic context...),
+# oops, lockdep and RCU-lockdep splats, kmemleak and DEBUG_OBJECTS reports,
+# hung tasks, stalls. scripts/vm-log-selftest.sh checks this list against
+# the sample logs in scripts/testdata/kernel-logs/.
+BAD='WARNING:|BUG:|kernel BUG|Oops|KASAN|UBSAN|KFENCE|general protection fault'
+BAD+='|possible circular locking|inconsistent lock state|suspicious RCU usage'
+BAD+='|possible recursive locking|lock held when returning|Call Trace'
+BAD+='|sleeping function called from invalid context'
+BAD+='|unreferenced object|ODEBUG:'
+BAD+='|blocked for more than|hung_task|soft lockup|hard LOCKUP|detected stall'
+BAD+='|Kernel panic|refcount_t:|list_add corruption|list_del corruption'
+BAD+='|kernel NULL pointer|unable to handle page fault|segfault at'
+
+# kernel_problems FILE...: report the problems in FILEs (20 lines each at
+# most); false when there are none.
+kernel_problems() {
+	local f hits l found=1
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		if hits=$(grep -naE "$BAD" "$f" | head -n 20) && [ -n "$hits" ]; then
+			found=0
+			while IFS= read -r l; do
+				fail "kernel problem in ${f##*/} line ${l%%:*}: ${l#*:}"
+			done <<<"$hits"
+		fi
+	done
+	return $found
+}
+
+if [ "$CHECK_LOG" = 1 ]; then
+	[ $# -gt 0 ] || usage
+	RUN=check-log
+	for f in "$@"; do [ -f "$f" ] || die "--check-log: no file $f"; done
+	if kernel_problems "$@"; then exit 126; fi
+	exit 0
+fi
 [ "$INTERACTIVE" = 1 ] || [ $# -gt 0 ] || usage
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout wants seconds"
 [[ $RUN =~ ^[A-Za-z0-9._-]+$ ]] || die "--name wants [A-Za-z0-9._-]"
 CMD="$*"
 
-KERNEL=$VDXG_OUT/guest/vmlinuz INITRD=$VDXG_OUT/guest/initrd.img
-[ -f "$KERNEL" ] && [ -f "$INITRD" ] ||
+KERNEL=$VDXG_OUT/$GUEST/vmlinuz INITRD=$VDXG_OUT/$GUEST/initrd.img
+if [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
+	[ "$GUEST" = guest ] ||
+		die "no debug guest image in $VDXG_OUT/$GUEST: run make debug-image"
 	die "no guest image in $VDXG_OUT/guest: run scripts/build-image.sh"
+fi
 
 # QEMU: $VDXG_QEMU, else the project's build, else the host's (which has no
 # vdxg device: use it with --device bochs-display for development).
@@ -250,8 +307,6 @@ HPID=
 elapsed=$(echo "$(date +%s.%N) - $start" | bc)
 printf '%.1f\n' "$elapsed" >"$DIR/elapsed"
 
-fail() { echo "vm.sh: $RUN: $*" >&2; }
-
 # Results: decode the tar between the markers.
 rc=
 if [ -f "$DIR/results.txt" ]; then
@@ -271,22 +326,8 @@ if [ -f "$DIR/results.txt" ]; then
 fi
 
 # Kernel problems, in the console log and the guest's dmesg.
-BAD='WARNING:|BUG:|kernel BUG|Oops|KASAN|UBSAN|general protection fault'
-BAD+='|possible circular locking|inconsistent lock state|suspicious RCU usage'
-BAD+='|possible recursive locking|lock held when returning|Call Trace'
-BAD+='|blocked for more than|hung_task|soft lockup|hard LOCKUP|detected stall'
-BAD+='|Kernel panic|refcount_t:|list_add corruption|list_del corruption'
-BAD+='|kernel NULL pointer|unable to handle page fault|segfault at'
 kernel_bad=0
-for f in serial.log dmesg.txt; do
-	[ -f "$DIR/$f" ] || continue
-	if hits=$(grep -naE "$BAD" "$DIR/$f" | head -n 20) && [ -n "$hits" ]; then
-		kernel_bad=1
-		while IFS= read -r l; do
-			fail "kernel problem in $f line ${l%%:*}: ${l#*:}"
-		done <<<"$hits"
-	fi
-done
+! kernel_problems "$DIR/serial.log" "$DIR/dmesg.txt" || kernel_bad=1
 [ -f "$DIR/dmesg.txt" ] || fail "no dmesg.txt from the guest (see $DIR/serial.log)"
 
 status=0
