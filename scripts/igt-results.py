@@ -56,7 +56,6 @@ BENIGN_DMESG = [
     re.compile(r"clocksource: Long readout interval, skipping watchdog check: cs_nsec: \d+ wd_nsec: \d+"),
     re.compile(r"clocksource: +Clocksource 'tsc' skewed "),
     re.compile(r"clocksource: +'tsc' is current clocksource"),
-    re.compile(r"clocksource: Long readout interval, skipping watchdog check: cs_nsec: \d+ wd_nsec: \d+"),
     re.compile(r"TSC found unstable after boot"),
     re.compile(r"hpet: Lost \d+ RTC interrupts"),
     re.compile(r"ACPI Error: Could not disable RealTimeClock events"),
