@@ -123,7 +123,7 @@ fi
 [ -z "$ONLY_KERNEL" ] || EXTRA=0
 # vdxg's tests on the debug kernel; vdxg_fuzz and vdxg_failslab run once
 # they are built (igt-tests/), like any of these.
-DEBUG_TESTS=(vdxg_gem vdxg_submit vdxg_reset vdxg_prime vdxg_lib vdxg_module
+DEBUG_TESTS=(vdxg_gem vdxg_submit vdxg_reset vdxg_prime vdxg_lib vdxg_module vdxg_hostile
 	     vdxg_present vdxg_fuzz vdxg_failslab)
 DEBUG_SRIOV_TESTS=(vdxg_sriov)
 
