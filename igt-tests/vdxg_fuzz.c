@@ -1774,8 +1774,10 @@ static void worker(int id, uint32_t gen, uint64_t seed, int nworkers)
 	while (!sh->stop && !sh->failed) {
 		enum op op = w.nops >= next_check ? OP_KNOWN_GOOD : draw_op(&w);
 
-		w.st->cur_op = op;
+		/* The time first: the supervisor reads cur_op, then it. */
 		w.st->heartbeat = vr_now();
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		w.st->cur_op = op;
 		alarm(HANG_S);
 		switch (op) {
 		case OP_GEM_CREATE: op_gem_create(&w); break;
@@ -1860,6 +1862,8 @@ static pid_t spawn(int id, uint64_t seed, int nworkers, int closefd,
 	pid_t pid;
 	int i;
 
+	/* Not in a call until the worker says so: no stale heartbeat. */
+	sh->w[id].cur_op = -1;
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
@@ -2035,6 +2039,7 @@ static void test_fuzz(void)
 				break;
 			}
 			if (sh->w[id].cur_op >= 0 &&
+			    (__atomic_thread_fence(__ATOMIC_ACQUIRE), 1) &&
 			    now - sh->w[id].heartbeat > HANG_S + 30) {
 				dump_stuck(sh->w[id].pid);
 				vtest_fail("worker %d (pid %d) stuck in %s for "
