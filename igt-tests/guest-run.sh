@@ -70,9 +70,10 @@ else
 	if [ "$VDXG" = 1 ]; then
 		# vdxg_sriov needs the PF behind a root port: the sriov boot.
 		# vdxg_fuzz runs for a minute or more: the debug-kernel boot
-		# and `make fuzz` run it (--only).
+		# and `make fuzz` run it (--only). vdxg_hostile's races are
+		# for KASAN and its abuse test takes a minute: the debug boot.
 		for t in /opt/vdxg/igt-tests/*; do
-			case ${t##*/} in vdxg_sriov|vdxg_fuzz) continue ;; esac
+			case ${t##*/} in vdxg_sriov|vdxg_fuzz|vdxg_hostile) continue ;; esac
 			[ -x "$t" ] && name "${t##*/}" >>"$LIST"
 		done
 	fi
