@@ -52,17 +52,28 @@ vdxg_unpack_linux_source() {
 	mv "$dir.tmp" "$dir"
 }
 
+# The DRM helpers the debug kernel builds in (its VDXG_DEBUG_DEPS selects
+# them), one a line: the helper code vdxg and its tests run on, and
+# whatever vdxg's Kconfig selects.
+vdxg_debug_kernel_selects() {
+	{ printf '%s\n' DRM_KMS_HELPER DRM_TTM DRM_TTM_HELPER DRM_EXEC \
+		DRM_GPUVM DRM_SCHED DRM_BUDDY DRM_SUBALLOC_HELPER \
+		DRM_DISPLAY_HELPER DRM_GEM_SHMEM_HELPER DRM_CLIENT_SELECTION
+	  awk '/^config /{ on = ($2 == "DRM_VDXG") }
+	       on && $1 == "select" { print $2 }' \
+		"$VDXG_TOP/drivers/gpu/drm/vdxg/Kconfig"; } | sort -u
+}
+
 # The debug guest kernel's cache directory (scripts/build-debug-kernel.sh),
-# keyed by that script, its config fragment, the driver's Kconfig selects
-# and the source tarball; DIR/.done once built.
+# keyed by that script, its config fragment, the helpers it selects and
+# the source tarball; DIR/.done once built.
 vdxg_debug_kernel_dir() {
 	local tarball key
 	tarball=$(vdxg_linux_tarball)
 	[ -n "$tarball" ] || return 1
 	key=$( { cat "$VDXG_TOP/scripts/build-debug-kernel.sh" \
 		     "$VDXG_TOP/scripts/debug-kernel.config"
-		 grep -E '^[[:space:]]*select[[:space:]]' \
-			"$VDXG_TOP/drivers/gpu/drm/vdxg/Kconfig"
+		 vdxg_debug_kernel_selects
 		 vdxg_linux_source_key "$tarball"
 		 gcc --version | head -n1; } | sha256sum | cut -c1-16)
 	echo "$VDXG_CACHE/debug-kernel/$key"
