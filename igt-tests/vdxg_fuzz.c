@@ -1083,6 +1083,20 @@ static void mutate_cmds(struct wk *w, uint32_t *dw, uint32_t *n)
 	}
 }
 
+/* Up to 4 syncs in S, now and then with flags; the count, now and then bad. */
+static uint32_t random_syncs(struct wk *w, struct drm_vdxg_sync *s)
+{
+	uint32_t n = below(w, 5), k;
+
+	for (k = 0; k < n; k++) {
+		s[k].handle = pick_sync(w, &s[k].point);
+		s[k].flags = one_in(w, 8) ? rnd(w) : 0;
+	}
+	if (one_in(w, 8))
+		n = one_in(w, 2) ? DRM_VDXG_MAX_SYNCS + 1 : rnd(w);
+	return n;
+}
+
 static void op_submit(struct wk *w)
 {
 	static uint32_t dw[CMD_MAX_DW];
@@ -1177,24 +1191,10 @@ static void op_submit(struct wk *w)
 				npl = 64;
 			break;
 		case 9:	/* syncs */
-			nin = below(w, 5);
-			for (k = 0; k < nin; k++) {
-				in[k].handle = pick_sync(w, &in[k].point);
-				in[k].flags = one_in(w, 8) ? rnd(w) : 0;
-			}
-			if (one_in(w, 8))
-				nin = one_in(w, 2) ? DRM_VDXG_MAX_SYNCS + 1 :
-				      rnd(w);
+			nin = random_syncs(w, in);
 			break;
 		case 10:
-			nout = below(w, 5);
-			for (k = 0; k < nout; k++) {
-				out[k].handle = pick_sync(w, &out[k].point);
-				out[k].flags = one_in(w, 8) ? rnd(w) : 0;
-			}
-			if (one_in(w, 8))
-				nout = one_in(w, 2) ? DRM_VDXG_MAX_SYNCS + 1 :
-				       rnd(w);
+			nout = random_syncs(w, out);
 			break;
 		case 11:
 			s.flags = one_in(w, 2) ? rnd(w) : 1u << below(w, 32);
