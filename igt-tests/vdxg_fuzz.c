@@ -335,7 +335,8 @@ static uint32_t pick_sync(struct wk *w, __u64 *point)
 	return r < 95 ? below(w, 64) : rnd(w);
 }
 
-static void forget_handle(struct wk *w, uint32_t handle)
+/* Drop the worker's entries for HANDLE. */
+static void drop_entries(struct wk *w, uint32_t handle)
 {
 	int i;
 
@@ -346,6 +347,11 @@ static void forget_handle(struct wk *w, uint32_t handle)
 			w->objs[i] = w->objs[--w->nobjs];
 			i--;
 		}
+}
+
+static void forget_handle(struct wk *w, uint32_t handle)
+{
+	drop_entries(w, handle);
 	if (w->nstale < MAX_STALE)
 		w->stale[w->nstale++] = handle;
 	else
@@ -363,16 +369,8 @@ static void gem_close(struct wk *w, uint32_t handle)
 static void add_obj(struct wk *w, uint32_t handle, uint64_t size, uint32_t seg,
 		    bool big)
 {
-	int i;
-
 	/* A handle number comes back after a close: one entry per handle. */
-	for (i = 0; i < w->nobjs; i++)
-		if (w->objs[i].handle == handle) {
-			if (w->objs[i].big)
-				w->big_held -= w->objs[i].size;
-			w->objs[i] = w->objs[--w->nobjs];
-			i--;
-		}
+	drop_entries(w, handle);
 	if (w->nobjs == MAX_OBJS)
 		gem_close(w, w->objs[below(w, w->nobjs)].handle);
 	w->objs[w->nobjs].handle = handle;
