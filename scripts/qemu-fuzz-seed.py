@@ -6,7 +6,7 @@
 
 writes DIR/seed-* for CONFIG. An input is a list of commands separated by
 "FUZZ"; a command is an opcode byte (modulo 10) and its operands, packed as
-the structs of QEMU's tests/qtest/fuzz/generic_fuzz.c (op_out, op_write).
+the structs of QEMU's tests/qtest/fuzz/generic_fuzz.c (op_write, op_pci_write).
 The fuzzer mutates these; they only save it the long, exact sequences that
 it would take long to find.
 
@@ -14,9 +14,8 @@ pf: a ring for each engine in the aperture (the dummy page, which the DMA
 pattern fills), enabled and kicked, an EXEC entry and its buffer.
 
 sriov: generic-fuzz maps the BARs of bus 0 only, and the PF sits on bus 1
-behind a root port. The seed turns on q35's ECAM (PCIEXBAR, by a config
-cycle through 0xcf8 and 0xcfc: op_out bases 0 and 1, the only port regions
-matched) and, through ECAM (pcie-mmcfg-mmio at 0xb0000000, the lowest
+behind a root port. The seed turns on q35's ECAM (PCIEXBAR of the host
+bridge, mch: op_pci_write base 1, the root port being 0) and, through ECAM (pcie-mmcfg-mmio at 0xb0000000, the lowest
 matched MMIO region: op_write base 0), programs the root port's bus
 numbers, windows and command register, the PF's BARs, then its SR-IOV
 capability (extended config space): VF BARs, NumVFs 4, VF Enable and VF
@@ -27,7 +26,7 @@ import struct
 import sys
 
 SEP = b"FUZZ"
-OP_OUT, OP_WRITE, OP_ADD_DMA_PATTERN, OP_CLOCK_STEP = 1, 3, 7, 9
+OP_WRITE, OP_PCI_WRITE, OP_ADD_DMA_PATTERN, OP_CLOCK_STEP = 3, 5, 7, 9
 LONG = 2
 
 RP_DEVFN = 0x28          # 05.0 on bus 0 (QEMU_FUZZ_ARGS of the sriov config)
@@ -35,8 +34,9 @@ PF_BUS = 1
 SRIOV = 0x108            # after ARI at 0x100 (hw/display/vdxg.c)
 
 
-def out(base, offset, value, size=LONG):
-    return bytes([OP_OUT]) + struct.pack("<BBHI", size, base, offset, value)
+def pci_write(base, offset, value, size=LONG):
+    return bytes([OP_PCI_WRITE]) + struct.pack("<BBBxI", size, base, offset,
+                                               value)
 
 
 def write(base, offset, value, size=LONG):
@@ -51,7 +51,7 @@ def cfg(bus, devfn, reg, value):
 
 def sriov():
     # PCIEXBAR (MCH, 00.0, 0x60) = 0xb0000000, 256 MiB, enabled
-    cmds = [out(0, 0, 0x80000060), out(1, 0, 0xb0000001)]
+    cmds = [pci_write(1, 0x60, 0xb0000001)]
     # Root port: buses 0 -> 1..1, memory 0xe1000000..0xefffffff,
     # prefetchable 0xf0000000..0xf7ffffff, memory + bus master.
     cmds += cfg(0, RP_DEVFN, 0x18, 0x00010100)

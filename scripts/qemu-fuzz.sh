@@ -51,8 +51,8 @@ fi
 #          table and PBA, its config space (PCI ops) and the engines' DMA
 #          from guest memory. SR-IOV needs a PCI Express port above the PF.
 #   sriov  the PF behind a root port (bus 1) with its VFs. generic-fuzz
-#          maps BARs on bus 0 only, so it gets the config cycle ports
-#          (0xcf8/0xcfc), ECAM and the root port's config space instead,
+#          maps BARs on bus 0 only, so it gets ECAM and the config space
+#          of the root port and of the host bridge instead,
 #          and a seed (scripts/qemu-fuzz-seed.py) that turns ECAM on and
 #          programs the bridge, the PF, its SR-IOV capability and the VFs.
 case $CONFIG in
@@ -64,8 +64,14 @@ sriov)
 	ARGS="-machine q35 -nodefaults -vga none
 		-device pcie-root-port,id=rp0,bus=pcie.0,addr=05.0,chassis=1
 		-device vdxg,bus=rp0,outputs=4,total_vfs=4"
-	OBJECTS="pcie-root-port pci-conf-idx pci-conf-data pcie-mmcfg-mmio
-		vdxg.mmio vdxg-vf.mmio vdxg-vf.unbacked msix-table msix-pba"
+	# Memory regions by name (their QOM names end in "[N]"): matching
+	# the type vdxg would have generic-fuzz map the PF's BARs through
+	# 00.0, the host bridge, at bus 0.
+	# The host bridge (mch, 00.0) is matched for its PCIEXBAR: the
+	# fuzzer's port writes to 0xcf8 can only be bytes (0xcf9 is another
+	# region), so config cycles go through ECAM.
+	OBJECTS="pcie-root-port mch pcie-mmcfg-mmio* vdxg.mmio* vdxg-vf.*
+		msix-*"
 	;;
 *) die "unknown QFUZZ_CONFIG=$CONFIG (pf or sriov)" ;;
 esac
@@ -83,9 +89,12 @@ rm -rf "$SEEDS"
 python3 "$VDXG_TOP/scripts/qemu-fuzz-seed.py" "$CONFIG" "$SEEDS" ||
 	die "no seeds"
 
+# one_line WORDS: WORDS on one line, single spaces
+one_line() { tr -s ' \t\n' '   ' <<<"$1" | sed 's/ $//'; }
+
 # q35 loads its BIOS even under qtest.
-QEMU_FUZZ_ARGS="$(cat "$FUZZ_DIR/firmware-args") $(echo $ARGS)"
-QEMU_FUZZ_OBJECTS=$(echo $OBJECTS)
+QEMU_FUZZ_ARGS="$(cat "$FUZZ_DIR/firmware-args") $(one_line "$ARGS")"
+QEMU_FUZZ_OBJECTS=$(one_line "$OBJECTS")
 export QEMU_FUZZ_ARGS QEMU_FUZZ_OBJECTS
 # LeakSanitizer reports at exit what QEMU never frees; not our findings.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:symbolize=1}
@@ -132,7 +141,7 @@ echo "qemu-fuzz: QEMU_FUZZ_OBJECTS=$QEMU_FUZZ_OBJECTS"
 rc=$?
 
 # The matched regions, the progress lines worth seeing, the stats.
-grep -E '^(Matching objects|  \* |INFO: Seed|#[0-9]+ +(INITED|DONE))' "$log" |
+grep -E '^(Matching objects|  \* |INFO: Seed|#[0-9]+[[:space:]]+(INITED|DONE))' "$log" |
 	head -n 40
 grep -E '^stat::' "$log"
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
