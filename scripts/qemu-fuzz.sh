@@ -5,7 +5,8 @@
 # vdxg device, for a bounded time:
 #
 #   scripts/qemu-fuzz.sh [SECONDS]           default $QFUZZ_SECONDS or 120
-#   QFUZZ_CONFIG=sriov scripts/qemu-fuzz.sh  another configuration (below)
+#   QFUZZ_CONFIG=sriov scripts/qemu-fuzz.sh  another configuration (below;
+#                                            "pf sriov": one run each)
 #   scripts/qemu-fuzz.sh --repro FILE        run one input again, and write
 #                                            its qtest trace
 #
@@ -23,7 +24,8 @@
 # replays:
 #   out/qemu/qemu-system-x86_64 $(cat out/qemu/firmware-args) ARGS \
 #       -qtest stdio < out/qemu-fuzz-run/CONFIG/crash-....trace
-# (ARGS: the .trace.args file). The trace is reordered by QEMU's
+# (ARGS: the .trace.args file). QFUZZ_FLAGS adds libFuzzer options
+# (-use_value_profile=1, -jobs=N ...). The trace is reordered by QEMU's
 # scripts/oss-fuzz/reorder_fuzzer_qtest_trace.py; QEMU's
 # scripts/oss-fuzz/minimize_qtest_trace.py shortens it further.
 set -uo pipefail
@@ -43,6 +45,21 @@ if [ "${1:-}" = --repro ]; then
 	SECONDS_=0
 else
 	SECONDS_=${1:-${QFUZZ_SECONDS:-120}}
+fi
+
+# QFUZZ_CONFIG="pf sriov": a run of SECONDS for each, and a total.
+if [ -z "$repro" ] && [ "$CONFIG" != "${CONFIG%% *}" ]; then
+	passed=0 failed=0
+	for c in $CONFIG; do
+		if QFUZZ_CONFIG=$c "$0" "$SECONDS_"; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+		fi
+	done
+	echo "qemu-fuzz: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
 fi
 
 # The configurations: QEMU_FUZZ_ARGS and QEMU_FUZZ_OBJECTS.
@@ -133,11 +150,13 @@ echo "qemu-fuzz: $CONFIG for ${SECONDS_}s, corpus $CORPUS" \
      "($(find "$CORPUS" -type f | wc -l) inputs)"
 echo "qemu-fuzz: QEMU_FUZZ_ARGS=$QEMU_FUZZ_ARGS"
 echo "qemu-fuzz: QEMU_FUZZ_OBJECTS=$QEMU_FUZZ_OBJECTS"
+read -r -a flags <<<"${QFUZZ_FLAGS:-}"
 (cd "$RUN" && "$BIN" --fuzz-target=generic-fuzz \
 	-max_total_time="$SECONDS_" -timeout="$TIMEOUT" \
 	-rss_limit_mb="$RSS_MB" -max_len="$MAX_LEN" \
 	-print_final_stats=1 -artifact_prefix="$RUN/" \
-	${QFUZZ_SEED:+-seed=$QFUZZ_SEED} "$CORPUS" "$SEEDS") >"$log" 2>&1
+	${QFUZZ_SEED:+-seed=$QFUZZ_SEED} "${flags[@]}" \
+	"$CORPUS" "$SEEDS") >"$log" 2>&1
 rc=$?
 
 # The matched regions, the progress lines worth seeing, the stats.
