@@ -113,6 +113,10 @@ one_line() { tr -s ' \t\n' '   ' <<<"$1" | sed 's/ $//'; }
 QEMU_FUZZ_ARGS="$(cat "$FUZZ_DIR/firmware-args") $(one_line "$ARGS")"
 QEMU_FUZZ_OBJECTS=$(one_line "$OBJECTS")
 export QEMU_FUZZ_ARGS QEMU_FUZZ_OBJECTS
+# A DMA read fills only the bytes not read yet in the same fuzzer command,
+# as it does when a crash is replayed (QTEST_LOG): reproducible inputs,
+# and the seeds rely on it.
+export QEMU_AVOID_DOUBLE_FETCH=1
 # LeakSanitizer reports at exit what QEMU never frees; not our findings.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:symbolize=1}
 
