@@ -108,7 +108,7 @@ publish() {
 	touch "$RESULT"		# most recently used: pruned last
 	mkdir -p "$VDXG_OUT"
 	if [ -e "$VDXG_OUT/$NAME" ] && [ ! -L "$VDXG_OUT/$NAME" ]; then
-		rm -rf "$VDXG_OUT/$NAME"
+		rm -rf "${VDXG_OUT:?}/${NAME:?}"
 	fi
 	ln -sfn "$RESULT" "$VDXG_OUT/$NAME"
 }
