@@ -1,6 +1,24 @@
 /*
  * vdxg: the state and the interfaces between the units of the device model
  *
+ * vdxg is a virtual PCI Express GPU. The register interface is defined in
+ * hw/display/vdxg_hw.h, a macro-only header shared with the Linux driver.
+ * The model implements the global and interrupt register blocks, the VRAM
+ * BAR, interrupt delivery over MSI-X, MSI or INTx, the RENDER engine with
+ * its DMA buffers (2D commands and a triangle rasterizer), the PAGING
+ * engine with its paging buffers, the GART aperture with a TLB, fault
+ * reporting, and the display engine: up to four CRTCs composing a
+ * background and three planes, vblank timing in virtual time,
+ * double-buffered plane registers, CRCs, a writeback unit, connectors with
+ * EDID and hotplug, and one graphic console per CRTC. Both engines share
+ * one ring machinery.
+ *
+ * Behind a PCI Express port the device is an SR-IOV physical function: its
+ * virtual functions (type vdxg-vf, created with the PF and enabled through
+ * the SR-IOV capability) have their own register blocks, engines, GART and
+ * MSI-X, and a VRAM BAR assembled from ranges of the PF's VRAM by the PF's
+ * backing tables. On PCI Express the PF's VRAM BAR is resizable.
+ *
  * Copyright (c) 2026 The vdxg authors
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
