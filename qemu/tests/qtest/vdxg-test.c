@@ -24,10 +24,13 @@ int main(int argc, char **argv)
     vdxg_test_add_core_tests();
     vdxg_test_add_migration_tests();
     vdxg_test_add_paging_tests();
+    vdxg_test_add_mem_tests();
     vdxg_test_add_ring_tests();
     vdxg_test_add_render_tests();
     vdxg_test_add_raster_tests();
     vdxg_test_add_display_tests();
+    vdxg_test_add_compose_tests();
+    vdxg_test_add_wb_tests();
     vdxg_test_add_sriov_tests();
 
     return g_test_run();

@@ -232,7 +232,6 @@ uint64_t qom_get_u64(Pg *p, const char *prop)
     return val;
 }
 
-
 /* Program the ring (empty, at p->ring) and enable the engine. */
 void pg_engine_setup(Pg *p)
 {

@@ -55,7 +55,7 @@ typedef struct Vdxg {
     QPCIBar mmio;
 } Vdxg;
 
-/* PAGING engine, GART and faults */
+/* The PAGING engine, the GART, rings and DMA buffers */
 
 /* A 32 MiB VRAM and a 16 MiB aperture (4096 GART entries). */
 #define PG_PROPS            "id=gpu,vram_size=32M,aperture_size=16M"
@@ -113,7 +113,10 @@ typedef struct Pg {
 
 /* A register of the engine that @p drives */
 #define EREG(p, reg)        (VDXG_ENGINE_BASE((p)->eng) + (reg))
+
 #define PG_PEEK             0x1f00000   /* VRAM bounce area for peeks */
+
+/* Where the tests put q35's MMCONFIG (ECAM) window */
 #define SR_ECAM             0xb0000000u
 
 const char *vdxg_qemu_args(void);

@@ -425,6 +425,8 @@ static void test_bad_writes(void)
     vdxg_stop(&v);
 }
 
+/* Resizable BAR */
+
 static void test_rebar(void)
 {
     uint16_t c;

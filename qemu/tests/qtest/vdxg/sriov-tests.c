@@ -9,7 +9,7 @@
 #include "qemu/osdep.h"
 #include "vdxg-test.h"
 
-/* SR-IOV and resizable BAR */
+/* SR-IOV */
 
 /*
  * The PF behind a root port at 05.0 of pcie.0: bus 1, device 0; its VFs
