@@ -309,6 +309,23 @@ patch_tree() {
 qtests_x86_64 += (config_all_devices.has_key('CONFIG_VDXG') ? ['vdxg-test'] : [])" \
 			"$f"
 	fi
+	# The qtest's other sources: tests/qtest/vdxg/meson.build lists them.
+	# Guarded, so that a tree whose overlay lacks that file still builds;
+	# a build.ninja generated without it is regenerated.
+	grep -q '^qtest_executables = {}$' "$f" ||
+		die "cannot find qtest_executables in $f"
+	sed '/^# vdxg: begin$/,/^# vdxg: end$/d' "$f" |
+		sed '/^qtest_executables = {}$/i\
+# vdxg: begin\
+if fs.exists(meson.current_source_dir() / '"'vdxg/meson.build'"')\
+  subdir('"'vdxg'"')\
+endif\
+# vdxg: end' | write_if_changed "$f"
+	if [ -f "$OVERLAY/tests/qtest/vdxg/meson.build" ] &&
+	   [ -f "$BUILD/build.ninja" ] &&
+	   ! grep -q 'tests/qtest/vdxg/meson\.build' "$BUILD/build.ninja"; then
+		touch "$f"
+	fi
 }
 
 overlay
