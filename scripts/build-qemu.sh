@@ -291,27 +291,42 @@ patch_tree() {
 	grep -q 'unpack_edk2_blobs = bzip2' "$f" &&
 		die "could not turn unpack_edk2_blobs off in $f"
 
+	# The device lives in hw/display/vdxg/ with its own meson.build,
+	# Kconfig and trace-events; hw/display's files take them in, between
+	# markers. The shared tree may have been patched last for an older
+	# overlay that had hw/display/vdxg.c: its lines go. And such an
+	# overlay, when it comes back, removes hw/display/vdxg/: so the
+	# subdir() is guarded, and the Kconfig entry is copied, not sourced.
 	f=$SRC/hw/display/meson.build
-	grep -q "CONFIG_VDXG" "$f" ||
-		echo "system_ss.add(when: 'CONFIG_VDXG', if_true: files('vdxg.c'))" \
-			>>"$f"
+	{
+		sed -e '/^# vdxg: begin$/,/^# vdxg: end$/d' \
+			-e "/^system_ss.add(when: 'CONFIG_VDXG'/d" "$f"
+		echo "# vdxg: begin"
+		echo "if fs.is_file('vdxg/meson.build')"
+		echo "  subdir('vdxg')"
+		echo "endif"
+		echo "# vdxg: end"
+	} | write_if_changed "$f"
 
 	f=$SRC/hw/display/Kconfig
-	grep -q '^config VDXG$' "$f" || cat >>"$f" <<-'EOT'
+	{
+		sed '/^# vdxg: begin$/,/^# vdxg: end$/d' "$f" |
+			awk '/^config VDXG$/ { skip = 1; next }
+			     skip && /^[ \t]/ { next }
+			     { skip = 0; print }'
+		echo "# vdxg: begin"
+		cat "$SRC/hw/display/vdxg/Kconfig"
+		echo "# vdxg: end"
+	} | write_if_changed "$f"
 
-	config VDXG
-	    bool
-	    default y if PCI_DEVICES
-	    depends on PCI && MSI_NONBROKEN
-	EOT
-
-	# Trace events go into the directory's trace-events, between markers,
-	# replaced whenever trace-events-vdxg changes.
+	# Trace events go into the directory's trace-events, replaced
+	# whenever hw/display/vdxg/trace-events changes. The device's sources
+	# include hw/display/trace.h.
 	f=$SRC/hw/display/trace-events
 	{
 		sed '/^# vdxg: begin$/,/^# vdxg: end$/d' "$f"
 		echo "# vdxg: begin"
-		cat "$SRC/hw/display/trace-events-vdxg"
+		cat "$SRC/hw/display/vdxg/trace-events"
 		echo "# vdxg: end"
 	} | write_if_changed "$f"
 
@@ -322,6 +337,23 @@ patch_tree() {
 		sed -i "/^qtests_x86_64 = qtests_i386\$/a\\
 qtests_x86_64 += (config_all_devices.has_key('CONFIG_VDXG') ? ['vdxg-test'] : [])" \
 			"$f"
+	fi
+	# The qtest's other sources: tests/qtest/vdxg/meson.build lists them.
+	# Guarded, so that a tree whose overlay lacks that file still builds;
+	# a build.ninja generated without it is regenerated.
+	grep -q '^qtest_executables = {}$' "$f" ||
+		die "cannot find qtest_executables in $f"
+	sed '/^# vdxg: begin$/,/^# vdxg: end$/d' "$f" |
+		sed '/^qtest_executables = {}$/i\
+# vdxg: begin\
+if fs.exists(meson.current_source_dir() / '"'vdxg/meson.build'"')\
+  subdir('"'vdxg'"')\
+endif\
+# vdxg: end' | write_if_changed "$f"
+	if [ -f "$OVERLAY/tests/qtest/vdxg/meson.build" ] &&
+	   [ -f "$BUILD/build.ninja" ] &&
+	   ! grep -q 'tests/qtest/vdxg/meson\.build' "$BUILD/build.ninja"; then
+		touch "$f"
 	fi
 }
 

@@ -3,7 +3,7 @@
  * vdxg hardware contract.
  *
  * This header is shared verbatim by the QEMU device model
- * (hw/display/vdxg.c) and the Linux driver (drivers/gpu/drm/vdxg). It holds
+ * (hw/display/vdxg/) and the Linux driver (drivers/gpu/drm/vdxg). It holds
  * only macros so that it builds in both worlds. docs/hardware.md explains
  * every item; the two must stay one truth.
  *

@@ -1,0 +1,500 @@
+/*
+ * vdxg: a virtual PCI Express GPU. This unit is the PF type: properties,
+ * realize and exit, configuration space writes, reset and migration. The
+ * register interface is hw/display/vdxg_hw.h; the units and what they
+ * share are in vdxg_int.h.
+ *
+ * Copyright (c) 2026 The vdxg authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bitops.h"
+#include "qemu/cutils.h"
+#include "qemu/host-utils.h"
+#include "qemu/module.h"
+#include "qemu/units.h"
+#include "qapi/error.h"
+#include "hw/pci/msi.h"
+#include "hw/pci/msix.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/pci_bus.h"
+#include "hw/pci/pcie_sriov.h"
+#include "hw/qdev-properties.h"
+#include "hw/resettable.h"
+#include "migration/vmstate.h"
+#include "vdxg_int.h"
+#include "hw/display/trace.h"
+
+/* Reset */
+
+static void vdxg_reset_hold(Object *obj, ResetType type)
+{
+    VdxgState *s = VDXG(obj);
+
+    trace_vdxg_device_reset();
+    vdxg_reset_registers(s);
+    s->reset_count = 0;
+    if (!s->pf) {
+        vdxg_backing_reset(s);
+        vdxg_rebar_set(s, MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->vram_size));
+    }
+    vdxg_update_intx(s);
+}
+
+/* PCI */
+
+static void vdxg_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                              int len)
+{
+    VdxgState *s = VDXG(pdev);
+
+    /* This also handles the SR-IOV capability (pcie_sriov_config_write). */
+    pci_default_write_config(pdev, addr, val, len);
+    if (s->rebar_cap &&
+        ranges_overlap(addr, len, s->rebar_cap + PCI_REBAR_CTRL, 4)) {
+        vdxg_rebar_write(s);
+    }
+    /* Enabling or disabling MSI or MSI-X moves the interrupt off or to INTx */
+    vdxg_update_intx(s);
+}
+
+static bool vdxg_check_size(const char *name, uint64_t size, uint64_t min,
+                            uint64_t max, Error **errp)
+{
+    g_autofree char *min_str = NULL;
+    g_autofree char *max_str = NULL;
+    g_autofree char *size_str = NULL;
+
+    if (is_power_of_2(size) && size >= min && size <= max) {
+        return true;
+    }
+    min_str = size_to_str(min);
+    max_str = size_to_str(max);
+    size_str = size_to_str(size);
+    error_setg(errp, "%s must be a power of two from %s to %s, not %s "
+               "(%" PRIu64 " bytes)", name, min_str, max_str, size_str, size);
+    return false;
+}
+
+/*
+ * The PF's extended capabilities: ARI and SR-IOV behind a PCI Express port
+ * (creating the VFs), then Resizable BAR for the VRAM BAR.
+ */
+static bool vdxg_pf_ext_caps(VdxgState *s, Error **errp)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    PCIBus *bus = pci_get_bus(pdev);
+    uint16_t next = PCI_CONFIG_SPACE_SIZE;
+
+    if (s->total_vfs && pci_bus_is_express(bus) && !pci_bus_is_root(bus)) {
+        pcie_ari_init(pdev, next);
+        next += PCI_ARI_SIZEOF;
+        if (!pcie_sriov_pf_init(pdev, next, TYPE_VDXG_VF,
+                                VDXG_PCI_VF_DEVICE_ID, s->total_vfs,
+                                s->total_vfs, 1, 1, errp)) {
+            return false;
+        }
+        pcie_sriov_pf_init_vf_bar(pdev, VDXG_BAR_MMIO,
+                                  PCI_BASE_ADDRESS_SPACE_MEMORY,
+                                  VDXG_MMIO_SIZE);
+        pcie_sriov_pf_init_vf_bar(pdev, VDXG_BAR_VRAM,
+                                  PCI_BASE_ADDRESS_SPACE_MEMORY |
+                                  PCI_BASE_ADDRESS_MEM_PREFETCH,
+                                  s->vf_vram_size);
+        pcie_sriov_pf_init_vf_bar(pdev, VDXG_BAR_MSIX,
+                                  PCI_BASE_ADDRESS_SPACE_MEMORY,
+                                  VDXG_VF_MSIX_BAR_SIZE);
+        /*
+         * QEMU 10.0's pcie_sriov_pf_reset() writes each VF BAR register as
+         * a quad, so the last one runs 4 bytes past the capability: keep
+         * the next capability's header clear of it.
+         */
+        next += PCI_EXT_CAP_SRIOV_SIZEOF + 4;
+        s->has_sriov = true;
+        s->caps |= VDXG_CAP_SRIOV;
+    }
+
+    if (!s->use_rebar) {
+        return true;
+    }
+    vdxg_rebar_init(s, next);
+    return true;
+}
+
+static void vdxg_realize(PCIDevice *pdev, Error **errp)
+{
+    VdxgState *s = VDXG(pdev);
+    Error *err = NULL;
+    bool express;
+    int ret;
+
+    if (!vdxg_check_size("vram_size", s->vram_size, VDXG_VRAM_SIZE_MIN,
+                         VDXG_VRAM_SIZE_MAX, errp) ||
+        !vdxg_check_size("aperture_size", s->aperture_size,
+                         VDXG_APERTURE_SIZE_MIN, VDXG_APERTURE_SIZE_MAX,
+                         errp)) {
+        return;
+    }
+    if (s->outputs < 1 || s->outputs > VDXG_MAX_CRTCS) {
+        error_setg(errp, "outputs must be from 1 to %d, not %" PRIu32,
+                   VDXG_MAX_CRTCS, s->outputs);
+        return;
+    }
+    if (s->total_vfs > VDXG_SRIOV_MAX_VFS) {
+        error_setg(errp, "total_vfs must be from 0 to %d, not %" PRIu32,
+                   VDXG_SRIOV_MAX_VFS, s->total_vfs);
+        return;
+    }
+    if (s->total_vfs &&
+        (!vdxg_check_size("vf_vram_size", s->vf_vram_size,
+                          VDXG_GPU_PAGE_SIZE, VDXG_VRAM_SIZE_MAX, errp) ||
+         !vdxg_check_size("vf_aperture_size", s->vf_aperture_size,
+                          VDXG_APERTURE_SIZE_MIN, VDXG_APERTURE_SIZE_MAX,
+                          errp))) {
+        return;
+    }
+
+    s->caps = VDXG_CAP_SELFTEST | VDXG_CAP_RENDER | VDXG_CAP_PAGING |
+              VDXG_CAP_GART | VDXG_CAP_DISPLAY | VDXG_CAP_CRC |
+              VDXG_CAP_WRITEBACK;
+    s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
+    pci_config_set_interrupt_pin(pdev->config, 1);
+
+    express = pci_bus_is_express(pci_get_bus(pdev));
+    if (express) {
+        ret = pcie_endpoint_cap_init(pdev, VDXG_PCIE_CAP_OFFSET);
+        if (ret < 0) {
+            error_setg_errno(errp, -ret,
+                             "cannot add the PCI Express capability");
+            return;
+        }
+    } else {
+        pdev->cap_present &= ~QEMU_PCI_CAP_EXPRESS;
+    }
+
+    if (s->use_msi) {
+        ret = msi_init(pdev, 0, 1, true, false, &err);
+        if (ret == -ENOTSUP) {
+            /* The machine has no working MSI: INTx will do. */
+            trace_vdxg_msi_unavailable("MSI", error_get_pretty(err));
+            error_free(err);
+            err = NULL;
+        } else if (ret) {
+            error_propagate(errp, err);
+            return;
+        }
+    }
+
+    if (s->use_msix) {
+        ret = msix_init_exclusive_bar(pdev, VDXG_MSIX_VECTORS, VDXG_BAR_MSIX,
+                                      &err);
+        if (ret == -ENOTSUP) {
+            trace_vdxg_msi_unavailable("MSI-X", error_get_pretty(err));
+            error_free(err);
+            err = NULL;
+        } else if (ret) {
+            error_propagate(errp, err);
+            msi_uninit(pdev);
+            return;
+        } else {
+            unsigned int vector;
+
+            for (vector = 0; vector < VDXG_MSIX_VECTORS; vector++) {
+                msix_vector_use(pdev, vector);
+            }
+            s->caps |= VDXG_CAP_MSIX;
+        }
+    }
+
+    memory_region_init_io(&s->mmio, OBJECT(s), &vdxg_mmio_ops, s,
+                          "vdxg.mmio", VDXG_MMIO_SIZE);
+    pci_register_bar(pdev, VDXG_BAR_MMIO, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->mmio);
+
+    if (!memory_region_init_ram(&s->vram, OBJECT(s), "vdxg.vram",
+                                s->vram_size, errp)) {
+        msix_uninit_exclusive_bar(pdev);
+        msi_uninit(pdev);
+        return;
+    }
+    s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
+    s->vram_mr = &s->vram;
+    s->vram_bar_size = s->vram_size;
+    if (express) {
+        /* A resizable window onto the start of VRAM */
+        s->vram_bar_size = MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->vram_size);
+        memory_region_init_alias(&s->vram_bar, OBJECT(s), "vdxg.vram-bar",
+                                 &s->vram, 0, s->vram_bar_size);
+    }
+    pci_register_bar(pdev, VDXG_BAR_VRAM,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH,
+                     express ? &s->vram_bar : &s->vram);
+
+    vdxg_engines_init(s);
+    vdxg_display_realize(s);
+
+    /* Last: the VFs are realized here and use what is set up above. */
+    if (express && !vdxg_pf_ext_caps(s, errp)) {
+        vdxg_display_exit(s);
+        vdxg_engines_exit(s);
+        msix_uninit_exclusive_bar(pdev);
+        msi_uninit(pdev);
+        return;
+    }
+
+    trace_vdxg_realize(s->vram_size, s->aperture_size, s->caps);
+}
+
+static void vdxg_exit(PCIDevice *pdev)
+{
+    VdxgState *s = VDXG(pdev);
+
+    if (s->has_sriov) {
+        pcie_sriov_pf_exit(pdev);
+    }
+    vdxg_display_exit(s);
+    vdxg_engines_exit(s);
+    msix_uninit_exclusive_bar(pdev);
+    msi_uninit(pdev);
+}
+
+static void vdxg_instance_init(Object *obj)
+{
+    PCIDevice *pdev = PCI_DEVICE(obj);
+
+    VdxgState *s = VDXG(obj);
+    unsigned int op;
+
+    /* Hybrid device: realize drops this when not on a PCI Express bus. */
+    pdev->cap_present |= QEMU_PCI_CAP_EXPRESS;
+
+    /* Paging statistics, e.g. qom-get of pg-discard-ops */
+    for (op = 0; op < VDXG_PG_NUM_OPS; op++) {
+        g_autofree char *ops = g_strdup_printf("pg-%s-ops",
+                                               vdxg_pg_op_names[op]);
+        g_autofree char *bytes = g_strdup_printf("pg-%s-bytes",
+                                                 vdxg_pg_op_names[op]);
+
+        object_property_add_uint64_ptr(obj, ops, &s->pg_ops[op],
+                                       OBJ_PROP_FLAG_READ);
+        object_property_add_uint64_ptr(obj, bytes, &s->pg_bytes[op],
+                                       OBJ_PROP_FLAG_READ);
+    }
+    object_property_add_uint64_ptr(obj, "pg-tlb-hits", &s->tlb_hits,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "pg-tlb-misses", &s->tlb_misses,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "pg-bh-runs",
+                                   &s->bh_runs[VDXG_ENGINE_PAGING],
+                                   OBJ_PROP_FLAG_READ);
+
+    /* Render statistics, e.g. qom-get of rd-draw-triangles-ops */
+    for (op = 0; op < VDXG_RD_NUM_OPS; op++) {
+        g_autofree char *ops = g_strdup_printf("rd-%s-ops",
+                                               vdxg_rd_op_names[op]);
+
+        object_property_add_uint64_ptr(obj, ops, &s->rd_ops[op],
+                                       OBJ_PROP_FLAG_READ);
+    }
+    object_property_add_uint64_ptr(obj, "rd-pixels", &s->rd_pixels,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "rd-bh-runs",
+                                   &s->bh_runs[VDXG_ENGINE_RENDER],
+                                   OBJ_PROP_FLAG_READ);
+
+    /* Display: hotplug of each output, statistics */
+    for (op = 0; op < VDXG_MAX_CRTCS; op++) {
+        g_autofree char *name = g_strdup_printf("connected%u", op);
+
+        s->connected[op] = true;
+        object_property_add(obj, name, "bool", vdxg_get_connected,
+                            vdxg_set_connected, NULL, &s->connected[op]);
+        object_property_set_description(obj, name,
+            "A monitor is connected to this output (hotplug when changed)");
+    }
+    object_property_add_uint64_ptr(obj, "disp-composes", &s->disp_composes,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "disp-crcs", &s->disp_crcs,
+                                   OBJ_PROP_FLAG_READ);
+}
+
+static int vdxg_pre_load(void *opaque)
+{
+    VdxgState *s = opaque;
+    unsigned int i;
+
+    /* The incoming state brings its own snapshots. */
+    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+        vdxg_rd_snap_free(&s->engine[i]);
+    }
+    return 0;
+}
+
+static int vdxg_post_load(void *opaque, int version_id)
+{
+    VdxgState *s = opaque;
+    unsigned int i, slot;
+
+    if ((s->int_status | s->int_mask) & ~VDXG_INT_VALID_MASK) {
+        return -EINVAL;
+    }
+    /* The model relies on these; the rest is checked when it is used. */
+    if (!vdxg_gart_table_ok(s, s->gart_table) ||
+        (s->dummy_page & VDXG_PAGE_MASK) ||
+        (s->gart_ctrl & ~VDXG_GART_CTRL_ENABLE) ||
+        (s->fault_status & ~VDXG_FAULT_STATUS_VALID)) {
+        return -EINVAL;
+    }
+    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+        VdxgEngine *e = &s->engine[i];
+
+        if ((e->ctrl & ~VDXG_ENG_CTRL_ENABLE) ||
+            e->buf_len > VDXG_RING_LENGTH_MAX || e->buf_len % 4 ||
+            e->buf_off > e->buf_len || e->buf_off % 4) {
+            return -EINVAL;
+        }
+        /* Pixels are accessed without further checks: bound surfaces */
+        for (slot = 0; slot < VDXG_NUM_SLOTS; slot++) {
+            if (e->rd.surf[slot].format &&
+                vdxg_surface_check(s, slot, &e->rd.surf[slot]) !=
+                VDXG_FAULT_NONE) {
+                return -EINVAL;
+            }
+        }
+        /* The snapshot is checked against its command when it is used. */
+        if (!e->rd.snap != !e->rd.snap_len) {
+            return -EINVAL;
+        }
+    }
+    if (!vdxg_display_post_load(s)) {
+        return -EINVAL;
+    }
+    /* The BAR size the migrated REBAR control register holds */
+    if (s->rebar_cap) {
+        vdxg_rebar_write(s);
+    }
+    return 0;
+}
+
+static const VMStateDescription vmstate_vdxg = {
+    .name = TYPE_VDXG,
+    .version_id = 4,
+    .minimum_version_id = 1,
+    .pre_load = vdxg_pre_load,
+    .post_load = vdxg_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_PCI_DEVICE(parent_obj, VdxgState),
+        VMSTATE_MSIX(parent_obj, VdxgState),
+        VMSTATE_UINT32(scratch, VdxgState),
+        VMSTATE_UINT32(reset_count, VdxgState),
+        VMSTATE_UINT32(int_status, VdxgState),
+        VMSTATE_UINT32(int_mask, VdxgState),
+        /* Version 2: PAGING engine, GART and faults */
+        VMSTATE_STRUCT(engine[VDXG_ENGINE_PAGING], VdxgState, 2,
+                       vmstate_vdxg_engine, VdxgEngine),
+        VMSTATE_UINT64_V(gart_table, VdxgState, 2),
+        VMSTATE_UINT32_V(gart_ctrl, VdxgState, 2),
+        VMSTATE_UINT64_V(dummy_page, VdxgState, 2),
+        VMSTATE_UINT64_V(tlb_valid, VdxgState, 2),
+        VMSTATE_UINT32_ARRAY_V(tlb_page, VdxgState, VDXG_TLB_ENTRIES, 2),
+        VMSTATE_UINT64_ARRAY_V(tlb_pte, VdxgState, VDXG_TLB_ENTRIES, 2),
+        VMSTATE_UINT32_V(fault_status, VdxgState, 2),
+        VMSTATE_UINT32_V(fault_engine, VdxgState, 2),
+        VMSTATE_UINT32_V(fault_reason, VdxgState, 2),
+        VMSTATE_UINT32_V(fault_opcode, VdxgState, 2),
+        VMSTATE_UINT64_V(fault_addr, VdxgState, 2),
+        VMSTATE_UINT32_V(fault_context, VdxgState, 2),
+        VMSTATE_UINT32_V(fault_count, VdxgState, 2),
+        /* Version 3: RENDER engine (a pending WAIT polls again on load) */
+        VMSTATE_STRUCT(engine[VDXG_ENGINE_RENDER], VdxgState, 3,
+                       vmstate_vdxg_engine, VdxgEngine),
+        VMSTATE_STRUCT(engine[VDXG_ENGINE_RENDER].rd, VdxgState, 3,
+                       vmstate_vdxg_render, VdxgRender),
+        /* Version 4: display engine, writeback, connectors */
+        VMSTATE_STRUCT_ARRAY(crtc, VdxgState, VDXG_MAX_CRTCS, 4,
+                               vmstate_vdxg_crtc, VdxgCrtc),
+        VMSTATE_STRUCT(wb, VdxgState, 4, vmstate_vdxg_wb, VdxgWriteback),
+        VMSTATE_BOOL_ARRAY_V(connected, VdxgState, VDXG_MAX_CRTCS, 4),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const Property vdxg_properties[] = {
+    DEFINE_PROP_SIZE("vram_size", VdxgState, vram_size,
+                     VDXG_VRAM_SIZE_DEFAULT),
+    DEFINE_PROP_SIZE("aperture_size", VdxgState, aperture_size,
+                     VDXG_APERTURE_SIZE_DEFAULT),
+    DEFINE_PROP_BOOL("msix", VdxgState, use_msix, true),
+    DEFINE_PROP_BOOL("msi", VdxgState, use_msi, true),
+    DEFINE_PROP_BOOL("rebar", VdxgState, use_rebar, true),
+    DEFINE_PROP_UINT32("outputs", VdxgState, outputs, 1),
+    DEFINE_PROP_UINT32("total_vfs", VdxgState, total_vfs,
+                       VDXG_SRIOV_TOTAL_VFS_DEFAULT),
+    DEFINE_PROP_SIZE("vf_vram_size", VdxgState, vf_vram_size,
+                     VDXG_VF_VRAM_SIZE_DEFAULT),
+    DEFINE_PROP_SIZE("vf_aperture_size", VdxgState, vf_aperture_size,
+                     VDXG_VF_APERTURE_SIZE_DEFAULT),
+};
+
+static void vdxg_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
+
+    k->realize = vdxg_realize;
+    k->exit = vdxg_exit;
+    k->config_write = vdxg_write_config;
+    k->vendor_id = VDXG_PCI_VENDOR_ID;
+    k->device_id = VDXG_PCI_DEVICE_ID;
+    k->revision = VDXG_PCI_REVISION;
+    k->class_id = PCI_CLASS_DISPLAY_OTHER;
+
+    rc->phases.hold = vdxg_reset_hold;
+
+    dc->desc = "vdxg virtual GPU";
+    dc->vmsd = &vmstate_vdxg;
+    device_class_set_props(dc, vdxg_properties);
+    object_class_property_set_description(klass, "vram_size",
+        "VRAM (BAR 2) size, a power of two from 16 MiB to 4 GiB");
+    object_class_property_set_description(klass, "aperture_size",
+        "GART aperture size, a power of two from 1 MiB to 4 GiB");
+    object_class_property_set_description(klass, "msix",
+        "Offer MSI-X, one vector per interrupt group");
+    object_class_property_set_description(klass, "msi",
+        "Offer MSI with a single vector");
+    object_class_property_set_description(klass, "outputs",
+        "Display pipes (CRTCs), each with a connector: 1 to 4");
+    object_class_property_set_description(klass, "total_vfs",
+        "SR-IOV virtual functions offered behind a PCI Express port "
+        "(0 to 16, 0: no SR-IOV)");
+    object_class_property_set_description(klass, "vf_vram_size",
+        "Each VF's VRAM BAR size, a power of two");
+    object_class_property_set_description(klass, "vf_aperture_size",
+        "Each VF's GART aperture size, a power of two from 1 MiB to 4 GiB");
+    set_bit(DEVICE_CATEGORY_DISPLAY, dc->categories);
+}
+
+static const TypeInfo vdxg_type_info = {
+    .name = TYPE_VDXG,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(VdxgState),
+    .instance_init = vdxg_instance_init,
+    .class_init = vdxg_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+        { },
+    },
+};
+
+static void vdxg_register_types(void)
+{
+    type_register_static(&vdxg_type_info);
+}
+
+type_init(vdxg_register_types)

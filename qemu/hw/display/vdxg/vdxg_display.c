@@ -1,0 +1,938 @@
+/*
+ * vdxg: the display engine: CRTC timing, vblank, flips and cursor,
+ * display registers, consoles, connectors with EDID and hotplug
+ *
+ * Copyright (c) 2026 The vdxg authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bitops.h"
+#include "qemu/host-utils.h"
+#include "qemu/log.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "migration/vmstate.h"
+#include "ui/console.h"
+#include "vdxg_int.h"
+#include "hw/display/trace.h"
+
+/* Display engine */
+
+VdxgCrtc *vdxg_crtc(VdxgState *s, unsigned int index)
+{
+    return &s->crtc[index];
+}
+
+bool vdxg_crtc_active(const VdxgCrtc *c)
+{
+    return c->ctrl & VDXG_CRTC_CTRL_ENABLE;
+}
+
+/*
+ * Why the mode registers @m cannot be scanned out, or NULL when they can.
+ * The frame period is floor(HTOTAL * VTOTAL * 10^6 / CLOCK_KHZ) ns.
+ */
+static const char *vdxg_mode_check(const uint32_t *m)
+{
+    uint64_t frame_ns;
+
+    if (!m[VDXG_M_HDISPLAY] || m[VDXG_M_HDISPLAY] > VDXG_MODE_MAX_DISPLAY ||
+        !m[VDXG_M_VDISPLAY] || m[VDXG_M_VDISPLAY] > VDXG_MODE_MAX_DISPLAY) {
+        return "display size";
+    }
+    if (m[VDXG_M_HSYNC_START] < m[VDXG_M_HDISPLAY] ||
+        m[VDXG_M_HSYNC_END] < m[VDXG_M_HSYNC_START] ||
+        m[VDXG_M_HTOTAL] < m[VDXG_M_HSYNC_END] ||
+        m[VDXG_M_HTOTAL] > VDXG_MODE_MAX_TOTAL) {
+        return "horizontal timing";
+    }
+    if (m[VDXG_M_VSYNC_START] < m[VDXG_M_VDISPLAY] ||
+        m[VDXG_M_VSYNC_END] < m[VDXG_M_VSYNC_START] ||
+        m[VDXG_M_VTOTAL] < m[VDXG_M_VSYNC_END] ||
+        m[VDXG_M_VTOTAL] > VDXG_MODE_MAX_TOTAL) {
+        return "vertical timing";
+    }
+    if (!m[VDXG_M_CLOCK]) {
+        return "pixel clock";
+    }
+    frame_ns = muldiv64((uint64_t)m[VDXG_M_HTOTAL] * m[VDXG_M_VTOTAL],
+                        1000000, m[VDXG_M_CLOCK]);
+    if (frame_ns < VDXG_MODE_MIN_FRAME_NS ||
+        frame_ns > VDXG_MODE_MAX_FRAME_NS) {
+        return "refresh rate";
+    }
+    return NULL;
+}
+
+/* Timing, all derived from the virtual clock and the latched mode */
+
+/* ns from the enable to the start of line @line (counted over frames) */
+static uint64_t vdxg_line_ns(const VdxgCrtc *c, uint64_t line)
+{
+    return muldiv64(line * c->amode[VDXG_M_HTOTAL], 1000000,
+                    c->amode[VDXG_M_CLOCK]);
+}
+
+/* The line (counted over frames) being scanned at virtual time @now */
+static uint64_t vdxg_line_at(const VdxgCrtc *c, int64_t now)
+{
+    uint64_t dt, line;
+
+    if (now <= c->t0) {
+        return 0;
+    }
+    dt = now - c->t0;
+    line = muldiv64(dt, c->amode[VDXG_M_CLOCK], 1000000) /
+           c->amode[VDXG_M_HTOTAL];
+    /* The division above may be one line off; line starts are the rule. */
+    while (vdxg_line_ns(c, line + 1) <= dt) {
+        line++;
+    }
+    while (line && vdxg_line_ns(c, line) > dt) {
+        line--;
+    }
+    return line;
+}
+
+/* Vblanks since the enable up to virtual time @now */
+static uint64_t vdxg_frames_at(const VdxgCrtc *c, int64_t now)
+{
+    uint64_t line = vdxg_line_at(c, now);
+
+    if (line < c->amode[VDXG_M_VDISPLAY]) {
+        return 0;
+    }
+    return (line - c->amode[VDXG_M_VDISPLAY]) / c->amode[VDXG_M_VTOTAL] + 1;
+}
+
+/* Virtual time of vblank @k (k >= 1) */
+static int64_t vdxg_vblank_time(const VdxgCrtc *c, uint64_t k)
+{
+    return c->t0 + vdxg_line_ns(c, (k - 1) * c->amode[VDXG_M_VTOTAL] +
+                                   c->amode[VDXG_M_VDISPLAY]);
+}
+
+static int64_t vdxg_now(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+/* FRAME_COUNT as a 64-bit number */
+uint64_t vdxg_crtc_frames(const VdxgCrtc *c)
+{
+    return vdxg_crtc_active(c) ? vdxg_frames_at(c, vdxg_now()) : c->frame_off;
+}
+
+static int64_t vdxg_crtc_vblank_ns(const VdxgCrtc *c)
+{
+    uint64_t k;
+
+    if (!vdxg_crtc_active(c)) {
+        return c->vblank_ns_off;
+    }
+    k = vdxg_frames_at(c, vdxg_now());
+    return k ? vdxg_vblank_time(c, k) : c->t0;
+}
+
+static uint32_t vdxg_crtc_scanline(const VdxgCrtc *c)
+{
+    if (!vdxg_crtc_active(c)) {
+        return 0;
+    }
+    return vdxg_line_at(c, vdxg_now()) % c->amode[VDXG_M_VTOTAL];
+}
+
+static uint32_t vdxg_crtc_status(const VdxgCrtc *c)
+{
+    uint32_t status = 0;
+
+    if (vdxg_crtc_active(c)) {
+        status |= VDXG_CRTC_STATUS_ACTIVE;
+        if (vdxg_crtc_scanline(c) >= c->amode[VDXG_M_VDISPLAY]) {
+            status |= VDXG_CRTC_STATUS_VBLANK;
+        }
+    }
+    if (c->mode_invalid) {
+        status |= VDXG_CRTC_STATUS_MODE_INVALID;
+    }
+    if (c->flip_pending) {
+        status |= VDXG_CRTC_STATUS_FLIP_PENDING;
+    }
+    return status;
+}
+
+/*
+ * The vblank timer runs only while a vblank has work: an interrupt, a
+ * flip, a CRC or a writeback capture. Everything else is derived from
+ * the clock when it is read.
+ */
+void vdxg_crtc_arm(VdxgState *s, VdxgCrtc *c)
+{
+    bool needed = vdxg_crtc_active(c) &&
+                  ((c->ctrl & (VDXG_CRTC_CTRL_VBLANK_IRQ |
+                               VDXG_CRTC_CTRL_CRC)) ||
+                   c->flip_pending ||
+                   (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == c->index));
+
+    if (needed) {
+        timer_mod_ns(c->timer,
+                     vdxg_vblank_time(c, vdxg_frames_at(c, vdxg_now()) + 1));
+    } else {
+        timer_del(c->timer);
+    }
+}
+
+/* Faults */
+
+void vdxg_display_fault(VdxgState *s, VdxgCrtc *c, unsigned int unit,
+                        uint32_t reason, uint64_t addr)
+{
+    trace_vdxg_display_fault(c->index, unit, reason, addr);
+    vdxg_fault(s, VDXG_FAULT_ENGINE_DISPLAY, reason,
+               VDXG_FAULT_OPCODE_DISPLAY(c->index, unit), addr,
+               vdxg_crtc_frames(c));
+}
+
+/* Resize the frame of @c (black); the console follows on its update. */
+static void vdxg_crtc_set_frame(VdxgCrtc *c, uint32_t w, uint32_t h)
+{
+    if (!c->frame || c->fw != w || c->fh != h) {
+        g_free(c->frame);
+        c->frame = g_new0(uint32_t, (size_t)w * h);
+        c->fw = w;
+        c->fh = h;
+    } else {
+        memset(c->frame, 0, (size_t)w * h * 4);
+    }
+    c->stale = true;
+    c->crc_valid = false;
+    c->con_dirty = true;
+}
+
+/* Vblank */
+
+/* The events of vblank @frame of active CRTC @c */
+static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
+{
+    uint32_t irq = 0;
+
+    c->event_frame = frame;
+    if (c->flip_pending && frame > c->flip_frame) {
+        c->flip_pending = false;
+        vdxg_crtc_latch_all(s, c);
+        irq |= VDXG_INT_FLIP_DONE(c->index);
+    }
+    if (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == c->index &&
+        frame > s->wb.arm_frame) {
+        vdxg_wb_capture(s, c, frame);
+        irq |= VDXG_INT_WRITEBACK;
+    }
+    if (c->ctrl & VDXG_CRTC_CTRL_CRC) {
+        vdxg_crtc_refresh(s, c);
+        c->crc = vdxg_crtc_crc(s, c);
+        c->crc_frame = frame;
+    }
+    if (c->ctrl & VDXG_CRTC_CTRL_VBLANK_IRQ) {
+        irq |= VDXG_INT_VBLANK(c->index);
+    }
+    trace_vdxg_vblank(c->index, frame, irq, c->crc);
+    if (irq) {
+        vdxg_irq_raise(s, irq);
+    }
+}
+
+static void vdxg_crtc_timer(void *opaque)
+{
+    VdxgCrtc *c = opaque;
+    VdxgState *s = c->s;
+    uint64_t frame;
+
+    if (!vdxg_crtc_active(c)) {
+        return;
+    }
+    frame = vdxg_frames_at(c, vdxg_now());
+    if (frame > c->event_frame) {
+        vdxg_crtc_vblank(s, c, frame);
+    }
+    vdxg_crtc_arm(s, c);
+}
+
+/* Enable and disable */
+
+static bool vdxg_crtc_enable(VdxgState *s, VdxgCrtc *c)
+{
+    const char *why = vdxg_mode_check(c->mode);
+
+    if (why) {
+        trace_vdxg_crtc_mode_invalid(c->index, why);
+        qemu_log_mask(LOG_GUEST_ERROR, "vdxg: CRTC %u: bad mode (%s)\n",
+                      c->index, why);
+        c->mode_invalid = true;
+        vdxg_display_fault(s, c, VDXG_DISP_UNIT_MODE, VDXG_FAULT_PARAM, 0);
+        return false;
+    }
+    memcpy(c->amode, c->mode, sizeof(c->amode));
+    c->mode_invalid = false;
+    c->t0 = vdxg_now();
+    c->event_frame = 0;
+    c->flip_pending = false;
+    c->crc = 0;
+    c->crc_frame = 0;
+    c->ctrl |= VDXG_CRTC_CTRL_ENABLE;
+    vdxg_crtc_set_frame(c, c->amode[VDXG_M_HDISPLAY],
+                        c->amode[VDXG_M_VDISPLAY]);
+    vdxg_crtc_latch_all(s, c);
+    trace_vdxg_crtc_enable(c->index, c->amode[VDXG_M_HDISPLAY],
+                           c->amode[VDXG_M_VDISPLAY],
+                           c->amode[VDXG_M_HTOTAL], c->amode[VDXG_M_VTOTAL],
+                           c->amode[VDXG_M_CLOCK], vdxg_line_ns(c,
+                           c->amode[VDXG_M_VTOTAL]));
+    return true;
+}
+
+/* Turn active CRTC @c off: pending work ends now. Returns interrupts. */
+static uint32_t vdxg_crtc_disable(VdxgState *s, VdxgCrtc *c)
+{
+    uint32_t irq = 0;
+
+    c->frame_off = vdxg_crtc_frames(c);
+    c->vblank_ns_off = vdxg_crtc_vblank_ns(c);
+    c->ctrl &= ~VDXG_CRTC_CTRL_ENABLE;
+    timer_del(c->timer);
+    trace_vdxg_crtc_disable(c->index, c->frame_off);
+    if (c->flip_pending) {
+        c->flip_pending = false;
+        vdxg_crtc_latch_all(s, c);
+        irq |= VDXG_INT_FLIP_DONE(c->index);
+    }
+    if (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == c->index) {
+        vdxg_wb_finish(s, VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR,
+                       c->frame_off);
+        irq |= VDXG_INT_WRITEBACK;
+    }
+    vdxg_crtc_set_frame(c, c->fw, c->fh);
+    return irq;
+}
+
+/* Connectors */
+
+/*
+ * The EDID of connector @index: EDID 1.4, digital; preferred mode
+ * 1024x768@60 (DMT), a second detailed timing 2560x1600@60 (CVT reduced
+ * blanking), established 640x480, 800x600, 1024x768 and standard timings
+ * from 1280x720 to 1920x1200, a range limits descriptor and the name
+ * "vdxg-<index>".
+ */
+static void vdxg_edid_build(uint8_t *e, unsigned int index)
+{
+    static const uint8_t header[8] = { 0, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                       0xff, 0 };
+    /* 1024x768@60: 65 MHz, 1344 x 806, sync -/- */
+    static const uint8_t dtd_1024[18] = {
+        0x64, 0x19, 0x00, 0x40, 0x41, 0x00, 0x26, 0x30, 0x18, 0x88,
+        0x36, 0x00, 0x90, 0x2c, 0x11, 0x00, 0x00, 0x18,
+    };
+    /* 2560x1600@60 RB: 268.5 MHz, 2720 x 1646, sync +/- */
+    static const uint8_t dtd_2560[18] = {
+        0xe2, 0x68, 0x00, 0xa0, 0xa0, 0x40, 0x2e, 0x60, 0x30, 0x20,
+        0x36, 0x00, 0x90, 0x2c, 0x11, 0x00, 0x00, 0x1a,
+    };
+    /* Range limits: 50-75 Hz, 30-100 kHz, 270 MHz, no timing formula */
+    static const uint8_t ranges[18] = {
+        0x00, 0x00, 0x00, 0xfd, 0x00, 50, 75, 30, 100, 27, 0x01, 0x0a,
+        0x20, 0x20, 0x20, 0x20, 0x20, 0x20,
+    };
+    /* 1280x1024, 1280x800, 1440x900, 1600x1200, 1680x1050, 1920x1080,
+     * 1920x1200, 1280x720, all @60 */
+    static const uint8_t std[16] = {
+        0x81, 0x80, 0x81, 0x00, 0x95, 0x00, 0xa9, 0x40,
+        0xb3, 0x00, 0xd1, 0xc0, 0xd1, 0x00, 0x81, 0xc0,
+    };
+    g_autofree char *name = g_strdup_printf("vdxg-%u\n", index);
+    uint8_t *d;
+    uint8_t sum = 0;
+    unsigned int i;
+
+    memset(e, 0, VDXG_EDID_SIZE);
+    memcpy(e, header, sizeof(header));
+    /* Manufacturer "VDX", product 0xd3d0 + index, serial index + 1 */
+    e[8] = ((('V' - '@') << 2) | (('D' - '@') >> 3)) & 0xff;
+    e[9] = ((('D' - '@') << 5) | ('X' - '@')) & 0xff;
+    stw_le_p(e + 10, VDXG_PCI_DEVICE_ID + index);
+    stl_le_p(e + 12, index + 1);
+    e[16] = 1;                  /* week 1 of 2026 */
+    e[17] = 2026 - 1990;
+    e[18] = 1;                  /* EDID 1.4 */
+    e[19] = 4;
+    e[20] = 0xa5;               /* digital, 8 bpc, DisplayPort */
+    e[21] = 40;                 /* 40 cm x 30 cm */
+    e[22] = 30;
+    e[23] = 120;                /* gamma 2.2 */
+    e[24] = 0x06;               /* sRGB, preferred timing is native */
+    /* sRGB chromaticity, as QEMU's EDID generator writes it */
+    e[25] = 0xee;
+    e[26] = 0x91;
+    e[27] = 0xa3;
+    e[28] = 0x54;
+    e[29] = 0x4c;
+    e[30] = 0x99;
+    e[31] = 0x26;
+    e[32] = 0x0f;
+    e[33] = 0x50;
+    e[34] = 0x54;
+    e[35] = 0x21;               /* 640x480@60, 800x600@60 */
+    e[36] = 0x08;               /* 1024x768@60 */
+    e[37] = 0x00;
+    memcpy(e + 38, std, sizeof(std));
+    memcpy(e + 54, dtd_1024, 18);
+    memcpy(e + 72, dtd_2560, 18);
+    memcpy(e + 90, ranges, 18);
+    d = e + 108;
+    d[3] = 0xfc;                /* display product name */
+    memset(d + 5, ' ', 13);
+    memcpy(d + 5, name, MIN(strlen(name), 13));
+    e[126] = 0;                 /* no extension */
+    for (i = 0; i < VDXG_EDID_SIZE - 1; i++) {
+        sum += e[i];
+    }
+    e[127] = -sum;
+}
+
+void vdxg_get_connected(Object *obj, Visitor *v, const char *name,
+                        void *opaque, Error **errp)
+{
+    bool *connected = opaque;
+
+    visit_type_bool(v, name, connected, errp);
+}
+
+void vdxg_set_connected(Object *obj, Visitor *v, const char *name,
+                        void *opaque, Error **errp)
+{
+    VdxgState *s = VDXG(obj);
+    bool *connected = opaque;
+    unsigned int index = connected - s->connected;
+    bool value;
+
+    if (!visit_type_bool(v, name, &value, errp)) {
+        return;
+    }
+    if (!DEVICE(obj)->realized) {
+        *connected = value;
+        return;
+    }
+    if (index >= s->outputs) {
+        error_setg(errp, "vdxg has %u output%s: there is no output %u",
+                   s->outputs, s->outputs > 1 ? "s" : "", index);
+        return;
+    }
+    if (*connected != value) {
+        *connected = value;
+        s->crtc[index].conn_changed = true;
+        trace_vdxg_hotplug(index, value);
+        vdxg_irq_raise(s, VDXG_INT_HOTPLUG);
+    }
+}
+
+/* Console: the frame of each CRTC is a graphic console (head = CRTC) */
+
+static void vdxg_gfx_invalidate(void *opaque)
+{
+    VdxgCrtc *c = opaque;
+
+    c->con_dirty = true;
+}
+
+static void vdxg_gfx_update(void *opaque)
+{
+    VdxgCrtc *c = opaque;
+    VdxgState *s = c->s;
+    DisplaySurface *surface = qemu_console_surface(c->con);
+    bool resized = false;
+    uint32_t y;
+
+    vdxg_crtc_refresh(s, c);
+    if (!surface || surface_width(surface) != c->fw ||
+        surface_height(surface) != c->fh ||
+        surface_format(surface) != PIXMAN_x8r8g8b8) {
+        surface = qemu_create_displaysurface(c->fw, c->fh);
+        dpy_gfx_replace_surface(c->con, surface);
+        resized = true;
+    }
+    if (c->con_dirty || resized) {
+        for (y = 0; y < c->fh; y++) {
+            memcpy((uint8_t *)surface_data(surface) +
+                   (size_t)y * surface_stride(surface),
+                   c->frame + (size_t)y * c->fw, c->fw * 4);
+        }
+        c->con_dirty = false;
+        trace_vdxg_gfx_update(c->index, c->fw, c->fh);
+        dpy_gfx_update_full(c->con);
+    }
+}
+
+static const GraphicHwOps vdxg_gfx_ops = {
+    .invalidate = vdxg_gfx_invalidate,
+    .gfx_update = vdxg_gfx_update,
+};
+
+/* Reset, realize, migration */
+
+/* Every display register to its power-on value; connections stay. */
+void vdxg_display_reset(VdxgState *s)
+{
+    unsigned int i;
+
+    for (i = 0; i < VDXG_MAX_CRTCS; i++) {
+        VdxgCrtc *c = vdxg_crtc(s, i);
+
+        if (c->timer) {
+            timer_del(c->timer);
+        }
+        memset(c, 0, offsetof(VdxgCrtc, timer));
+        if (c->frame) {
+            vdxg_crtc_set_frame(c, VDXG_OFF_WIDTH, VDXG_OFF_HEIGHT);
+        }
+    }
+    memset(&s->wb, 0, sizeof(s->wb));
+}
+
+void vdxg_display_realize(VdxgState *s)
+{
+    unsigned int i;
+
+    memory_region_set_log(&s->vram, true, DIRTY_MEMORY_VGA);
+    for (i = 0; i < VDXG_MAX_CRTCS; i++) {
+        VdxgCrtc *c = vdxg_crtc(s, i);
+
+        c->index = i;
+        c->s = s;
+        if (i >= s->outputs) {
+            continue;
+        }
+        c->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, vdxg_crtc_timer, c);
+        vdxg_edid_build(c->edid, i);
+        vdxg_crtc_set_frame(c, VDXG_OFF_WIDTH, VDXG_OFF_HEIGHT);
+        c->con = graphic_console_init(DEVICE(s), i, &vdxg_gfx_ops, c);
+    }
+}
+
+void vdxg_display_exit(VdxgState *s)
+{
+    unsigned int i;
+
+    for (i = 0; i < s->outputs; i++) {
+        VdxgCrtc *c = vdxg_crtc(s, i);
+
+        graphic_console_close(c->con);
+        c->con = NULL;
+        timer_free(c->timer);
+        c->timer = NULL;
+        g_free(c->frame);
+        c->frame = NULL;
+    }
+    memory_region_set_log(&s->vram, false, DIRTY_MEMORY_VGA);
+}
+
+/* Check the incoming display state and rebuild what is not migrated. */
+bool vdxg_display_post_load(VdxgState *s)
+{
+    unsigned int i, p;
+
+    if ((s->wb.ctrl & ~VDXG_WB_CTRL_MASK) ||
+        (s->wb.status & ~(VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR))) {
+        return false;
+    }
+    /* An armed capture has an active source. */
+    if (vdxg_wb_busy(s) && (vdxg_wb_crtc(s) >= s->outputs ||
+        !vdxg_crtc_active(vdxg_crtc(s, vdxg_wb_crtc(s))))) {
+        return false;
+    }
+    for (i = 0; i < VDXG_MAX_CRTCS; i++) {
+        VdxgCrtc *c = vdxg_crtc(s, i);
+
+        if (c->ctrl & ~VDXG_CRTC_CTRL_MASK) {
+            return false;
+        }
+        if (i >= s->outputs) {
+            if (c->ctrl || c->flip_pending) {
+                return false;
+            }
+            continue;
+        }
+        if (vdxg_crtc_active(c)) {
+            if (vdxg_mode_check(c->amode)) {
+                return false;
+            }
+            vdxg_crtc_set_frame(c, c->amode[VDXG_M_HDISPLAY],
+                                c->amode[VDXG_M_VDISPLAY]);
+        } else if (c->flip_pending) {
+            return false;
+        } else {
+            vdxg_crtc_set_frame(c, c->fw, c->fh);
+        }
+        /* Shown planes are read without further checks. */
+        for (p = 0; p < VDXG_NUM_PLANES; p++) {
+            if ((c->pstatus[p] & ~(VDXG_PLANE_STATUS_ACTIVE |
+                                   VDXG_PLANE_STATUS_FAULT)) ||
+                ((c->pstatus[p] & VDXG_PLANE_STATUS_ACTIVE) &&
+                 vdxg_plane_check(s, p, &c->cur[p]) != VDXG_FAULT_NONE)) {
+                return false;
+            }
+        }
+    }
+    /* The vblank timers follow from the state and the clock. */
+    for (i = 0; i < s->outputs; i++) {
+        vdxg_crtc_arm(s, vdxg_crtc(s, i));
+    }
+    return true;
+}
+
+/* Register access */
+
+static bool vdxg_plane_read(VdxgCrtc *c, unsigned int p, hwaddr off,
+                            uint32_t *val)
+{
+    const VdxgPlane *pl = &c->pend[p];
+
+    switch (off) {
+    case VDXG_PLANE_CTRL:
+        *val = pl->ctrl;
+        break;
+    case VDXG_PLANE_ADDR_LO:
+        *val = extract64(pl->addr, 0, 32);
+        break;
+    case VDXG_PLANE_ADDR_HI:
+        *val = extract64(pl->addr, 32, 32);
+        break;
+    case VDXG_PLANE_FORMAT:
+        *val = pl->format;
+        break;
+    case VDXG_PLANE_PITCH:
+        *val = pl->pitch;
+        break;
+    case VDXG_PLANE_SRC_SIZE:
+        *val = pl->src_size;
+        break;
+    case VDXG_PLANE_DST_POS:
+        *val = pl->dst_pos;
+        break;
+    case VDXG_PLANE_ALPHA:
+        *val = pl->alpha;
+        break;
+    case VDXG_PLANE_ZPOS:
+        *val = pl->zpos;
+        break;
+    case VDXG_PLANE_STATUS:
+        *val = c->pstatus[p];
+        break;
+    case VDXG_PLANE_CUR_ADDR_LO:
+        *val = extract64(c->cur[p].addr, 0, 32);
+        break;
+    case VDXG_PLANE_CUR_ADDR_HI:
+        *val = extract64(c->cur[p].addr, 32, 32);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+static bool vdxg_plane_write(VdxgState *s, VdxgCrtc *c, unsigned int p,
+                             hwaddr addr, hwaddr off, uint32_t val)
+{
+    VdxgPlane *pl = &c->pend[p];
+    uint32_t mask;
+
+    switch (off) {
+    case VDXG_PLANE_CTRL:
+        mask = p == VDXG_PLANE_IDX_CURSOR ? VDXG_PLANE_CTRL_CURSOR_MASK :
+                                            VDXG_PLANE_CTRL_MASK;
+        if (val & ~mask) {
+            vdxg_guest_error("unsupported plane CTRL bits dropped", addr,
+                             val);
+        }
+        pl->ctrl = val & mask;
+        break;
+    case VDXG_PLANE_ADDR_LO:
+        pl->addr = deposit64(pl->addr, 0, 32, val);
+        break;
+    case VDXG_PLANE_ADDR_HI:
+        pl->addr = deposit64(pl->addr, 32, 32, val);
+        break;
+    case VDXG_PLANE_FORMAT:
+        pl->format = val;
+        break;
+    case VDXG_PLANE_PITCH:
+        pl->pitch = val;
+        break;
+    case VDXG_PLANE_SRC_SIZE:
+        pl->src_size = val;
+        break;
+    case VDXG_PLANE_DST_POS:
+        pl->dst_pos = val;
+        break;
+    case VDXG_PLANE_ALPHA:
+        if (val > VDXG_ALPHA_OPAQUE) {
+            vdxg_guest_error("plane ALPHA bits 31:16 dropped", addr, val);
+        }
+        pl->alpha = val & VDXG_ALPHA_OPAQUE;
+        break;
+    case VDXG_PLANE_ZPOS:
+        pl->zpos = val;
+        break;
+    case VDXG_PLANE_STATUS:
+    case VDXG_PLANE_CUR_ADDR_LO:
+    case VDXG_PLANE_CUR_ADDR_HI:
+        vdxg_guest_error("write to read-only register", addr, val);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* The mode register at CRTC offset @off, or -1 */
+static int vdxg_mode_reg(hwaddr off)
+{
+    switch (off) {
+    case VDXG_CRTC_HDISPLAY:
+        return VDXG_M_HDISPLAY;
+    case VDXG_CRTC_VDISPLAY:
+        return VDXG_M_VDISPLAY;
+    case VDXG_CRTC_HTOTAL:
+        return VDXG_M_HTOTAL;
+    case VDXG_CRTC_VTOTAL:
+        return VDXG_M_VTOTAL;
+    case VDXG_CRTC_CLOCK_KHZ:
+        return VDXG_M_CLOCK;
+    case VDXG_CRTC_HSYNC_START:
+        return VDXG_M_HSYNC_START;
+    case VDXG_CRTC_HSYNC_END:
+        return VDXG_M_HSYNC_END;
+    case VDXG_CRTC_VSYNC_START:
+        return VDXG_M_VSYNC_START;
+    case VDXG_CRTC_VSYNC_END:
+        return VDXG_M_VSYNC_END;
+    default:
+        return -1;
+    }
+}
+
+/* The CRTC whose block holds @addr, or NULL */
+static VdxgCrtc *vdxg_crtc_at(VdxgState *s, hwaddr addr)
+{
+    if (addr < VDXG_CRTC_BASE(0) || addr >= VDXG_CRTC_BASE(s->outputs)) {
+        return NULL;
+    }
+    return vdxg_crtc(s, (addr - VDXG_CRTC_BASE(0)) / 0x200);
+}
+
+/* The display registers; false for an offset that is none. */
+bool vdxg_display_read(VdxgState *s, hwaddr addr, uint32_t *val)
+{
+    VdxgCrtc *c = vdxg_crtc_at(s, addr);
+    hwaddr off;
+    int m;
+
+    if (s->pf) {
+        return false;           /* a VF has no display */
+    }
+    if (!c) {
+        return vdxg_wb_read(s, addr, val);
+    }
+    off = addr & 0x1ff;
+    if (off >= VDXG_PLANE_PRIMARY && off < VDXG_CRTC_CONN_STATUS) {
+        return vdxg_plane_read(c, (off - VDXG_PLANE_PRIMARY) / 0x40,
+                               off & 0x3f, val);
+    }
+    if (off >= VDXG_CRTC_EDID) {
+        *val = s->connected[c->index] ?
+               ldl_le_p(c->edid + off - VDXG_CRTC_EDID) : 0;
+        return true;
+    }
+    m = vdxg_mode_reg(off);
+    if (m >= 0) {
+        *val = c->mode[m];
+        return true;
+    }
+    switch (off) {
+    case VDXG_CRTC_CTRL:
+        *val = c->ctrl;
+        break;
+    case VDXG_CRTC_FLIP:
+    case VDXG_CRTC_CURSOR_UPDATE:
+        *val = 0;
+        break;
+    case VDXG_CRTC_FRAME_COUNT:
+        *val = vdxg_crtc_frames(c);
+        break;
+    case VDXG_CRTC_VBLANK_NS_LO:
+        *val = extract64(vdxg_crtc_vblank_ns(c), 0, 32);
+        break;
+    case VDXG_CRTC_VBLANK_NS_HI:
+        *val = extract64(vdxg_crtc_vblank_ns(c), 32, 32);
+        break;
+    case VDXG_CRTC_SCANLINE:
+        *val = vdxg_crtc_scanline(c);
+        break;
+    case VDXG_CRTC_CRC:
+        *val = c->crc;
+        break;
+    case VDXG_CRTC_CRC_FRAME:
+        *val = c->crc_frame;
+        break;
+    case VDXG_CRTC_BG_COLOR:
+        *val = c->bg;
+        break;
+    case VDXG_CRTC_STATUS:
+        *val = vdxg_crtc_status(c);
+        break;
+    case VDXG_CRTC_CONN_STATUS:
+        *val = (s->connected[c->index] ? VDXG_CONN_CONNECTED : 0) |
+               (c->conn_changed ? VDXG_CONN_CHANGED : 0);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
+{
+    VdxgCrtc *c = vdxg_crtc_at(s, addr);
+    uint32_t irq = 0;
+    hwaddr off;
+    int m;
+
+    if (s->pf) {
+        return false;           /* a VF has no display */
+    }
+    if (!c) {
+        return vdxg_wb_write(s, addr, val);
+    }
+    off = addr & 0x1ff;
+    if (off >= VDXG_PLANE_PRIMARY && off < VDXG_CRTC_CONN_STATUS) {
+        return vdxg_plane_write(s, c, (off - VDXG_PLANE_PRIMARY) / 0x40,
+                                addr, off & 0x3f, val);
+    }
+    if (off >= VDXG_CRTC_EDID) {
+        vdxg_guest_error("write to read-only register", addr, val);
+        return true;
+    }
+    m = vdxg_mode_reg(off);
+    if (m >= 0) {
+        c->mode[m] = val;
+        return true;
+    }
+    switch (off) {
+    case VDXG_CRTC_CTRL:
+        if (val & ~VDXG_CRTC_CTRL_MASK) {
+            vdxg_guest_error("undefined CRTC CTRL bits dropped", addr, val);
+        }
+        val &= VDXG_CRTC_CTRL_MASK;
+        if ((val & VDXG_CRTC_CTRL_ENABLE) && !vdxg_crtc_active(c)) {
+            c->ctrl = val & ~VDXG_CRTC_CTRL_ENABLE;
+            vdxg_crtc_enable(s, c);
+        } else {
+            if (!(val & VDXG_CRTC_CTRL_ENABLE) && vdxg_crtc_active(c)) {
+                irq = vdxg_crtc_disable(s, c);
+            }
+            c->ctrl = val;
+            c->mode_invalid = false;
+        }
+        vdxg_crtc_arm(s, c);
+        if (irq) {
+            vdxg_irq_raise(s, irq);
+        }
+        break;
+    case VDXG_CRTC_FLIP:
+        if (vdxg_crtc_active(c)) {
+            c->flip_pending = true;
+            c->flip_frame = vdxg_crtc_frames(c);
+            trace_vdxg_flip(c->index, c->flip_frame, false);
+            vdxg_crtc_arm(s, c);
+        } else {
+            trace_vdxg_flip(c->index, c->frame_off, true);
+            vdxg_crtc_latch_all(s, c);
+            vdxg_irq_raise(s, VDXG_INT_FLIP_DONE(c->index));
+        }
+        break;
+    case VDXG_CRTC_CURSOR_UPDATE:
+        trace_vdxg_cursor_update(c->index,
+                                 c->pend[VDXG_PLANE_IDX_CURSOR].dst_pos,
+                                 c->pend[VDXG_PLANE_IDX_CURSOR].addr);
+        vdxg_plane_latch(s, c, VDXG_PLANE_IDX_CURSOR);
+        break;
+    case VDXG_CRTC_BG_COLOR:
+        c->bg = val;
+        break;
+    case VDXG_CRTC_CONN_STATUS:
+        if (val & VDXG_CONN_CHANGED) {
+            c->conn_changed = false;
+        }
+        break;
+    case VDXG_CRTC_FRAME_COUNT:
+    case VDXG_CRTC_VBLANK_NS_LO:
+    case VDXG_CRTC_VBLANK_NS_HI:
+    case VDXG_CRTC_SCANLINE:
+    case VDXG_CRTC_CRC:
+    case VDXG_CRTC_CRC_FRAME:
+    case VDXG_CRTC_STATUS:
+        vdxg_guest_error("write to read-only register", addr, val);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+static const VMStateDescription vmstate_vdxg_plane = {
+    .name = "vdxg/plane",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(ctrl, VdxgPlane),
+        VMSTATE_UINT64(addr, VdxgPlane),
+        VMSTATE_UINT32(format, VdxgPlane),
+        VMSTATE_UINT32(pitch, VdxgPlane),
+        VMSTATE_UINT32(src_size, VdxgPlane),
+        VMSTATE_UINT32(dst_pos, VdxgPlane),
+        VMSTATE_UINT32(alpha, VdxgPlane),
+        VMSTATE_UINT32(zpos, VdxgPlane),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* A CRTC; its frame is composed again on the destination */
+const VMStateDescription vmstate_vdxg_crtc = {
+    .name = "vdxg/crtc",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(ctrl, VdxgCrtc),
+        VMSTATE_UINT32_ARRAY(mode, VdxgCrtc, VDXG_NUM_MODE_REGS),
+        VMSTATE_UINT32(bg, VdxgCrtc),
+        VMSTATE_STRUCT_ARRAY(pend, VdxgCrtc, VDXG_NUM_PLANES, 1,
+                             vmstate_vdxg_plane, VdxgPlane),
+        VMSTATE_BOOL(conn_changed, VdxgCrtc),
+        VMSTATE_UINT32_ARRAY(amode, VdxgCrtc, VDXG_NUM_MODE_REGS),
+        VMSTATE_INT64(t0, VdxgCrtc),
+        VMSTATE_UINT64(event_frame, VdxgCrtc),
+        VMSTATE_BOOL(flip_pending, VdxgCrtc),
+        VMSTATE_UINT64(flip_frame, VdxgCrtc),
+        VMSTATE_BOOL(mode_invalid, VdxgCrtc),
+        VMSTATE_UINT32(frame_off, VdxgCrtc),
+        VMSTATE_INT64(vblank_ns_off, VdxgCrtc),
+        VMSTATE_UINT32(crc, VdxgCrtc),
+        VMSTATE_UINT32(crc_frame, VdxgCrtc),
+        VMSTATE_UINT32(abg, VdxgCrtc),
+        VMSTATE_STRUCT_ARRAY(cur, VdxgCrtc, VDXG_NUM_PLANES, 1,
+                             vmstate_vdxg_plane, VdxgPlane),
+        VMSTATE_UINT32_ARRAY(pstatus, VdxgCrtc, VDXG_NUM_PLANES),
+        VMSTATE_END_OF_LIST()
+    },
+};

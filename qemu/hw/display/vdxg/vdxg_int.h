@@ -1,0 +1,418 @@
+/*
+ * vdxg: the state and the interfaces between the units of the device model
+ *
+ * vdxg is a virtual PCI Express GPU. The register interface is defined in
+ * hw/display/vdxg_hw.h, a macro-only header shared with the Linux driver.
+ * The model implements the global and interrupt register blocks, the VRAM
+ * BAR, interrupt delivery over MSI-X, MSI or INTx, the RENDER engine with
+ * its DMA buffers (2D commands and a triangle rasterizer), the PAGING
+ * engine with its paging buffers, the GART aperture with a TLB, fault
+ * reporting, and the display engine: up to four CRTCs composing a
+ * background and three planes, vblank timing in virtual time,
+ * double-buffered plane registers, CRCs, a writeback unit, connectors with
+ * EDID and hotplug, and one graphic console per CRTC. Both engines share
+ * one ring machinery.
+ *
+ * Behind a PCI Express port the device is an SR-IOV physical function: its
+ * virtual functions (type vdxg-vf, created with the PF and enabled through
+ * the SR-IOV capability) have their own register blocks, engines, GART and
+ * MSI-X, and a VRAM BAR assembled from ranges of the PF's VRAM by the PF's
+ * backing tables. On PCI Express the PF's VRAM BAR is resizable.
+ *
+ * Copyright (c) 2026 The vdxg authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_DISPLAY_VDXG_INT_H
+#define HW_DISPLAY_VDXG_INT_H
+
+#include "hw/pci/pci_device.h"
+#include "qemu/timer.h"
+#include "qemu/units.h"
+#include "qom/object.h"
+#include "hw/display/vdxg_hw.h"
+#include "vdxg_raster.h"
+
+#define TYPE_VDXG "vdxg"
+OBJECT_DECLARE_SIMPLE_TYPE(VdxgState, VDXG)
+
+/* A virtual function: a subtype sharing VdxgState, created by the PF. */
+#define TYPE_VDXG_VF "vdxg-vf"
+
+/* Limit of the total_vfs property */
+#define VDXG_SRIOV_MAX_VFS      16
+
+/* A VF's MSI-X BAR: the table at 0, the PBA at VDXG_VF_MSIX_PBA */
+#define VDXG_VF_MSIX_BAR_SIZE   4096
+#define VDXG_VF_MSIX_PBA        0x800
+
+/* A range of PF VRAM backing part of a VF's VRAM BAR */
+typedef struct VdxgRange {
+    uint64_t off;
+    uint64_t len;
+} VdxgRange;
+
+/* Where the PCI Express capability lives in configuration space. */
+#define VDXG_PCIE_CAP_OFFSET    0x80
+
+/* Limits of the aperture_size property. */
+#define VDXG_APERTURE_SIZE_MIN  (1ull << 20)
+#define VDXG_APERTURE_SIZE_MAX  (4ull << 30)
+
+#define VDXG_PAGE_MASK          (VDXG_GPU_PAGE_SIZE - 1)
+
+/* GART translations the TLB caches, direct-mapped by aperture page. */
+#define VDXG_TLB_ENTRIES        64
+
+/*
+ * Work one run of the engine's bottom half does before it yields to the
+ * main loop, in bytes moved; each operation, ring entry and GART entry is
+ * charged as a number of bytes. 4 MiB is about a millisecond of copying.
+ */
+#define VDXG_BH_BUDGET          (4 * MiB)
+#define VDXG_COST_OP            256
+#define VDXG_COST_ENTRY         256
+#define VDXG_COST_PTE           16
+
+/* A surface bound to a slot of the RENDER engine; format 0 is unset. */
+typedef struct VdxgSurface {
+    uint64_t addr;
+    uint32_t format;
+    uint32_t width;
+    uint32_t height;
+    uint32_t pitch;
+} VdxgSurface;
+
+/* RENDER engine state besides the ring; cleared with each ring entry. */
+typedef struct VdxgRender {
+    VdxgSurface surf[VDXG_NUM_SLOTS];
+    uint32_t item;              /* DRAW: triangle; COPY/BLEND: phase */
+    uint32_t snap_len;
+    uint8_t *snap;              /* COPY/BLEND: the source read in full */
+} VdxgRender;
+
+/* An engine's registers and the ring entry it is executing. */
+typedef struct VdxgEngine {
+    uint64_t ring_base;
+    uint32_t ring_size;
+    uint32_t head;
+    uint32_t tail;
+    uint32_t ctrl;
+    bool halted;
+    uint64_t fence_addr;
+    uint64_t fence_value;
+
+    /* The entry in progress (a NOP runs as an empty buffer) */
+    bool busy;
+    uint32_t cmd;
+    uint32_t context;
+    uint64_t seqno;
+    uint64_t buf_addr;
+    uint32_t buf_len;
+    uint32_t buf_off;           /* byte offset of the current operation */
+    uint64_t op_progress;       /* bytes, GART entries or pixels done */
+    uint32_t progress;          /* PROGRESS: work done on the entry */
+    bool waiting;               /* STATUS.WAITING: in an unmet WAIT */
+    VdxgRender rd;              /* RENDER only */
+
+    /* Fixed at realize, kept by an engine reset: from here on */
+    unsigned int index;         /* VDXG_ENGINE_* */
+    VdxgState *s;
+    QEMUBH *bh;                 /* runs the ring in slices */
+    QEMUTimer *wait_timer;      /* re-polls a WAIT */
+} VdxgEngine;
+
+/* Display engine */
+
+/* The mode registers, in the order of VdxgCrtc.mode[] */
+enum {
+    VDXG_M_HDISPLAY,
+    VDXG_M_VDISPLAY,
+    VDXG_M_HTOTAL,
+    VDXG_M_VTOTAL,
+    VDXG_M_CLOCK,
+    VDXG_M_HSYNC_START,
+    VDXG_M_HSYNC_END,
+    VDXG_M_VSYNC_START,
+    VDXG_M_VSYNC_END,
+    VDXG_NUM_MODE_REGS
+};
+
+/* What a CRTC shows while it is off: a black frame of this size */
+#define VDXG_OFF_WIDTH          640
+#define VDXG_OFF_HEIGHT         480
+
+/* A plane's registers: the pending copy, or the latched one */
+typedef struct VdxgPlane {
+    uint32_t ctrl;
+    uint64_t addr;
+    uint32_t format;
+    uint32_t pitch;
+    uint32_t src_size;
+    uint32_t dst_pos;
+    uint32_t alpha;
+    uint32_t zpos;
+} VdxgPlane;
+
+typedef struct VdxgCrtc {
+    /* Registers as written */
+    uint32_t ctrl;              /* ENABLE reads 1 only while active */
+    uint32_t mode[VDXG_NUM_MODE_REGS];
+    uint32_t bg;                /* pending BG_COLOR */
+    VdxgPlane pend[VDXG_NUM_PLANES];
+    bool conn_changed;          /* CONN_STATUS.CHANGED */
+
+    /* Scanout: valid while ctrl has ENABLE */
+    uint32_t amode[VDXG_NUM_MODE_REGS]; /* latched by the enable */
+    int64_t t0;                 /* virtual ns of the enable */
+    uint64_t event_frame;       /* the last vblank whose events ran */
+    bool flip_pending;
+    uint64_t flip_frame;        /* FRAME_COUNT when FLIP was written */
+    bool mode_invalid;          /* STATUS.MODE_INVALID */
+    uint32_t frame_off;         /* FRAME_COUNT and VBLANK_NS while off */
+    int64_t vblank_ns_off;
+    uint32_t crc;
+    uint32_t crc_frame;
+    uint32_t abg;               /* latched BG_COLOR */
+    VdxgPlane cur[VDXG_NUM_PLANES];
+    uint32_t pstatus[VDXG_NUM_PLANES];  /* VDXG_PLANE_STATUS_* */
+    QEMUTimer *timer;           /* the next vblank with work to do */
+
+    /* Fixed at realize, or derived; not migrated */
+    unsigned int index;
+    VdxgState *s;
+    QemuConsole *con;
+    uint8_t edid[VDXG_EDID_SIZE];
+    uint32_t *frame;            /* composed XRGB8888, X = 0, fw x fh */
+    uint32_t fw, fh;
+    bool stale;                 /* frame must be composed again */
+    bool crc_valid;             /* crc_cache is the CRC of frame */
+    uint32_t crc_cache;
+    bool con_dirty;             /* frame changed since the console copy */
+} VdxgCrtc;
+
+typedef struct VdxgWriteback {
+    uint32_t ctrl;
+    uint64_t addr;
+    uint32_t format;
+    uint32_t pitch;
+    uint32_t status;            /* DONE, ERROR; BUSY is ctrl's ENABLE */
+    uint32_t seqno;
+    uint32_t frame;
+    uint64_t arm_frame;         /* source FRAME_COUNT when armed */
+} VdxgWriteback;
+
+struct VdxgState {
+    PCIDevice parent_obj;
+
+    MemoryRegion mmio;
+    MemoryRegion vram;          /* PF: the VRAM RAM block */
+    MemoryRegion vram_bar;      /* PF on PCI Express: resizable window */
+    MemoryRegion *vram_mr;      /* the RAM region VRAM accesses dirty */
+
+    /* Properties */
+    uint64_t vram_size;
+    uint64_t aperture_size;
+    bool use_msix;
+    bool use_msi;
+    bool use_rebar;                     /* offer the Resizable BAR cap */
+    uint32_t outputs;
+    bool connected[VDXG_MAX_CRTCS];     /* "connected<n>", hotplug */
+    uint32_t total_vfs;
+    uint64_t vf_vram_size;
+    uint64_t vf_aperture_size;
+
+    /* PF: SR-IOV, backing tables (per VF, of VDXG_BAR_VRAM) and REBAR */
+    bool has_sriov;
+    uint32_t backing_select;
+    uint32_t backing_status;
+    VdxgRange backing_pend[VDXG_SRIOV_MAX_VFS][VDXG_MAX_BACKING_RANGES];
+    VdxgRange backing[VDXG_SRIOV_MAX_VFS][VDXG_MAX_BACKING_RANGES];
+    uint32_t backing_n[VDXG_SRIOV_MAX_VFS];
+    uint16_t rebar_cap;                 /* 0: the BAR is the whole VRAM */
+    uint64_t vram_bar_size;
+
+    /* VF: its PF, and its VRAM BAR built from the PF's backing table */
+    VdxgState *pf;                      /* NULL on the PF */
+    uint32_t vf_index;
+    MemoryRegion vf_vram;
+    MemoryRegion vf_unbacked;
+    MemoryRegion vf_alias[VDXG_MAX_BACKING_RANGES];
+    MemoryRegion vf_msix;
+
+    /* VDXG_REG_CAPS, fixed at realize */
+    uint32_t caps;
+
+    /* Register state */
+    uint32_t scratch;
+    uint32_t reset_count;
+    uint32_t int_status;
+    uint32_t int_mask;
+
+    /* Engines, indexed by VDXG_ENGINE_* */
+    VdxgEngine engine[VDXG_NUM_ENGINES];
+    VMChangeStateEntry *vmse;
+
+    /* GART, and the TLB of GART entries */
+    uint8_t *vram_ptr;
+    uint32_t gart_entries;
+    uint64_t gart_table;
+    uint32_t gart_ctrl;
+    uint64_t dummy_page;
+    uint64_t tlb_valid;                 /* bitmap of TLB slots */
+    uint32_t tlb_page[VDXG_TLB_ENTRIES];
+    uint64_t tlb_pte[VDXG_TLB_ENTRIES];
+
+    /* Fault record */
+    uint32_t fault_status;
+    uint32_t fault_engine;
+    uint32_t fault_reason;
+    uint32_t fault_opcode;
+    uint64_t fault_addr;
+    uint32_t fault_context;
+    uint32_t fault_count;
+
+    /* Statistics since realize, read-only QOM properties; not migrated */
+    uint64_t pg_ops[VDXG_PG_NUM_OPS];
+    uint64_t pg_bytes[VDXG_PG_NUM_OPS];
+    uint64_t rd_ops[VDXG_RD_NUM_OPS];
+    uint64_t rd_pixels;
+    uint64_t tlb_hits;
+    uint64_t tlb_misses;
+    uint64_t bh_runs[VDXG_NUM_ENGINES];
+
+    /* Display engine */
+    VdxgCrtc crtc[VDXG_MAX_CRTCS];
+    VdxgWriteback wb;
+    uint64_t disp_composes;             /* statistics, not migrated */
+    uint64_t disp_crcs;
+
+    /* Staging for bus-to-bus copies, fill patterns and GART entries */
+    uint8_t bounce[VDXG_GPU_PAGE_SIZE];
+    /* A row of scanout or writeback pixels, as read and as ARGB */
+    uint8_t disp_row[VDXG_MODE_MAX_DISPLAY * 4];
+    uint32_t disp_px[VDXG_MODE_MAX_DISPLAY];
+};
+
+/* Why an access failed: a VDXG_FAULT_* reason and the address reported. */
+typedef struct VdxgErr {
+    uint32_t reason;
+    uint64_t addr;
+} VdxgErr;
+
+/*
+ * A contiguous piece of memory an engine accesses: a range of VRAM, used
+ * through the RAM pointer, or a range of bus addresses, used with DMA.
+ */
+typedef struct VdxgSeg {
+    bool vram;
+    uint64_t addr;          /* VRAM offset or bus address */
+    uint64_t len;
+    uint64_t fault_addr;    /* what a failed access reports */
+} VdxgSeg;
+
+/* vdxg_core.c */
+void vdxg_update_intx(VdxgState *s);
+void vdxg_irq_raise(VdxgState *s, uint32_t sources);
+void vdxg_fault(VdxgState *s, uint32_t engine, uint32_t reason,
+                uint32_t opcode, uint64_t addr, uint32_t context);
+bool vdxg_set_err(VdxgErr *err, uint32_t reason, uint64_t addr);
+void vdxg_reset_registers(VdxgState *s);
+void vdxg_guest_error(const char *what, hwaddr addr, uint32_t val);
+extern const MemoryRegionOps vdxg_mmio_ops;
+
+/* vdxg_mem.c */
+bool vdxg_in_window(uint64_t addr, uint64_t len, uint64_t base,
+                    uint64_t size);
+bool vdxg_in_vram(VdxgState *s, uint64_t addr, uint64_t len);
+bool vdxg_gpu_range_ok(VdxgState *s, uint64_t addr, uint64_t len);
+bool vdxg_gart_table_ok(VdxgState *s, uint64_t table);
+bool vdxg_vram_rw(VdxgState *s, uint64_t off, void *buf, uint64_t len,
+                  bool is_write, VdxgErr *err);
+MemTxResult vdxg_dma_read(VdxgState *s, uint64_t addr, void *buf,
+                          uint64_t len);
+void vdxg_tlb_flush(VdxgState *s, const char *why);
+bool vdxg_gpu_seg(VdxgState *s, uint64_t gpu, uint64_t len,
+                  VdxgSeg *seg, VdxgErr *err);
+bool vdxg_seg_read(VdxgState *s, const VdxgSeg *seg, void *buf,
+                   uint64_t len, VdxgErr *err);
+bool vdxg_seg_write(VdxgState *s, const VdxgSeg *seg, const void *buf,
+                    uint64_t len, VdxgErr *err);
+bool vdxg_gpu_rw(VdxgState *s, uint64_t gpu, void *buf, uint64_t len,
+                 bool is_write, VdxgErr *err);
+
+/* vdxg_ring.c */
+void vdxg_engine_reset(VdxgState *s, VdxgEngine *e);
+bool vdxg_engine_read(VdxgState *s, hwaddr addr, uint32_t *val);
+bool vdxg_engine_write(VdxgState *s, hwaddr addr, uint32_t val);
+void vdxg_engines_init(VdxgState *s);
+void vdxg_engines_exit(VdxgState *s);
+extern const VMStateDescription vmstate_vdxg_engine;
+extern const VMStateDescription vmstate_vdxg_render;
+
+/* vdxg_paging.c */
+uint64_t vdxg_dw64(const uint32_t *dw, unsigned int i);
+VdxgRun vdxg_pg_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
+                   uint32_t *opcode, VdxgErr *err);
+
+/* vdxg_render.c */
+uint32_t vdxg_surface_check(VdxgState *s, uint32_t slot,
+                            const VdxgSurface *sf);
+void vdxg_rd_snap_free(VdxgEngine *e);
+VdxgRun vdxg_rd_cmd(VdxgState *s, VdxgEngine *e, int64_t *budget,
+                    uint32_t *opcode, VdxgErr *err);
+
+/* vdxg_compose.c */
+uint32_t vdxg_plane_check(VdxgState *s, unsigned int p,
+                          const VdxgPlane *pl);
+void vdxg_plane_latch(VdxgState *s, VdxgCrtc *c, unsigned int p);
+void vdxg_crtc_latch_all(VdxgState *s, VdxgCrtc *c);
+void vdxg_crtc_refresh(VdxgState *s, VdxgCrtc *c);
+uint32_t vdxg_crtc_crc(VdxgState *s, VdxgCrtc *c);
+
+/* vdxg_display.c */
+VdxgCrtc *vdxg_crtc(VdxgState *s, unsigned int index);
+bool vdxg_crtc_active(const VdxgCrtc *c);
+uint64_t vdxg_crtc_frames(const VdxgCrtc *c);
+void vdxg_crtc_arm(VdxgState *s, VdxgCrtc *c);
+void vdxg_display_fault(VdxgState *s, VdxgCrtc *c, unsigned int unit,
+                        uint32_t reason, uint64_t addr);
+void vdxg_get_connected(Object *obj, Visitor *v, const char *name,
+                        void *opaque, Error **errp);
+void vdxg_set_connected(Object *obj, Visitor *v, const char *name,
+                        void *opaque, Error **errp);
+void vdxg_display_reset(VdxgState *s);
+void vdxg_display_realize(VdxgState *s);
+void vdxg_display_exit(VdxgState *s);
+bool vdxg_display_post_load(VdxgState *s);
+bool vdxg_display_read(VdxgState *s, hwaddr addr, uint32_t *val);
+bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val);
+extern const VMStateDescription vmstate_vdxg_crtc;
+
+/* vdxg_wb.c */
+bool vdxg_wb_busy(VdxgState *s);
+unsigned int vdxg_wb_crtc(VdxgState *s);
+void vdxg_wb_finish(VdxgState *s, uint32_t status, uint64_t frame);
+void vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame);
+bool vdxg_wb_read(VdxgState *s, hwaddr addr, uint32_t *val);
+bool vdxg_wb_write(VdxgState *s, hwaddr addr, uint32_t val);
+extern const VMStateDescription vmstate_vdxg_wb;
+
+/* vdxg_sriov.c */
+void vdxg_vf_map_backing(VdxgState *vf);
+void vdxg_backing_reset(VdxgState *s);
+bool vdxg_sriov_read(VdxgState *s, hwaddr addr, uint32_t *val);
+bool vdxg_sriov_write(VdxgState *s, hwaddr addr, uint32_t val);
+
+/* vdxg_rebar.c */
+void vdxg_rebar_set(VdxgState *s, uint64_t size);
+void vdxg_rebar_write(VdxgState *s);
+void vdxg_rebar_init(VdxgState *s, uint16_t offset);
+
+/* vdxg_dbg.c */
+extern const char *const vdxg_pg_op_names[VDXG_PG_NUM_OPS];
+extern const char *const vdxg_rd_op_names[VDXG_RD_NUM_OPS];
+const char *vdxg_reg_name(hwaddr addr);
+
+#endif

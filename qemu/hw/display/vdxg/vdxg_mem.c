@@ -1,0 +1,291 @@
+/*
+ * vdxg: the GPU address space, the GART and its TLB, DMA and its
+ * isolation checks
+ *
+ * Copyright (c) 2026 The vdxg authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bitops.h"
+#include "qemu/log.h"
+#include "vdxg_int.h"
+#include "hw/display/trace.h"
+
+/* GPU address space */
+
+/* [addr, addr + len) lies inside [base, base + size). */
+bool vdxg_in_window(uint64_t addr, uint64_t len, uint64_t base,
+                    uint64_t size)
+{
+    return addr >= base && addr - base <= size &&
+           len <= size - (addr - base);
+}
+
+bool vdxg_in_vram(VdxgState *s, uint64_t addr, uint64_t len)
+{
+    return vdxg_in_window(addr, len, 0, s->vram_size);
+}
+
+static bool vdxg_in_aperture(VdxgState *s, uint64_t addr, uint64_t len)
+{
+    return vdxg_in_window(addr, len, VDXG_APERTURE_BASE, s->aperture_size);
+}
+
+/* A GPU range is valid when it lies inside VRAM or inside the aperture. */
+bool vdxg_gpu_range_ok(VdxgState *s, uint64_t addr, uint64_t len)
+{
+    return vdxg_in_vram(s, addr, len) || vdxg_in_aperture(s, addr, len);
+}
+
+/* A GART table at VRAM offset @table fits in VRAM. */
+bool vdxg_gart_table_ok(VdxgState *s, uint64_t table)
+{
+    return !(table & VDXG_PAGE_MASK) &&
+           vdxg_in_vram(s, table, (uint64_t)s->gart_entries * 8);
+}
+
+/*
+ * VRAM offset @off of this function in PF VRAM: the PF's offset is the
+ * same; a VF's goes through its applied backing table. Returns how many
+ * bytes from @off (at most @len) are contiguous there, 0 when @off is
+ * unbacked.
+ */
+static uint64_t vdxg_vram_xlate(VdxgState *s, uint64_t off, uint64_t len,
+                                uint64_t *pf_off)
+{
+    const VdxgRange *r;
+    uint64_t base = 0;
+    uint32_t i, n;
+
+    if (likely(!s->pf)) {
+        *pf_off = off;
+        return len;
+    }
+    r = s->pf->backing[s->vf_index];
+    n = s->pf->backing_n[s->vf_index];
+    for (i = 0; i < n; i++) {
+        if (off - base < r[i].len) {
+            *pf_off = r[i].off + (off - base);
+            return MIN(len, r[i].len - (off - base));
+        }
+        base += r[i].len;
+    }
+    return 0;
+}
+
+/*
+ * Copy between @buf and this function's VRAM at @off, through the backing
+ * table on a VF; an unbacked byte is an ADDRESS fault at its offset.
+ */
+bool vdxg_vram_rw(VdxgState *s, uint64_t off, void *buf, uint64_t len,
+                  bool is_write, VdxgErr *err)
+{
+    uint8_t *p = buf;
+    uint64_t pf_off, n;
+
+    while (len) {
+        n = vdxg_vram_xlate(s, off, len, &pf_off);
+        if (!n) {
+            return vdxg_set_err(err, VDXG_FAULT_ADDRESS, off);
+        }
+        if (is_write) {
+            memcpy(s->vram_ptr + pf_off, p, n);
+            memory_region_set_dirty(s->vram_mr, pf_off, n);
+        } else {
+            memcpy(p, s->vram_ptr + pf_off, n);
+        }
+        off += n;
+        p += n;
+        len -= n;
+    }
+    return true;
+}
+
+/* [addr, addr + len) overlaps a mapped BAR of @d. */
+static bool vdxg_hits_bars(PCIDevice *d, uint64_t addr, uint64_t len)
+{
+    unsigned int i;
+
+    for (i = 0; i < PCI_NUM_REGIONS; i++) {
+        const PCIIORegion *r = &d->io_regions[i];
+
+        if (r->size && r->addr != PCI_BAR_UNMAPPED &&
+            !(r->type & PCI_BASE_ADDRESS_SPACE_IO) &&
+            addr <= r->addr + (r->size - 1) && r->addr <= addr + (len - 1)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * A VF's bus access goes out as the VF and must not reach a BAR of the PF
+ * or of any of its VFs; the PF's accesses are not restricted.
+ */
+static bool vdxg_dma_allowed(VdxgState *s, uint64_t addr, uint64_t len)
+{
+    PCIDevice *pf;
+    unsigned int i;
+
+    if (likely(!s->pf) || !len) {
+        return true;
+    }
+    pf = PCI_DEVICE(s->pf);
+    if (vdxg_hits_bars(pf, addr, len)) {
+        return false;
+    }
+    for (i = 0; i < s->pf->total_vfs && pf->exp.sriov_pf.vf; i++) {
+        if (vdxg_hits_bars(pf->exp.sriov_pf.vf[i], addr, len)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+MemTxResult vdxg_dma_read(VdxgState *s, uint64_t addr, void *buf,
+                          uint64_t len)
+{
+    if (!vdxg_dma_allowed(s, addr, len)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vdxg: VF %u read of 0x%" PRIx64
+                      " would reach a vdxg BAR\n", s->vf_index, addr);
+        return MEMTX_ACCESS_ERROR;
+    }
+    return pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+}
+
+static MemTxResult vdxg_dma_write(VdxgState *s, uint64_t addr,
+                                  const void *buf, uint64_t len)
+{
+    if (!vdxg_dma_allowed(s, addr, len)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vdxg: VF %u write to 0x%" PRIx64
+                      " would reach a vdxg BAR\n", s->vf_index, addr);
+        return MEMTX_ACCESS_ERROR;
+    }
+    return pci_dma_write(PCI_DEVICE(s), addr, buf, len);
+}
+
+void vdxg_tlb_flush(VdxgState *s, const char *why)
+{
+    trace_vdxg_tlb_flush(why);
+    s->tlb_valid = 0;
+}
+
+/*
+ * The GART entry of aperture page @page, through the TLB: a direct-mapped
+ * cache of VDXG_TLB_ENTRIES entries indexed by the page number. An entry
+ * is kept until it is evicted by another page or the TLB is flushed, so a
+ * GART entry changed without a flush may still translate to its old page.
+ */
+static uint64_t vdxg_gart_pte(VdxgState *s, uint32_t page)
+{
+    unsigned int slot = page % VDXG_TLB_ENTRIES;
+    uint64_t off = s->gart_table + (uint64_t)page * 8;
+    uint64_t pte = 0;
+
+    if ((s->tlb_valid & BIT_ULL(slot)) && s->tlb_page[slot] == page) {
+        s->tlb_hits++;
+        return s->tlb_pte[slot];
+    }
+    /*
+     * GART_TABLE only takes values that keep the whole table in VRAM. On a
+     * VF, an entry in an unbacked page reads as invalid.
+     */
+    if (vdxg_in_vram(s, off, 8) &&
+        vdxg_vram_xlate(s, off, 8, &off) == 8) {
+        pte = ldq_le_p(s->vram_ptr + off);
+    }
+    s->tlb_misses++;
+    s->tlb_page[slot] = page;
+    s->tlb_pte[slot] = pte;
+    s->tlb_valid |= BIT_ULL(slot);
+    trace_vdxg_tlb_fill(page, pte);
+    return pte;
+}
+
+/* The bus address an aperture address goes to: its page or the dummy page */
+static uint64_t vdxg_gart_translate(VdxgState *s, uint64_t gpu)
+{
+    uint64_t page = (gpu - VDXG_APERTURE_BASE) >> VDXG_GPU_PAGE_SHIFT;
+    uint64_t pte = 0;
+
+    if (s->gart_ctrl & VDXG_GART_CTRL_ENABLE) {
+        pte = vdxg_gart_pte(s, page);
+    }
+    if (pte & VDXG_GART_PTE_VALID) {
+        return (pte & VDXG_GART_PTE_ADDR_MASK) | (gpu & VDXG_PAGE_MASK);
+    }
+    return s->dummy_page | (gpu & VDXG_PAGE_MASK);
+}
+
+/* The piece of at most @len bytes at GPU address @gpu. */
+bool vdxg_gpu_seg(VdxgState *s, uint64_t gpu, uint64_t len,
+                  VdxgSeg *seg, VdxgErr *err)
+{
+    if (vdxg_in_vram(s, gpu, len)) {
+        seg->vram = true;
+        seg->len = vdxg_vram_xlate(s, gpu, len, &seg->addr);
+        if (!seg->len) {
+            return vdxg_set_err(err, VDXG_FAULT_ADDRESS, gpu);
+        }
+    } else if (vdxg_in_aperture(s, gpu, len)) {
+        seg->vram = false;
+        seg->addr = vdxg_gart_translate(s, gpu);
+        seg->len = MIN(len, VDXG_GPU_PAGE_SIZE - (gpu & VDXG_PAGE_MASK));
+    } else {
+        return vdxg_set_err(err, VDXG_FAULT_ADDRESS, gpu);
+    }
+    seg->fault_addr = gpu;
+    return true;
+}
+
+bool vdxg_seg_read(VdxgState *s, const VdxgSeg *seg, void *buf,
+                   uint64_t len, VdxgErr *err)
+{
+    if (seg->vram) {
+        memcpy(buf, s->vram_ptr + seg->addr, len);
+    } else if (vdxg_dma_read(s, seg->addr, buf, len) != MEMTX_OK) {
+        trace_vdxg_dma_error(false, seg->addr, len);
+        return vdxg_set_err(err, VDXG_FAULT_ADDRESS, seg->fault_addr);
+    }
+    return true;
+}
+
+bool vdxg_seg_write(VdxgState *s, const VdxgSeg *seg, const void *buf,
+                    uint64_t len, VdxgErr *err)
+{
+    if (seg->vram) {
+        memcpy(s->vram_ptr + seg->addr, buf, len);
+        memory_region_set_dirty(s->vram_mr, seg->addr, len);
+    } else if (vdxg_dma_write(s, seg->addr, buf, len) != MEMTX_OK) {
+        trace_vdxg_dma_error(true, seg->addr, len);
+        return vdxg_set_err(err, VDXG_FAULT_ADDRESS, seg->fault_addr);
+    }
+    return true;
+}
+
+/* Read or write @len bytes at GPU address @gpu. */
+bool vdxg_gpu_rw(VdxgState *s, uint64_t gpu, void *buf, uint64_t len,
+                 bool is_write, VdxgErr *err)
+{
+    uint8_t *p = buf;
+    VdxgSeg seg;
+
+    if (!vdxg_gpu_range_ok(s, gpu, len)) {
+        return vdxg_set_err(err, VDXG_FAULT_ADDRESS, gpu);
+    }
+    while (len) {
+        if (!vdxg_gpu_seg(s, gpu, len, &seg, err)) {
+            return false;
+        }
+        if (is_write ? !vdxg_seg_write(s, &seg, p, seg.len, err) :
+                       !vdxg_seg_read(s, &seg, p, seg.len, err)) {
+            return false;
+        }
+        gpu += seg.len;
+        p += seg.len;
+        len -= seg.len;
+    }
+    return true;
+}

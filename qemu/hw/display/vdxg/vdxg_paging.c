@@ -1,0 +1,463 @@
+/*
+ * vdxg: the PAGING engine's command set
+ *
+ * Copyright (c) 2026 The vdxg authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "vdxg_int.h"
+#include "hw/display/trace.h"
+
+/* PAGING engine */
+
+/* One side of a copy. */
+typedef enum VdxgSideKind {
+    VDXG_SIDE_GPU,      /* a GPU address */
+    VDXG_SIDE_PAGES,    /* a page list and a byte offset into it */
+    VDXG_SIDE_BUS,      /* a bus address */
+} VdxgSideKind;
+
+typedef struct VdxgSide {
+    VdxgSideKind kind;
+    uint64_t addr;      /* GPU or bus address, or offset into the pages */
+    uint64_t list;      /* GPU address of the page list */
+} VdxgSide;
+
+/* The piece of at most @len bytes of @side at byte @pos. */
+static bool vdxg_side_seg(VdxgState *s, const VdxgSide *side, uint64_t pos,
+                          uint64_t len, VdxgSeg *seg, VdxgErr *err)
+{
+    uint64_t off, page;
+    uint8_t buf[8];
+
+    switch (side->kind) {
+    case VDXG_SIDE_GPU:
+        return vdxg_gpu_seg(s, side->addr + pos, len, seg, err);
+    case VDXG_SIDE_PAGES:
+        off = side->addr + pos;
+        if (!vdxg_gpu_rw(s, side->list + (off >> VDXG_GPU_PAGE_SHIFT) * 8,
+                         buf, sizeof(buf), false, err)) {
+            return false;
+        }
+        page = ldq_le_p(buf);
+        if (page & VDXG_PAGE_MASK) {
+            return vdxg_set_err(err, VDXG_FAULT_PARAM, page);
+        }
+        seg->vram = false;
+        seg->addr = page | (off & VDXG_PAGE_MASK);
+        seg->len = MIN(len, VDXG_GPU_PAGE_SIZE - (off & VDXG_PAGE_MASK));
+        seg->fault_addr = seg->addr;
+        return true;
+    case VDXG_SIDE_BUS:
+        seg->vram = false;
+        seg->addr = side->addr + pos;
+        seg->len = len;
+        seg->fault_addr = seg->addr;
+        return true;
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * Copy @size bytes from @src to @dst, continuing at *@progress, until done
+ * or out of budget. Overlapping sides give an undefined result.
+ */
+static VdxgRun vdxg_copy(VdxgState *s, const VdxgSide *src,
+                         const VdxgSide *dst, uint64_t size,
+                         uint64_t *progress, int64_t *budget, VdxgErr *err)
+{
+    VdxgSeg sseg, dseg;
+    uint64_t len;
+
+    while (*progress < size) {
+        if (*budget <= 0) {
+            return VDXG_RUN_YIELD;
+        }
+        len = MIN(size - *progress, (uint64_t)*budget);
+        if (!vdxg_side_seg(s, src, *progress, len, &sseg, err) ||
+            !vdxg_side_seg(s, dst, *progress, sseg.len, &dseg, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        len = dseg.len;
+        if (sseg.vram && dseg.vram) {
+            memmove(s->vram_ptr + dseg.addr, s->vram_ptr + sseg.addr, len);
+            memory_region_set_dirty(s->vram_mr, dseg.addr, len);
+        } else if (sseg.vram) {
+            if (!vdxg_seg_write(s, &dseg, s->vram_ptr + sseg.addr, len,
+                                err)) {
+                return VDXG_RUN_FAULT;
+            }
+        } else if (dseg.vram) {
+            if (vdxg_dma_read(s, sseg.addr, s->vram_ptr + dseg.addr,
+                              len) != MEMTX_OK) {
+                trace_vdxg_dma_error(false, sseg.addr, len);
+                vdxg_set_err(err, VDXG_FAULT_ADDRESS, sseg.fault_addr);
+                return VDXG_RUN_FAULT;
+            }
+            memory_region_set_dirty(s->vram_mr, dseg.addr, len);
+        } else {
+            len = MIN(len, sizeof(s->bounce));
+            if (!vdxg_seg_read(s, &sseg, s->bounce, len, err) ||
+                !vdxg_seg_write(s, &dseg, s->bounce, len, err)) {
+                return VDXG_RUN_FAULT;
+            }
+        }
+        *progress += len;
+        *budget -= len;
+    }
+    return VDXG_RUN_DONE;
+}
+
+/* Fill @size bytes at GPU address @addr with @pattern; both 4-aligned. */
+static VdxgRun vdxg_fill(VdxgState *s, uint64_t addr, uint64_t size,
+                         uint32_t pattern, uint64_t *progress,
+                         int64_t *budget, VdxgErr *err)
+{
+    uint64_t len, i;
+    VdxgSeg seg;
+
+    for (i = 0; i < sizeof(s->bounce); i += 4) {
+        stl_le_p(s->bounce + i, pattern);
+    }
+    while (*progress < size) {
+        if (*budget <= 0) {
+            return VDXG_RUN_YIELD;
+        }
+        /* Whole dwords, so that the pattern stays in phase. */
+        len = MIN(size - *progress, QEMU_ALIGN_UP((uint64_t)*budget, 4));
+        if (!vdxg_gpu_seg(s, addr + *progress, len, &seg, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        len = seg.len;
+        if (seg.vram) {
+            for (i = 0; i + 4 <= len; i += 4) {
+                stl_le_p(s->vram_ptr + seg.addr + i, pattern);
+            }
+            memory_region_set_dirty(s->vram_mr, seg.addr, len);
+        } else {
+            len = MIN(len, sizeof(s->bounce));
+            if (!vdxg_seg_write(s, &seg, s->bounce, len, err)) {
+                return VDXG_RUN_FAULT;
+            }
+        }
+        *progress += len;
+        *budget -= len;
+    }
+    return VDXG_RUN_DONE;
+}
+
+/*
+ * Write GART entries @first + *@progress up to @first + @count: the page
+ * addresses listed at GPU address @list, or invalid entries when @list is
+ * 0 (unmap).
+ */
+static VdxgRun vdxg_gart_write(VdxgState *s, uint32_t first, uint32_t count,
+                               uint64_t list, uint64_t *progress,
+                               int64_t *budget, VdxgErr *err)
+{
+    uint64_t n, i, page, off;
+
+    while (*progress < count) {
+        if (*budget <= 0) {
+            return VDXG_RUN_YIELD;
+        }
+        n = MIN(count - *progress, sizeof(s->bounce) / 8);
+        n = MIN(n, (uint64_t)*budget / VDXG_COST_PTE + 1);
+        off = s->gart_table + (first + *progress) * 8;
+        if (!list) {
+            memset(s->bounce, 0, n * 8);
+        } else {
+            if (!vdxg_gpu_rw(s, list + *progress * 8, s->bounce, n * 8,
+                             false, err)) {
+                return VDXG_RUN_FAULT;
+            }
+            for (i = 0; i < n; i++) {
+                page = ldq_le_p(s->bounce + i * 8);
+                if (page & VDXG_PAGE_MASK) {
+                    /* The entries before it are written. */
+                    if (!vdxg_vram_rw(s, off, s->bounce, i * 8, true, err)) {
+                        return VDXG_RUN_FAULT;
+                    }
+                    *progress += i;
+                    vdxg_set_err(err, VDXG_FAULT_PARAM, page);
+                    return VDXG_RUN_FAULT;
+                }
+                stq_le_p(s->bounce + i * 8, page | VDXG_GART_PTE_VALID);
+            }
+        }
+        if (!vdxg_vram_rw(s, off, s->bounce, n * 8, true, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        *progress += n;
+        *budget -= n * VDXG_COST_PTE;
+    }
+    return VDXG_RUN_DONE;
+}
+
+uint64_t vdxg_dw64(const uint32_t *dw, unsigned int i)
+{
+    return dw[i] | (uint64_t)dw[i + 1] << 32;
+}
+
+/* A bus range that does not wrap around the top of the address space. */
+static bool vdxg_bus_range_ok(uint64_t addr, uint64_t len)
+{
+    return !len || addr + (len - 1) >= addr;
+}
+
+static bool vdxg_pg_xfer_side(VdxgState *s, VdxgSide *side, bool pages,
+                              uint64_t addr, uint64_t list, uint32_t npages,
+                              uint32_t size, VdxgErr *err)
+{
+    side->addr = addr;
+    side->list = list;
+    if (!pages) {
+        side->kind = VDXG_SIDE_GPU;
+        if (!vdxg_gpu_range_ok(s, addr, size)) {
+            return vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
+        }
+        return true;
+    }
+    side->kind = VDXG_SIDE_PAGES;
+    if (addr >= VDXG_GPU_PAGE_SIZE) {
+        return vdxg_set_err(err, VDXG_FAULT_PARAM, 0);
+    }
+    if (addr + size > (uint64_t)npages * VDXG_GPU_PAGE_SIZE) {
+        return vdxg_set_err(err, VDXG_FAULT_BOUNDS, 0);
+    }
+    return true;
+}
+
+/*
+ * Run (or continue) the paging operation at the engine's buffer offset.
+ * On a fault, @err holds the reason and address; for reasons other than
+ * ADDRESS the address is the operation's.
+ */
+VdxgRun vdxg_pg_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
+                   uint32_t *opcode, VdxgErr *err)
+{
+    uint64_t op_addr = e->buf_addr + e->buf_off;
+    uint32_t dw[VDXG_PG_XFER_DW_PAGES] = { 0 };
+    uint8_t buf[sizeof(dw)];
+    uint64_t addr, bytes = 0;
+    uint32_t hdr, op, len, i;
+    VdxgSide src, dst;
+    VdxgRun r = VDXG_RUN_DONE;
+    bool start = !e->op_progress;
+
+    *opcode = 0;
+    *budget -= VDXG_COST_OP;
+    if (!vdxg_gpu_rw(s, op_addr, buf, 4, false, err)) {
+        return VDXG_RUN_FAULT;
+    }
+    hdr = ldl_le_p(buf);
+    op = VDXG_PG_HDR_OP(hdr);
+    len = VDXG_PG_HDR_LEN(hdr);
+    *opcode = hdr & 0xffff;
+    if (start) {
+        trace_vdxg_pg_op(op_addr, hdr);
+    }
+    if ((hdr & 0xff00) || op >= VDXG_PG_NUM_OPS) {
+        vdxg_set_err(err, VDXG_FAULT_OPCODE, op_addr);
+        return VDXG_RUN_FAULT;
+    }
+    if (!len || len > (e->buf_len - e->buf_off) / 4) {
+        goto bad_length;
+    }
+    if (!vdxg_gpu_rw(s, op_addr, buf, MIN(len, ARRAY_SIZE(dw)) * 4, false,
+                     err)) {
+        return VDXG_RUN_FAULT;
+    }
+    for (i = 0; i < MIN(len, ARRAY_SIZE(dw)); i++) {
+        dw[i] = ldl_le_p(buf + i * 4);
+    }
+
+    switch (op) {
+    case VDXG_PG_NOP:
+        if (len != VDXG_PG_NOP_LEN) {
+            goto bad_length;
+        }
+        break;
+
+    case VDXG_PG_FLUSH_TLB:
+        if (len != VDXG_PG_FLUSH_TLB_LEN) {
+            goto bad_length;
+        }
+        vdxg_tlb_flush(s, "FLUSH_TLB");
+        break;
+
+    case VDXG_PG_FENCE:
+        if (len != VDXG_PG_FENCE_LEN) {
+            goto bad_length;
+        }
+        addr = vdxg_dw64(dw, 1);
+        trace_vdxg_pg_fence(addr, vdxg_dw64(dw, 3));
+        if (addr & 7) {
+            goto bad_param;
+        }
+        stq_le_p(buf, vdxg_dw64(dw, 3));
+        if (!vdxg_gpu_rw(s, addr, buf, 8, true, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        break;
+
+    case VDXG_PG_TRANSFER: {
+        uint32_t flags = dw[VDXG_PG_XFER_DW_FLAGS];
+        uint32_t size = dw[VDXG_PG_XFER_DW_SIZE];
+        uint32_t ns = dw[VDXG_PG_XFER_DW_SRC_NPAGES];
+        uint32_t nd = dw[VDXG_PG_XFER_DW_DST_NPAGES];
+        uint64_t list = op_addr + VDXG_PG_XFER_DW_PAGES * 4;
+
+        if (len < VDXG_PG_XFER_DW_PAGES) {
+            goto bad_length;
+        }
+        if (start) {
+            trace_vdxg_pg_transfer(flags, size,
+                                   vdxg_dw64(dw, VDXG_PG_XFER_DW_SRC),
+                                   vdxg_dw64(dw, VDXG_PG_XFER_DW_DST),
+                                   ns, nd);
+        }
+        if ((flags & ~(VDXG_PG_XFER_SRC_PAGES | VDXG_PG_XFER_DST_PAGES)) ||
+            (ns && !(flags & VDXG_PG_XFER_SRC_PAGES)) ||
+            (nd && !(flags & VDXG_PG_XFER_DST_PAGES))) {
+            goto bad_param;
+        }
+        if (len != VDXG_PG_XFER_LEN((uint64_t)ns, (uint64_t)nd)) {
+            goto bad_length;
+        }
+        if (!vdxg_pg_xfer_side(s, &src, flags & VDXG_PG_XFER_SRC_PAGES,
+                               vdxg_dw64(dw, VDXG_PG_XFER_DW_SRC), list, ns,
+                               size, err) ||
+            !vdxg_pg_xfer_side(s, &dst, flags & VDXG_PG_XFER_DST_PAGES,
+                               vdxg_dw64(dw, VDXG_PG_XFER_DW_DST),
+                               list + (uint64_t)ns * 8, nd, size, err)) {
+            goto fault;
+        }
+        r = vdxg_copy(s, &src, &dst, size, &e->op_progress, budget, err);
+        bytes = size;
+        break;
+    }
+
+    case VDXG_PG_FILL:
+        if (len != VDXG_PG_FILL_LEN) {
+            goto bad_length;
+        }
+        addr = vdxg_dw64(dw, 3);
+        if (start) {
+            trace_vdxg_pg_fill(addr, dw[2], dw[1]);
+        }
+        /* op_progress is a multiple of 4 unless a bad stream set it. */
+        if ((addr | dw[2] | e->op_progress) & 3) {
+            goto bad_param;
+        }
+        if (!vdxg_gpu_range_ok(s, addr, dw[2])) {
+            vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
+            goto fault;
+        }
+        r = vdxg_fill(s, addr, dw[2], dw[1], &e->op_progress, budget, err);
+        bytes = dw[2];
+        break;
+
+    case VDXG_PG_DISCARD:
+        if (len != VDXG_PG_DISCARD_LEN) {
+            goto bad_length;
+        }
+        addr = vdxg_dw64(dw, 2);
+        if (!vdxg_gpu_range_ok(s, addr, dw[1])) {
+            vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
+            goto fault;
+        }
+        bytes = dw[1];
+        trace_vdxg_pg_discard(addr, dw[1], s->pg_ops[op] + 1,
+                              s->pg_bytes[op] + bytes);
+        break;
+
+    case VDXG_PG_MAP_APERTURE:
+    case VDXG_PG_UNMAP_APERTURE:
+        if (len < VDXG_PG_UNMAP_LEN ||
+            len != (op == VDXG_PG_MAP_APERTURE ?
+                    VDXG_PG_MAP_LEN((uint64_t)dw[2]) : VDXG_PG_UNMAP_LEN)) {
+            goto bad_length;
+        }
+        if (start) {
+            trace_vdxg_pg_gart(op == VDXG_PG_MAP_APERTURE, dw[1], dw[2]);
+        }
+        if ((uint64_t)dw[1] + dw[2] > s->gart_entries) {
+            vdxg_set_err(err, VDXG_FAULT_BOUNDS, 0);
+            goto fault;
+        }
+        r = vdxg_gart_write(s, dw[1], dw[2],
+                            op == VDXG_PG_MAP_APERTURE ? op_addr + 12 : 0,
+                            &e->op_progress, budget, err);
+        bytes = (uint64_t)dw[2] * VDXG_GPU_PAGE_SIZE;
+        break;
+
+    case VDXG_PG_WRITE_PHYSICAL:
+        if (len < VDXG_PG_WRITE_PHYS_LEN(0)) {
+            goto bad_length;
+        }
+        addr = vdxg_dw64(dw, 1);
+        bytes = (uint64_t)(len - VDXG_PG_WRITE_PHYS_LEN(0)) * 4;
+        if (start) {
+            trace_vdxg_pg_write_physical(addr, bytes);
+        }
+        if (!vdxg_bus_range_ok(addr, bytes)) {
+            vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
+            goto fault;
+        }
+        src = (VdxgSide) { .kind = VDXG_SIDE_GPU, .addr = op_addr + 12 };
+        dst = (VdxgSide) { .kind = VDXG_SIDE_BUS, .addr = addr };
+        r = vdxg_copy(s, &src, &dst, bytes, &e->op_progress, budget, err);
+        break;
+
+    case VDXG_PG_READ_PHYSICAL:
+        if (len != VDXG_PG_READ_PHYS_LEN) {
+            goto bad_length;
+        }
+        addr = vdxg_dw64(dw, 1);
+        bytes = dw[3];
+        if (start) {
+            trace_vdxg_pg_read_physical(addr, dw[3], vdxg_dw64(dw, 4));
+        }
+        if (!vdxg_bus_range_ok(addr, bytes)) {
+            vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
+            goto fault;
+        }
+        if (!vdxg_gpu_range_ok(s, vdxg_dw64(dw, 4), bytes)) {
+            vdxg_set_err(err, VDXG_FAULT_ADDRESS, vdxg_dw64(dw, 4));
+            goto fault;
+        }
+        src = (VdxgSide) { .kind = VDXG_SIDE_BUS, .addr = addr };
+        dst = (VdxgSide) { .kind = VDXG_SIDE_GPU, .addr = vdxg_dw64(dw, 4) };
+        r = vdxg_copy(s, &src, &dst, bytes, &e->op_progress, budget, err);
+        break;
+
+    default:
+        g_assert_not_reached();
+    }
+
+    if (r == VDXG_RUN_FAULT) {
+        goto fault;
+    }
+    if (r == VDXG_RUN_DONE) {
+        s->pg_ops[op]++;
+        s->pg_bytes[op] += bytes;
+        trace_vdxg_pg_op_done(op, bytes, s->pg_ops[op], s->pg_bytes[op]);
+        e->buf_off += len * 4;
+        e->op_progress = 0;
+    }
+    return r;
+
+bad_length:
+    vdxg_set_err(err, VDXG_FAULT_LENGTH, 0);
+    goto fault;
+bad_param:
+    vdxg_set_err(err, VDXG_FAULT_PARAM, 0);
+fault:
+    if (err->reason != VDXG_FAULT_ADDRESS) {
+        err->addr = op_addr;
+    }
+    return VDXG_RUN_FAULT;
+}

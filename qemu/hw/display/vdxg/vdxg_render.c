@@ -1,0 +1,720 @@
+/*
+ * vdxg: the RENDER engine's command set: pixel formats, SET_SURFACE,
+ * FILL_RECT, COPY_RECT, BLEND, DRAW_TRIANGLES, FENCE and WAIT
+ *
+ * Copyright (c) 2026 The vdxg authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bitops.h"
+#include "qemu/log.h"
+#include "vdxg_int.h"
+#include "hw/display/trace.h"
+
+/* Work charged besides the pixels (VDXG_COST_PIXEL, VDXG_COST_SHADE) */
+#define VDXG_COST_BUS           32      /* an access through the aperture */
+#define VDXG_COST_TRIANGLE      64      /* reading and setting one up */
+
+/* COPY_RECT and BLEND phases (VdxgRender.item) with a source snapshot */
+#define VDXG_SNAP_READ          0       /* the source goes to the snapshot */
+#define VDXG_SNAP_WRITE         1       /* the snapshot goes to DST */
+#define VDXG_SNAP_NONE          2       /* no memory for it: direct */
+
+static const uint8_t vdxg_rd_lengths[VDXG_RD_NUM_OPS] = {
+    [VDXG_RD_NOP]            = VDXG_RD_NOP_LEN,
+    [VDXG_RD_FENCE]          = VDXG_RD_FENCE_LEN,
+    [VDXG_RD_WAIT]           = VDXG_RD_WAIT_LEN,
+    [VDXG_RD_SET_SURFACE]    = VDXG_RD_SET_SURFACE_LEN,
+    [VDXG_RD_FILL_RECT]      = VDXG_RD_FILL_RECT_LEN,
+    [VDXG_RD_COPY_RECT]      = VDXG_RD_COPY_RECT_LEN,
+    [VDXG_RD_BLEND]          = VDXG_RD_BLEND_LEN,
+    [VDXG_RD_DRAW_TRIANGLES] = VDXG_RD_DRAW_TRIANGLES_LEN,
+};
+
+/* Bytes per pixel of each format; 0 for the invalid ones */
+static const uint8_t vdxg_fmt_cpp[VDXG_NUM_FMTS] = {
+    [VDXG_FMT_XRGB8888] = 4,
+    [VDXG_FMT_ARGB8888] = 4,
+    [VDXG_FMT_RGB565]   = 2,
+    [VDXG_FMT_D32]      = 4,
+};
+
+/* Bytes from a surface's address to the end of its last pixel */
+static uint64_t vdxg_surface_span(const VdxgSurface *sf)
+{
+    return (uint64_t)sf->pitch * (sf->height - 1) +
+           (uint64_t)sf->width * vdxg_fmt_cpp[sf->format];
+}
+
+/*
+ * Can @sf be bound to @slot? Returns VDXG_FAULT_NONE, or the reason of the
+ * fault that SET_SURFACE raises.
+ */
+uint32_t vdxg_surface_check(VdxgState *s, uint32_t slot,
+                            const VdxgSurface *sf)
+{
+    uint32_t cpp;
+
+    if (slot >= VDXG_NUM_SLOTS || !sf->format ||
+        sf->format >= VDXG_NUM_FMTS ||
+        (slot == VDXG_SLOT_DEPTH) != (sf->format == VDXG_FMT_D32)) {
+        return VDXG_FAULT_PARAM;
+    }
+    cpp = vdxg_fmt_cpp[sf->format];
+    if (!sf->width || sf->width > VDXG_SURF_MAX_DIM ||
+        !sf->height || sf->height > VDXG_SURF_MAX_DIM ||
+        sf->pitch % 4 || sf->pitch < sf->width * cpp ||
+        sf->pitch > VDXG_SURF_MAX_PITCH || sf->addr % cpp) {
+        return VDXG_FAULT_PARAM;
+    }
+    if (!vdxg_gpu_range_ok(s, sf->addr, vdxg_surface_span(sf))) {
+        return VDXG_FAULT_ADDRESS;
+    }
+    return VDXG_FAULT_NONE;
+}
+
+/* A pixel (ARGB8888) from its stored form, and back */
+static uint32_t vdxg_px_to_argb(uint32_t format, uint32_t raw)
+{
+    uint32_t r5, g6, b5;
+
+    switch (format) {
+    case VDXG_FMT_XRGB8888:
+        return raw | 0xff000000u;
+    case VDXG_FMT_RGB565:
+        r5 = extract32(raw, 11, 5);
+        g6 = extract32(raw, 5, 6);
+        b5 = extract32(raw, 0, 5);
+        return 0xff000000u | (r5 << 3 | r5 >> 2) << 16 |
+               (g6 << 2 | g6 >> 4) << 8 | (b5 << 3 | b5 >> 2);
+    default:
+        return raw;
+    }
+}
+
+static uint32_t vdxg_px_from_argb(uint32_t format, uint32_t argb)
+{
+    switch (format) {
+    case VDXG_FMT_XRGB8888:
+        return argb | 0xff000000u;
+    case VDXG_FMT_RGB565:
+        return extract32(argb, 19, 5) << 11 | extract32(argb, 10, 6) << 5 |
+               extract32(argb, 3, 5);
+    default:
+        return argb;
+    }
+}
+
+/*
+ * A command at work: where it charges its work, what it reports on a
+ * fault, and the VRAM it wrote (by slot), marked dirty when it stops.
+ */
+typedef struct VdxgRdRun {
+    VdxgState *s;
+    VdxgEngine *e;
+    int64_t *budget;
+    VdxgErr *err;
+    uint64_t dirty_lo[VDXG_NUM_SLOTS];
+    uint64_t dirty_hi[VDXG_NUM_SLOTS];
+} VdxgRdRun;
+
+static void vdxg_rd_run_init(VdxgRdRun *r, VdxgState *s, VdxgEngine *e,
+                             int64_t *budget, VdxgErr *err)
+{
+    unsigned int i;
+
+    r->s = s;
+    r->e = e;
+    r->budget = budget;
+    r->err = err;
+    for (i = 0; i < VDXG_NUM_SLOTS; i++) {
+        r->dirty_lo[i] = UINT64_MAX;
+        r->dirty_hi[i] = 0;
+    }
+}
+
+static void vdxg_rd_run_flush(VdxgRdRun *r)
+{
+    unsigned int i;
+
+    for (i = 0; i < VDXG_NUM_SLOTS; i++) {
+        if (r->dirty_hi[i] > r->dirty_lo[i]) {
+            memory_region_set_dirty(r->s->vram_mr, r->dirty_lo[i],
+                                    r->dirty_hi[i] - r->dirty_lo[i]);
+        }
+    }
+}
+
+/*
+ * The stored value of pixel (x, y) of the surface in @slot, which the
+ * caller keeps inside the surface. A bound surface lies wholly in VRAM or
+ * wholly in the aperture, where each pixel is in one page.
+ */
+static bool vdxg_px_load(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                         uint32_t y, uint32_t *raw)
+{
+    const VdxgSurface *sf = &r->e->rd.surf[slot];
+    uint32_t cpp = vdxg_fmt_cpp[sf->format];
+    uint64_t gpu = sf->addr + (uint64_t)y * sf->pitch + (uint64_t)x * cpp;
+    uint8_t buf[4];
+    const uint8_t *p = buf;
+
+    if (gpu < r->s->vram_size && !r->s->pf) {
+        p = r->s->vram_ptr + gpu;
+    } else {
+        if (gpu >= r->s->vram_size) {
+            *r->budget -= VDXG_COST_BUS;
+        }
+        if (!vdxg_gpu_rw(r->s, gpu, buf, cpp, false, r->err)) {
+            return false;
+        }
+    }
+    *raw = cpp == 2 ? lduw_le_p(p) : ldl_le_p(p);
+    return true;
+}
+
+static bool vdxg_px_store(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                          uint32_t y, uint32_t raw)
+{
+    const VdxgSurface *sf = &r->e->rd.surf[slot];
+    uint32_t cpp = vdxg_fmt_cpp[sf->format];
+    uint64_t gpu = sf->addr + (uint64_t)y * sf->pitch + (uint64_t)x * cpp;
+    uint8_t buf[4];
+
+    if (cpp == 2) {
+        stw_le_p(buf, raw);
+    } else {
+        stl_le_p(buf, raw);
+    }
+    if (gpu < r->s->vram_size) {
+        if (r->s->pf) {
+            /* A VF's VRAM: through its backing table */
+            return vdxg_gpu_rw(r->s, gpu, buf, cpp, true, r->err);
+        }
+        memcpy(r->s->vram_ptr + gpu, buf, cpp);
+        r->dirty_lo[slot] = MIN(r->dirty_lo[slot], gpu);
+        r->dirty_hi[slot] = MAX(r->dirty_hi[slot], gpu + cpp);
+        return true;
+    }
+    *r->budget -= VDXG_COST_BUS;
+    return vdxg_gpu_rw(r->s, gpu, buf, cpp, true, r->err);
+}
+
+/* Pixel (x, y) of the surface in @slot as ARGB8888 */
+static bool vdxg_px_read(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                         uint32_t y, uint32_t *argb)
+{
+    uint32_t raw;
+
+    if (!vdxg_px_load(r, slot, x, y, &raw)) {
+        return false;
+    }
+    *argb = vdxg_px_to_argb(r->e->rd.surf[slot].format, raw);
+    return true;
+}
+
+static bool vdxg_px_write(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                          uint32_t y, uint32_t argb)
+{
+    return vdxg_px_store(r, slot, x, y,
+                         vdxg_px_from_argb(r->e->rd.surf[slot].format,
+                                           argb));
+}
+
+static VdxgRun vdxg_rd_fail(VdxgRdRun *r, uint32_t reason)
+{
+    vdxg_set_err(r->err, reason, 0);
+    return VDXG_RUN_FAULT;
+}
+
+/* The rectangle at @xy of size @wh lies inside the surface in @slot. */
+static bool vdxg_rect_inside(VdxgRdRun *r, unsigned int slot, uint32_t xy,
+                             uint32_t wh)
+{
+    const VdxgSurface *sf = &r->e->rd.surf[slot];
+
+    return VDXG_RD_X(xy) + VDXG_RD_X(wh) <= sf->width &&
+           VDXG_RD_Y(xy) + VDXG_RD_Y(wh) <= sf->height;
+}
+
+/* FILL_RECT */
+static VdxgRun vdxg_rd_fill(VdxgRdRun *r, const uint32_t *dw)
+{
+    VdxgEngine *e = r->e;
+    uint32_t x0 = VDXG_RD_X(dw[VDXG_RD_FILL_DW_XY]);
+    uint32_t y0 = VDXG_RD_Y(dw[VDXG_RD_FILL_DW_XY]);
+    uint32_t w = VDXG_RD_X(dw[VDXG_RD_FILL_DW_WH]);
+    uint32_t h = VDXG_RD_Y(dw[VDXG_RD_FILL_DW_WH]);
+    uint64_t n = (uint64_t)w * h, k = e->op_progress;
+    uint32_t raw, x, y;
+
+    if (!e->rd.surf[VDXG_SLOT_DST].format) {
+        return vdxg_rd_fail(r, VDXG_FAULT_PARAM);
+    }
+    if (!vdxg_rect_inside(r, VDXG_SLOT_DST, dw[VDXG_RD_FILL_DW_XY],
+                          dw[VDXG_RD_FILL_DW_WH])) {
+        return vdxg_rd_fail(r, VDXG_FAULT_BOUNDS);
+    }
+    if (!k) {
+        trace_vdxg_rd_fill(x0, y0, w, h, dw[VDXG_RD_FILL_DW_COLOR]);
+    }
+    raw = vdxg_px_from_argb(e->rd.surf[VDXG_SLOT_DST].format,
+                            dw[VDXG_RD_FILL_DW_COLOR]);
+    /* Row by row; k counts the pixels done */
+    while (k < n) {
+        y = y0 + k / w;
+        for (x = x0 + k % w; x < x0 + w; x++) {
+            if (*r->budget <= 0) {
+                e->op_progress = k;
+                return VDXG_RUN_YIELD;
+            }
+            if (!vdxg_px_store(r, VDXG_SLOT_DST, x, y, raw)) {
+                e->op_progress = k;
+                return VDXG_RUN_FAULT;
+            }
+            *r->budget -= VDXG_COST_PIXEL;
+            k++;
+        }
+    }
+    r->s->rd_pixels += n;
+    return VDXG_RUN_DONE;
+}
+
+/* BLEND of source pixel @src over destination pixel @dst, both ARGB */
+static uint32_t vdxg_blend_px(uint32_t src, uint32_t dst, uint32_t alpha)
+{
+    uint32_t a = vdxg_div255(vdxg_ch(src, 3) * alpha);
+    uint32_t out = (a + vdxg_div255(vdxg_ch(dst, 3) * (255 - a))) << 24;
+    unsigned int c;
+
+    for (c = 0; c < 3; c++) {
+        out |= vdxg_div255(vdxg_ch(src, c) * a +
+                           vdxg_ch(dst, c) * (255 - a)) << (c * 8);
+    }
+    return out;
+}
+
+/* Write source pixel @argb (ARGB) to DST at (x, y), or blend it there. */
+static bool vdxg_rd_put(VdxgRdRun *r, uint32_t x, uint32_t y, uint32_t argb,
+                        bool blend, uint32_t alpha)
+{
+    uint32_t d;
+
+    if (blend) {
+        if (!vdxg_px_read(r, VDXG_SLOT_DST, x, y, &d)) {
+            return false;
+        }
+        argb = vdxg_blend_px(argb, d, alpha);
+    }
+    return vdxg_px_write(r, VDXG_SLOT_DST, x, y, argb);
+}
+
+/*
+ * How COPY_RECT and BLEND honour "the source is read in full before
+ * anything is written" when the two rectangles share memory.
+ */
+typedef enum VdxgCopyOrder {
+    VDXG_COPY_FORWARD,      /* no overlap, or DST below SRC in memory */
+    VDXG_COPY_BACKWARD,     /* same layout, DST above SRC: last pixel first */
+    VDXG_COPY_SNAPSHOT,     /* other overlaps: through a copy of SRC */
+} VdxgCopyOrder;
+
+static VdxgCopyOrder vdxg_copy_order(VdxgRdRun *r, uint32_t sx, uint32_t sy,
+                                     uint32_t dx, uint32_t dy, uint32_t w,
+                                     uint32_t h)
+{
+    const VdxgSurface *src = &r->e->rd.surf[VDXG_SLOT_SRC];
+    const VdxgSurface *dst = &r->e->rd.surf[VDXG_SLOT_DST];
+    uint32_t scpp = vdxg_fmt_cpp[src->format];
+    uint32_t dcpp = vdxg_fmt_cpp[dst->format];
+    uint64_t s0 = src->addr + (uint64_t)sy * src->pitch + sx * scpp;
+    uint64_t s1 = src->addr + (uint64_t)(sy + h - 1) * src->pitch +
+                  (uint64_t)(sx + w) * scpp;
+    uint64_t d0 = dst->addr + (uint64_t)dy * dst->pitch + dx * dcpp;
+    uint64_t d1 = dst->addr + (uint64_t)(dy + h - 1) * dst->pitch +
+                  (uint64_t)(dx + w) * dcpp;
+
+    if (s1 <= d0 || d1 <= s0) {
+        return VDXG_COPY_FORWARD;
+    }
+    if (scpp == dcpp && src->pitch == dst->pitch) {
+        /*
+         * Each destination pixel is its source pixel moved by d0 - s0:
+         * going away from the direction of the move, every source pixel
+         * is read before a write reaches it.
+         */
+        return d0 > s0 ? VDXG_COPY_BACKWARD : VDXG_COPY_FORWARD;
+    }
+    return VDXG_COPY_SNAPSHOT;
+}
+
+void vdxg_rd_snap_free(VdxgEngine *e)
+{
+    g_free(e->rd.snap);
+    e->rd.snap = NULL;
+    e->rd.snap_len = 0;
+}
+
+/* COPY_RECT and BLEND */
+static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
+{
+    VdxgEngine *e = r->e;
+    uint32_t src_xy = dw[VDXG_RD_COPY_DW_SRC_XY];
+    uint32_t dst_xy = dw[VDXG_RD_COPY_DW_DST_XY];
+    uint32_t wh = dw[VDXG_RD_COPY_DW_WH];
+    uint32_t alpha = blend ? dw[VDXG_RD_BLEND_DW_ALPHA] : 255;
+    uint32_t sx = VDXG_RD_X(src_xy), sy = VDXG_RD_Y(src_xy);
+    uint32_t dx = VDXG_RD_X(dst_xy), dy = VDXG_RD_Y(dst_xy);
+    uint32_t w = VDXG_RD_X(wh), h = VDXG_RD_Y(wh);
+    uint64_t n = (uint64_t)w * h, k = e->op_progress, idx;
+    uint32_t sfmt, scpp, i, j, raw, argb;
+    VdxgCopyOrder order;
+    bool backward, reading = false;
+    uint32_t needed;
+    uint8_t *snap;
+
+    if (!e->rd.surf[VDXG_SLOT_SRC].format ||
+        !e->rd.surf[VDXG_SLOT_DST].format || alpha > 255) {
+        return vdxg_rd_fail(r, VDXG_FAULT_PARAM);
+    }
+    if (!vdxg_rect_inside(r, VDXG_SLOT_SRC, src_xy, wh) ||
+        !vdxg_rect_inside(r, VDXG_SLOT_DST, dst_xy, wh)) {
+        return vdxg_rd_fail(r, VDXG_FAULT_BOUNDS);
+    }
+    if (!n) {
+        return VDXG_RUN_DONE;
+    }
+    sfmt = e->rd.surf[VDXG_SLOT_SRC].format;
+    scpp = vdxg_fmt_cpp[sfmt];
+    needed = n * scpp;          /* at most 8192 * 8192 * 4 */
+    order = vdxg_copy_order(r, sx, sy, dx, dy, w, h);
+    if (!k && !e->rd.item) {
+        trace_vdxg_rd_copy(blend, sx, sy, dx, dy, w, h, alpha, order);
+    }
+
+    if (order != VDXG_COPY_SNAPSHOT) {
+        vdxg_rd_snap_free(e);
+    } else if (e->rd.item != VDXG_SNAP_NONE) {
+        /* A snapshot that does not fit the command (changed?): start over */
+        if (e->rd.item > VDXG_SNAP_NONE ||
+            (e->rd.snap ? e->rd.snap_len != needed : e->rd.item || k)) {
+            vdxg_rd_snap_free(e);
+            e->rd.item = VDXG_SNAP_READ;
+            k = 0;
+        }
+        if (!e->rd.snap) {
+            e->rd.snap = g_try_malloc(needed);
+            if (e->rd.snap) {
+                e->rd.snap_len = needed;
+            } else {
+                qemu_log_mask(LOG_GUEST_ERROR, "vdxg: no memory for a %"
+                              PRIu32 "-byte snapshot of an overlapping "
+                              "copy: copying in place\n", needed);
+                e->rd.item = VDXG_SNAP_NONE;
+            }
+        }
+        reading = e->rd.item == VDXG_SNAP_READ;
+    }
+    backward = order == VDXG_COPY_BACKWARD;
+
+    while (k < n) {
+        idx = backward ? n - 1 - k : k;
+        j = idx / w;
+        i = idx % w;
+        /* The rest of row j, in the direction of the copy */
+        for (;;) {
+            if (*r->budget <= 0) {
+                e->op_progress = k;
+                return VDXG_RUN_YIELD;
+            }
+            /* The snapshot holds the source rectangle row by row. */
+            snap = e->rd.snap ? e->rd.snap + ((uint64_t)j * w + i) * scpp :
+                                NULL;
+            if (reading) {
+                if (!vdxg_px_load(r, VDXG_SLOT_SRC, sx + i, sy + j, &raw)) {
+                    goto fault;
+                }
+                if (scpp == 2) {
+                    stw_le_p(snap, raw);
+                } else {
+                    stl_le_p(snap, raw);
+                }
+            } else {
+                if (e->rd.snap) {
+                    raw = scpp == 2 ? lduw_le_p(snap) : ldl_le_p(snap);
+                } else if (!vdxg_px_load(r, VDXG_SLOT_SRC, sx + i, sy + j,
+                                         &raw)) {
+                    goto fault;
+                }
+                argb = vdxg_px_to_argb(sfmt, raw);
+                if (!vdxg_rd_put(r, dx + i, dy + j, argb, blend, alpha)) {
+                    goto fault;
+                }
+            }
+            *r->budget -= VDXG_COST_PIXEL;
+            k++;
+            if (backward ? i-- == 0 : ++i == w) {
+                break;
+            }
+        }
+        if (reading && k == n) {
+            /* The whole source is read: now write it. */
+            e->rd.item = VDXG_SNAP_WRITE;
+            reading = false;
+            k = 0;
+        }
+    }
+    r->s->rd_pixels += n;
+    return VDXG_RUN_DONE;
+
+fault:
+    e->op_progress = k;
+    return VDXG_RUN_FAULT;
+}
+
+/* The rasterizer's accesses, to the surfaces of the command at work */
+static bool vdxg_rd_depth_load(void *opaque, uint32_t x, uint32_t y,
+                               uint32_t *z)
+{
+    return vdxg_px_load(opaque, VDXG_SLOT_DEPTH, x, y, z);
+}
+
+static bool vdxg_rd_depth_store(void *opaque, uint32_t x, uint32_t y,
+                                uint32_t z)
+{
+    return vdxg_px_store(opaque, VDXG_SLOT_DEPTH, x, y, z);
+}
+
+static bool vdxg_rd_texel(void *opaque, uint32_t x, uint32_t y,
+                          uint32_t *argb)
+{
+    return vdxg_px_read(opaque, VDXG_SLOT_TEXTURE, x, y, argb);
+}
+
+static bool vdxg_rd_dst_write(void *opaque, uint32_t x, uint32_t y,
+                              uint32_t argb)
+{
+    return vdxg_px_write(opaque, VDXG_SLOT_DST, x, y, argb);
+}
+
+static const VdxgRasterOps vdxg_rd_raster_ops = {
+    .depth_load = vdxg_rd_depth_load,
+    .depth_store = vdxg_rd_depth_store,
+    .texel = vdxg_rd_texel,
+    .dst_write = vdxg_rd_dst_write,
+};
+
+/* DRAW_TRIANGLES */
+static VdxgRun vdxg_rd_draw(VdxgRdRun *r, const uint32_t *dw)
+{
+    VdxgEngine *e = r->e;
+    const VdxgSurface *surf = e->rd.surf;
+    uint32_t flags = dw[VDXG_RD_DRAW_DW_FLAGS];
+    uint32_t count = dw[VDXG_RD_DRAW_DW_COUNT];
+    uint64_t vb = vdxg_dw64(dw, VDXG_RD_DRAW_DW_VB);
+    uint8_t buf[3 * VDXG_VERTEX_SIZE];
+    uint32_t vdw[VDXG_VERTEX_SIZE / 4];
+    VdxgRaster ra = {
+        .ops = &vdxg_rd_raster_ops,
+        .opaque = r,
+        .tex_width = surf[VDXG_SLOT_TEXTURE].width,
+        .tex_height = surf[VDXG_SLOT_TEXTURE].height,
+        .budget = r->budget,
+        .pixels = &r->s->rd_pixels,
+    };
+    VdxgTri t;
+    VdxgRun run;
+    unsigned int i, j;
+
+    if ((flags & ~VDXG_DRAW_FLAGS_MASK) || !surf[VDXG_SLOT_DST].format ||
+        ((flags & VDXG_DRAW_BILINEAR) && !(flags & VDXG_DRAW_TEXTURE)) ||
+        ((flags & VDXG_DRAW_TEXTURE) && !surf[VDXG_SLOT_TEXTURE].format) ||
+        ((flags & (VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE)) &&
+         !surf[VDXG_SLOT_DEPTH].format) ||
+        !count || count % 3 || count > VDXG_DRAW_MAX_VERTICES || vb % 4) {
+        return vdxg_rd_fail(r, VDXG_FAULT_PARAM);
+    }
+    /* Depth is per DST pixel: DEPTH must cover DST. */
+    if ((flags & (VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE)) &&
+        (surf[VDXG_SLOT_DEPTH].width < surf[VDXG_SLOT_DST].width ||
+         surf[VDXG_SLOT_DEPTH].height < surf[VDXG_SLOT_DST].height)) {
+        return vdxg_rd_fail(r, VDXG_FAULT_BOUNDS);
+    }
+    if (!vdxg_gpu_range_ok(r->s, vb, (uint64_t)count * VDXG_VERTEX_SIZE)) {
+        vdxg_set_err(r->err, VDXG_FAULT_ADDRESS, vb);
+        return VDXG_RUN_FAULT;
+    }
+    if (!e->rd.item && !e->op_progress) {
+        trace_vdxg_rd_draw(flags, count, vb);
+    }
+
+    for (; e->rd.item < count / 3; e->rd.item++, e->op_progress = 0) {
+        if (*r->budget <= 0) {
+            return VDXG_RUN_YIELD;
+        }
+        *r->budget -= VDXG_COST_TRIANGLE;
+        if (!vdxg_gpu_rw(r->s, vb + (uint64_t)e->rd.item * sizeof(buf), buf,
+                         sizeof(buf), false, r->err)) {
+            return VDXG_RUN_FAULT;
+        }
+        for (i = 0; i < 3; i++) {
+            for (j = 0; j < ARRAY_SIZE(vdw); j++) {
+                vdw[j] = ldl_le_p(buf + i * VDXG_VERTEX_SIZE + j * 4);
+            }
+            t.v[i] = (VdxgVertex) {
+                .x = (int32_t)vdw[VDXG_VTX_DW_X],
+                .y = (int32_t)vdw[VDXG_VTX_DW_Y],
+                .z = vdw[VDXG_VTX_DW_Z],
+                .color = vdw[VDXG_VTX_DW_COLOR],
+                .u = (int32_t)vdw[VDXG_VTX_DW_U],
+                .v = (int32_t)vdw[VDXG_VTX_DW_V],
+            };
+            if (t.v[i].x < -VDXG_VTX_COORD_MAX ||
+                t.v[i].x > VDXG_VTX_COORD_MAX ||
+                t.v[i].y < -VDXG_VTX_COORD_MAX ||
+                t.v[i].y > VDXG_VTX_COORD_MAX) {
+                return vdxg_rd_fail(r, VDXG_FAULT_PARAM);
+            }
+        }
+        if (!vdxg_tri_setup(&t, surf[VDXG_SLOT_DST].width,
+                            surf[VDXG_SLOT_DST].height)) {
+            continue;
+        }
+        run = vdxg_tri_draw(&ra, &t, flags, &e->op_progress);
+        if (run != VDXG_RUN_DONE) {
+            return run;
+        }
+    }
+    return VDXG_RUN_DONE;
+}
+
+/* SET_SURFACE */
+static VdxgRun vdxg_rd_set_surface(VdxgRdRun *r, const uint32_t *dw)
+{
+    uint32_t slot = dw[VDXG_RD_SURF_DW_SLOT];
+    VdxgSurface sf = {
+        .addr = vdxg_dw64(dw, VDXG_RD_SURF_DW_ADDR),
+        .format = dw[VDXG_RD_SURF_DW_FORMAT],
+        .width = dw[VDXG_RD_SURF_DW_WIDTH],
+        .height = dw[VDXG_RD_SURF_DW_HEIGHT],
+        .pitch = dw[VDXG_RD_SURF_DW_PITCH],
+    };
+    uint32_t reason = vdxg_surface_check(r->s, slot, &sf);
+
+    trace_vdxg_rd_surface(slot, sf.addr, sf.format, sf.width, sf.height,
+                          sf.pitch);
+    if (reason != VDXG_FAULT_NONE) {
+        vdxg_set_err(r->err, reason, sf.addr);
+        return VDXG_RUN_FAULT;
+    }
+    r->e->rd.surf[slot] = sf;
+    return VDXG_RUN_DONE;
+}
+
+/* FENCE and WAIT */
+static VdxgRun vdxg_rd_mem(VdxgRdRun *r, const uint32_t *dw, bool wait)
+{
+    uint64_t addr = vdxg_dw64(dw, VDXG_RD_MEM_DW_ADDR);
+    uint64_t value = vdxg_dw64(dw, VDXG_RD_MEM_DW_VALUE), cur;
+    uint8_t buf[8];
+
+    if (addr & 7) {
+        return vdxg_rd_fail(r, VDXG_FAULT_PARAM);
+    }
+    if (!wait) {
+        trace_vdxg_rd_fence(addr, value);
+        stq_le_p(buf, value);
+        return vdxg_gpu_rw(r->s, addr, buf, 8, true, r->err) ?
+               VDXG_RUN_DONE : VDXG_RUN_FAULT;
+    }
+    if (!vdxg_gpu_rw(r->s, addr, buf, 8, false, r->err)) {
+        return VDXG_RUN_FAULT;
+    }
+    cur = ldq_le_p(buf);
+    trace_vdxg_rd_wait(addr, value, cur);
+    return cur >= value ? VDXG_RUN_DONE : VDXG_RUN_WAIT;
+}
+
+/*
+ * Run (or continue) the DMA buffer command at the engine's buffer offset.
+ * On a fault, @err holds the reason and address; for reasons other than
+ * ADDRESS the address is the command's.
+ */
+VdxgRun vdxg_rd_cmd(VdxgState *s, VdxgEngine *e, int64_t *budget,
+                    uint32_t *opcode, VdxgErr *err)
+{
+    uint64_t op_addr = e->buf_addr + e->buf_off;
+    uint32_t dw[VDXG_RD_SET_SURFACE_LEN] = { 0 };
+    uint8_t buf[sizeof(dw)];
+    uint32_t hdr, op, len, i;
+    VdxgRdRun run;
+    VdxgRun r;
+
+    *opcode = 0;
+    *budget -= VDXG_COST_OP;
+    if (!vdxg_gpu_rw(s, op_addr, buf, 4, false, err)) {
+        return VDXG_RUN_FAULT;
+    }
+    hdr = ldl_le_p(buf);
+    op = VDXG_PG_HDR_OP(hdr);
+    len = VDXG_PG_HDR_LEN(hdr);
+    *opcode = hdr & 0xffff;
+    if (!e->op_progress && !e->rd.item) {
+        trace_vdxg_rd_cmd(op_addr, hdr);
+    }
+    if ((hdr & 0xff00) || op >= VDXG_RD_NUM_OPS) {
+        vdxg_set_err(err, VDXG_FAULT_OPCODE, op_addr);
+        return VDXG_RUN_FAULT;
+    }
+    if (len != vdxg_rd_lengths[op] || len > (e->buf_len - e->buf_off) / 4) {
+        vdxg_set_err(err, VDXG_FAULT_LENGTH, op_addr);
+        return VDXG_RUN_FAULT;
+    }
+    if (!vdxg_gpu_rw(s, op_addr, buf, len * 4, false, err)) {
+        return VDXG_RUN_FAULT;
+    }
+    for (i = 0; i < len; i++) {
+        dw[i] = ldl_le_p(buf + i * 4);
+    }
+
+    vdxg_rd_run_init(&run, s, e, budget, err);
+    switch (op) {
+    case VDXG_RD_NOP:
+        r = VDXG_RUN_DONE;
+        break;
+    case VDXG_RD_FENCE:
+    case VDXG_RD_WAIT:
+        r = vdxg_rd_mem(&run, dw, op == VDXG_RD_WAIT);
+        break;
+    case VDXG_RD_SET_SURFACE:
+        r = vdxg_rd_set_surface(&run, dw);
+        break;
+    case VDXG_RD_FILL_RECT:
+        r = vdxg_rd_fill(&run, dw);
+        break;
+    case VDXG_RD_COPY_RECT:
+    case VDXG_RD_BLEND:
+        r = vdxg_rd_copy(&run, dw, op == VDXG_RD_BLEND);
+        break;
+    case VDXG_RD_DRAW_TRIANGLES:
+        r = vdxg_rd_draw(&run, dw);
+        break;
+    default:
+        g_assert_not_reached();
+    }
+    vdxg_rd_run_flush(&run);
+
+    if (r == VDXG_RUN_DONE) {
+        s->rd_ops[op]++;
+        trace_vdxg_rd_cmd_done(op, s->rd_ops[op], s->rd_pixels);
+        e->buf_off += len * 4;
+        e->op_progress = 0;
+        e->rd.item = 0;
+        vdxg_rd_snap_free(e);
+    } else if (r == VDXG_RUN_FAULT && err->reason != VDXG_FAULT_ADDRESS) {
+        err->addr = op_addr;
+    }
+    return r;
+}

@@ -1,0 +1,528 @@
+/*
+ * vdxg: the engines' registers and rings: fetch and completion, the
+ * bottom half and its budget, the WAIT timer, engine migration
+ *
+ * Copyright (c) 2026 The vdxg authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bitops.h"
+#include "qemu/host-utils.h"
+#include "qemu/main-loop.h"
+#include "qemu/timer.h"
+#include "migration/vmstate.h"
+#include "system/runstate.h"
+#include "vdxg_int.h"
+#include "hw/display/trace.h"
+
+/* How often a WAIT looks at its address again */
+#define VDXG_WAIT_POLL_NS       (100 * SCALE_US)
+
+/* Rings: the machinery both engines share */
+
+/* Run (or continue) the operation at the engine's buffer offset. */
+static VdxgRun vdxg_engine_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
+                              uint32_t *opcode, VdxgErr *err)
+{
+    if (e->index == VDXG_ENGINE_RENDER) {
+        return vdxg_rd_cmd(s, e, budget, opcode, err);
+    }
+    return vdxg_pg_op(s, e, budget, opcode, err);
+}
+
+/* Check the ring programming before the engine uses it. */
+static bool vdxg_ring_check(VdxgState *s, VdxgEngine *e, VdxgErr *err)
+{
+    if ((e->ring_base & VDXG_PAGE_MASK) || !is_power_of_2(e->ring_size) ||
+        e->ring_size < VDXG_RING_SIZE_MIN ||
+        e->ring_size > VDXG_RING_SIZE_MAX ||
+        !vdxg_gpu_range_ok(s, e->ring_base, e->ring_size) ||
+        e->tail % VDXG_RING_ENTRY_SIZE || e->tail >= e->ring_size ||
+        e->head >= e->ring_size ||
+        (e->fence_addr & 7) ||
+        (e->fence_addr && !vdxg_gpu_range_ok(s, e->fence_addr, 8))) {
+        return vdxg_set_err(err, VDXG_FAULT_RING, e->ring_base);
+    }
+    return true;
+}
+
+/* Forget the operation in progress and the RENDER state of the entry. */
+static void vdxg_engine_drop_entry(VdxgEngine *e)
+{
+    e->busy = false;
+    e->buf_off = 0;
+    e->op_progress = 0;
+    vdxg_rd_snap_free(e);
+    memset(&e->rd, 0, sizeof(e->rd));
+    if (e->wait_timer) {
+        timer_del(e->wait_timer);
+    }
+}
+
+/* Halt @e on a fault. The entry in progress is abandoned. */
+static void vdxg_engine_fault(VdxgState *s, VdxgEngine *e, const VdxgErr *err,
+                              uint32_t opcode, uint32_t context)
+{
+    e->halted = true;
+    vdxg_engine_drop_entry(e);
+    vdxg_fault(s, e->index, err->reason, opcode, err->addr, context);
+}
+
+/*
+ * Fetch the ring entry at HEAD. A NOP becomes an empty buffer to run, so
+ * that every entry completes the same way.
+ */
+static bool vdxg_engine_fetch(VdxgState *s, VdxgEngine *e, int64_t *budget,
+                              uint32_t *opcode, uint32_t *context,
+                              VdxgErr *err)
+{
+    uint8_t buf[VDXG_RING_ENTRY_SIZE];
+    uint32_t dw[VDXG_RING_ENTRY_SIZE / 4];
+    uint64_t entry_addr, addr;
+    unsigned int i;
+
+    *opcode = VDXG_FAULT_OPCODE_RING;
+    *context = 0;
+    *budget -= VDXG_COST_ENTRY;
+    if (!vdxg_ring_check(s, e, err)) {
+        return false;
+    }
+    entry_addr = e->ring_base + e->head;
+    if (!vdxg_gpu_rw(s, entry_addr, buf, sizeof(buf), false, err)) {
+        return false;
+    }
+    for (i = 0; i < ARRAY_SIZE(dw); i++) {
+        dw[i] = ldl_le_p(buf + i * 4);
+    }
+    addr = vdxg_dw64(dw, VDXG_RING_DW_ADDR_LO);
+    *opcode = VDXG_FAULT_OPCODE_RING | (dw[VDXG_RING_DW_CMD] & 0xffff);
+    *context = dw[VDXG_RING_DW_CONTEXT];
+    trace_vdxg_engine_entry(e->index, e->head, dw[VDXG_RING_DW_CMD],
+                            dw[VDXG_RING_DW_LENGTH], addr,
+                            vdxg_dw64(dw, VDXG_RING_DW_SEQNO_LO),
+                            dw[VDXG_RING_DW_CONTEXT]);
+
+    if (dw[VDXG_RING_DW_RSVD]) {
+        return vdxg_set_err(err, VDXG_FAULT_RING, entry_addr);
+    }
+    switch (dw[VDXG_RING_DW_CMD]) {
+    case VDXG_RING_CMD_NOP:
+        e->buf_len = 0;
+        e->buf_addr = 0;
+        break;
+    case VDXG_RING_CMD_EXEC:
+        e->buf_len = dw[VDXG_RING_DW_LENGTH];
+        e->buf_addr = addr;
+        if (!e->buf_len || e->buf_len % 4 ||
+            e->buf_len > VDXG_RING_LENGTH_MAX) {
+            return vdxg_set_err(err, VDXG_FAULT_LENGTH, entry_addr);
+        }
+        if (!vdxg_gpu_range_ok(s, addr, e->buf_len)) {
+            return vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
+        }
+        break;
+    default:
+        return vdxg_set_err(err, VDXG_FAULT_OPCODE, entry_addr);
+    }
+    /* Each entry starts with no surface bound. */
+    vdxg_engine_drop_entry(e);
+    e->progress = 0;
+    e->busy = true;
+    e->cmd = dw[VDXG_RING_DW_CMD];
+    e->seqno = vdxg_dw64(dw, VDXG_RING_DW_SEQNO_LO);
+    e->context = dw[VDXG_RING_DW_CONTEXT];
+    return true;
+}
+
+/* The entry in progress is done: write its fence back, then signal. */
+static bool vdxg_engine_complete(VdxgState *s, VdxgEngine *e, VdxgErr *err)
+{
+    uint8_t buf[8];
+
+    if (e->fence_addr) {
+        stq_le_p(buf, e->seqno);
+        if (!vdxg_gpu_rw(s, e->fence_addr, buf, sizeof(buf), true, err)) {
+            return false;
+        }
+    }
+    e->fence_value = e->seqno;
+    e->head = (e->head + VDXG_RING_ENTRY_SIZE) & (e->ring_size - 1);
+    vdxg_engine_drop_entry(e);
+    trace_vdxg_engine_done(e->index, e->seqno, e->head);
+    vdxg_irq_raise(s, e->index == VDXG_ENGINE_RENDER ?
+                      VDXG_INT_RENDER_FENCE : VDXG_INT_PAGING_FENCE);
+    return true;
+}
+
+static bool vdxg_engine_runnable(VdxgEngine *e)
+{
+    return (e->ctrl & VDXG_ENG_CTRL_ENABLE) && !e->halted &&
+           runstate_is_running();
+}
+
+/*
+ * An engine's bottom half: run entries from HEAD to TAIL. One run does at
+ * most VDXG_BH_BUDGET of work, then schedules the next run and returns to
+ * the main loop, so that a large move or draw does not hold the BQL (and
+ * stall the vCPUs) for long. An operation stopped half-way continues where
+ * it stopped (op_progress). A WAIT that is not satisfied yet stops the run
+ * and looks again when the wait timer fires.
+ */
+static void vdxg_engine_bh(void *opaque)
+{
+    VdxgEngine *e = opaque;
+    VdxgState *s = e->s;
+    int64_t budget = VDXG_BH_BUDGET;
+    uint32_t opcode, context;
+    VdxgErr err = { 0 };
+    VdxgRun r;
+
+    s->bh_runs[e->index]++;
+    while (vdxg_engine_runnable(e)) {
+        if (budget <= 0) {
+            trace_vdxg_engine_yield(e->index, e->head, e->buf_off,
+                                    e->op_progress);
+            qemu_bh_schedule(e->bh);
+            return;
+        }
+        if (!e->busy) {
+            if (e->head == e->tail) {
+                break;
+            }
+            if (!vdxg_engine_fetch(s, e, &budget, &opcode, &context, &err)) {
+                vdxg_engine_fault(s, e, &err, opcode, context);
+                break;
+            }
+        }
+        r = VDXG_RUN_DONE;
+        e->waiting = false;
+        while (r == VDXG_RUN_DONE && e->buf_off < e->buf_len) {
+            if (budget <= 0) {
+                r = VDXG_RUN_YIELD;
+                break;
+            }
+            r = vdxg_engine_op(s, e, &budget, &opcode, &err);
+            if (r == VDXG_RUN_DONE || r == VDXG_RUN_YIELD) {
+                e->progress++;
+            }
+        }
+        switch (r) {
+        case VDXG_RUN_FAULT:
+            vdxg_engine_fault(s, e, &err, opcode, e->context);
+            return;
+        case VDXG_RUN_WAIT:
+            e->waiting = true;
+            trace_vdxg_engine_wait(e->index, e->head, e->buf_off);
+            timer_mod(e->wait_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                                     VDXG_WAIT_POLL_NS);
+            return;
+        case VDXG_RUN_YIELD:
+            trace_vdxg_engine_yield(e->index, e->head, e->buf_off,
+                                    e->op_progress);
+            qemu_bh_schedule(e->bh);
+            return;
+        case VDXG_RUN_DONE:
+            if (!vdxg_engine_complete(s, e, &err)) {
+                vdxg_engine_fault(s, e, &err,
+                                  VDXG_FAULT_OPCODE_RING | (e->cmd & 0xffff),
+                                  e->context);
+                return;
+            }
+            break;
+        }
+    }
+}
+
+/* The wait timer: look at the WAIT's address again. */
+static void vdxg_engine_wait_timer(void *opaque)
+{
+    VdxgEngine *e = opaque;
+
+    qemu_bh_schedule(e->bh);
+}
+
+/* ENABLE or DOORBELL: check the ring, then let the bottom half run it. */
+static void vdxg_engine_kick(VdxgState *s, VdxgEngine *e)
+{
+    VdxgErr err;
+
+    if (!(e->ctrl & VDXG_ENG_CTRL_ENABLE) || e->halted) {
+        trace_vdxg_engine_kick_ignored(e->index, e->ctrl, e->halted);
+        return;
+    }
+    if (!vdxg_ring_check(s, e, &err)) {
+        vdxg_engine_fault(s, e, &err, VDXG_FAULT_OPCODE_RING, 0);
+        return;
+    }
+    trace_vdxg_engine_kick(e->index, e->head, e->tail);
+    qemu_bh_schedule(e->bh);
+}
+
+/*
+ * Engine RESET: every register to 0, the entry in progress (a WAIT
+ * included) dropped. What follows rd in VdxgEngine stays.
+ */
+void vdxg_engine_reset(VdxgState *s, VdxgEngine *e)
+{
+    trace_vdxg_engine_reset(e->index, e->head, e->tail, e->halted);
+    vdxg_engine_drop_entry(e);
+    memset(e, 0, offsetof(VdxgEngine, index));
+    if (e->bh) {
+        qemu_bh_cancel(e->bh);
+    }
+}
+
+static void vdxg_vm_state_change(void *opaque, bool running, RunState state)
+{
+    VdxgState *s = opaque;
+    unsigned int i;
+
+    /* The engines do not run while the VM is stopped; catch up now. */
+    if (running) {
+        for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+            qemu_bh_schedule(s->engine[i].bh);
+        }
+    }
+}
+
+static uint32_t vdxg_engine_status(VdxgEngine *e)
+{
+    uint32_t status = 0;
+
+    if (!e->busy && e->head == e->tail) {
+        status |= VDXG_ENG_STATUS_IDLE;
+    }
+    if (e->halted) {
+        status |= VDXG_ENG_STATUS_HALTED;
+    }
+    if (e->busy && e->waiting) {
+        status |= VDXG_ENG_STATUS_WAITING;
+    }
+    return status;
+}
+
+/* The engine whose register block holds @addr, or NULL */
+static VdxgEngine *vdxg_engine_at(VdxgState *s, hwaddr addr)
+{
+    if (addr < VDXG_ENGINE_BASE(0) ||
+        addr >= VDXG_ENGINE_BASE(VDXG_NUM_ENGINES)) {
+        return NULL;
+    }
+    return &s->engine[(addr - VDXG_ENGINE_BASE(0)) / 0x100];
+}
+
+/* The engines' registers; false for an offset that is none. */
+bool vdxg_engine_read(VdxgState *s, hwaddr addr, uint32_t *val)
+{
+    VdxgEngine *e = vdxg_engine_at(s, addr);
+
+    if (!e) {
+        return false;
+    }
+    switch (addr - VDXG_ENGINE_BASE(e->index)) {
+    case VDXG_ENG_RING_BASE_LO:
+        *val = extract64(e->ring_base, 0, 32);
+        break;
+    case VDXG_ENG_RING_BASE_HI:
+        *val = extract64(e->ring_base, 32, 32);
+        break;
+    case VDXG_ENG_RING_SIZE:
+        *val = e->ring_size;
+        break;
+    case VDXG_ENG_RING_HEAD:
+        *val = e->head;
+        break;
+    case VDXG_ENG_RING_TAIL:
+        *val = e->tail;
+        break;
+    case VDXG_ENG_CTRL:
+        *val = e->ctrl;
+        break;
+    case VDXG_ENG_STATUS:
+        *val = vdxg_engine_status(e);
+        break;
+    case VDXG_ENG_FENCE_ADDR_LO:
+        *val = extract64(e->fence_addr, 0, 32);
+        break;
+    case VDXG_ENG_FENCE_ADDR_HI:
+        *val = extract64(e->fence_addr, 32, 32);
+        break;
+    case VDXG_ENG_FENCE_VALUE_LO:
+        *val = extract64(e->fence_value, 0, 32);
+        break;
+    case VDXG_ENG_FENCE_VALUE_HI:
+        *val = extract64(e->fence_value, 32, 32);
+        break;
+    case VDXG_ENG_PROGRESS:
+        *val = e->progress;
+        break;
+    case VDXG_ENG_DOORBELL:
+    case VDXG_ENG_RESET:
+        /* Write-only registers read as zero. */
+        *val = 0;
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+bool vdxg_engine_write(VdxgState *s, hwaddr addr, uint32_t val)
+{
+    VdxgEngine *e = vdxg_engine_at(s, addr);
+
+    if (!e) {
+        return false;
+    }
+    switch (addr - VDXG_ENGINE_BASE(e->index)) {
+    case VDXG_ENG_RING_BASE_LO:
+        e->ring_base = deposit64(e->ring_base, 0, 32, val);
+        break;
+    case VDXG_ENG_RING_BASE_HI:
+        e->ring_base = deposit64(e->ring_base, 32, 32, val);
+        break;
+    case VDXG_ENG_RING_SIZE:
+        e->ring_size = val;
+        break;
+    case VDXG_ENG_RING_TAIL:
+        e->tail = val;
+        break;
+    case VDXG_ENG_DOORBELL:
+        vdxg_engine_kick(s, e);
+        break;
+    case VDXG_ENG_CTRL:
+        if (val & ~VDXG_ENG_CTRL_ENABLE) {
+            vdxg_guest_error("undefined CTRL bits dropped", addr, val);
+        }
+        e->ctrl = val & VDXG_ENG_CTRL_ENABLE;
+        if (e->ctrl & VDXG_ENG_CTRL_ENABLE) {
+            vdxg_engine_kick(s, e);
+        }
+        break;
+    case VDXG_ENG_FENCE_ADDR_LO:
+        e->fence_addr = deposit64(e->fence_addr, 0, 32, val);
+        break;
+    case VDXG_ENG_FENCE_ADDR_HI:
+        e->fence_addr = deposit64(e->fence_addr, 32, 32, val);
+        break;
+    case VDXG_ENG_RESET:
+        if (val & 1) {
+            vdxg_engine_reset(s, e);
+        } else {
+            vdxg_guest_error("engine RESET without bit 0 ignored", addr, val);
+        }
+        break;
+    case VDXG_ENG_RING_HEAD:
+    case VDXG_ENG_STATUS:
+    case VDXG_ENG_FENCE_VALUE_LO:
+    case VDXG_ENG_FENCE_VALUE_HI:
+    case VDXG_ENG_PROGRESS:
+        vdxg_guest_error("write to read-only register", addr, val);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* The engines' bottom halves and timers, on the PF and on each VF */
+void vdxg_engines_init(VdxgState *s)
+{
+    unsigned int i;
+
+    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+        VdxgEngine *e = &s->engine[i];
+
+        e->index = i;
+        e->s = s;
+        e->bh = qemu_bh_new_guarded(vdxg_engine_bh, e,
+                                    &DEVICE(s)->mem_reentrancy_guard);
+        e->wait_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                     vdxg_engine_wait_timer, e);
+    }
+    s->vmse = qemu_add_vm_change_state_handler(vdxg_vm_state_change, s);
+}
+
+void vdxg_engines_exit(VdxgState *s)
+{
+    unsigned int i;
+
+    qemu_del_vm_change_state_handler(s->vmse);
+    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+        VdxgEngine *e = &s->engine[i];
+
+        vdxg_engine_drop_entry(e);
+        timer_free(e->wait_timer);
+        e->wait_timer = NULL;
+        qemu_bh_delete(e->bh);
+        e->bh = NULL;
+    }
+}
+
+const VMStateDescription vmstate_vdxg_engine = {
+    .name = "vdxg/engine",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(ring_base, VdxgEngine),
+        VMSTATE_UINT32(ring_size, VdxgEngine),
+        VMSTATE_UINT32(head, VdxgEngine),
+        VMSTATE_UINT32(tail, VdxgEngine),
+        VMSTATE_UINT32(ctrl, VdxgEngine),
+        VMSTATE_BOOL(halted, VdxgEngine),
+        VMSTATE_UINT64(fence_addr, VdxgEngine),
+        VMSTATE_UINT64(fence_value, VdxgEngine),
+        VMSTATE_BOOL(busy, VdxgEngine),
+        VMSTATE_UINT32(progress, VdxgEngine),
+        VMSTATE_BOOL(waiting, VdxgEngine),
+        VMSTATE_UINT32(cmd, VdxgEngine),
+        VMSTATE_UINT32(context, VdxgEngine),
+        VMSTATE_UINT64(seqno, VdxgEngine),
+        VMSTATE_UINT64(buf_addr, VdxgEngine),
+        VMSTATE_UINT32(buf_len, VdxgEngine),
+        VMSTATE_UINT32(buf_off, VdxgEngine),
+        VMSTATE_UINT64(op_progress, VdxgEngine),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_vdxg_surface = {
+    .name = "vdxg/surface",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(addr, VdxgSurface),
+        VMSTATE_UINT32(format, VdxgSurface),
+        VMSTATE_UINT32(width, VdxgSurface),
+        VMSTATE_UINT32(height, VdxgSurface),
+        VMSTATE_UINT32(pitch, VdxgSurface),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* A snapshot is at most a whole surface: anything larger is not loaded. */
+static bool vdxg_snap_len_ok(void *opaque, int version_id)
+{
+    VdxgRender *rd = opaque;
+
+    return rd->snap_len <= (uint64_t)VDXG_SURF_MAX_DIM * VDXG_SURF_MAX_DIM *
+                           4;
+}
+
+/* The RENDER engine's state of the entry in progress */
+const VMStateDescription vmstate_vdxg_render = {
+    .name = "vdxg/render",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(surf, VdxgRender, VDXG_NUM_SLOTS, 1,
+                             vmstate_vdxg_surface, VdxgSurface),
+        VMSTATE_UINT32(item, VdxgRender),
+        VMSTATE_UINT32(snap_len, VdxgRender),
+        VMSTATE_VBUFFER_ALLOC_UINT32(snap, VdxgRender, 1, vdxg_snap_len_ok,
+                                     snap_len),
+        VMSTATE_END_OF_LIST()
+    },
+};

@@ -1,0 +1,153 @@
+/*
+ * vdxg: the SR-IOV virtual function type, vdxg-vf
+ *
+ * Copyright (c) 2026 The vdxg authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/module.h"
+#include "qapi/error.h"
+#include "hw/pci/msix.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/pcie_sriov.h"
+#include "migration/vmstate.h"
+#include "vdxg_int.h"
+#include "hw/display/trace.h"
+
+/* A VF's VRAM BAR beyond its backing: reads 0, writes are dropped. */
+static uint64_t vdxg_unbacked_read(void *opaque, hwaddr addr, unsigned size)
+{
+    return 0;
+}
+
+static void vdxg_unbacked_write(void *opaque, hwaddr addr, uint64_t data,
+                                unsigned size)
+{
+}
+
+static const MemoryRegionOps vdxg_unbacked_ops = {
+    .read = vdxg_unbacked_read,
+    .write = vdxg_unbacked_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+};
+
+/*
+ * A virtual function, created by the PF's realize: registers, engines,
+ * GART and MSI-X of its own, VRAM through the PF's backing table.
+ */
+static void vdxg_vf_realize(PCIDevice *pdev, Error **errp)
+{
+    VdxgState *s = VDXG(pdev);
+    VdxgState *pf;
+    unsigned int i;
+    int ret;
+
+    if (!pci_is_vf(pdev) || !pcie_sriov_get_pf(pdev) ||
+        !object_dynamic_cast(OBJECT(pcie_sriov_get_pf(pdev)), TYPE_VDXG)) {
+        error_setg(errp, "%s is a virtual function created by a vdxg device "
+                   "with SR-IOV", TYPE_VDXG_VF);
+        return;
+    }
+    pf = VDXG(pcie_sriov_get_pf(pdev));
+    s->pf = pf;
+    s->vf_index = pcie_sriov_vf_number(pdev);
+    s->vram_size = pf->vf_vram_size;
+    s->aperture_size = pf->vf_aperture_size;
+    s->outputs = 0;
+    s->use_msi = false;
+    s->use_msix = true;
+    s->caps = VDXG_CAP_MSIX | VDXG_CAP_SELFTEST | VDXG_CAP_RENDER |
+              VDXG_CAP_PAGING | VDXG_CAP_GART;
+    s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
+    s->vram_ptr = pf->vram_ptr;
+    s->vram_mr = &pf->vram;
+
+    ret = pcie_endpoint_cap_init(pdev, VDXG_PCIE_CAP_OFFSET);
+    if (ret < 0) {
+        error_setg_errno(errp, -ret, "cannot add the PCI Express capability");
+        return;
+    }
+
+    memory_region_init_io(&s->mmio, OBJECT(s), &vdxg_mmio_ops, s,
+                          "vdxg-vf.mmio", VDXG_MMIO_SIZE);
+    pcie_sriov_vf_register_bar(pdev, VDXG_BAR_MMIO, &s->mmio);
+
+    memory_region_init(&s->vf_vram, OBJECT(s), "vdxg-vf.vram",
+                       s->vram_size);
+    memory_region_init_io(&s->vf_unbacked, OBJECT(s), &vdxg_unbacked_ops, s,
+                          "vdxg-vf.unbacked", s->vram_size);
+    memory_region_add_subregion_overlap(&s->vf_vram, 0, &s->vf_unbacked, 0);
+    for (i = 0; i < VDXG_MAX_BACKING_RANGES; i++) {
+        memory_region_init_alias(&s->vf_alias[i], OBJECT(s),
+                                 "vdxg-vf.vram-range", &pf->vram, 0,
+                                 VDXG_GPU_PAGE_SIZE);
+        memory_region_set_enabled(&s->vf_alias[i], false);
+        memory_region_add_subregion_overlap(&s->vf_vram, 0, &s->vf_alias[i],
+                                            1);
+    }
+    vdxg_vf_map_backing(s);
+    pcie_sriov_vf_register_bar(pdev, VDXG_BAR_VRAM, &s->vf_vram);
+
+    memory_region_init(&s->vf_msix, OBJECT(s), "vdxg-vf.msix",
+                       VDXG_VF_MSIX_BAR_SIZE);
+    pcie_sriov_vf_register_bar(pdev, VDXG_BAR_MSIX, &s->vf_msix);
+    ret = msix_init(pdev, VDXG_MSIX_VECTORS, &s->vf_msix, VDXG_BAR_MSIX, 0,
+                    &s->vf_msix, VDXG_BAR_MSIX, VDXG_VF_MSIX_PBA, 0, errp);
+    if (ret) {
+        return;
+    }
+    for (i = 0; i < VDXG_MSIX_VECTORS; i++) {
+        msix_vector_use(pdev, i);
+    }
+
+    vdxg_engines_init(s);
+    trace_vdxg_vf_realize(s->vf_index, s->vram_size, s->aperture_size);
+}
+
+static void vdxg_vf_exit(PCIDevice *pdev)
+{
+    VdxgState *s = VDXG(pdev);
+
+    vdxg_engines_exit(s);
+    msix_unuse_all_vectors(pdev);
+    msix_uninit(pdev, &s->vf_msix, &s->vf_msix);
+}
+
+/* VFs are not migrated: a machine with an SR-IOV vdxg cannot migrate. */
+static const VMStateDescription vmstate_vdxg_vf = {
+    .name = TYPE_VDXG_VF,
+    .unmigratable = 1,
+};
+
+static void vdxg_vf_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = vdxg_vf_realize;
+    k->exit = vdxg_vf_exit;
+    k->device_id = VDXG_PCI_VF_DEVICE_ID;
+    dc->desc = "vdxg virtual GPU, SR-IOV virtual function";
+    dc->vmsd = &vmstate_vdxg_vf;
+    dc->user_creatable = false;
+}
+
+static const TypeInfo vdxg_vf_type_info = {
+    .name = TYPE_VDXG_VF,
+    .parent = TYPE_VDXG,
+    .instance_size = sizeof(VdxgState),
+    .class_init = vdxg_vf_class_init,
+};
+
+static void vdxg_vf_register_types(void)
+{
+    type_register_static(&vdxg_vf_type_info);
+}
+
+type_init(vdxg_vf_register_types)

@@ -1,0 +1,518 @@
+/*
+ * QTest testcases for the vdxg virtual GPU: plane composition and CRCs
+ *
+ * Copyright (c) 2026 The vdxg authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "vdxg-test.h"
+
+/* CRCs: per frame, stable, sensitive, and what the contract says */
+static void test_dp_crc(void)
+{
+    const DpMode *m = &dp_small;
+    Dp *d = dp_start(NULL);
+    DpPlane fb = dp_rand_plane(d, DP_FB(0), XR24, 160, 120, 0, 0, 7);
+    g_autofree uint32_t *want = g_new(uint32_t, 160 * 120);
+    uint8_t *data = (uint8_t *)fb.data;
+    uint32_t crc, k, composes;
+    int i;
+
+    dp_plane(d, 0, PRIMARY, &fb);
+    dp_enable(d, 0, m, 0);
+    /* Off: no CRC is computed */
+    dp_next_vblank(d, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC_FRAME)), ==, 0);
+
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), VDXG_CRTC_CTRL_ENABLE |
+       VDXG_CRTC_CTRL_CRC);
+    ref_compose(m, 0, &fb, 1, want);
+    crc = ref_frame_crc(want, 160 * 120);
+    k = dp_next_vblank(d, 0);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_CRC_FRAME)), ==, k);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==, crc);
+    /* CRC enable alone raises no interrupt */
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+
+    /* Same content, same CRC, frame after frame, without composing */
+    composes = dp_qom_u64(d, "disp-composes");
+    for (i = 0; i < 30; i++) {
+        k = dp_next_vblank(d, 0);
+        g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_CRC_FRAME)), ==, k);
+        g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==, crc);
+    }
+    g_assert_cmpuint(dp_qom_u64(d, "disp-composes"), ==, composes);
+
+    /* One pixel, one bit: another CRC, the expected one */
+    data[(57 * fb.pitch) + 99 * 4] ^= 0x01;
+    vram_write(d->p, DP_FB(0) + 57 * fb.pitch + 99 * 4,
+               data + 57 * fb.pitch + 99 * 4, 4);
+    ref_compose(m, 0, &fb, 1, want);
+    k = dp_next_vblank(d, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), !=, crc);
+    crc = ref_frame_crc(want, 160 * 120);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==, crc);
+    g_assert_cmpuint(dp_qom_u64(d, "disp-composes"), ==, composes + 1);
+
+    /* The X byte does not count: changing it changes nothing */
+    data[(3 * fb.pitch) + 5 * 4 + 3] ^= 0xff;
+    vram_write(d->p, DP_FB(0) + 3 * fb.pitch + 5 * 4 + 3,
+               data + 3 * fb.pitch + 5 * 4 + 3, 1);
+    dp_next_vblank(d, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==, crc);
+
+    /* A flip to other content: the CRC of the latched frame, that frame */
+    {
+        DpPlane fb2 = dp_rand_plane(d, DP_FB(1), RG16, 160, 120, 0, 0, 8);
+
+        dp_plane(d, 0, PRIMARY, &fb2);
+        ref_compose(m, 0, &fb2, 1, want);
+        k = dp_flip(d, 0);
+        g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_CRC_FRAME)), ==, k);
+        g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==,
+                        ref_frame_crc(want, 160 * 120));
+        g_free((void *)fb2.data);
+    }
+
+    /* A known value: a black 160x120 frame */
+    {
+        g_autofree uint8_t *zero = g_malloc0(160 * 120 * 4);
+
+        dp_plane(d, 0, PRIMARY, &(DpPlane){ 0 });
+        dp_flip(d, 0);
+        g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==,
+                        ref_crc32(0, zero, 160 * 120 * 4));
+    }
+    /* CRC off again: CRC and CRC_FRAME keep the last values */
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), VDXG_CRTC_CTRL_ENABLE);
+    k = rd(d->v, CR(0, VDXG_CRTC_CRC_FRAME));
+    dp_next_vblank(d, 0);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_CRC_FRAME)), ==, k);
+    dp_assert_no_fault(d);
+    g_free(data);
+    dp_stop(d);
+}
+
+/* 1024x768@60 with CRC: static content is composed once. */
+static void test_dp_crc_1024(void)
+{
+    const DpMode *m = &dp_1024;
+    Dp *d = dp_start(NULL);
+    DpPlane fb = dp_rand_plane(d, DP_BIG, XR24, 1024, 768, 0, 0, 3);
+    g_autofree uint32_t *want = g_new(uint32_t, 1024 * 768);
+    uint32_t crc;
+    int i;
+
+    g_assert_cmpuint(fb.pitch, ==, 4096);
+    dp_plane(d, 0, PRIMARY, &fb);
+    dp_enable(d, 0, m, VDXG_CRTC_CTRL_CRC | VDXG_CRTC_CTRL_VBLANK_IRQ);
+    ref_compose(m, 0, &fb, 1, want);
+    crc = ref_frame_crc(want, 1024 * 768);
+    for (i = 0; i < 60; i++) {
+        dp_next_vblank(d, 0);
+        g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==, crc);
+    }
+    g_assert_cmpuint(dp_qom_u64(d, "disp-composes"), ==, 1);
+    g_assert_cmpuint(dp_qom_u64(d, "disp-crcs"), ==, 1);
+
+    /* The last pixel changes: composed again, another CRC */
+    vram_writel(d->p, DP_BIG + 4096 * 768 - 4, 0x00abcdef);
+    want[1024 * 768 - 1] = 0xabcdef;
+    dp_next_vblank(d, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==,
+                    ref_frame_crc(want, 1024 * 768));
+    g_assert_cmpuint(dp_qom_u64(d, "disp-composes"), ==, 2);
+    g_free((void *)fb.data);
+    dp_stop(d);
+}
+
+/* ARGB pixels, premultiplied or not, with every alpha */
+static uint8_t *dp_argb_pattern(uint32_t w, uint32_t h, uint32_t seed,
+                                bool premultiplied)
+{
+    g_autoptr(GRand) rnd = g_rand_new_with_seed(seed);
+    uint8_t *buf = g_malloc((size_t)w * h * 4);
+    size_t i;
+
+    for (i = 0; i < (size_t)w * h; i++) {
+        uint32_t a = g_rand_int_range(rnd, 0, 4) == 0 ? 255 :
+                     g_rand_int_range(rnd, 0, 4) == 0 ? 0 :
+                     g_rand_int_range(rnd, 0, 256);
+        uint32_t px = g_rand_int(rnd) & 0xffffff;
+        int c;
+
+        if (premultiplied) {
+            for (c = 0; c < 24; c += 8) {
+                px = (px & ~(0xffu << c)) |
+                     ((((px >> c) & 0xff) * a / 255) << c);
+            }
+        }
+        stl_le_p(buf + i * 4, a << 24 | px);
+    }
+    return buf;
+}
+
+DpPlane dp_cursor_plane(Dp *d, uint64_t addr, uint32_t size, int x,
+                        int y, uint32_t blend, uint32_t seed)
+{
+    DpPlane pl = {
+        .ctrl = PLANE_ON | BLEND(blend), .addr = addr, .fmt = AR24,
+        .pitch = size * 4, .w = size, .h = size, .x = x, .y = y,
+        .alpha = 0xffff, .zpos = 2,
+    };
+
+    dp_put(d, &pl, dp_argb_pattern(size, size, seed,
+                                   blend == VDXG_BLEND_PREMULTI));
+    return pl;
+}
+
+/* Cursor: immediate updates, sizes, clipping at every edge, alpha */
+static void test_dp_cursor(void)
+{
+    static const struct {
+        int x, y;
+        uint32_t size;
+    } spots[] = {
+        { 50, 30, 64 }, { -20, -10, 64 }, { 130, 100, 64 }, { -64, 0, 64 },
+        { 159, 119, 64 }, { -63, -63, 64 }, { 0, 120, 64 }, { 160, 0, 64 },
+        { -100, -100, 256 }, { 100, 50, 128 }, { 3, 4, 1 }, { -30, 60, 37 },
+    };
+    const DpMode *m = &dp_small;
+    Dp *d = dp_start(NULL);
+    DpPlane pl[3] = { 0 };
+    g_autofree uint32_t *want = g_new(uint32_t, 160 * 120);
+    int i;
+
+    pl[PRIMARY] = dp_rand_plane(d, DP_FB(0), XR24, 160, 120, 0, 0, 11);
+    dp_plane(d, 0, PRIMARY, &pl[PRIMARY]);
+    dp_enable(d, 0, m, 0);
+
+    for (i = 0; i < ARRAY_SIZE(spots); i++) {
+        uint32_t blend = i % 2 ? VDXG_BLEND_COVERAGE : VDXG_BLEND_PREMULTI;
+
+        g_test_message("cursor %ux%u at (%d, %d)", spots[i].size,
+                       spots[i].size, spots[i].x, spots[i].y);
+        pl[CURSOR] = dp_cursor_plane(d, DP_FB(2 + i % 2), spots[i].size,
+                                     spots[i].x, spots[i].y, blend, 100 + i);
+        if (i == 9) {
+            pl[CURSOR].alpha = 0x8000;
+        }
+        dp_plane(d, 0, CURSOR, &pl[CURSOR]);
+        /* The fast path: visible at once, no interrupt, no vblank */
+        wr(d->v, CR(0, VDXG_CRTC_CURSOR_UPDATE), 1);
+        g_assert_cmphex(rd64(d->v, PL(0, CURSOR, VDXG_PLANE_CUR_ADDR_LO)), ==,
+                        pl[CURSOR].addr);
+        g_assert_cmphex(rd(d->v, PL(0, CURSOR, VDXG_PLANE_STATUS)), ==,
+                        VDXG_PLANE_STATUS_ACTIVE);
+        g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+        ref_compose(m, 0, pl, 3, want);
+        if (i % 4 == 0) {
+            dp_check_screendump(d, NULL, 0, want, 160, 120);
+        }
+        dp_check_frame(d, 0, 0, pl, 3);
+    }
+
+    /* CURSOR_UPDATE latches the cursor only. */
+    {
+        DpPlane other = dp_rand_plane(d, DP_FB(4), XR24, 160, 120, 0, 0, 12);
+
+        dp_plane(d, 0, PRIMARY, &other);
+        pl[CURSOR].x = 10;
+        dp_plane(d, 0, CURSOR, &pl[CURSOR]);
+        wr(d->v, CR(0, VDXG_CRTC_CURSOR_UPDATE), 1);
+        g_assert_cmphex(rd64(d->v, PL(0, PRIMARY, VDXG_PLANE_CUR_ADDR_LO)),
+                        ==, DP_FB(0));
+        dp_check_frame(d, 0, 0, pl, 3);
+        /* ... and a FLIP takes the rest, cursor included */
+        dp_flip(d, 0);
+        pl[PRIMARY] = other;
+        dp_check_frame(d, 0, 0, pl, 3);
+    }
+
+    /* Cursor off through the fast path */
+    dp_plane(d, 0, CURSOR, &(DpPlane){ 0 });
+    wr(d->v, CR(0, VDXG_CRTC_CURSOR_UPDATE), 1);
+    g_assert_cmphex(rd(d->v, PL(0, CURSOR, VDXG_PLANE_STATUS)), ==, 0);
+    dp_check_frame(d, 0, 0, pl, 1);
+    /* The cursor cannot rotate: those bits read 0 */
+    wr(d->v, PL(0, CURSOR, VDXG_PLANE_CTRL), VDXG_PLANE_CTRL_ROT_180 |
+       VDXG_PLANE_CTRL_REFLECT_X | VDXG_PLANE_CTRL_REFLECT_Y | PLANE_ON);
+    g_assert_cmphex(rd(d->v, PL(0, CURSOR, VDXG_PLANE_CTRL)), ==, PLANE_ON);
+    dp_assert_no_fault(d);
+    dp_stop(d);
+}
+
+/* One composed pixel: @fg (overlay) over an opaque @bg (primary) */
+static uint32_t dp_blend_one(Dp *d, uint32_t fg, uint32_t bg, uint32_t blend,
+                             uint32_t alpha)
+{
+    DpPlane pl[2];
+    uint32_t frame[64 * 48];
+
+    pl[0] = dp_solid_plane(d, DP_FB(0), XR24, bg, 64, 48, 0, 0);
+    pl[1] = dp_solid_plane(d, DP_FB(1), AR24, fg, 8, 8, 4, 4);
+    pl[1].ctrl |= BLEND(blend);
+    pl[1].alpha = alpha;
+    dp_plane(d, 0, PRIMARY, &pl[0]);
+    dp_plane(d, 0, OVERLAY, &pl[1]);
+    dp_flip(d, 0);
+    dp_capture(d, 0, frame);
+    g_assert_cmphex(frame[0], ==, bg & 0xffffff);
+    g_free((void *)pl[0].data);
+    g_free((void *)pl[1].data);
+    return frame[5 * 64 + 5];
+}
+
+/* Overlay plane alpha and pixel blend modes, pixel-exact */
+static void test_dp_blend(void)
+{
+    static const uint32_t alphas[] = { 0xffff, 0x8000, 0x1234, 0, 0xfffe };
+    Dp *d = dp_start(NULL);
+    DpPlane pl[2];
+    int mode, i;
+
+    dp_enable(d, 0, &dp_tiny, 0);
+    /* Known values, worked out by hand from the formulas */
+    g_assert_cmphex(dp_blend_one(d, 0x80ff0000, 0x0000ff, VDXG_BLEND_COVERAGE,
+                                 0xffff), ==, 0x80007f);
+    g_assert_cmphex(dp_blend_one(d, 0x80800000, 0x0000ff, VDXG_BLEND_PREMULTI,
+                                 0xffff), ==, 0x80007f);
+    g_assert_cmphex(dp_blend_one(d, 0x00ff0000, 0x0000ff, VDXG_BLEND_NONE,
+                                 0x8000), ==, 0x80007f);
+    /* Pre-multiplied adds and saturates */
+    g_assert_cmphex(dp_blend_one(d, 0x80ff00ff, 0x0000ff, VDXG_BLEND_PREMULTI,
+                                 0xffff), ==, 0xff00ff);
+    g_assert_cmphex(dp_blend_one(d, 0x00204060, 0x102030, VDXG_BLEND_PREMULTI,
+                                 0xffff), ==, 0x306090);
+    /* Opaque pixels replace; transparent ones keep the background */
+    g_assert_cmphex(dp_blend_one(d, 0xff123456, 0xabcdef, VDXG_BLEND_COVERAGE,
+                                 0xffff), ==, 0x123456);
+    g_assert_cmphex(dp_blend_one(d, 0x00123456, 0xabcdef, VDXG_BLEND_COVERAGE,
+                                 0xffff), ==, 0xabcdef);
+    g_assert_cmphex(dp_blend_one(d, 0x00123456, 0xabcdef, VDXG_BLEND_NONE,
+                                 0xffff), ==, 0x123456);
+    g_assert_cmphex(dp_blend_one(d, 0xff123456, 0xabcdef, VDXG_BLEND_NONE,
+                                 0), ==, 0xabcdef);
+
+    /* Random content, every mode and some plane alphas */
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), 0);
+    dp_enable(d, 0, &dp_small, 0);
+    pl[0] = dp_rand_plane(d, DP_FB(0), XR24, 160, 120, 0, 0, 21);
+    for (mode = VDXG_BLEND_NONE; mode <= VDXG_BLEND_COVERAGE; mode++) {
+        for (i = 0; i < ARRAY_SIZE(alphas); i++) {
+            pl[1] = (DpPlane) {
+                .ctrl = PLANE_ON | BLEND(mode), .addr = DP_FB(1),
+                .fmt = AR24, .pitch = 104 * 4, .w = 100, .h = 80,
+                .x = 30 + i, .y = 20 - 3 * i, .alpha = alphas[i], .zpos = 1,
+            };
+            dp_put(d, &pl[1], dp_argb_pattern(104, 80, 30 + mode * 10 + i,
+                                              mode == VDXG_BLEND_PREMULTI));
+            dp_plane(d, 0, PRIMARY, &pl[0]);
+            dp_plane(d, 0, OVERLAY, &pl[1]);
+            dp_flip(d, 0);
+            dp_check_frame(d, 0, 0, pl, 2);
+            g_free((void *)pl[1].data);
+        }
+    }
+    /* The primary blends too: an ARGB primary over the background */
+    pl[0] = dp_rand_plane(d, DP_FB(0), AR24, 120, 100, 20, 10, 22);
+    pl[0].ctrl |= BLEND(VDXG_BLEND_COVERAGE);
+    pl[0].alpha = 0xc000;
+    dp_plane(d, 0, PRIMARY, &pl[0]);
+    dp_plane(d, 0, OVERLAY, &(DpPlane){ 0 });
+    wr(d->v, CR(0, VDXG_CRTC_BG_COLOR), 0xff405060);
+    dp_flip(d, 0);
+    dp_check_frame(d, 0, 0x405060, pl, 1);
+    dp_assert_no_fault(d);
+    dp_stop(d);
+}
+
+/* ZPOS orders the planes; equal values keep primary, overlay, cursor. */
+static void test_dp_zpos(void)
+{
+    static const uint32_t orders[][3] = {
+        { 0, 1, 2 }, { 2, 1, 0 }, { 0, 2, 1 }, { 1, 0, 2 }, { 1, 1, 1 },
+        { 2, 0, 0 }, { 0, 0, 0 }, { 1, 2, 0 },
+    };
+    Dp *d = dp_start(NULL);
+    DpPlane pl[3];
+    int i, p;
+
+    dp_enable(d, 0, &dp_small, 0);
+    pl[PRIMARY] = dp_solid_plane(d, DP_FB(0), XR24, 0xff0000, 100, 100, 0, 0);
+    pl[OVERLAY] = dp_solid_plane(d, DP_FB(1), AR24, 0x8000ff00, 60, 60, 20,
+                                 20);
+    pl[OVERLAY].ctrl |= BLEND(VDXG_BLEND_COVERAGE);
+    pl[CURSOR] = dp_solid_plane(d, DP_FB(2), AR24, 0xff0000ff, 64, 64, 50,
+                                50);
+    for (i = 0; i < ARRAY_SIZE(orders); i++) {
+        for (p = 0; p < 3; p++) {
+            pl[p].zpos = orders[i][p];
+            dp_plane(d, 0, p, &pl[p]);
+        }
+        dp_flip(d, 0);
+        dp_check_frame(d, 0, 0, pl, 3);
+    }
+    /* A hand check: the cursor on top, then under the overlay */
+    {
+        uint32_t frame[160 * 120];
+
+        pl[PRIMARY].zpos = 0;
+        pl[OVERLAY].zpos = 1;
+        pl[CURSOR].zpos = 2;
+        for (p = 0; p < 3; p++) {
+            dp_plane(d, 0, p, &pl[p]);
+        }
+        dp_flip(d, 0);
+        dp_capture(d, 0, frame);
+        g_assert_cmphex(frame[60 * 160 + 60], ==, 0x0000ff);
+        g_assert_cmphex(frame[30 * 160 + 30], ==, 0x7f8000);
+        wr(d->v, PL(0, CURSOR, VDXG_PLANE_ZPOS), 0);
+        wr(d->v, PL(0, OVERLAY, VDXG_PLANE_ZPOS), 2);
+        dp_flip(d, 0);
+        dp_capture(d, 0, frame);
+        g_assert_cmphex(frame[60 * 160 + 60], ==, 0x00807f);
+        g_assert_cmphex(frame[110 * 160 + 110], ==, 0x0000ff);
+    }
+    dp_assert_no_fault(d);
+    dp_stop(d);
+}
+
+/* Rotation 180 and reflections on primary and overlay */
+static void test_dp_rotation(void)
+{
+    static const uint32_t rots[] = {
+        0, VDXG_PLANE_CTRL_ROT_180, VDXG_PLANE_CTRL_REFLECT_X,
+        VDXG_PLANE_CTRL_REFLECT_Y,
+        VDXG_PLANE_CTRL_ROT_180 | VDXG_PLANE_CTRL_REFLECT_X,
+        VDXG_PLANE_CTRL_ROT_180 | VDXG_PLANE_CTRL_REFLECT_Y,
+        VDXG_PLANE_CTRL_REFLECT_X | VDXG_PLANE_CTRL_REFLECT_Y,
+        VDXG_PLANE_CTRL_ROT_180 | VDXG_PLANE_CTRL_REFLECT_X |
+        VDXG_PLANE_CTRL_REFLECT_Y,
+    };
+    Dp *d = dp_start(NULL);
+    DpPlane pl[2];
+    uint32_t frame[64 * 48];
+    uint8_t *src;
+    int i;
+
+    /* By hand: a 64x48 primary whose pixel (x, y) is y << 8 | x */
+    dp_enable(d, 0, &dp_tiny, 0);
+    src = g_malloc(64 * 48 * 4);
+    for (i = 0; i < 64 * 48; i++) {
+        stl_le_p(src + i * 4, (i / 64) << 8 | (i % 64));
+    }
+    pl[0] = (DpPlane) {
+        .ctrl = PLANE_ON, .addr = DP_FB(0), .fmt = XR24, .pitch = 256,
+        .w = 64, .h = 48, .alpha = 0xffff,
+    };
+    dp_put(d, &pl[0], src);
+    for (i = 0; i < 4; i++) {
+        pl[0].ctrl = PLANE_ON | rots[i];
+        dp_plane(d, 0, PRIMARY, &pl[0]);
+        dp_flip(d, 0);
+        dp_capture(d, 0, frame);
+        /* Output (3, 5) shows source ... */
+        g_assert_cmphex(frame[5 * 64 + 3], ==,
+                        i == 0 ? 0x0503 : i == 1 ? (42 << 8 | 60) :
+                        i == 2 ? (5 << 8 | 60) : (42 << 8 | 3));
+    }
+
+    /* Every combination, against the reference, partly off-screen too */
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), 0);
+    dp_enable(d, 0, &dp_small, 0);
+    pl[0] = dp_rand_plane(d, DP_FB(1), RG16, 150, 110, 5, 7, 41);
+    for (i = 0; i < ARRAY_SIZE(rots); i++) {
+        pl[0].ctrl = PLANE_ON | rots[i];
+        pl[1] = (DpPlane) {
+            .ctrl = PLANE_ON | rots[(i + 3) % ARRAY_SIZE(rots)] |
+                    BLEND(VDXG_BLEND_COVERAGE),
+            .addr = DP_FB(2), .fmt = AR24, .pitch = 50 * 4, .w = 50, .h = 30,
+            .x = i * 25 - 20, .y = 100 - i * 9, .alpha = 0xe000, .zpos = 1,
+        };
+        dp_put(d, &pl[1], dp_argb_pattern(50, 30, 50 + i, false));
+        dp_plane(d, 0, PRIMARY, &pl[0]);
+        dp_plane(d, 0, OVERLAY, &pl[1]);
+        dp_flip(d, 0);
+        dp_check_frame(d, 0, 0, pl, 2);
+        g_free((void *)pl[1].data);
+    }
+    dp_assert_no_fault(d);
+    dp_stop(d);
+}
+
+/* Every scanout format, and both writeback formats */
+static void test_dp_formats(void)
+{
+    static const uint32_t fmts[] = { XR24, AR24, XB24, RG16 };
+    const DpMode *m = &dp_small;
+    Dp *d = dp_start(NULL);
+    DpPlane pl;
+    g_autofree uint32_t *want = g_new(uint32_t, 160 * 120);
+    g_autofree uint8_t *buf = g_malloc(160 * 120 * 4);
+    uint32_t frame[64 * 48];
+    int i, f;
+
+    /* By hand: one pixel of each format */
+    dp_enable(d, 0, &dp_tiny, 0);
+    {
+        static const struct {
+            uint32_t fmt, raw, argb;
+        } px[] = {
+            { XR24, 0x00123456, 0x123456 }, { XR24, 0xab123456, 0x123456 },
+            { AR24, 0xff123456, 0x123456 }, { XB24, 0x00112233, 0x332211 },
+            { RG16, 0xf800, 0xff0000 }, { RG16, 0x07e0, 0x00ff00 },
+            { RG16, 0x001f, 0x0000ff }, { RG16, 0x8410, 0x848284 },
+        };
+
+        for (i = 0; i < ARRAY_SIZE(px); i++) {
+            pl = (DpPlane) {
+                .ctrl = PLANE_ON, .addr = DP_FB(0) + 4, .fmt = px[i].fmt,
+                .pitch = 4, .w = 1, .h = 1, .x = 7, .y = 9, .alpha = 0xffff,
+            };
+            vram_writel(d->p, DP_FB(0) + 4, px[i].raw);
+            dp_plane(d, 0, PRIMARY, &pl);
+            dp_flip(d, 0);
+            dp_capture(d, 0, frame);
+            g_assert_cmphex(frame[9 * 64 + 7], ==, px[i].argb);
+            g_assert_cmphex(frame[9 * 64 + 8], ==, 0);
+        }
+    }
+
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), 0);
+    dp_enable(d, 0, m, 0);
+    wr(d->v, CR(0, VDXG_CRTC_BG_COLOR), 0x203040);
+    for (f = 0; f < ARRAY_SIZE(fmts); f++) {
+        pl = dp_rand_plane(d, DP_FB(1 + f), fmts[f], 150 + f, 110, f, 2 * f,
+                           60 + f);
+        pl.ctrl |= BLEND(VDXG_BLEND_PREMULTI);
+        dp_plane(d, 0, PRIMARY, &pl);
+        dp_flip(d, 0);
+        dp_check_frame(d, 0, 0x203040, &pl, 1);
+
+        /* ARGB8888 writeback: the same, with A = 0xff */
+        ref_compose(m, 0x203040, &pl, 1, want);
+        dp_wb_run(d, 0, AR24, DP_WB, 160 * 4);
+        vram_read(d->p, DP_WB, buf, 160 * 120 * 4);
+        for (i = 0; i < 160 * 120; i++) {
+            g_assert_cmphex((uint32_t)ldl_le_p(buf + i * 4), ==, 0xff000000u | want[i]);
+        }
+        g_free((void *)pl.data);
+    }
+    dp_assert_no_fault(d);
+    dp_stop(d);
+}
+
+void vdxg_test_add_compose_tests(void)
+{
+    qtest_add_func("/vdxg/display/crc", test_dp_crc);
+    qtest_add_func("/vdxg/display/crc-1024x768", test_dp_crc_1024);
+    qtest_add_func("/vdxg/display/cursor", test_dp_cursor);
+    qtest_add_func("/vdxg/display/blend", test_dp_blend);
+    qtest_add_func("/vdxg/display/zpos", test_dp_zpos);
+    qtest_add_func("/vdxg/display/rotation", test_dp_rotation);
+    qtest_add_func("/vdxg/display/formats", test_dp_formats);
+}

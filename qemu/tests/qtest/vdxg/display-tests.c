@@ -1,0 +1,1615 @@
+/*
+ * QTest testcases for the vdxg virtual GPU: the display engine: modes, timing, vblank, flips, outputs
+ *
+ * Copyright (c) 2026 The vdxg authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "vdxg-test.h"
+
+/* Display engine */
+
+Dp *dp_start(const char *extra)
+{
+    Dp *d = g_new0(Dp, 1);
+
+    d->p = pg_start(extra);
+    d->v = &d->p->v;
+    d->qts = d->v->qts;
+    /* Start away from 0 so that offsets show up */
+    d->now = qtest_clock_step(d->qts, 12345678);
+    return d;
+}
+
+void dp_stop(Dp *d)
+{
+    if (d->tmpdir) {
+        g_rmdir(d->tmpdir);
+        g_free(d->tmpdir);
+    }
+    pg_stop(d->p);
+    g_free(d);
+}
+
+/* The virtual clock, which qtest cannot read without moving it */
+static int64_t dp_now(Dp *d)
+{
+    return d->now;
+}
+
+static void dp_step(Dp *d, int64_t ns)
+{
+    if (ns > 0) {
+        d->now = qtest_clock_step(d->qts, ns);
+    }
+}
+
+static void dp_step_to(Dp *d, int64_t t)
+{
+    g_assert_cmpint(t, >=, d->now);
+    dp_step(d, t - d->now);
+    g_assert_cmpint(d->now, ==, t);
+}
+
+/* ns from the enable to the start of line @line, the contract's formula */
+static uint64_t dp_line_ns(const DpMode *m, uint64_t line)
+{
+    return (unsigned __int128)line * m->ht * 1000000 / m->clock;
+}
+
+static uint64_t dp_frame_ns(const DpMode *m)
+{
+    return dp_line_ns(m, m->vt);
+}
+
+/* Virtual time of vblank k >= 1 of CRTC @c */
+static int64_t dp_vblank_time(Dp *d, int c, uint64_t k)
+{
+    const DpMode *m = &d->mode[c];
+
+    return d->t0[c] + dp_line_ns(m, (k - 1) * m->vt + m->vd);
+}
+
+static void dp_set_mode(Dp *d, int c, const DpMode *m)
+{
+    wr(d->v, CR(c, VDXG_CRTC_HDISPLAY), m->hd);
+    wr(d->v, CR(c, VDXG_CRTC_HSYNC_START), m->hss);
+    wr(d->v, CR(c, VDXG_CRTC_HSYNC_END), m->hse);
+    wr(d->v, CR(c, VDXG_CRTC_HTOTAL), m->ht);
+    wr(d->v, CR(c, VDXG_CRTC_VDISPLAY), m->vd);
+    wr(d->v, CR(c, VDXG_CRTC_VSYNC_START), m->vss);
+    wr(d->v, CR(c, VDXG_CRTC_VSYNC_END), m->vse);
+    wr(d->v, CR(c, VDXG_CRTC_VTOTAL), m->vt);
+    wr(d->v, CR(c, VDXG_CRTC_CLOCK_KHZ), m->clock);
+}
+
+/* Program @m and enable CRTC @c with the other CTRL bits @ctrl. */
+void dp_enable(Dp *d, int c, const DpMode *m, uint32_t ctrl)
+{
+    dp_set_mode(d, c, m);
+    d->mode[c] = *m;
+    d->t0[c] = dp_now(d);
+    wr(d->v, CR(c, VDXG_CRTC_CTRL), VDXG_CRTC_CTRL_ENABLE | ctrl);
+    g_assert_cmphex(rd(d->v, CR(c, VDXG_CRTC_CTRL)), ==,
+                    VDXG_CRTC_CTRL_ENABLE | ctrl);
+    g_assert_cmphex(rd(d->v, CR(c, VDXG_CRTC_STATUS)) &
+                    (VDXG_CRTC_STATUS_ACTIVE |
+                     VDXG_CRTC_STATUS_MODE_INVALID), ==,
+                    VDXG_CRTC_STATUS_ACTIVE);
+    g_assert_cmpuint(rd(d->v, CR(c, VDXG_CRTC_FRAME_COUNT)), ==, 0);
+}
+
+/* Step the clock to CRTC @c's next vblank; returns its FRAME_COUNT. */
+uint32_t dp_next_vblank(Dp *d, int c)
+{
+    uint32_t k = rd(d->v, CR(c, VDXG_CRTC_FRAME_COUNT)) + 1;
+
+    dp_step_to(d, dp_vblank_time(d, c, k));
+    g_assert_cmpuint(rd(d->v, CR(c, VDXG_CRTC_FRAME_COUNT)), ==, k);
+    return k;
+}
+
+void dp_plane(Dp *d, int c, int p, const DpPlane *pl)
+{
+    wr(d->v, PL(c, p, VDXG_PLANE_CTRL), pl->ctrl);
+    wr64(d->v, PL(c, p, VDXG_PLANE_ADDR_LO), pl->addr);
+    wr(d->v, PL(c, p, VDXG_PLANE_FORMAT), pl->fmt);
+    wr(d->v, PL(c, p, VDXG_PLANE_PITCH), pl->pitch);
+    wr(d->v, PL(c, p, VDXG_PLANE_SRC_SIZE), VDXG_PLANE_SIZE_WH(pl->w, pl->h));
+    wr(d->v, PL(c, p, VDXG_PLANE_DST_POS), VDXG_PLANE_POS_XY(pl->x, pl->y));
+    wr(d->v, PL(c, p, VDXG_PLANE_ALPHA), pl->alpha);
+    wr(d->v, PL(c, p, VDXG_PLANE_ZPOS), pl->zpos);
+}
+
+/* Write FLIP and step to the vblank that latches it: FLIP_DONE is raised. */
+uint32_t dp_flip(Dp *d, int c)
+{
+    uint32_t k;
+
+    wr(d->v, VDXG_REG_INT_ACK, VDXG_INT_FLIP_DONE(c));
+    wr(d->v, CR(c, VDXG_CRTC_FLIP), 1);
+    g_assert_cmphex(rd(d->v, CR(c, VDXG_CRTC_STATUS)) &
+                    VDXG_CRTC_STATUS_FLIP_PENDING, ==,
+                    VDXG_CRTC_STATUS_FLIP_PENDING);
+    k = dp_next_vblank(d, c);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS) & VDXG_INT_FLIP_DONE(c),
+                    ==, VDXG_INT_FLIP_DONE(c));
+    g_assert_cmphex(rd(d->v, CR(c, VDXG_CRTC_STATUS)) &
+                    VDXG_CRTC_STATUS_FLIP_PENDING, ==, 0);
+    wr(d->v, VDXG_REG_INT_ACK, VDXG_INT_FLIP_DONE(c));
+    return k;
+}
+
+static uint32_t dp_cpp(uint32_t fmt)
+{
+    return fmt == RG16 ? 2 : 4;
+}
+
+/* Deterministic pixels: @len bytes of stream @seed */
+static uint8_t *dp_pattern(size_t len, uint32_t seed)
+{
+    g_autoptr(GRand) rnd = g_rand_new_with_seed(seed);
+    uint8_t *buf = g_malloc(len);
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        buf[i] = g_rand_int(rnd);
+    }
+    return buf;
+}
+
+/* Fill @pl's memory with @data (pitch * h bytes), in VRAM or the system */
+void dp_put(Dp *d, DpPlane *pl, const uint8_t *data)
+{
+    pl->data = data;
+    vram_write(d->p, pl->addr, data, (size_t)pl->pitch * pl->h);
+}
+
+/* A plane of @w x @h at (@x, @y) with random content */
+DpPlane dp_rand_plane(Dp *d, uint64_t addr, uint32_t fmt, uint32_t w,
+                      uint32_t h, int x, int y, uint32_t seed)
+{
+    DpPlane pl = {
+        .ctrl = PLANE_ON, .addr = addr, .fmt = fmt,
+        .pitch = w * dp_cpp(fmt) + 8 * (seed % 3), .w = w, .h = h,
+        .x = x, .y = y, .alpha = 0xffff,
+    };
+
+    dp_put(d, &pl, dp_pattern((size_t)pl.pitch * h, seed));
+    return pl;
+}
+
+/* A solid plane of one XRGB/ARGB value */
+DpPlane dp_solid_plane(Dp *d, uint64_t addr, uint32_t fmt,
+                       uint32_t argb, uint32_t w, uint32_t h, int x,
+                       int y)
+{
+    DpPlane pl = {
+        .ctrl = PLANE_ON, .addr = addr, .fmt = fmt, .pitch = w * 4,
+        .w = w, .h = h, .x = x, .y = y, .alpha = 0xffff,
+    };
+    uint8_t *buf = g_malloc((size_t)w * h * 4);
+    size_t i;
+
+    for (i = 0; i < (size_t)w * h; i++) {
+        stl_le_p(buf + i * 4, argb);
+    }
+    dp_put(d, &pl, buf);
+    return pl;
+}
+
+/* Reference model: the contract's composition, pixel by pixel */
+
+static uint32_t ref_fetch(const DpPlane *pl, uint32_t sx, uint32_t sy)
+{
+    const uint8_t *px = pl->data + (size_t)sy * pl->pitch +
+                        sx * dp_cpp(pl->fmt);
+    uint32_t v, r, g, b;
+
+    switch (pl->fmt) {
+    case XR24:
+        return ldl_le_p(px) | 0xff000000u;
+    case AR24:
+        return ldl_le_p(px);
+    case XB24:
+        v = ldl_le_p(px);
+        return 0xff000000u | (v & 0xff) << 16 | ((v >> 8) & 0xff) << 8 |
+               ((v >> 16) & 0xff);
+    default:
+        v = lduw_le_p(px);
+        r = v >> 11;
+        g = (v >> 5) & 0x3f;
+        b = v & 0x1f;
+        return 0xff000000u | ((r << 3) | (r >> 2)) << 16 |
+               ((g << 2) | (g >> 4)) << 8 | ((b << 3) | (b >> 2));
+    }
+}
+
+static uint32_t ref_round(uint64_t v)
+{
+    return (v + 32767) / 65535;
+}
+
+/* DRM's blend formulas with the contract's 16-bit rounding */
+static uint32_t ref_blend(uint32_t fg, uint32_t bg, uint32_t mode,
+                          uint32_t plane_alpha)
+{
+    uint64_t a16 = (uint64_t)(fg >> 24) * 257;
+    uint64_t cov = ref_round(plane_alpha * a16);
+    uint32_t out = 0;
+    int shift;
+
+    for (shift = 0; shift <= 16; shift += 8) {
+        uint64_t f = (fg >> shift) & 0xff, b = (bg >> shift) & 0xff;
+        uint64_t v;
+
+        if (mode == VDXG_BLEND_NONE) {
+            v = ref_round(f * plane_alpha + b * (65535 - plane_alpha));
+        } else if (mode == VDXG_BLEND_PREMULTI) {
+            v = ref_round(f * plane_alpha + b * (65535 - cov));
+            v = v > 255 ? 255 : v;
+        } else {
+            v = ref_round(f * cov + b * (65535 - cov));
+        }
+        out |= v << shift;
+    }
+    return out;
+}
+
+/* Compose @n planes (in index order) over @bg into @out (w x h XRGB, X 0) */
+void ref_compose(const DpMode *m, uint32_t bg, const DpPlane *planes,
+                 int n, uint32_t *out)
+{
+    int order[3], i, j, x, y;
+
+    for (i = 0; i < n; i++) {
+        order[i] = i;
+    }
+    /* Stable: equal ZPOS keeps plane order */
+    for (i = 1; i < n; i++) {
+        for (j = i; j > 0 &&
+             planes[order[j - 1]].zpos > planes[order[j]].zpos; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    }
+    for (y = 0; y < m->vd; y++) {
+        for (x = 0; x < m->hd; x++) {
+            uint32_t px = bg & 0xffffff;
+
+            for (i = 0; i < n; i++) {
+                const DpPlane *pl = &planes[order[i]];
+                bool rot = pl->ctrl & VDXG_PLANE_CTRL_ROT_180;
+                bool fx = rot ^ !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_X);
+                bool fy = rot ^ !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_Y);
+                int u = x - pl->x, v = y - pl->y;
+                uint32_t fg;
+
+                if (!(pl->ctrl & PLANE_ON) || u < 0 || v < 0 ||
+                    u >= (int)pl->w || v >= (int)pl->h) {
+                    continue;
+                }
+                fg = ref_fetch(pl, fx ? pl->w - 1 - u : u,
+                               fy ? pl->h - 1 - v : v);
+                px = ref_blend(fg, px, (pl->ctrl >> 4) & 3, pl->alpha);
+            }
+            out[y * m->hd + x] = px;
+        }
+    }
+}
+
+/* CRC-32/ISO-HDLC, bit by bit */
+uint32_t ref_crc32(uint32_t crc, const uint8_t *buf, size_t len)
+{
+    size_t i;
+    int b;
+
+    crc = ~crc;
+    for (i = 0; i < len; i++) {
+        crc ^= buf[i];
+        for (b = 0; b < 8; b++) {
+            crc = (crc >> 1) ^ (0xedb88320u & -(crc & 1));
+        }
+    }
+    return ~crc;
+}
+
+/* The contract's CRC of a composed frame: XRGB8888 LE with X = 0 */
+uint32_t ref_frame_crc(const uint32_t *frame, size_t pixels)
+{
+    g_autofree uint8_t *bytes = g_malloc(pixels * 4);
+    size_t i;
+
+    for (i = 0; i < pixels; i++) {
+        stl_le_p(bytes + i * 4, frame[i] & 0xffffff);
+    }
+    return ref_crc32(0, bytes, pixels * 4);
+}
+
+/*
+ * Arm the writeback unit on CRTC @c (format @fmt, @pitch bytes, at
+ * @addr), step to the next vblank and check the capture completed.
+ */
+void dp_wb_run(Dp *d, int c, uint32_t fmt, uint64_t addr,
+               uint32_t pitch)
+{
+    uint32_t seqno = rd(d->v, VDXG_REG_WB_SEQNO), k;
+
+    wr64(d->v, VDXG_REG_WB_ADDR_LO, addr);
+    wr(d->v, VDXG_REG_WB_FORMAT, fmt);
+    wr(d->v, VDXG_REG_WB_PITCH, pitch);
+    wr(d->v, VDXG_REG_INT_ACK, VDXG_INT_WRITEBACK);
+    wr(d->v, VDXG_REG_WB_CTRL, VDXG_WB_CTRL_ENABLE |
+       c << VDXG_WB_CTRL_CRTC_SHIFT);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_STATUS), ==, VDXG_WB_STATUS_BUSY);
+    k = dp_next_vblank(d, c);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_STATUS), ==, VDXG_WB_STATUS_DONE);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_CTRL), ==,
+                    c << VDXG_WB_CTRL_CRTC_SHIFT);
+    g_assert_cmpuint(rd(d->v, VDXG_REG_WB_SEQNO), ==, seqno + 1);
+    g_assert_cmpuint(rd(d->v, VDXG_REG_WB_FRAME), ==, k);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS) & VDXG_INT_WRITEBACK, ==,
+                    VDXG_INT_WRITEBACK);
+    wr(d->v, VDXG_REG_INT_ACK, VDXG_INT_WRITEBACK);
+}
+
+/* Capture CRTC @c's next frame as XRGB8888 into @out (hd x vd) */
+void dp_capture(Dp *d, int c, uint32_t *out)
+{
+    const DpMode *m = &d->mode[c];
+    size_t n = (size_t)m->hd * m->vd, i;
+    g_autofree uint8_t *buf = g_malloc(n * 4);
+
+    dp_wb_run(d, c, XR24, DP_WB, m->hd * 4);
+    vram_read(d->p, DP_WB, buf, n * 4);
+    for (i = 0; i < n; i++) {
+        out[i] = ldl_le_p(buf + i * 4);
+        /* XRGB8888 writeback: the X byte is 0xff */
+        g_assert_cmphex(out[i] >> 24, ==, 0xff);
+        out[i] &= 0xffffff;
+    }
+}
+
+/* The next frame of CRTC @c equals the reference composition */
+void dp_check_frame(Dp *d, int c, uint32_t bg, const DpPlane *planes,
+                    int n)
+{
+    const DpMode *m = &d->mode[c];
+    size_t px = (size_t)m->hd * m->vd, i;
+    g_autofree uint32_t *want = g_new(uint32_t, px);
+    g_autofree uint32_t *got = g_new(uint32_t, px);
+
+    ref_compose(m, bg, planes, n, want);
+    dp_capture(d, c, got);
+    for (i = 0; i < px; i++) {
+        if (got[i] != want[i]) {
+            g_test_message("pixel (%zu, %zu): got 0x%06x, want 0x%06x",
+                           i % m->hd, i / m->hd, got[i], want[i]);
+        }
+        g_assert_cmphex(got[i], ==, want[i]);
+    }
+}
+
+/* The display fault record, then clear it */
+void dp_assert_fault(Dp *d, int c, uint32_t unit, uint32_t reason,
+                     uint64_t addr)
+{
+    g_assert_cmphex(rd(d->v, VDXG_REG_FAULT_STATUS), ==,
+                    VDXG_FAULT_STATUS_VALID);
+    g_assert_cmphex(rd(d->v, VDXG_REG_FAULT_ENGINE), ==,
+                    VDXG_FAULT_ENGINE_DISPLAY);
+    g_assert_cmphex(rd(d->v, VDXG_REG_FAULT_REASON), ==, reason);
+    g_assert_cmphex(rd(d->v, VDXG_REG_FAULT_OPCODE), ==,
+                    VDXG_FAULT_OPCODE_DISPLAY(c, unit));
+    g_assert_cmphex(rd64(d->v, VDXG_REG_FAULT_ADDR_LO), ==, addr);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS) & VDXG_INT_FAULT, ==,
+                    VDXG_INT_FAULT);
+    wr(d->v, VDXG_REG_FAULT_CLEAR, 1);
+    wr(d->v, VDXG_REG_INT_ACK, VDXG_INT_FAULT);
+}
+
+void dp_assert_no_fault(Dp *d)
+{
+    g_assert_cmphex(rd(d->v, VDXG_REG_FAULT_STATUS), ==, 0);
+}
+
+uint64_t dp_qom_u64(Dp *d, const char *prop)
+{
+    return qom_get_u64(d->p, prop);
+}
+
+/* Registers: reset values, read-back, masks, the outputs property */
+static void test_dp_registers(void)
+{
+    Dp *d = dp_start(NULL);
+    int p;
+
+    g_assert_cmpuint(rd(d->v, VDXG_REG_NUM_CRTCS), ==, 1);
+    g_assert_cmphex(rd(d->v, VDXG_REG_CAPS) & (VDXG_CAP_DISPLAY |
+                    VDXG_CAP_CRC | VDXG_CAP_WRITEBACK), ==,
+                    VDXG_CAP_DISPLAY | VDXG_CAP_CRC | VDXG_CAP_WRITEBACK);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CTRL)), ==, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_STATUS)), ==, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_SCANLINE)), ==, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CONN_STATUS)), ==,
+                    VDXG_CONN_CONNECTED);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_EDID)), ==, 0xffffff00);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_STATUS), ==, 0);
+
+    /* Mode and pending registers hold what is written. */
+    dp_set_mode(d, 0, &dp_1024);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_HTOTAL)), ==, 1344);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_VSYNC_END)), ==, 777);
+    wr(d->v, CR(0, VDXG_CRTC_BG_COLOR), 0xff123456);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_BG_COLOR)), ==, 0xff123456);
+    for (p = 0; p < VDXG_NUM_PLANES; p++) {
+        wr(d->v, PL(0, p, VDXG_PLANE_CTRL), 0xffffffff);
+        g_assert_cmphex(rd(d->v, PL(0, p, VDXG_PLANE_CTRL)), ==,
+                        p == CURSOR ? VDXG_PLANE_CTRL_CURSOR_MASK :
+                                      VDXG_PLANE_CTRL_MASK);
+        wr(d->v, PL(0, p, VDXG_PLANE_ALPHA), 0x12345678);
+        g_assert_cmphex(rd(d->v, PL(0, p, VDXG_PLANE_ALPHA)), ==, 0x5678);
+        wr64(d->v, PL(0, p, VDXG_PLANE_ADDR_LO), 0x123456789abcull + p);
+        g_assert_cmphex(rd64(d->v, PL(0, p, VDXG_PLANE_ADDR_LO)), ==,
+                        0x123456789abcull + p);
+        wr(d->v, PL(0, p, VDXG_PLANE_ZPOS), 7);
+        g_assert_cmpuint(rd(d->v, PL(0, p, VDXG_PLANE_ZPOS)), ==, 7);
+        /* Nothing is latched until FLIP or an enable. */
+        g_assert_cmphex(rd64(d->v, PL(0, p, VDXG_PLANE_CUR_ADDR_LO)), ==, 0);
+        g_assert_cmphex(rd(d->v, PL(0, p, VDXG_PLANE_STATUS)), ==, 0);
+        /* Read-only */
+        wr(d->v, PL(0, p, VDXG_PLANE_STATUS), 3);
+        wr(d->v, PL(0, p, VDXG_PLANE_CUR_ADDR_LO), 3);
+        g_assert_cmphex(rd(d->v, PL(0, p, VDXG_PLANE_STATUS)), ==, 0);
+        g_assert_cmphex(rd(d->v, PL(0, p, VDXG_PLANE_CUR_ADDR_LO)), ==, 0);
+    }
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), 0xfffffff0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CTRL)), ==, 0);
+    wr(d->v, CR(0, VDXG_CRTC_FRAME_COUNT), 5);
+    wr(d->v, CR(0, VDXG_CRTC_CRC), 5);
+    wr(d->v, CR(0, VDXG_CRTC_STATUS), 5);
+    wr(d->v, CR(0, VDXG_CRTC_EDID), 5);
+    wr(d->v, CR(0, VDXG_CRTC_CONN_STATUS), 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_STATUS)), ==, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_EDID)), ==, 0xffffff00);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CONN_STATUS)), ==,
+                    VDXG_CONN_CONNECTED);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_FLIP)), ==, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CURSOR_UPDATE)), ==, 0);
+
+    /* Writeback registers */
+    wr64(d->v, VDXG_REG_WB_ADDR_LO, 0xabcdef012345ull);
+    wr(d->v, VDXG_REG_WB_FORMAT, AR24);
+    wr(d->v, VDXG_REG_WB_PITCH, 4096);
+    wr(d->v, VDXG_REG_WB_CTRL, 0xffffff00);
+    g_assert_cmphex(rd64(d->v, VDXG_REG_WB_ADDR_LO), ==, 0xabcdef012345ull);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_FORMAT), ==, AR24);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_PITCH), ==, 4096);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_CTRL), ==, 0);
+    wr(d->v, VDXG_REG_WB_SEQNO, 9);
+    wr(d->v, VDXG_REG_WB_STATUS, 9);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_SEQNO), ==, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_STATUS), ==, 0);
+
+    /* The blocks of absent CRTCs decode to nothing. */
+    wr(d->v, CR(1, VDXG_CRTC_HDISPLAY), 640);
+    g_assert_cmphex(rd(d->v, CR(1, VDXG_CRTC_HDISPLAY)), ==, 0);
+    g_assert_cmphex(rd(d->v, CR(1, VDXG_CRTC_CONN_STATUS)), ==, 0);
+    g_assert_cmphex(rd(d->v, CR(3, VDXG_CRTC_EDID)), ==, 0);
+    dp_assert_no_fault(d);
+    dp_stop(d);
+}
+
+/* outputs=1..4 give that many pipes; other values refuse to start */
+static void test_dp_outputs(void)
+{
+    static const char *const bad[] = { "0", "5", "100", "-1" };
+    int n, c;
+
+    for (n = 1; n <= VDXG_MAX_CRTCS; n++) {
+        g_autofree char *props = g_strdup_printf("outputs=%d", n);
+        Dp *d = dp_start(props);
+
+        g_assert_cmpuint(rd(d->v, VDXG_REG_NUM_CRTCS), ==, n);
+        for (c = 0; c < VDXG_MAX_CRTCS; c++) {
+            wr(d->v, CR(c, VDXG_CRTC_HTOTAL), 100 + c);
+            g_assert_cmpuint(rd(d->v, CR(c, VDXG_CRTC_HTOTAL)), ==,
+                             c < n ? 100 + c : 0);
+            g_assert_cmphex(rd(d->v, CR(c, VDXG_CRTC_CONN_STATUS)), ==,
+                            c < n ? VDXG_CONN_CONNECTED : 0);
+        }
+        /* Each pipe runs on its own */
+        for (c = 0; c < n; c++) {
+            dp_enable(d, c, c & 1 ? &dp_640 : &dp_small, 0);
+        }
+        dp_step(d, 20 * 1000 * 1000);
+        for (c = 0; c < n; c++) {
+            g_assert_cmpuint(rd(d->v, CR(c, VDXG_CRTC_FRAME_COUNT)), ==, 1);
+        }
+        dp_stop(d);
+    }
+    for (n = 0; n < ARRAY_SIZE(bad); n++) {
+        g_autofree char *props = g_strdup_printf("outputs=%s", bad[n]);
+
+        assert_refuses(props, n == 3 ? "outputs" :
+                       "outputs must be from 1 to 4");
+    }
+}
+
+/* A bad mode leaves the CRTC off, says MODE_INVALID and faults. */
+static void test_dp_mode_invalid(void)
+{
+    static const struct {
+        const char *what;
+        int field;              /* index into DpMode as uint32_t[] */
+        uint32_t value;
+    } cases[] = {
+        { "hdisplay 0", 0, 0 },
+        { "hdisplay too wide", 0, VDXG_MODE_MAX_DISPLAY + 1 },
+        { "hsync_start < hdisplay", 1, 1023 },
+        { "hsync_end < hsync_start", 2, 1047 },
+        { "htotal < hsync_end", 3, 1183 },
+        { "htotal too large", 3, VDXG_MODE_MAX_TOTAL + 1 },
+        { "vdisplay 0", 4, 0 },
+        { "vsync_start < vdisplay", 5, 700 },
+        { "vsync_end < vsync_start", 6, 770 },
+        { "vtotal < vsync_end", 7, 776 },
+        { "clock 0", 8, 0 },
+        { "refresh above 1000 Hz", 8, 1100000 },
+        { "refresh below 1 Hz", 8, 1000 },
+    };
+    Dp *d = dp_start(NULL);
+    int i;
+
+    wr(d->v, VDXG_REG_INT_MASK, VDXG_INT_VALID_MASK);
+    for (i = 0; i < ARRAY_SIZE(cases); i++) {
+        DpMode m = dp_1024;
+
+        g_test_message("bad mode: %s", cases[i].what);
+        ((uint32_t *)&m)[cases[i].field] = cases[i].value;
+        dp_set_mode(d, 0, &m);
+        wr(d->v, CR(0, VDXG_CRTC_CTRL), VDXG_CRTC_CTRL_ENABLE |
+           VDXG_CRTC_CTRL_VBLANK_IRQ);
+        g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CTRL)), ==,
+                        VDXG_CRTC_CTRL_VBLANK_IRQ);
+        g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_STATUS)), ==,
+                        VDXG_CRTC_STATUS_MODE_INVALID);
+        dp_assert_fault(d, 0, VDXG_DISP_UNIT_MODE, VDXG_FAULT_PARAM, 0);
+        /* No vblank ever comes. */
+        dp_step(d, 100 * 1000 * 1000);
+        g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+        g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, 0);
+        /* The next CTRL write clears MODE_INVALID. */
+        wr(d->v, CR(0, VDXG_CRTC_CTRL), 0);
+        g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_STATUS)), ==, 0);
+    }
+    /* Edge values that are fine: zero-length sync, 1 x 1 */
+    {
+        DpMode m = { 1, 1, 1, 1000, 1, 1, 1, 20, 1000 };
+
+        dp_enable(d, 0, &m, 0);
+        g_assert_cmpuint(dp_next_vblank(d, 0), ==, 1);
+        g_assert_cmpuint(dp_next_vblank(d, 0), ==, 2);
+    }
+    dp_assert_no_fault(d);
+    dp_stop(d);
+}
+
+/* Vblanks at the mode's refresh, in virtual time */
+static void test_dp_vblank(void)
+{
+    const DpMode *m = &dp_1024;
+    Dp *d = dp_start(NULL);
+    int64_t t0, t;
+    uint64_t line;
+    uint32_t k, irqs = 0;
+
+    dp_enable(d, 0, m, VDXG_CRTC_CTRL_VBLANK_IRQ);
+    t0 = d->t0[0];
+    g_assert_cmphex(rd64(d->v, CR(0, VDXG_CRTC_VBLANK_NS_LO)), ==, t0);
+
+    /* Scanout position follows the clock, line by line. */
+    for (line = 0; line < m->vd; line += 97) {
+        dp_step_to(d, t0 + dp_line_ns(m, line) + 3);
+        g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_SCANLINE)), ==, line);
+        g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_STATUS)), ==,
+                        VDXG_CRTC_STATUS_ACTIVE);
+    }
+
+    /* Up to 1 ns before the first vblank, nothing */
+    t = dp_vblank_time(d, 0, 1);
+    g_assert_cmpint(t, ==, t0 + 15879876);
+    dp_step_to(d, t - 1);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, 0);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_SCANLINE)), ==, 767);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+    assert_msix_messages(d->v, -1);
+    dp_step_to(d, t);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, 1);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_SCANLINE)), ==, 768);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_STATUS)), ==,
+                    VDXG_CRTC_STATUS_ACTIVE | VDXG_CRTC_STATUS_VBLANK);
+    g_assert_cmphex(rd64(d->v, CR(0, VDXG_CRTC_VBLANK_NS_LO)), ==, t);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, VDXG_INT_VBLANK(0));
+    assert_msix_messages(d->v, VDXG_MSIX_VEC_DISPLAY);
+    /* The vblank lasts to the end of the frame */
+    dp_step_to(d, t0 + dp_line_ns(m, m->vt) - 1);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_SCANLINE)), ==, m->vt - 1);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_STATUS)), ==,
+                    VDXG_CRTC_STATUS_ACTIVE | VDXG_CRTC_STATUS_VBLANK);
+    dp_step_to(d, t0 + dp_line_ns(m, m->vt));
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_SCANLINE)), ==, 0);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, 1);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_STATUS)), ==,
+                    VDXG_CRTC_STATUS_ACTIVE);
+
+    /* Two seconds, one vblank after another: 120 of them at 60 Hz */
+    for (k = 2; dp_vblank_time(d, 0, k) <= t + 2000000000ll; k++) {
+        wr(d->v, VDXG_REG_INT_ACK, VDXG_INT_VBLANK(0));
+        msg_clear(d->v);
+        dp_step_to(d, dp_vblank_time(d, 0, k) - 1);
+        g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+        g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, k - 1);
+        dp_step_to(d, dp_vblank_time(d, 0, k));
+        g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==,
+                        VDXG_INT_VBLANK(0));
+        assert_msix_messages(d->v, VDXG_MSIX_VEC_DISPLAY);
+        g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, k);
+        g_assert_cmphex(rd64(d->v, CR(0, VDXG_CRTC_VBLANK_NS_LO)), ==,
+                        dp_vblank_time(d, 0, k));
+        /* The period is the mode's, to the nanosecond */
+        g_assert_cmpint(dp_vblank_time(d, 0, k) - dp_vblank_time(d, 0, k - 1),
+                        >=, dp_frame_ns(m));
+        g_assert_cmpint(dp_vblank_time(d, 0, k) - dp_vblank_time(d, 0, k - 1),
+                        <=, dp_frame_ns(m) + 1);
+        irqs++;
+    }
+    g_assert_cmpuint(irqs, ==, 120);
+    g_assert_cmpuint(k - 1, ==, 121);
+
+    /* Without VBLANK_IRQ the count goes on, silently; a big step counts */
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), VDXG_CRTC_CTRL_ENABLE);
+    wr(d->v, VDXG_REG_INT_ACK, ~0u);
+    msg_clear(d->v);
+    t = dp_now(d);
+    dp_step(d, 10ll * 1000 * 1000 * 1000);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+    assert_msix_messages(d->v, -1);
+    k = rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT));
+    g_assert_cmpint(dp_vblank_time(d, 0, k), <=, dp_now(d));
+    g_assert_cmpint(dp_vblank_time(d, 0, k + 1), >, dp_now(d));
+    g_assert_cmpuint(k, >=, 121 + 599);
+    g_assert_cmpuint(k, <=, 121 + 601);
+    g_assert_cmphex(rd64(d->v, CR(0, VDXG_CRTC_VBLANK_NS_LO)), ==,
+                    dp_vblank_time(d, 0, k));
+
+    /* Back on: the next vblank interrupts */
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), VDXG_CRTC_CTRL_ENABLE |
+       VDXG_CRTC_CTRL_VBLANK_IRQ);
+    dp_step_to(d, dp_vblank_time(d, 0, k + 1));
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, VDXG_INT_VBLANK(0));
+
+    /* Disable freezes FRAME_COUNT and VBLANK_NS; enable starts over. */
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), 0);
+    wr(d->v, VDXG_REG_INT_ACK, ~0u);
+    dp_step(d, 100 * 1000 * 1000);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, k + 1);
+    g_assert_cmphex(rd64(d->v, CR(0, VDXG_CRTC_VBLANK_NS_LO)), ==,
+                    dp_vblank_time(d, 0, k + 1));
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_SCANLINE)), ==, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+
+    /* Another mode: 640x480@60 at 25.175 MHz */
+    dp_enable(d, 0, &dp_640, VDXG_CRTC_CTRL_VBLANK_IRQ);
+    g_assert_cmpint(dp_frame_ns(&dp_640), ==, 16683217);
+    for (k = 1; k <= 5; k++) {
+        g_assert_cmpuint(dp_next_vblank(d, 0), ==, k);
+        g_assert_cmphex(rd64(d->v, CR(0, VDXG_CRTC_VBLANK_NS_LO)), ==,
+                        d->t0[0] + dp_line_ns(&dp_640,
+                                              (k - 1) * 525 + 480));
+        g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==,
+                        VDXG_INT_VBLANK(0));
+        wr(d->v, VDXG_REG_INT_ACK, ~0u);
+    }
+    dp_assert_no_fault(d);
+    dp_stop(d);
+}
+
+/* Four outputs with four refresh rates */
+static void test_dp_multi_output(void)
+{
+    static const DpMode modes[4] = {
+        { 64, 64, 64, 80, 48, 48, 48, 50, 240 },        /* 60 Hz */
+        { 64, 64, 64, 80, 48, 48, 48, 50, 300 },        /* 75 Hz */
+        { 64, 64, 64, 80, 48, 48, 48, 50, 200 },        /* 50 Hz */
+        { 64, 64, 64, 100, 48, 48, 48, 60, 864 },       /* 144 Hz */
+    };
+    Dp *d = dp_start("outputs=4");
+    uint32_t counts[4] = { 0 }, st;
+    int64_t end;
+    int c;
+
+    for (c = 0; c < 4; c++) {
+        dp_enable(d, c, &modes[c], VDXG_CRTC_CTRL_VBLANK_IRQ);
+    }
+    end = dp_now(d) + 1000ll * 1000 * 1000;
+    while (dp_now(d) < end) {
+        dp_step(d, 100 * 1000);
+        st = rd(d->v, VDXG_REG_INT_STATUS);
+        for (c = 0; c < 4; c++) {
+            if (st & VDXG_INT_VBLANK(c)) {
+                counts[c]++;
+            }
+        }
+        g_assert_cmphex(st & ~0xf00u, ==, 0);
+        wr(d->v, VDXG_REG_INT_ACK, st);
+    }
+    for (c = 0; c < 4; c++) {
+        g_assert_cmpuint(counts[c], ==,
+                         rd(d->v, CR(c, VDXG_CRTC_FRAME_COUNT)));
+    }
+    g_assert_cmpuint(counts[0], ==, 60);
+    g_assert_cmpuint(counts[1], ==, 75);
+    g_assert_cmpuint(counts[2], ==, 50);
+    g_assert_cmpuint(counts[3], ==, 144);
+    dp_stop(d);
+}
+
+/* FLIP latches pending registers at the next vblank only. */
+static void test_dp_flip(void)
+{
+    Dp *d = dp_start(NULL);
+    const DpMode *m = &dp_tiny;
+    DpPlane red, blue, green;
+    uint32_t k;
+
+    red = dp_solid_plane(d, DP_FB(0), XR24, 0xff0000, 64, 48, 0, 0);
+    blue = dp_solid_plane(d, DP_FB(1), XR24, 0x0000ff, 64, 48, 0, 0);
+    green = dp_solid_plane(d, DP_FB(2), XR24, 0x00ff00, 16, 16, 8, 8);
+
+    /* FLIP while off latches at once and signals at once. */
+    dp_plane(d, 0, PRIMARY, &red);
+    wr(d->v, CR(0, VDXG_CRTC_FLIP), 1);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, VDXG_INT_FLIP_DONE(0));
+    assert_msix_messages(d->v, VDXG_MSIX_VEC_DISPLAY);
+    g_assert_cmphex(rd64(d->v, PL(0, PRIMARY, VDXG_PLANE_CUR_ADDR_LO)), ==,
+                    DP_FB(0));
+    g_assert_cmphex(rd(d->v, PL(0, PRIMARY, VDXG_PLANE_STATUS)), ==,
+                    VDXG_PLANE_STATUS_ACTIVE);
+    wr(d->v, VDXG_REG_INT_ACK, ~0u);
+    msg_clear(d->v);
+
+    dp_enable(d, 0, m, 0);
+    dp_check_frame(d, 0, 0, &red, 1);
+
+    /* Pending writes without FLIP: nothing changes at the vblanks. */
+    dp_plane(d, 0, PRIMARY, &blue);
+    wr(d->v, CR(0, VDXG_CRTC_BG_COLOR), 0x777777);
+    dp_next_vblank(d, 0);
+    dp_next_vblank(d, 0);
+    g_assert_cmphex(rd64(d->v, PL(0, PRIMARY, VDXG_PLANE_CUR_ADDR_LO)), ==,
+                    DP_FB(0));
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+    dp_check_frame(d, 0, 0, &red, 1);
+
+    /* FLIP: still pending until the vblank, FLIP_DONE then, once */
+    msg_clear(d->v);
+    wr(d->v, CR(0, VDXG_CRTC_FLIP), 1);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_STATUS)) &
+                    VDXG_CRTC_STATUS_FLIP_PENDING, ==,
+                    VDXG_CRTC_STATUS_FLIP_PENDING);
+    k = rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT));
+    dp_step_to(d, dp_vblank_time(d, 0, k + 1) - 1);
+    g_assert_cmphex(rd64(d->v, PL(0, PRIMARY, VDXG_PLANE_CUR_ADDR_LO)), ==,
+                    DP_FB(0));
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+    assert_msix_messages(d->v, -1);
+    dp_step_to(d, dp_vblank_time(d, 0, k + 1));
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, VDXG_INT_FLIP_DONE(0));
+    assert_msix_messages(d->v, VDXG_MSIX_VEC_DISPLAY);
+    g_assert_cmphex(rd64(d->v, PL(0, PRIMARY, VDXG_PLANE_CUR_ADDR_LO)), ==,
+                    DP_FB(1));
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_STATUS)) &
+                    VDXG_CRTC_STATUS_FLIP_PENDING, ==, 0);
+    wr(d->v, VDXG_REG_INT_ACK, ~0u);
+    dp_next_vblank(d, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+    dp_check_frame(d, 0, 0x777777, &blue, 1);
+
+    /* Everything goes in one latch: an overlay and the background */
+    dp_plane(d, 0, OVERLAY, &green);
+    wr(d->v, CR(0, VDXG_CRTC_BG_COLOR), 0x123456);
+    dp_plane(d, 0, PRIMARY, &(DpPlane){ 0 });
+    dp_flip(d, 0);
+    {
+        DpPlane planes[2] = { { 0 }, green };
+
+        dp_check_frame(d, 0, 0x123456, planes, 2);
+    }
+
+    /* FLIP written twice before the vblank: one latch, one FLIP_DONE */
+    dp_plane(d, 0, PRIMARY, &red);
+    wr(d->v, CR(0, VDXG_CRTC_FLIP), 1);
+    wr(d->v, CR(0, VDXG_CRTC_FLIP), 1);
+    dp_next_vblank(d, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, VDXG_INT_FLIP_DONE(0));
+    wr(d->v, VDXG_REG_INT_ACK, ~0u);
+    dp_next_vblank(d, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+
+    /* Disabling with a flip pending latches it and signals it. */
+    dp_plane(d, 0, OVERLAY, &(DpPlane){ 0 });
+    wr(d->v, CR(0, VDXG_CRTC_FLIP), 1);
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, VDXG_INT_FLIP_DONE(0));
+    g_assert_cmphex(rd(d->v, PL(0, OVERLAY, VDXG_PLANE_STATUS)), ==, 0);
+    wr(d->v, VDXG_REG_INT_ACK, ~0u);
+
+    /* Enabling latches the pending state at once. */
+    dp_plane(d, 0, PRIMARY, &blue);
+    wr(d->v, CR(0, VDXG_CRTC_BG_COLOR), 0);
+    dp_enable(d, 0, m, 0);
+    g_assert_cmphex(rd64(d->v, PL(0, PRIMARY, VDXG_PLANE_CUR_ADDR_LO)), ==,
+                    DP_FB(1));
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+    dp_check_frame(d, 0, 0, &blue, 1);
+    dp_assert_no_fault(d);
+    dp_stop(d);
+}
+
+/* Screendump of a console as PPM: returns RGB bytes, sets *w and *h */
+static uint8_t *dp_screendump(Dp *d, const char *device, int head, int *w,
+                              int *h)
+{
+    g_autofree char *path = NULL;
+    g_autofree char *contents = NULL;
+    gsize len;
+    int maxval, off = 0;
+    uint8_t *rgb;
+
+    if (!d->tmpdir) {
+        d->tmpdir = g_dir_make_tmp("vdxg-dump-XXXXXX", NULL);
+        g_assert_nonnull(d->tmpdir);
+    }
+    path = g_strdup_printf("%s/dump.ppm", d->tmpdir);
+    if (device) {
+        qtest_qmp_assert_success(d->qts, "{ 'execute': 'screendump', "
+                                 "'arguments': { 'filename': %s, "
+                                 "'device': %s, 'head': %d } }", path,
+                                 device, head);
+    } else {
+        qtest_qmp_assert_success(d->qts, "{ 'execute': 'screendump', "
+                                 "'arguments': { 'filename': %s, "
+                                 "'format': 'ppm' } }", path);
+    }
+    g_assert_true(g_file_get_contents(path, &contents, &len, NULL));
+    g_unlink(path);
+    /* "P6\n<w> <h>\n255\n": one newline, pixels may look like spaces */
+    g_assert_cmpint(sscanf(contents, "P6\n%d %d\n%d%n", w, h, &maxval,
+                           &off), ==, 3);
+    g_assert_cmpint(maxval, ==, 255);
+    g_assert_cmpint(contents[off], ==, '\n');
+    off++;
+    g_assert_cmpuint(len, ==, off + (gsize)*w * *h * 3);
+    rgb = g_malloc((gsize)*w * *h * 3);
+    memcpy(rgb, contents + off, (gsize)*w * *h * 3);
+    return rgb;
+}
+
+/* The console of @device/@head shows @want (w x h XRGB) */
+void dp_check_screendump(Dp *d, const char *device, int head,
+                         const uint32_t *want, int w, int h)
+{
+    int gw, gh, i;
+    g_autofree uint8_t *rgb = dp_screendump(d, device, head, &gw, &gh);
+
+    g_assert_cmpint(gw, ==, w);
+    g_assert_cmpint(gh, ==, h);
+    for (i = 0; i < w * h; i++) {
+        uint32_t got = rgb[i * 3] << 16 | rgb[i * 3 + 1] << 8 | rgb[i * 3 + 2];
+
+        if (got != (want[i] & 0xffffff)) {
+            g_test_message("screendump pixel (%d, %d): got 0x%06x, want "
+                           "0x%06x", i % w, i / w, got, want[i] & 0xffffff);
+        }
+        g_assert_cmphex(got, ==, want[i] & 0xffffff);
+    }
+}
+
+/* EDID: checksum, identity, detailed and standard timings, name */
+static void test_dp_edid(void)
+{
+    Dp *d = dp_start("outputs=3");
+    uint8_t e[VDXG_EDID_SIZE];
+    int c, i, sum, modes;
+    bool have_640 = false, have_1920x1200 = false, have_2560 = false;
+
+    for (c = 0; c < 3; c++) {
+        g_autofree char *name = g_strdup_printf("vdxg-%d\n", c);
+
+        for (i = 0; i < VDXG_EDID_SIZE; i += 4) {
+            stl_le_p(e + i, rd(d->v, CR(c, VDXG_CRTC_EDID + i)));
+        }
+        for (sum = 0, i = 0; i < VDXG_EDID_SIZE; i++) {
+            sum += e[i];
+        }
+        g_assert_cmpint(sum % 256, ==, 0);
+        g_assert_cmpmem(e, 8, "\0\xff\xff\xff\xff\xff\xff\0", 8);
+        /* "VDX", product code 0xd3d0 + output */
+        g_assert_cmphex(e[8], ==, 0x58);
+        g_assert_cmphex(e[9], ==, 0x98);
+        g_assert_cmphex(lduw_le_p(e + 10), ==, 0xd3d0 + c);
+        g_assert_cmpuint(e[18], ==, 1);
+        g_assert_cmpuint(e[19], ==, 4);
+        g_assert_cmphex(e[20] & 0x80, ==, 0x80);     /* digital */
+        g_assert_cmphex(e[24] & 0x02, ==, 0x02);     /* preferred is DTD 1 */
+        g_assert_cmpuint(e[126], ==, 0);
+        /* Established: 640x480, 800x600, 1024x768 @60 */
+        g_assert_cmphex(e[35], ==, 0x21);
+        g_assert_cmphex(e[36], ==, 0x08);
+        if (e[35] & 0x20) {
+            have_640 = true;
+        }
+        /* Standard timings (EDID 1.4: 00 is 16:10) */
+        for (modes = 0, i = 38; i < 54; i += 2) {
+            static const int num[4] = { 10, 3, 4, 9 }, den[4] = { 16, 4, 5, 16 };
+            uint32_t hres = (e[i] + 31) * 8;
+            uint32_t vres = hres * num[e[i + 1] >> 6] / den[e[i + 1] >> 6];
+
+            if (e[i] == 1 && e[i + 1] == 1) {
+                continue;
+            }
+            g_assert_cmpuint((e[i + 1] & 0x3f) + 60, ==, 60);
+            if (hres == 1920 && vres == 1200) {
+                have_1920x1200 = true;
+            }
+            g_assert_cmpuint(hres, >=, 1280);
+            modes++;
+        }
+        g_assert_cmpuint(modes, ==, 8);
+        /* Descriptor 1: preferred 1024x768@60, 65 MHz, 1344 x 806 */
+        g_assert_cmpuint(lduw_le_p(e + 54), ==, 6500);
+        g_assert_cmpuint(e[56] | (e[58] & 0xf0) << 4, ==, 1024);
+        g_assert_cmpuint(e[57] | (e[58] & 0x0f) << 8, ==, 1344 - 1024);
+        g_assert_cmpuint(e[59] | (e[61] & 0xf0) << 4, ==, 768);
+        g_assert_cmpuint(e[60] | (e[61] & 0x0f) << 8, ==, 806 - 768);
+        g_assert_cmpuint(e[62], ==, 24);                /* front porch */
+        g_assert_cmpuint(e[63], ==, 136);               /* sync */
+        g_assert_cmphex(e[64], ==, 0x36);               /* 3, 6 */
+        /* Descriptor 2: 2560x1600@60 reduced blanking */
+        g_assert_cmpuint(lduw_le_p(e + 72), ==, 26850);
+        g_assert_cmpuint(e[74] | (e[76] & 0xf0) << 4, ==, 2560);
+        g_assert_cmpuint(e[77] | (e[79] & 0xf0) << 4, ==, 1600);
+        g_assert_cmpuint(e[75] | (e[76] & 0x0f) << 8, ==, 160);
+        g_assert_cmpuint(e[78] | (e[79] & 0x0f) << 8, ==, 46);
+        have_2560 = true;
+        /* Descriptor 3: range limits; descriptor 4: the name */
+        g_assert_cmpmem(e + 90, 4, "\0\0\0\xfd", 4);
+        g_assert_cmpuint(e[90 + 9] * 10, >=, 269);
+        g_assert_cmpmem(e + 108, 5, "\0\0\0\xfc\0", 5);
+        g_assert_cmpmem(e + 113, strlen(name), name, strlen(name));
+    }
+    g_assert_true(have_640 && have_1920x1200 && have_2560);
+
+    /* Disconnected: no EDID */
+    qtest_qmp_assert_success(d->qts, "{ 'execute': 'qom-set', 'arguments': "
+                             "{ 'path': '/machine/peripheral/gpu', "
+                             "'property': 'connected1', 'value': false } }");
+    for (i = 0; i < VDXG_EDID_SIZE; i += 4) {
+        g_assert_cmphex(rd(d->v, CR(1, VDXG_CRTC_EDID + i)), ==, 0);
+    }
+    g_assert_cmphex(rd(d->v, CR(2, VDXG_CRTC_EDID)), ==, 0xffffff00);
+    dp_stop(d);
+}
+
+static void dp_qom_set_connected(Dp *d, int output, bool value)
+{
+    g_autofree char *name = g_strdup_printf("connected%d", output);
+
+    qtest_qmp_assert_success(d->qts, "{ 'execute': 'qom-set', 'arguments': "
+                             "{ 'path': '/machine/peripheral/gpu', "
+                             "'property': %s, 'value': %i } }", name, value);
+}
+
+static bool dp_qom_get_connected(Dp *d, int output)
+{
+    g_autofree char *name = g_strdup_printf("connected%d", output);
+    QDict *rsp = qtest_qmp(d->qts, "{ 'execute': 'qom-get', 'arguments': "
+                           "{ 'path': '/machine/peripheral/gpu', "
+                           "'property': %s } }", name);
+    bool val;
+
+    g_assert_true(qdict_haskey(rsp, "return"));
+    val = qdict_get_bool(rsp, "return");
+    qobject_unref(rsp);
+    return val;
+}
+
+/* Hotplug: the connected<n> properties, CHANGED and HOTPLUG */
+static void test_dp_hotplug(void)
+{
+    Dp *d = dp_start("outputs=2,connected1=false");
+    QDict *rsp;
+
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CONN_STATUS)), ==,
+                    VDXG_CONN_CONNECTED);
+    g_assert_cmphex(rd(d->v, CR(1, VDXG_CRTC_CONN_STATUS)), ==, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+    dp_enable(d, 0, &dp_tiny, VDXG_CRTC_CTRL_VBLANK_IRQ);
+
+    /* Unplug output 0: CHANGED, HOTPLUG on the misc vector */
+    msg_clear(d->v);
+    dp_qom_set_connected(d, 0, false);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CONN_STATUS)), ==,
+                    VDXG_CONN_CHANGED);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, VDXG_INT_HOTPLUG);
+    assert_msix_messages(d->v, VDXG_MSIX_VEC_MISC);
+    /* CHANGED is write-1-to-clear */
+    wr(d->v, CR(0, VDXG_CRTC_CONN_STATUS), VDXG_CONN_CONNECTED);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CONN_STATUS)), ==,
+                    VDXG_CONN_CHANGED);
+    wr(d->v, CR(0, VDXG_CRTC_CONN_STATUS), VDXG_CONN_CHANGED);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CONN_STATUS)), ==, 0);
+    wr(d->v, VDXG_REG_INT_ACK, VDXG_INT_HOTPLUG);
+
+    /* The pipe runs on without a monitor. */
+    dp_next_vblank(d, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, VDXG_INT_VBLANK(0));
+    wr(d->v, VDXG_REG_INT_ACK, ~0u);
+
+    /* The same value again: nothing */
+    dp_qom_set_connected(d, 0, false);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+
+    /* Plug output 1 */
+    msg_clear(d->v);
+    dp_qom_set_connected(d, 1, true);
+    g_assert_cmphex(rd(d->v, CR(1, VDXG_CRTC_CONN_STATUS)), ==,
+                    VDXG_CONN_CONNECTED | VDXG_CONN_CHANGED);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CONN_STATUS)), ==, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, VDXG_INT_HOTPLUG);
+    assert_msix_messages(d->v, VDXG_MSIX_VEC_MISC);
+    g_assert_cmphex(rd(d->v, CR(1, VDXG_CRTC_EDID)), ==, 0xffffff00);
+    g_assert_true(dp_qom_get_connected(d, 1));
+    g_assert_false(dp_qom_get_connected(d, 0));
+
+    /* An output that does not exist */
+    rsp = qtest_qmp(d->qts, "{ 'execute': 'qom-set', 'arguments': "
+                    "{ 'path': '/machine/peripheral/gpu', "
+                    "'property': 'connected2', 'value': false } }");
+    g_assert_true(qdict_haskey(rsp, "error"));
+    qobject_unref(rsp);
+    dp_stop(d);
+}
+
+/* A plane fault case: what to break, and the fault it gives */
+typedef struct DpFaultCase {
+    const char *name;
+    int plane;
+    uint32_t reason;
+    void (*breakit)(DpPlane *pl);
+} DpFaultCase;
+
+static void brk_fmt0(DpPlane *pl) { pl->fmt = 0; }
+static void brk_fmt_yuyv(DpPlane *pl) { pl->fmt = VDXG_FOURCC('Y', 'U', 'Y', 'V'); }
+static void brk_cursor_fmt(DpPlane *pl) { pl->fmt = XR24; }
+static void brk_w0(DpPlane *pl) { pl->w = 0; }
+static void brk_h0(DpPlane *pl) { pl->h = 0; }
+static void brk_wide(DpPlane *pl) { pl->w = VDXG_PLANE_MAX_DIM + 1; pl->pitch = pl->w * 4; }
+static void brk_cursor_big(DpPlane *pl) { pl->w = 257; pl->pitch = 257 * 4; }
+static void brk_pitch_small(DpPlane *pl) { pl->pitch = pl->w * 4 - 4; }
+static void brk_pitch_odd(DpPlane *pl) { pl->fmt = RG16; pl->pitch = pl->w * 2 + 1; }
+static void brk_pitch_big(DpPlane *pl) { pl->pitch = VDXG_PLANE_MAX_PITCH + 4; }
+static void brk_addr_align(DpPlane *pl) { pl->addr += 2; }
+static void brk_blend(DpPlane *pl) { pl->ctrl |= BLEND(3); }
+static void brk_zpos(DpPlane *pl) { pl->zpos = VDXG_ZPOS_MAX + 1; }
+static void brk_hole(DpPlane *pl) { pl->addr = GPU_HOLE; }
+static void brk_vram_end(DpPlane *pl) { pl->addr = PG_VRAM_SIZE - pl->pitch * (pl->h - 1); }
+static void brk_ap_end(DpPlane *pl) { pl->addr = APERTURE(PG_GART_ENTRIES) - pl->pitch; }
+static void brk_wrap(DpPlane *pl) { pl->addr = UINT64_MAX - 3; }
+
+static const DpFaultCase dp_fault_cases[] = {
+    { "format-0", PRIMARY, VDXG_FAULT_PARAM, brk_fmt0 },
+    { "format-yuyv", OVERLAY, VDXG_FAULT_PARAM, brk_fmt_yuyv },
+    { "cursor-format", CURSOR, VDXG_FAULT_PARAM, brk_cursor_fmt },
+    { "width-0", PRIMARY, VDXG_FAULT_PARAM, brk_w0 },
+    { "height-0", CURSOR, VDXG_FAULT_PARAM, brk_h0 },
+    { "too-wide", OVERLAY, VDXG_FAULT_PARAM, brk_wide },
+    { "cursor-too-big", CURSOR, VDXG_FAULT_PARAM, brk_cursor_big },
+    { "pitch-small", PRIMARY, VDXG_FAULT_PARAM, brk_pitch_small },
+    { "pitch-odd", OVERLAY, VDXG_FAULT_PARAM, brk_pitch_odd },
+    { "pitch-big", PRIMARY, VDXG_FAULT_PARAM, brk_pitch_big },
+    { "addr-align", OVERLAY, VDXG_FAULT_PARAM, brk_addr_align },
+    { "blend-3", CURSOR, VDXG_FAULT_PARAM, brk_blend },
+    { "zpos-3", PRIMARY, VDXG_FAULT_PARAM, brk_zpos },
+    { "addr-hole", OVERLAY, VDXG_FAULT_ADDRESS, brk_hole },
+    { "addr-vram-end", PRIMARY, VDXG_FAULT_ADDRESS, brk_vram_end },
+    { "addr-aperture-end", CURSOR, VDXG_FAULT_ADDRESS, brk_ap_end },
+    { "addr-wrap", OVERLAY, VDXG_FAULT_ADDRESS, brk_wrap },
+};
+
+/* A bad plane: a fault at latch time, the plane hidden, the rest shown */
+static void test_dp_fault(const void *data)
+{
+    const DpFaultCase *fc = data;
+    Dp *d = dp_start(NULL);
+    DpPlane pl[3], bad;
+    uint32_t k;
+    int p;
+
+    dp_enable(d, 0, &dp_small, 0);
+    wr(d->v, CR(0, VDXG_CRTC_BG_COLOR), 0x102030);
+    pl[PRIMARY] = dp_rand_plane(d, DP_FB(0), XR24, 100, 90, 0, 0, 80);
+    pl[OVERLAY] = dp_rand_plane(d, DP_FB(1), XR24, 60, 50, 70, 50, 81);
+    pl[OVERLAY].zpos = 1;
+    pl[CURSOR] = dp_cursor_plane(d, DP_FB(2), 64, 90, 60,
+                                 VDXG_BLEND_PREMULTI, 82);
+    for (p = 0; p < 3; p++) {
+        dp_plane(d, 0, p, &pl[p]);
+    }
+    dp_flip(d, 0);
+    dp_check_frame(d, 0, 0x102030, pl, 3);
+
+    bad = pl[fc->plane];
+    fc->breakit(&bad);
+    dp_plane(d, 0, fc->plane, &bad);
+    msg_clear(d->v);
+    if (fc->plane == CURSOR && fc->reason == VDXG_FAULT_PARAM) {
+        /* Through the fast path: faults at once */
+        k = rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT));
+        wr(d->v, CR(0, VDXG_CRTC_CURSOR_UPDATE), 1);
+    } else {
+        k = dp_flip(d, 0);
+    }
+    g_assert_cmphex(rd(d->v, PL(0, fc->plane, VDXG_PLANE_STATUS)), ==,
+                    VDXG_PLANE_STATUS_FAULT);
+    g_assert_cmphex(rd64(d->v, PL(0, fc->plane, VDXG_PLANE_CUR_ADDR_LO)), ==,
+                    bad.addr);
+    g_assert_cmpuint(rd(d->v, VDXG_REG_FAULT_CONTEXT), ==, k);
+    g_assert_cmpuint(rd(d->v, VDXG_REG_FAULT_COUNT), ==, 1);
+    g_assert_true(msg_read(d->v, VDXG_MSIX_VEC_MISC) == MSIX_DATA(0));
+    dp_assert_fault(d, 0, fc->plane, fc->reason, bad.addr);
+    /* The others are shown, the bad one is not, and it does not fault on */
+    pl[fc->plane].ctrl = 0;
+    dp_check_frame(d, 0, 0x102030, pl, 3);
+    dp_next_vblank(d, 0);
+    dp_assert_no_fault(d);
+    for (p = 0; p < 3; p++) {
+        g_assert_cmphex(rd(d->v, PL(0, p, VDXG_PLANE_STATUS)), ==,
+                        p == fc->plane ? VDXG_PLANE_STATUS_FAULT :
+                        VDXG_PLANE_STATUS_ACTIVE);
+    }
+    /* A good latch brings it back. */
+    pl[fc->plane].ctrl = bad.ctrl & ~VDXG_PLANE_CTRL_BLEND_MASK;
+    if (fc->plane == CURSOR) {
+        pl[fc->plane].ctrl |= BLEND(VDXG_BLEND_PREMULTI);
+    }
+    dp_plane(d, 0, fc->plane, &pl[fc->plane]);
+    dp_flip(d, 0);
+    dp_check_frame(d, 0, 0x102030, pl, 3);
+    dp_assert_no_fault(d);
+    g_assert_cmphex(rd(d->v, VDXG_REG_ID), ==, VDXG_ID_MAGIC);
+    dp_stop(d);
+}
+
+/* Scanout from the aperture; a bus error there faults at composition. */
+static void test_dp_aperture(void)
+{
+    const DpMode *m = &dp_small;
+    Dp *d = dp_start(NULL);
+    g_autofree uint8_t *dummy = dp_pattern(4096, 90);
+    uint8_t *data = dp_pattern(160 * 120 * 4, 91);
+    uint8_t *shown;
+    DpPlane pl = {
+        .ctrl = PLANE_ON, .addr = APERTURE(100), .fmt = XR24, .pitch = 640,
+        .w = 160, .h = 120, .alpha = 0xffff,
+    };
+    uint32_t i, pages = 160 * 120 * 4 / 4096 + 1;
+
+    /* Pages in reverse order; the last one unmapped (the dummy page) */
+    for (i = 0; i < pages; i++) {
+        qtest_writeq(d->qts, d->p->vram.addr + PG_GART + (100 + i) * 8,
+                     i == pages - 1 ? 0 :
+                     SYS_PAGE(DP_SYS_PAGE + pages - 1 - i) |
+                     VDXG_GART_PTE_VALID);
+        qtest_bufwrite(d->qts, SYS_PAGE(DP_SYS_PAGE + pages - 1 - i),
+                       data + i * 4096,
+                       MIN(4096, 160 * 120 * 4 - i * 4096));
+    }
+    qtest_bufwrite(d->qts, SYS_DUMMY, dummy, 4096);
+    wr(d->v, VDXG_REG_TLB_FLUSH, 1);
+    /* What the plane shows: the dummy page in the last page */
+    shown = g_memdup2(data, 160 * 120 * 4);
+    for (i = (pages - 1) * 4096; i < 160 * 120 * 4; i++) {
+        shown[i] = dummy[i % 4096];
+    }
+    pl.data = shown;
+    dp_plane(d, 0, PRIMARY, &pl);
+    dp_enable(d, 0, m, VDXG_CRTC_CTRL_CRC);
+    dp_check_frame(d, 0, 0, &pl, 1);
+
+    /* Memory in the aperture is read again every frame. */
+    data[5 * 640 + 8] ^= 0xff;
+    shown[5 * 640 + 8] ^= 0xff;
+    qtest_bufwrite(d->qts, SYS_PAGE(DP_SYS_PAGE + pages - 1), data, 4096);
+    dp_check_frame(d, 0, 0, &pl, 1);
+
+    /* A page that the bus rejects: ADDRESS fault, the plane hidden */
+    qtest_writeq(d->qts, d->p->vram.addr + PG_GART + (100 + 3) * 8,
+                 BUS_HOLE | VDXG_GART_PTE_VALID);
+    wr(d->v, VDXG_REG_TLB_FLUSH, 1);
+    dp_next_vblank(d, 0);
+    /* The first access to page 3 */
+    dp_assert_fault(d, 0, PRIMARY, VDXG_FAULT_ADDRESS, APERTURE(103));
+    g_assert_cmphex(rd(d->v, PL(0, PRIMARY, VDXG_PLANE_STATUS)), ==,
+                    VDXG_PLANE_STATUS_FAULT);
+    pl.ctrl = 0;
+    dp_check_frame(d, 0, 0, &pl, 1);
+    dp_assert_no_fault(d);
+    g_free(data);
+    g_free(shown);
+    dp_stop(d);
+}
+
+/* QMP screendump shows each CRTC's frame, black while off */
+static void test_dp_screendump(void)
+{
+    Dp *d = dp_start("outputs=2");
+    DpPlane pl = dp_rand_plane(d, DP_FB(0), XR24, 160, 120, 0, 0, 95);
+    DpPlane pl1 = dp_solid_plane(d, DP_FB(1), XR24, 0x4080c0, 64, 48, 0, 0);
+    g_autofree uint32_t *want = g_new(uint32_t, 640 * 480);
+    g_autofree uint8_t *png = NULL;
+    g_autofree char *path = NULL;
+    gsize len;
+
+    /* Off: a black 640x480 surface */
+    memset(want, 0, 640 * 480 * 4);
+    dp_check_screendump(d, NULL, 0, want, 640, 480);
+    dp_check_screendump(d, "gpu", 1, want, 640, 480);
+
+    dp_plane(d, 0, PRIMARY, &pl);
+    dp_enable(d, 0, &dp_small, 0);
+    ref_compose(&dp_small, 0, &pl, 1, want);
+    dp_check_screendump(d, NULL, 0, want, 160, 120);
+    dp_check_screendump(d, "gpu", 0, want, 160, 120);
+
+    dp_plane(d, 1, PRIMARY, &pl1);
+    dp_enable(d, 1, &dp_tiny, 0);
+    ref_compose(&dp_tiny, 0, &pl1, 1, want);
+    dp_check_screendump(d, "gpu", 1, want, 64, 48);
+
+    /* Changed memory shows at once, without a vblank. */
+    vram_writel(d->p, DP_FB(1) + 10 * 256 + 20 * 4, 0x00ff00ff);
+    want[10 * 64 + 20] = 0xff00ff;
+    dp_check_screendump(d, "gpu", 1, want, 64, 48);
+
+    /* PNG works as well */
+    path = g_strdup_printf("%s/dump.png", d->tmpdir);
+    qtest_qmp_assert_success(d->qts, "{ 'execute': 'screendump', "
+                             "'arguments': { 'filename': %s, "
+                             "'format': 'png' } }", path);
+    g_assert_true(g_file_get_contents(path, (char **)&png, &len, NULL));
+    g_unlink(path);
+    g_assert_cmpuint(len, >, 24);
+    g_assert_cmpmem(png, 8, "\x89PNG\r\n\x1a\n", 8);
+    g_assert_cmpuint(ldl_be_p(png + 16), ==, 160);
+    g_assert_cmpuint(ldl_be_p(png + 20), ==, 120);
+
+    /* Off again: black, in the last size */
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), 0);
+    memset(want, 0, 160 * 120 * 4);
+    dp_check_screendump(d, NULL, 0, want, 160, 120);
+    dp_stop(d);
+}
+
+/* Soft and device reset turn the display off and clear it. */
+static void test_dp_reset(void)
+{
+    Dp *d = dp_start("outputs=2");
+    DpPlane pl = dp_rand_plane(d, DP_FB(0), XR24, 64, 48, 0, 0, 96);
+    int round, c, p;
+
+    for (round = 0; round < 2; round++) {
+        for (c = 0; c < 2; c++) {
+            dp_plane(d, c, PRIMARY, &pl);
+            dp_enable(d, c, &dp_tiny, VDXG_CRTC_CTRL_VBLANK_IRQ |
+                      VDXG_CRTC_CTRL_CRC);
+            wr(d->v, CR(c, VDXG_CRTC_BG_COLOR), 0x123456);
+        }
+        dp_next_vblank(d, 0);
+        wr(d->v, CR(0, VDXG_CRTC_FLIP), 1);
+        wr64(d->v, VDXG_REG_WB_ADDR_LO, DP_WB);
+        wr(d->v, VDXG_REG_WB_FORMAT, XR24);
+        wr(d->v, VDXG_REG_WB_PITCH, 256);
+        wr(d->v, VDXG_REG_WB_CTRL, VDXG_WB_CTRL_ENABLE |
+           1 << VDXG_WB_CTRL_CRTC_SHIFT);
+        dp_qom_set_connected(d, 1, false);
+        dp_qom_set_connected(d, 1, true);
+
+        if (round == 0) {
+            wr(d->v, VDXG_REG_RESET, VDXG_RESET_MAGIC);
+        } else {
+            qtest_qmp_assert_success(d->qts,
+                                     "{ 'execute': 'system_reset' }");
+            qtest_qmp_eventwait(d->qts, "RESET");
+            qpci_device_enable(d->v->dev);
+            d->v->mmio = qpci_iomap(d->v->dev, VDXG_BAR_MMIO, NULL);
+            d->p->vram = qpci_iomap(d->v->dev, VDXG_BAR_VRAM, NULL);
+            msix_setup(d->v);
+        }
+        wr(d->v, VDXG_REG_INT_MASK, VDXG_INT_VALID_MASK);
+        for (c = 0; c < 2; c++) {
+            g_assert_cmphex(rd(d->v, CR(c, VDXG_CRTC_CTRL)), ==, 0);
+            g_assert_cmphex(rd(d->v, CR(c, VDXG_CRTC_STATUS)), ==, 0);
+            g_assert_cmphex(rd(d->v, CR(c, VDXG_CRTC_HDISPLAY)), ==, 0);
+            g_assert_cmphex(rd(d->v, CR(c, VDXG_CRTC_FRAME_COUNT)), ==, 0);
+            g_assert_cmphex(rd(d->v, CR(c, VDXG_CRTC_CRC)), ==, 0);
+            g_assert_cmphex(rd(d->v, CR(c, VDXG_CRTC_BG_COLOR)), ==, 0);
+            g_assert_cmphex(rd(d->v, CR(c, VDXG_CRTC_CONN_STATUS)), ==,
+                            VDXG_CONN_CONNECTED);
+            for (p = 0; p < 3; p++) {
+                g_assert_cmphex(rd(d->v, PL(c, p, VDXG_PLANE_CTRL)), ==, 0);
+                g_assert_cmphex(rd(d->v, PL(c, p, VDXG_PLANE_STATUS)), ==, 0);
+                g_assert_cmphex(rd64(d->v, PL(c, p,
+                                              VDXG_PLANE_CUR_ADDR_LO)), ==, 0);
+            }
+        }
+        g_assert_cmphex(rd(d->v, VDXG_REG_WB_CTRL), ==, 0);
+        g_assert_cmphex(rd(d->v, VDXG_REG_WB_STATUS), ==, 0);
+        g_assert_cmphex(rd(d->v, VDXG_REG_WB_SEQNO), ==, 0);
+        g_assert_cmphex(rd64(d->v, VDXG_REG_WB_ADDR_LO), ==, 0);
+        /* Nothing fires any more. */
+        dp_step(d, 200 * 1000 * 1000);
+        g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+        {
+            g_autofree uint32_t *black = g_new0(uint32_t, 640 * 480);
+
+            dp_check_screendump(d, NULL, 0, black, 640, 480);
+        }
+    }
+    dp_stop(d);
+}
+
+/* Migration with a flip, a CRC and a writeback under way */
+static void test_dp_migration(void)
+{
+    g_autofree char *tmpdir = g_dir_make_tmp("vdxg-test-XXXXXX", NULL);
+    g_autofree char *sock = g_strdup_printf("%s/migration", tmpdir);
+    g_autofree char *uri = g_strdup_printf("unix:%s", sock);
+    const DpMode *m = &dp_small;
+    Dp *src = dp_start("outputs=2");
+    Dp *dst = g_new0(Dp, 1);
+    DpPlane a = dp_rand_plane(src, DP_FB(0), XR24, 160, 120, 0, 0, 97);
+    DpPlane b = dp_rand_plane(src, DP_FB(1), AR24, 100, 100, 30, 10, 98);
+    g_autofree uint32_t *want = g_new(uint32_t, 160 * 120);
+    uint32_t regs[8], k, bar0, i;
+    uint64_t bar2;
+    int64_t now;
+
+    b.ctrl |= BLEND(VDXG_BLEND_COVERAGE);
+    b.zpos = 1;
+    dp_plane(src, 0, PRIMARY, &a);
+    dp_enable(src, 0, m, VDXG_CRTC_CTRL_VBLANK_IRQ | VDXG_CRTC_CTRL_CRC);
+    dp_enable(src, 1, &dp_tiny, 0);
+    for (i = 0; i < 4; i++) {
+        dp_next_vblank(src, 0);
+    }
+    dp_step_to(src, dp_vblank_time(src, 0, 4) + 1000);
+    wr(src->v, VDXG_REG_INT_ACK, ~0u);
+    /* Pending: an overlay flip and a capture at the next vblank */
+    dp_plane(src, 0, OVERLAY, &b);
+    wr(src->v, CR(0, VDXG_CRTC_FLIP), 1);
+    wr64(src->v, VDXG_REG_WB_ADDR_LO, DP_WB);
+    wr(src->v, VDXG_REG_WB_FORMAT, XR24);
+    wr(src->v, VDXG_REG_WB_PITCH, 640);
+    wr(src->v, VDXG_REG_WB_CTRL, VDXG_WB_CTRL_ENABLE);
+    dp_qom_set_connected(src, 1, false);
+    now = dp_now(src);
+    regs[0] = rd(src->v, CR(0, VDXG_CRTC_FRAME_COUNT));
+    regs[1] = rd(src->v, CR(0, VDXG_CRTC_CRC));
+    regs[2] = rd(src->v, CR(0, VDXG_CRTC_CRC_FRAME));
+    regs[3] = rd(src->v, CR(0, VDXG_CRTC_STATUS));
+    regs[4] = rd(src->v, CR(1, VDXG_CRTC_FRAME_COUNT));
+    regs[5] = rd(src->v, CR(1, VDXG_CRTC_CONN_STATUS));
+    regs[6] = rd(src->v, VDXG_REG_WB_STATUS);
+    regs[7] = rd(src->v, CR(0, VDXG_CRTC_SCANLINE));
+    g_assert_cmphex(regs[3], ==, VDXG_CRTC_STATUS_ACTIVE |
+                    VDXG_CRTC_STATUS_FLIP_PENDING | VDXG_CRTC_STATUS_VBLANK);
+    g_assert_cmphex(regs[6], ==, VDXG_WB_STATUS_BUSY);
+    bar0 = qpci_config_readl(src->v->dev, PCI_BASE_ADDRESS_0);
+    bar2 = (qpci_config_readl(src->v->dev, PCI_BASE_ADDRESS_2) |
+            (uint64_t)qpci_config_readl(src->v->dev, PCI_BASE_ADDRESS_3) << 32)
+           & ~0xfull;
+
+    dst->qts = qtest_initf("-machine q35 -nodefaults %s "
+                           "-device vdxg,addr=%02x.0,%s,outputs=2 "
+                           "-incoming %s", vdxg_qemu_args(), VDXG_SLOT,
+                           PG_PROPS, uri);
+    qtest_qmp_assert_success(src->qts, "{ 'execute': 'migrate', "
+                             "'arguments': { 'uri': %s } }", uri);
+    qtest_qmp_eventwait(dst->qts, "RESUME");
+    /* The qtest clock is not migrated: catch up with the source. */
+    dst->now = qtest_clock_set(dst->qts, now);
+    g_assert_cmpint(dst->now, ==, now);
+
+    dst->p = g_new0(Pg, 1);
+    dst->v = &dst->p->v;
+    dst->v->qts = dst->qts;
+    dst->v->bus = qpci_new_pc(dst->qts, NULL);
+    dst->v->dev = qpci_device_find(dst->v->bus, VDXG_DEVFN);
+    g_assert_nonnull(dst->v->dev);
+    dst->v->mmio = (QPCIBar) { .addr = bar0 & PCI_BASE_ADDRESS_MEM_MASK };
+    dst->p->vram = (QPCIBar) { .addr = bar2 };
+    memcpy(dst->t0, src->t0, sizeof(dst->t0));
+    memcpy(dst->mode, src->mode, sizeof(dst->mode));
+
+    g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, regs[0]);
+    g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_CRC)), ==, regs[1]);
+    g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_CRC_FRAME)), ==, regs[2]);
+    g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_STATUS)), ==, regs[3]);
+    g_assert_cmphex(rd(dst->v, CR(1, VDXG_CRTC_FRAME_COUNT)), ==, regs[4]);
+    g_assert_cmphex(rd(dst->v, CR(1, VDXG_CRTC_CONN_STATUS)), ==, regs[5]);
+    g_assert_cmphex(rd(dst->v, VDXG_REG_WB_STATUS), ==, regs[6]);
+    g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_SCANLINE)), ==, regs[7]);
+    g_assert_cmphex(rd(dst->v, VDXG_REG_INT_STATUS), ==, VDXG_INT_HOTPLUG);
+
+    /* The next vblank on the destination does what was pending. */
+    k = dp_next_vblank(dst, 0);
+    g_assert_cmphex(rd(dst->v, VDXG_REG_INT_STATUS), ==,
+                    VDXG_INT_HOTPLUG | VDXG_INT_VBLANK(0) |
+                    VDXG_INT_FLIP_DONE(0) | VDXG_INT_WRITEBACK);
+    {
+        DpPlane pls[2] = { a, b };
+
+        ref_compose(m, 0, pls, 2, want);
+    }
+    g_assert_cmpuint(rd(dst->v, CR(0, VDXG_CRTC_CRC_FRAME)), ==, k);
+    g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_CRC)), ==,
+                    ref_frame_crc(want, 160 * 120));
+    g_assert_cmpuint(rd(dst->v, VDXG_REG_WB_FRAME), ==, k);
+    {
+        g_autofree uint8_t *buf = g_malloc(160 * 120 * 4);
+
+        vram_read(dst->p, DP_WB, buf, 160 * 120 * 4);
+        for (i = 0; i < 160 * 120; i++) {
+            g_assert_cmphex((uint32_t)ldl_le_p(buf + i * 4), ==, 0xff000000u | want[i]);
+        }
+    }
+    /* And the console shows it */
+    dp_check_screendump(dst, NULL, 0, want, 160, 120);
+
+    dp_stop(dst);
+    dp_stop(src);
+    g_unlink(sock);
+    g_rmdir(tmpdir);
+}
+
+/* Random display programming: never a crash, faults are sane */
+static void test_dp_fuzz(void)
+{
+    static const DpMode *const modes[] = { &dp_tiny, &dp_small, &dp_640 };
+    static const uint32_t fmts[] = { XR24, AR24, XB24, RG16, 0, 0x12345678 };
+    g_autoptr(GRand) rnd = g_rand_new_with_seed(4321);
+    Dp *d = dp_start("outputs=2");
+    g_autofree uint8_t *junk = dp_pattern(1 * MiB, 99);
+    uint32_t round, faults = 0, reason;
+    int w, h;
+
+    vram_write(d->p, DP_FB(0), junk, 1 * MiB);
+    for (round = 0; round < 400; round++) {
+        uint32_t c = g_rand_int_range(rnd, 0, 2);
+        uint32_t p = g_rand_int_range(rnd, 0, 3);
+        uint32_t reg = g_rand_int_range(rnd, 0, 0x200) & ~3u;
+        uint32_t val;
+
+        switch (g_rand_int_range(rnd, 0, 12)) {
+        case 0:
+            if (!(rd(d->v, CR(c, VDXG_CRTC_STATUS)) &
+                  VDXG_CRTC_STATUS_ACTIVE)) {
+                dp_set_mode(d, c, modes[g_rand_int_range(rnd, 0, 3)]);
+            }
+            wr(d->v, CR(c, VDXG_CRTC_CTRL), g_rand_int_range(rnd, 0, 16));
+            break;
+        case 1:
+            wr(d->v, CR(c, VDXG_CRTC_FLIP), 1);
+            break;
+        case 2:
+            wr(d->v, CR(c, VDXG_CRTC_CURSOR_UPDATE), 1);
+            break;
+        case 3:
+            wr(d->v, PL(c, p, VDXG_PLANE_FORMAT),
+               fmts[g_rand_int_range(rnd, 0, ARRAY_SIZE(fmts))]);
+            break;
+        case 4:
+            wr(d->v, PL(c, p, VDXG_PLANE_SRC_SIZE),
+               VDXG_PLANE_SIZE_WH(g_rand_int_range(rnd, 0, 300),
+                                  g_rand_int_range(rnd, 0, 300)));
+            wr(d->v, PL(c, p, VDXG_PLANE_PITCH),
+               g_rand_int_range(rnd, 0, 1300));
+            break;
+        case 5:
+            wr64(d->v, PL(c, p, VDXG_PLANE_ADDR_LO),
+                 g_rand_boolean(rnd) ? DP_FB(0) + g_rand_int_range(rnd, 0,
+                                                                   4096) :
+                 fuzz_value(d->p, false));
+            break;
+        case 6:
+            wr(d->v, PL(c, p, VDXG_PLANE_DST_POS), g_rand_int(rnd));
+            wr(d->v, PL(c, p, VDXG_PLANE_CTRL), g_rand_int(rnd));
+            break;
+        case 7:
+            wr64(d->v, VDXG_REG_WB_ADDR_LO, g_rand_boolean(rnd) ? DP_WB :
+                 fuzz_value(d->p, false));
+            wr(d->v, VDXG_REG_WB_FORMAT, fmts[g_rand_int_range(rnd, 0, 3)]);
+            wr(d->v, VDXG_REG_WB_PITCH, g_rand_int_range(rnd, 0, 4000));
+            wr(d->v, VDXG_REG_WB_CTRL, g_rand_int_range(rnd, 0, 0x40));
+            break;
+        case 8:
+            dp_step(d, g_rand_int_range(rnd, 0, 40000000));
+            break;
+        case 9:
+            g_free(dp_screendump(d, "gpu", c, &w, &h));
+            break;
+        default:
+            val = g_rand_int_range(rnd, 0, 3) ? g_rand_int_range(rnd, 0, 300)
+                                              : g_rand_int(rnd);
+            wr(d->v, CR(c, reg), val);
+            break;
+        }
+        if (rd(d->v, VDXG_REG_FAULT_STATUS)) {
+            faults++;
+            g_assert_cmphex(rd(d->v, VDXG_REG_FAULT_ENGINE), ==,
+                            VDXG_FAULT_ENGINE_DISPLAY);
+            reason = rd(d->v, VDXG_REG_FAULT_REASON);
+            g_assert_true(reason == VDXG_FAULT_PARAM ||
+                          reason == VDXG_FAULT_ADDRESS);
+            wr(d->v, VDXG_REG_FAULT_CLEAR, 1);
+        }
+        wr(d->v, VDXG_REG_INT_ACK, ~0u);
+    }
+    g_test_message("%u faults in 400 rounds", faults);
+    g_assert_cmpuint(faults, >, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_ID), ==, VDXG_ID_MAGIC);
+
+    /* After a reset the display works as ever. */
+    wr(d->v, VDXG_REG_RESET, VDXG_RESET_MAGIC);
+    wr(d->v, VDXG_REG_INT_MASK, VDXG_INT_VALID_MASK);
+    {
+        DpPlane pl = dp_rand_plane(d, DP_FB(3), XR24, 64, 48, 0, 0, 5);
+
+        dp_plane(d, 0, PRIMARY, &pl);
+        dp_enable(d, 0, &dp_tiny, 0);
+        dp_check_frame(d, 0, 0, &pl, 1);
+    }
+    dp_stop(d);
+}
+
+void vdxg_test_add_display_tests(void)
+{
+    int i;
+
+    qtest_add_func("/vdxg/display/registers", test_dp_registers);
+    qtest_add_func("/vdxg/display/outputs", test_dp_outputs);
+    qtest_add_func("/vdxg/display/mode-invalid", test_dp_mode_invalid);
+    qtest_add_func("/vdxg/display/vblank", test_dp_vblank);
+    qtest_add_func("/vdxg/display/multi-output", test_dp_multi_output);
+    qtest_add_func("/vdxg/display/flip", test_dp_flip);
+    qtest_add_func("/vdxg/display/edid", test_dp_edid);
+    qtest_add_func("/vdxg/display/hotplug", test_dp_hotplug);
+    qtest_add_func("/vdxg/display/aperture", test_dp_aperture);
+    qtest_add_func("/vdxg/display/screendump", test_dp_screendump);
+    qtest_add_func("/vdxg/display/reset", test_dp_reset);
+    qtest_add_func("/vdxg/display/migration", test_dp_migration);
+    qtest_add_func("/vdxg/display/fuzz", test_dp_fuzz);
+    for (i = 0; i < ARRAY_SIZE(dp_fault_cases); i++) {
+        g_autofree char *path = g_strdup_printf("/vdxg/display/fault/%s",
+                                                dp_fault_cases[i].name);
+        qtest_add_data_func(path, &dp_fault_cases[i], test_dp_fault);
+    }
+}

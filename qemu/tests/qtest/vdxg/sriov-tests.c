@@ -1,0 +1,548 @@
+/*
+ * QTest testcases for the vdxg virtual GPU: SR-IOV: the PF's capability and its VFs
+ *
+ * Copyright (c) 2026 The vdxg authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "vdxg-test.h"
+
+/* SR-IOV */
+
+/*
+ * The PF behind a root port at 05.0 of pcie.0: bus 1, device 0; its VFs
+ * are functions 1 + index of bus 1 (VF offset 1, stride 1).
+ */
+#define SR_RP_DEVFN         QPCI_DEVFN(5, 0)
+#define SR_PF_DEVFN         QPCI_DEVFN(1 << 5, 0)
+#define SR_VF_DEVFN(i)      (SR_PF_DEVFN + 1 + (i))
+#define SR_VF_VRAM          (32 * MiB)
+#define SR_VF_MMIO_BASE     0xf4000000u
+#define SR_VF_MSIX_BASE     0xf4100000u
+#define SR_VF_VRAM_BASE     0xf6000000u     /* 4 x 32 MiB */
+
+typedef struct SrRange {
+    uint64_t off;
+    uint64_t len;
+} SrRange;
+
+typedef struct Sr {
+    Vdxg pf;
+    QPCIBar pf_vram;
+    uint16_t sriov;                 /* SR-IOV capability of the PF */
+    Vdxg vf[VDXG_SRIOV_TOTAL_VFS_DEFAULT];
+    QPCIBar vf_vram[VDXG_SRIOV_TOTAL_VFS_DEFAULT];
+} Sr;
+
+/* Start QEMU with the PF (@props) behind a root port and map its BARs. */
+static void sr_start(Sr *sr, const char *props)
+{
+    QPCIDevice *rp;
+    uint64_t size;
+    g_autofree char *args = g_strdup_printf(
+        "-device pcie-root-port,id=rp0,bus=pcie.0,addr=05.0,chassis=1 "
+        "-device vdxg,id=gpu,bus=rp0%s%s", props ? "," : "", props ?: "");
+
+    memset(sr, 0, sizeof(*sr));
+    sr->pf.qts = vdxg_qtest_start(args);
+    sr->pf.bus = qpci_new_pc(sr->pf.qts, NULL);
+    g_assert_cmpint(qpci_secondary_buses_init(sr->pf.bus), ==, 1);
+    ecam_enable(sr->pf.bus);
+
+    /* The root port forwards 0xe0000000..0xfdffffff */
+    rp = qpci_device_find(sr->pf.bus, SR_RP_DEVFN);
+    g_assert_nonnull(rp);
+    qpci_config_writew(rp, PCI_MEMORY_BASE, 0xe000);
+    qpci_config_writew(rp, PCI_MEMORY_LIMIT, 0xfdf0);
+    qpci_device_enable(rp);
+    g_free(rp);
+
+    sr->pf.dev = qpci_device_find(sr->pf.bus, SR_PF_DEVFN);
+    g_assert_nonnull(sr->pf.dev);
+    qpci_device_enable(sr->pf.dev);
+    sr->pf.mmio = qpci_iomap(sr->pf.dev, VDXG_BAR_MMIO, &size);
+    sr->pf_vram = qpci_iomap(sr->pf.dev, VDXG_BAR_VRAM, &size);
+    g_assert_cmphex(size, ==, VDXG_VRAM_BAR_SIZE_DEFAULT);
+    g_assert_cmphex(sr->pf.bus->mmio_alloc_ptr, <=, SR_VF_MMIO_BASE);
+    sr->sriov = ext_cap_find(sr->pf.qts, SR_PF_DEVFN, PCI_EXT_CAP_ID_SRIOV);
+}
+
+/* Enable @n VFs with their BARs at the SR_VF_* bases, and map them. */
+static void sr_enable_vfs(Sr *sr, int n)
+{
+    QTestState *qts = sr->pf.qts;
+    uint16_t c = sr->sriov;
+    int i;
+
+    g_assert_cmphex(c, !=, 0);
+    ecam_writew(qts, SR_PF_DEVFN, c + PCI_SRIOV_NUM_VF, n);
+    ecam_writel(qts, SR_PF_DEVFN, c + PCI_SRIOV_BAR + VDXG_BAR_MMIO * 4,
+                SR_VF_MMIO_BASE);
+    ecam_writel(qts, SR_PF_DEVFN, c + PCI_SRIOV_BAR + VDXG_BAR_VRAM * 4,
+                SR_VF_VRAM_BASE);
+    ecam_writel(qts, SR_PF_DEVFN, c + PCI_SRIOV_BAR + VDXG_BAR_MSIX * 4,
+                SR_VF_MSIX_BASE);
+    ecam_writew(qts, SR_PF_DEVFN, c + PCI_SRIOV_CTRL,
+                PCI_SRIOV_CTRL_VFE | PCI_SRIOV_CTRL_MSE);
+    g_assert_cmpuint(rd(&sr->pf, VDXG_REG_SRIOV_NUM_VFS), ==, n);
+
+    for (i = 0; i < n; i++) {
+        Vdxg *v = &sr->vf[i];
+
+        v->qts = qts;
+        v->bus = sr->pf.bus;
+        v->dev = g_new0(QPCIDevice, 1);
+        v->dev->bus = sr->pf.bus;
+        v->dev->devfn = SR_VF_DEVFN(i);
+        ecam_writew(qts, SR_VF_DEVFN(i), PCI_COMMAND,
+                    PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+        v->mmio = (QPCIBar) { .addr = SR_VF_MMIO_BASE + i * VDXG_MMIO_SIZE };
+        sr->vf_vram[i] = (QPCIBar) {
+            .addr = SR_VF_VRAM_BASE + (uint64_t)i * SR_VF_VRAM,
+        };
+    }
+}
+
+static void sr_stop(Sr *sr)
+{
+    int i;
+
+    for (i = 0; i < ARRAY_SIZE(sr->vf); i++) {
+        g_free(sr->vf[i].dev);
+    }
+    g_free(sr->pf.dev);
+    qpci_free_pc(sr->pf.bus);
+    qtest_quit(sr->pf.qts);
+}
+
+/* Set entry @idx of the pending table of (@vf, VRAM BAR). */
+static void sr_range(Sr *sr, uint32_t vf, uint32_t idx, uint64_t off,
+                     uint64_t len)
+{
+    wr(&sr->pf, VDXG_REG_BACKING_SELECT,
+       VDXG_BACKING_SELECT(vf, VDXG_BAR_VRAM, idx));
+    wr64(&sr->pf, VDXG_REG_BACKING_OFFSET_LO, off);
+    wr64(&sr->pf, VDXG_REG_BACKING_LENGTH_LO, len);
+}
+
+/* Set the whole pending table of @vf to @n ranges and commit it. */
+static uint32_t sr_table(Sr *sr, uint32_t vf, const SrRange *r, int n)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        sr_range(sr, vf, i, r[i].off, r[i].len);
+    }
+    if (n < VDXG_MAX_BACKING_RANGES) {
+        sr_range(sr, vf, n, 0, 0);
+    }
+    wr(&sr->pf, VDXG_REG_BACKING_COMMIT,
+       VDXG_BACKING_SELECT(vf, VDXG_BAR_VRAM, 0));
+    return rd(&sr->pf, VDXG_REG_BACKING_STATUS);
+}
+
+static void test_sriov_cap(void)
+{
+    QTestState *qts;
+    uint16_t c;
+    Sr sr;
+    Vdxg v;
+
+    sr_start(&sr, NULL);
+    qts = sr.pf.qts;
+    c = sr.sriov;
+    g_assert_cmphex(c, !=, 0);
+    g_assert_cmphex(ext_cap_find(qts, SR_PF_DEVFN, PCI_EXT_CAP_ID_ARI), !=, 0);
+    /* The resizable BAR follows SR-IOV in the chain, also after a reset */
+    g_assert_cmphex(ext_cap_find(qts, SR_PF_DEVFN, PCI_EXT_CAP_ID_REBAR), >,
+                    c);
+    g_assert_cmpuint(ecam_readw(qts, SR_PF_DEVFN, c + PCI_SRIOV_TOTAL_VF), ==,
+                     VDXG_SRIOV_TOTAL_VFS_DEFAULT);
+    g_assert_cmpuint(ecam_readw(qts, SR_PF_DEVFN, c + PCI_SRIOV_INITIAL_VF),
+                     ==, VDXG_SRIOV_TOTAL_VFS_DEFAULT);
+    g_assert_cmphex(ecam_readw(qts, SR_PF_DEVFN, c + PCI_SRIOV_VF_DID), ==,
+                    VDXG_PCI_VF_DEVICE_ID);
+    g_assert_cmpuint(ecam_readw(qts, SR_PF_DEVFN, c + PCI_SRIOV_VF_OFFSET), ==,
+                     1);
+    g_assert_cmpuint(ecam_readw(qts, SR_PF_DEVFN, c + PCI_SRIOV_VF_STRIDE), ==,
+                     1);
+    /* VF BARs: MMIO 32-bit, VRAM 32-bit prefetchable */
+    g_assert_cmphex(ecam_readl(qts, SR_PF_DEVFN,
+                               c + PCI_SRIOV_BAR + VDXG_BAR_VRAM * 4), ==,
+                    PCI_BASE_ADDRESS_MEM_PREFETCH);
+    ecam_writel(qts, SR_PF_DEVFN, c + PCI_SRIOV_BAR + VDXG_BAR_VRAM * 4,
+                0xffffffff);
+    g_assert_cmphex(ecam_readl(qts, SR_PF_DEVFN,
+                               c + PCI_SRIOV_BAR + VDXG_BAR_VRAM * 4), ==,
+                    (uint32_t)~(SR_VF_VRAM - 1) |
+                    PCI_BASE_ADDRESS_MEM_PREFETCH);
+    ecam_writel(qts, SR_PF_DEVFN, c + PCI_SRIOV_BAR + VDXG_BAR_MMIO * 4,
+                0xffffffff);
+    g_assert_cmphex(ecam_readl(qts, SR_PF_DEVFN,
+                               c + PCI_SRIOV_BAR + VDXG_BAR_MMIO * 4), ==,
+                    (uint32_t)~(VDXG_MMIO_SIZE - 1));
+
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_CAPS) & (VDXG_CAP_SRIOV |
+                                                VDXG_CAP_RESIZABLE_BAR), ==,
+                    VDXG_CAP_SRIOV | VDXG_CAP_RESIZABLE_BAR);
+    g_assert_cmpuint(rd(&sr.pf, VDXG_REG_FUNCTION), ==, 0);
+    g_assert_cmpuint(rd(&sr.pf, VDXG_REG_SRIOV_TOTAL_VFS), ==,
+                     VDXG_SRIOV_TOTAL_VFS_DEFAULT);
+    g_assert_cmphex(rd64(&sr.pf, VDXG_REG_SRIOV_VF_VRAM_SIZE_LO), ==,
+                    VDXG_VF_VRAM_SIZE_DEFAULT);
+    g_assert_cmpuint(rd(&sr.pf, VDXG_REG_SRIOV_NUM_VFS), ==, 0);
+    sr_stop(&sr);
+
+    /* total_vfs=0: no SR-IOV behind the root port either */
+    sr_start(&sr, "total_vfs=0");
+    g_assert_cmphex(sr.sriov, ==, 0);
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_CAPS) & VDXG_CAP_SRIOV, ==, 0);
+    g_assert_cmpuint(rd(&sr.pf, VDXG_REG_SRIOV_TOTAL_VFS), ==, 0);
+    sr_stop(&sr);
+
+    /* On pcie.0 (a root bus) there is no SR-IOV */
+    vdxg_start(&v, NULL);
+    ecam_enable(v.bus);
+    g_assert_cmphex(ext_cap_find(v.qts, VDXG_DEVFN, PCI_EXT_CAP_ID_SRIOV), ==,
+                    0);
+    g_assert_cmphex(rd(&v, VDXG_REG_CAPS) & VDXG_CAP_SRIOV, ==, 0);
+    g_assert_cmpuint(rd(&v, VDXG_REG_SRIOV_TOTAL_VFS), ==, 0);
+    /* ... and COMMIT is refused */
+    wr(&v, VDXG_REG_BACKING_COMMIT, VDXG_BACKING_SELECT(0, VDXG_BAR_VRAM, 0));
+    g_assert_cmphex(rd(&v, VDXG_REG_BACKING_STATUS), ==,
+                    VDXG_BACKING_STATUS_ERROR);
+    vdxg_stop(&v);
+}
+
+static void test_sriov_vf_registers(void)
+{
+    uint16_t cap;
+    Sr sr;
+    int i;
+
+    sr_start(&sr, NULL);
+    sr_enable_vfs(&sr, 2);
+    for (i = 0; i < 2; i++) {
+        Vdxg *v = &sr.vf[i];
+
+        g_assert_cmphex(rd(v, VDXG_REG_ID), ==, VDXG_ID_MAGIC);
+        g_assert_cmpuint(rd(v, VDXG_REG_FUNCTION), ==, 1 + i);
+        g_assert_cmphex(rd(v, VDXG_REG_CAPS), ==,
+                        VDXG_CAP_MSIX | VDXG_CAP_SELFTEST | VDXG_CAP_RENDER |
+                        VDXG_CAP_PAGING | VDXG_CAP_GART);
+        g_assert_cmpuint(rd(v, VDXG_REG_NUM_CRTCS), ==, 0);
+        g_assert_cmphex(rd64(v, VDXG_REG_VRAM_SIZE_LO), ==, SR_VF_VRAM);
+        g_assert_cmphex(rd64(v, VDXG_REG_APERTURE_SIZE_LO), ==,
+                        VDXG_VF_APERTURE_SIZE_DEFAULT);
+        g_assert_cmphex(rd(v, VDXG_REG_ENGINES), ==, ALL_ENGINES);
+        /* Its own registers */
+        wr(v, VDXG_REG_SCRATCH, 0x1000 + i);
+        /* No display, no SR-IOV block */
+        wr(v, VDXG_CRTC_BASE(0) + VDXG_CRTC_CTRL, 1);
+        g_assert_cmphex(rd(v, VDXG_CRTC_BASE(0) + VDXG_CRTC_CTRL), ==, 0);
+        g_assert_cmphex(rd(v, VDXG_REG_SRIOV_TOTAL_VFS), ==, 0);
+        wr(v, VDXG_REG_BACKING_SELECT, 5);
+        g_assert_cmphex(rd(v, VDXG_REG_BACKING_SELECT), ==, 0);
+        /* No MSI, no INTx */
+        g_assert_cmphex(ecam_readw(sr.pf.qts, SR_VF_DEVFN(i), PCI_VENDOR_ID),
+                        ==, 0xffff);
+        g_assert_cmpuint(qpci_find_capability(v->dev, PCI_CAP_ID_MSI, 0), ==,
+                         0);
+        g_assert_cmpuint(qpci_config_readb(v->dev, PCI_INTERRUPT_PIN), ==, 0);
+    }
+    g_assert_cmphex(rd(&sr.vf[0], VDXG_REG_SCRATCH), ==, 0x1000);
+    g_assert_cmphex(rd(&sr.vf[1], VDXG_REG_SCRATCH), ==, 0x1001);
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_SCRATCH), ==, 0);
+
+    /* MSI-X: VF 1's self-test interrupt is its vector 0 message */
+    cap = qpci_find_capability(sr.vf[1].dev, PCI_CAP_ID_MSIX, 0);
+    g_assert_cmphex(cap, !=, 0);
+    g_assert_cmpuint((qpci_config_readw(sr.vf[1].dev, cap + PCI_MSIX_FLAGS) &
+                      PCI_MSIX_FLAGS_QSIZE) + 1, ==, VDXG_MSIX_VECTORS);
+    qpci_config_writew(sr.vf[1].dev, cap + PCI_MSIX_FLAGS,
+                       PCI_MSIX_FLAGS_ENABLE);
+    qtest_writel(sr.pf.qts, SR_VF_MSIX_BASE + 4096 + PCI_MSIX_ENTRY_LOWER_ADDR,
+                 MSG_ADDR);
+    qtest_writel(sr.pf.qts, SR_VF_MSIX_BASE + 4096 + PCI_MSIX_ENTRY_UPPER_ADDR,
+                 0);
+    qtest_writel(sr.pf.qts, SR_VF_MSIX_BASE + 4096 + PCI_MSIX_ENTRY_DATA,
+                 MSIX_DATA(0));
+    qtest_writel(sr.pf.qts, SR_VF_MSIX_BASE + 4096 +
+                 PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
+    qtest_writel(sr.pf.qts, MSG_ADDR, 0);
+    wr(&sr.vf[1], VDXG_REG_INT_MASK, VDXG_INT_SELFTEST);
+    wr(&sr.vf[1], VDXG_REG_INT_TRIGGER, VDXG_INT_SELFTEST);
+    g_assert_cmphex(qtest_readl(sr.pf.qts, MSG_ADDR), ==, MSIX_DATA(0));
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_INT_STATUS), ==, 0);
+
+    /* Disabling the VFs unmaps them */
+    ecam_writew(sr.pf.qts, SR_PF_DEVFN, sr.sriov + PCI_SRIOV_CTRL, 0);
+    g_assert_cmpuint(rd(&sr.pf, VDXG_REG_SRIOV_NUM_VFS), ==, 0);
+    g_assert_cmphex(rd(&sr.vf[0], VDXG_REG_ID), !=, VDXG_ID_MAGIC);
+    sr_stop(&sr);
+}
+
+static void test_sriov_backing(void)
+{
+    static const SrRange good[] = {
+        { 0x1000000, 0x10000 }, { 0x3000000, 0x1000 }, { 0x2000000, 0x100000 },
+    };
+    static const struct {
+        const char *what;
+        SrRange r[2];
+        int n;
+    } bad[] = {
+        { "misaligned offset", { { 0x1000800, 0x1000 } }, 1 },
+        { "misaligned length", { { 0x1000000, 0x1800 } }, 1 },
+        { "outside VRAM", { { 256 * MiB - 0x1000, 0x2000 } }, 1 },
+        { "offset beyond VRAM", { { 1ull << 40, 0x1000 } }, 1 },
+        { "too long", { { 0, 16 * MiB }, { 32 * MiB, 16 * MiB + 0x1000 } },
+          2 },
+    };
+    Sr sr;
+    int i;
+
+    sr_start(&sr, NULL);
+    sr_enable_vfs(&sr, 2);
+    qtest_writel(sr.pf.qts, sr.pf_vram.addr + 0x1000000, 0x11111111);
+
+    g_assert_cmphex(sr_table(&sr, 0, good, 3), ==,
+                    3 << VDXG_BACKING_STATUS_RANGES_SHIFT);
+    for (i = 0; i < 3; i++) {
+        wr(&sr.pf, VDXG_REG_BACKING_SELECT,
+           VDXG_BACKING_SELECT(0, VDXG_BAR_VRAM, i));
+        g_assert_cmphex(rd64(&sr.pf, VDXG_REG_BACKING_OFFSET_LO), ==,
+                        good[i].off);
+        g_assert_cmphex(rd64(&sr.pf, VDXG_REG_BACKING_LENGTH_LO), ==,
+                        good[i].len);
+    }
+    g_assert_cmphex(qtest_readl(sr.pf.qts, sr.vf_vram[0].addr), ==,
+                    0x11111111);
+
+    /* Refused tables leave the applied one as it was */
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        g_test_message("refused: %s", bad[i].what);
+        g_assert_cmphex(sr_table(&sr, 0, bad[i].r, bad[i].n), ==,
+                        VDXG_BACKING_STATUS_ERROR);
+        g_assert_cmphex(qtest_readl(sr.pf.qts, sr.vf_vram[0].addr), ==,
+                        0x11111111);
+    }
+    /* A full BAR is fine; a bad BAR or VF is refused */
+    sr_range(&sr, 1, 0, 0, SR_VF_VRAM);
+    sr_range(&sr, 1, 1, 0, 0);
+    wr(&sr.pf, VDXG_REG_BACKING_COMMIT,
+       VDXG_BACKING_SELECT(1, VDXG_BAR_MMIO, 0));
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_BACKING_STATUS), ==,
+                    VDXG_BACKING_STATUS_ERROR);
+    wr(&sr.pf, VDXG_REG_BACKING_COMMIT,
+       VDXG_BACKING_SELECT(VDXG_SRIOV_TOTAL_VFS_DEFAULT, VDXG_BAR_VRAM, 0));
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_BACKING_STATUS), ==,
+                    VDXG_BACKING_STATUS_ERROR);
+    wr(&sr.pf, VDXG_REG_BACKING_COMMIT,
+       VDXG_BACKING_SELECT(1, VDXG_BAR_VRAM, 0));
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_BACKING_STATUS), ==,
+                    1 << VDXG_BACKING_STATUS_RANGES_SHIFT);
+    g_assert_cmphex(qtest_readl(sr.pf.qts, sr.vf_vram[1].addr + 0x1000000),
+                    ==, 0x11111111);
+
+    /* Out-of-range selections read 0 and ignore writes */
+    wr(&sr.pf, VDXG_REG_BACKING_SELECT,
+       VDXG_BACKING_SELECT(0, VDXG_BAR_VRAM, VDXG_MAX_BACKING_RANGES));
+    wr(&sr.pf, VDXG_REG_BACKING_LENGTH_LO, 0x1000);
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_BACKING_LENGTH_LO), ==, 0);
+    wr(&sr.pf, VDXG_REG_BACKING_SELECT, 0xffffffff);
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_BACKING_OFFSET_LO), ==, 0);
+    wr(&sr.pf, VDXG_REG_BACKING_SELECT, VDXG_BACKING_SELECT(0, 0, 0));
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_BACKING_OFFSET_LO), ==, 0);
+
+    /* Tables persist across disable and enable; a PF reset clears them */
+    ecam_writew(sr.pf.qts, SR_PF_DEVFN, sr.sriov + PCI_SRIOV_CTRL, 0);
+    ecam_writew(sr.pf.qts, SR_PF_DEVFN, sr.sriov + PCI_SRIOV_CTRL,
+                PCI_SRIOV_CTRL_VFE | PCI_SRIOV_CTRL_MSE);
+    for (i = 0; i < 2; i++) {
+        ecam_writew(sr.pf.qts, SR_VF_DEVFN(i), PCI_COMMAND,
+                    PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+    }
+    g_assert_cmphex(qtest_readl(sr.pf.qts, sr.vf_vram[0].addr), ==,
+                    0x11111111);
+    wr(&sr.pf, VDXG_REG_RESET, VDXG_RESET_MAGIC);
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_BACKING_STATUS), ==, 0);
+    wr(&sr.pf, VDXG_REG_BACKING_SELECT, VDXG_BACKING_SELECT(0, 2, 0));
+    g_assert_cmphex(rd64(&sr.pf, VDXG_REG_BACKING_LENGTH_LO), ==, 0);
+    g_assert_cmphex(qtest_readl(sr.pf.qts, sr.vf_vram[0].addr), ==, 0);
+    sr_stop(&sr);
+}
+
+static void test_sriov_layout(void)
+{
+    /* VF offsets 0, 64K, 68K map to PF 16M, 48M, 32M */
+    static const SrRange r[] = {
+        { 0x1000000, 0x10000 }, { 0x3000000, 0x1000 }, { 0x2000000, 0x100000 },
+    };
+    QTestState *qts;
+    uint64_t vf0, pf0;
+    Sr sr;
+
+    sr_start(&sr, NULL);
+    qts = sr.pf.qts;
+    sr_enable_vfs(&sr, 1);
+    vf0 = sr.vf_vram[0].addr;
+    pf0 = sr.pf_vram.addr;
+    g_assert_cmphex(sr_table(&sr, 0, r, 3), ==,
+                    3 << VDXG_BACKING_STATUS_RANGES_SHIFT);
+
+    /* Through the VF's BAR into PF VRAM, across range boundaries */
+    qtest_writeq(qts, vf0 + 0x10000 - 4, 0x2222222211111111ull);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x1000000 + 0x10000 - 4), ==,
+                    0x11111111);
+    qtest_writel(qts, vf0 + 0x10000, 0x33333333);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x3000000), ==, 0x33333333);
+    qtest_writel(qts, vf0 + 0x11000, 0x44444444);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x2000000), ==, 0x44444444);
+    qtest_writel(qts, vf0 + 0x110ffc, 0x55555555);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x20ffffc), ==, 0x55555555);
+    /* And the other way round */
+    qtest_writel(qts, pf0 + 0x1000000, 0x66666666);
+    g_assert_cmphex(qtest_readl(qts, vf0), ==, 0x66666666);
+    qtest_writel(qts, pf0 + 0x2000010, 0x77777777);
+    g_assert_cmphex(qtest_readl(qts, vf0 + 0x11010), ==, 0x77777777);
+    /* Beyond the ranges: unbacked, reads 0, writes dropped */
+    qtest_writel(qts, vf0 + 0x111000, 0x88888888);
+    g_assert_cmphex(qtest_readl(qts, vf0 + 0x111000), ==, 0);
+    g_assert_cmphex(qtest_readl(qts, vf0 + SR_VF_VRAM - 4), ==, 0);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x2100000), ==, 0);
+    sr_stop(&sr);
+}
+
+/* A Pg that drives VF @i's PAGING engine through its BARs */
+static void sr_vf_pg(Sr *sr, int i, Pg *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->v = sr->vf[i];
+    p->vram = sr->vf_vram[i];
+    p->eng = VDXG_ENGINE_PAGING;
+    p->ring = PG_RING;
+    p->fence = PG_FENCE;
+    pg_engine_setup(p);
+}
+
+static void test_sriov_isolation(void)
+{
+    /* VF 0's first 2 MiB: PF 8M + 1M, PF 4M + 1M */
+    static const SrRange r[] = {
+        { 0x800000, 0x100000 }, { 0x400000, 0x100000 },
+    };
+    QTestState *qts;
+    uint64_t pf0;
+    Pg *p = g_new0(Pg, 1);
+    Sr sr;
+
+    sr_start(&sr, NULL);
+    qts = sr.pf.qts;
+    pf0 = sr.pf_vram.addr;
+    sr_enable_vfs(&sr, 2);
+    g_assert_cmphex(sr_table(&sr, 0, r, 2), ==,
+                    2 << VDXG_BACKING_STATUS_RANGES_SHIFT);
+    /* Sentinels around VF 0's ranges */
+    qtest_writel(qts, pf0 + 0x800000 - 4, 0xa5a5a5a5);
+    qtest_writel(qts, pf0 + 0x900000, 0xa5a5a5a5);
+    qtest_writel(qts, pf0 + 0x3ffffc, 0xa5a5a5a5);
+    qtest_writel(qts, pf0 + 0x500000, 0xa5a5a5a5);
+
+    sr_vf_pg(&sr, 0, p);
+    /* A FILL across both ranges: VF 0xf0000..0x110000 */
+    pb_reset(p);
+    emit_fill(p, 0xf0000, 0x20000, 0xc0ffee00);
+    pb_run(p);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x8f0000), ==, 0xc0ffee00);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x8ffffc), ==, 0xc0ffee00);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x400000), ==, 0xc0ffee00);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x40fffc), ==, 0xc0ffee00);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x410000), !=, 0xc0ffee00);
+    /* A TRANSFER from the second range to the first */
+    pb_reset(p);
+    emit_copy(p, 0x100000, 0x3000, 0x100);
+    pb_run(p);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x803000), ==, 0xc0ffee00);
+    g_assert_cmphex(rd(&sr.vf[0], VDXG_REG_FAULT_STATUS), ==, 0);
+
+    /* Beyond the backed 2 MiB: a fault on the VF, PF VRAM untouched */
+    pb_reset(p);
+    emit_fill(p, 0x1f0000, 0x20000, 0xdeadbeef);
+    pb_queue(p);
+    ring_kick(p);
+    g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
+    g_assert_cmphex(rd(&sr.vf[0], VDXG_REG_FAULT_STATUS), ==,
+                    VDXG_FAULT_STATUS_VALID);
+    g_assert_cmpuint(rd(&sr.vf[0], VDXG_REG_FAULT_REASON), ==,
+                     VDXG_FAULT_ADDRESS);
+    g_assert_cmphex(rd64(&sr.vf[0], VDXG_REG_FAULT_ADDR_LO), ==, 0x200000);
+    g_assert_cmphex(rd(&sr.vf[0], VDXG_REG_INT_STATUS) & VDXG_INT_FAULT, !=,
+                    0);
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_FAULT_STATUS), ==, 0);
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_INT_STATUS), ==, 0);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x800000 - 4), ==, 0xa5a5a5a5);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x900000), ==, 0xa5a5a5a5);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x3ffffc), ==, 0xa5a5a5a5);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x500000), ==, 0xa5a5a5a5);
+
+    /* A VF's bus accesses must not reach a vdxg BAR */
+    wr(&sr.vf[0], VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) + VDXG_ENG_RESET, 1);
+    wr(&sr.vf[0], VDXG_REG_FAULT_CLEAR, 1);
+    sr_vf_pg(&sr, 0, p);
+    {
+        uint32_t data[2] = { 0x12345678, 0x9abcdef0 };
+
+        pb_reset(p);
+        emit_write_phys(p, pf0 + 0x10000, data, 2);
+        pb_queue(p);
+        ring_kick(p);
+        g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
+        g_assert_cmpuint(rd(&sr.vf[0], VDXG_REG_FAULT_REASON), ==,
+                         VDXG_FAULT_ADDRESS);
+        g_assert_cmphex(qtest_readl(qts, pf0 + 0x10000), !=, 0x12345678);
+    }
+    wr(&sr.vf[0], VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) + VDXG_ENG_RESET, 1);
+    wr(&sr.vf[0], VDXG_REG_FAULT_CLEAR, 1);
+    sr_vf_pg(&sr, 0, p);
+    pb_reset(p);
+    emit_read_phys(p, sr.vf_vram[1].addr, 4, 0x2000);
+    pb_queue(p);
+    ring_kick(p);
+    g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
+    g_assert_cmpuint(rd(&sr.vf[0], VDXG_REG_FAULT_REASON), ==,
+                     VDXG_FAULT_ADDRESS);
+    /* System RAM is fine */
+    wr(&sr.vf[0], VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) + VDXG_ENG_RESET, 1);
+    wr(&sr.vf[0], VDXG_REG_FAULT_CLEAR, 1);
+    sr_vf_pg(&sr, 0, p);
+    pb_reset(p);
+    emit_read_phys(p, MSG_ADDR, 4, 0x2000);
+    qtest_writel(qts, MSG_ADDR, 0xfeedf00d);
+    pb_run(p);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x802000), ==, 0xfeedf00d);
+
+    /* VF 1 has no backing at all: its ring fetch faults */
+    sr_vf_pg(&sr, 1, p);
+    pb_reset(p);
+    emit_nop(p);
+    ring_entry(p, VDXG_RING_CMD_EXEC, 4, 0x20000, 1, 0, 0);
+    ring_kick(p);
+    g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
+    g_assert_cmpuint(rd(&sr.vf[1], VDXG_REG_FAULT_REASON), ==,
+                     VDXG_FAULT_ADDRESS);
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_FAULT_STATUS), ==, 0);
+    g_free(p);
+    sr_stop(&sr);
+}
+
+void vdxg_test_add_sriov_tests(void)
+{
+    qtest_add_func("/vdxg/sriov/cap", test_sriov_cap);
+    qtest_add_func("/vdxg/sriov/vf-registers", test_sriov_vf_registers);
+    qtest_add_func("/vdxg/sriov/backing", test_sriov_backing);
+    qtest_add_func("/vdxg/sriov/layout", test_sriov_layout);
+    qtest_add_func("/vdxg/sriov/isolation", test_sriov_isolation);
+}
