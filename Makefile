@@ -9,6 +9,8 @@
 #   make igt-compare  upstream IGT on vdxg and on bochs-display, side by side
 #   make vm       an interactive guest shell
 #   make fuzz     vdxg_fuzz in the VM for FUZZ_SECONDS (default 600)
+#   make qemu-fuzz  QEMU's generic fuzzer on the device model for
+#                 QFUZZ_SECONDS (default 1800)
 #   make debug-image  the debug guest kernel (KASAN, lockdep...), vdxg.ko
 #                 built against it, and its image (out/guest-debug/)
 
@@ -111,6 +113,14 @@ fuzz: setup qemu image
 FUZZ_SECONDS ?= 600
 FUZZ_WORKERS ?= 4
 
+# QEMU's generic fuzzer (libFuzzer, ASan) on the vdxg device model, longer
+# than make check runs it; the corpus grows in out/qemu-fuzz-run/:
+#   make qemu-fuzz QFUZZ_SECONDS=3600 [QFUZZ_CONFIG=sriov] [QFUZZ_SEED=N]
+qemu-fuzz: setup
+	QFUZZ_SECONDS=$(QFUZZ_SECONDS) scripts/qemu-fuzz.sh
+
+QFUZZ_SECONDS ?= 1800
+
 vm: qemu image
 	scripts/vm.sh --interactive --load vdxg
 
@@ -119,5 +129,5 @@ clean:
 	rm -rf $(OUT)
 
 .PHONY: all setup qemu module sw-sync lint userspace image kunit qtest vmtest \
-	check demo bench igt-compare fuzz vm clean debug-kernel debug-module \
+	check demo bench igt-compare fuzz qemu-fuzz vm clean debug-kernel debug-module \
 	debug-image

@@ -61,6 +61,32 @@ BUILD=$SRC/build
 LOG_DIR=$VDXG_OUT/logs
 LOG=$LOG_DIR/qemu-build.log
 BINS=(qemu-system-x86_64 tests/qtest/vdxg-test)
+# Its result: $VDXG_CACHE/$NAME-<hash>, published as $VDXG_OUT/$NAME,
+# with these files of the source tree.
+NAME=qemu
+EXTRA=()
+
+# The fuzzing flavour (--fuzz, or VDXG_QEMU_FLAVOUR=fuzz): QEMU's libFuzzer
+# targets for scripts/qemu-fuzz.sh, built by clang with ASan in a tree and
+# a result of their own; $VDXG_OUT/qemu-fuzz holds qemu-fuzz-x86_64 and
+# firmware-args. Everything else (source, overlay, patches) is shared.
+FLAVOUR=${VDXG_QEMU_FLAVOUR:-}
+[ "${1:-}" != --fuzz ] || FLAVOUR=fuzz
+case $FLAVOUR in
+'') ;;
+fuzz)
+	NAME=qemu-fuzz
+	CONFIGURE_OPTS+=(--cc=clang --cxx=clang++ --enable-fuzzing
+		--enable-asan)
+	TREE=$VDXG_CACHE/qemu-fuzz-build
+	SRC=$TREE/src
+	BUILD=$SRC/build
+	LOG=$LOG_DIR/qemu-fuzz-build.log
+	BINS=(qemu-fuzz-x86_64)
+	EXTRA=(scripts/oss-fuzz/reorder_fuzzer_qtest_trace.py)
+	;;
+*) die "unknown VDXG_QEMU_FLAVOUR=$FLAVOUR (want fuzz or nothing)" ;;
+esac
 
 msg() { echo "build-qemu: $*"; }
 
@@ -75,26 +101,29 @@ fail_log() {
 # qemu/tests/qtest links to, are named explicitly.
 key=$({ hash_inputs "$OVERLAY" "$HDR" "${REF[@]}" \
 		"$VDXG_TOP/scripts/build-qemu.sh"
-	echo "$QEMU_VERSION"; } | sha256sum | cut -c1-16)
-RESULT=$VDXG_CACHE/qemu-$key
+	echo "$QEMU_VERSION $FLAVOUR"; } | sha256sum | cut -c1-16)
+RESULT=$VDXG_CACHE/$NAME-$key
 
 publish() {
 	touch "$RESULT"		# most recently used: pruned last
 	mkdir -p "$VDXG_OUT"
-	if [ -e "$VDXG_OUT/qemu" ] && [ ! -L "$VDXG_OUT/qemu" ]; then
-		rm -rf "$VDXG_OUT/qemu"
+	if [ -e "$VDXG_OUT/$NAME" ] && [ ! -L "$VDXG_OUT/$NAME" ]; then
+		rm -rf "${VDXG_OUT:?}/${NAME:?}"
 	fi
-	ln -sfn "$RESULT" "$VDXG_OUT/qemu"
+	ln -sfn "$RESULT" "$VDXG_OUT/$NAME"
 }
 
 have_result() {
-	[ -x "$RESULT/qemu-system-x86_64" ] && [ -x "$RESULT/vdxg-test" ] &&
-		[ -f "$RESULT/firmware-args" ]
+	local b
+	for b in "${BINS[@]}"; do
+		[ -x "$RESULT/${b##*/}" ] || return 1
+	done
+	[ -f "$RESULT/firmware-args" ]
 }
 
 if have_result; then
 	publish
-	msg "up to date: $VDXG_OUT/qemu -> $RESULT"
+	msg "up to date: $VDXG_OUT/$NAME -> $RESULT"
 	exit 0
 fi
 
@@ -111,13 +140,13 @@ done
 	die "missing /usr/share/seabios/bios-256k.bin: run scripts/setup.sh"
 
 mkdir -p "$VDXG_CACHE" "$DL" "$LOG_DIR"
-exec 9>"$VDXG_CACHE/.qemu-build.lock"
+exec 9>"$VDXG_CACHE/.$NAME-build.lock"
 if ! flock -n 9; then
 	msg "waiting for another QEMU build to finish"
 	flock 9
 	if have_result; then
 		publish
-		msg "up to date: $VDXG_OUT/qemu -> $RESULT"
+		msg "up to date: $VDXG_OUT/$NAME -> $RESULT"
 		exit 0
 	fi
 fi
@@ -351,6 +380,9 @@ mkdir -p "$RESULT.tmp"
 for b in "${BINS[@]}"; do
 	cp "$BUILD/$b" "$RESULT.tmp/"
 done
+for f in "${EXTRA[@]}"; do
+	cp "$SRC/$f" "$RESULT.tmp/"
+done
 printf -- '-L %s ' "${FIRMWARE_DIRS[@]}" | sed 's/ $/\n/' \
 	>"$RESULT.tmp/firmware-args"
 rm -rf "$RESULT"
@@ -359,10 +391,10 @@ publish
 
 # Drop old results, except the newest ones and the one just built.
 find "$VDXG_CACHE" -maxdepth 1 -type d -regextype posix-extended \
-	-regex '.*/qemu-[0-9a-f]{16}' \
+	-regex ".*/$NAME-[0-9a-f]{16}" \
 	-printf '%T@ %p\n' | sort -rn | tail -n +$((KEEP_RESULTS + 1)) |
 	cut -d' ' -f2- | while read -r d; do
 		[ "$d" = "$RESULT" ] || rm -rf "$d"
 	done
 
-msg "done in $((SECONDS - start)) s: $VDXG_OUT/qemu -> $RESULT"
+msg "done in $((SECONDS - start)) s: $VDXG_OUT/$NAME -> $RESULT"

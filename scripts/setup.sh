@@ -14,6 +14,7 @@ PKGS=(
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	seabios qemu-system-data
 	mmdebstrap busybox-static sparse perl libdrm-dev rsync patch
+	clang libclang-rt-14-dev
 )
 # Packages that must come from bookworm-backports.
 BPO_PKGS=(meson python3-pycotap)
