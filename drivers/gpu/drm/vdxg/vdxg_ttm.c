@@ -369,9 +369,18 @@ int vdxg_ttm_init(struct vdxg_device *vdxg)
 	struct drm_device *drm = &vdxg->drm;
 	int ret;
 
+	/*
+	 * TTM's page pool for every caching mode (use_dma_alloc): freed
+	 * pages are cleared as they go back to the pool, in the worker that
+	 * frees an object's old place once its move is done, and an eviction
+	 * takes them cleared from there. Without the pool, cached pages come
+	 * from the page allocator on every eviction and are zeroed there, in
+	 * the move's ioctl: on a guest that zeroes at CPU speed that is most
+	 * of the time a large eviction takes.
+	 */
 	ret = ttm_device_init(&vdxg->ttm, &vdxg_ttm_funcs, drm->dev,
 			      drm->anon_inode->i_mapping,
-			      drm->vma_offset_manager, false, false);
+			      drm->vma_offset_manager, true, false);
 	if (ret)
 		return ret;
 

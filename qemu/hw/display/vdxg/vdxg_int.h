@@ -310,6 +310,7 @@ typedef struct VdxgSeg {
     uint64_t addr;          /* VRAM offset or bus address */
     uint64_t len;
     uint64_t fault_addr;    /* what a failed access reports */
+    bool run;               /* several pages of a page list at once */
 } VdxgSeg;
 
 /* vdxg_core.c */
@@ -339,6 +340,8 @@ bool vdxg_seg_read(VdxgState *s, const VdxgSeg *seg, void *buf,
                    uint64_t len, VdxgErr *err);
 bool vdxg_seg_write(VdxgState *s, const VdxgSeg *seg, const void *buf,
                     uint64_t len, VdxgErr *err);
+void vdxg_fill_pattern(uint8_t *p, uint64_t len, const uint8_t *pat,
+                       unsigned int unit);
 bool vdxg_gpu_rw(VdxgState *s, uint64_t gpu, void *buf, uint64_t len,
                  bool is_write, VdxgErr *err);
 

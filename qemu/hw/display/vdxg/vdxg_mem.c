@@ -289,3 +289,29 @@ bool vdxg_gpu_rw(VdxgState *s, uint64_t gpu, void *buf, uint64_t len,
     }
     return true;
 }
+
+/*
+ * Fill @len bytes at @p with copies of the @unit bytes at @pat (@len a
+ * multiple of @unit): the first copy, then memcpy of what is done, doubling,
+ * so that a row or a run costs a few memcpy calls, not a store per pixel.
+ */
+void vdxg_fill_pattern(uint8_t *p, uint64_t len, const uint8_t *pat,
+                       unsigned int unit)
+{
+    uint64_t done, n;
+
+    if (len < unit) {
+        return;
+    }
+    memcpy(p, pat, unit);
+    if (unit == 4 && pat[0] == pat[1] && pat[0] == pat[2] &&
+        pat[0] == pat[3]) {
+        memset(p, pat[0], len);
+        return;
+    }
+    for (done = unit; done < len; done += n) {
+        /* At most 64 KiB at a time: the source stays in the cache. */
+        n = MIN(MIN(done, len - done), 64 * KiB);
+        memcpy(p + done, p, n);
+    }
+}

@@ -25,9 +25,45 @@ typedef struct VdxgSide {
     uint64_t list;      /* GPU address of the page list */
 } VdxgSide;
 
+/* Page list entries read at once to find a run of contiguous pages */
+#define VDXG_PAGE_RUN           64
+
+/*
+ * Extend @seg, a piece of page list entry @idx at @page, over the entries
+ * that follow it while they continue it in bus address, up to @len bytes:
+ * one access for a run instead of one a page. Entries are only looked at
+ * here; one that is not the next page (or is malformed) ends the run, and
+ * is read and checked again when the copy reaches it.
+ */
+static void vdxg_side_run(VdxgState *s, const VdxgSide *side, uint64_t idx,
+                          uint64_t page, uint64_t len, VdxgSeg *seg)
+{
+    uint8_t buf[VDXG_PAGE_RUN * 8];
+    uint64_t n, i, next;
+    VdxgErr scratch;
+
+    if (seg->len >= len) {
+        return;
+    }
+    n = MIN(DIV_ROUND_UP(len - seg->len, VDXG_GPU_PAGE_SIZE), VDXG_PAGE_RUN);
+    if (!vdxg_gpu_rw(s, side->list + (idx + 1) * 8, buf, n * 8, false,
+                     &scratch)) {
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        next = ldq_le_p(buf + i * 8);
+        /* The next page, not wrapping around the top of the bus */
+        if (next <= page || next != page + (i + 1) * VDXG_GPU_PAGE_SIZE) {
+            break;
+        }
+    }
+    seg->run = i > 0;
+    seg->len = MIN(len, seg->len + i * VDXG_GPU_PAGE_SIZE);
+}
+
 /* The piece of at most @len bytes of @side at byte @pos. */
 static bool vdxg_side_seg(VdxgState *s, const VdxgSide *side, uint64_t pos,
-                          uint64_t len, VdxgSeg *seg, VdxgErr *err)
+                          uint64_t len, bool runs, VdxgSeg *seg, VdxgErr *err)
 {
     uint64_t off, page;
     uint8_t buf[8];
@@ -49,6 +85,11 @@ static bool vdxg_side_seg(VdxgState *s, const VdxgSide *side, uint64_t pos,
         seg->addr = page | (off & VDXG_PAGE_MASK);
         seg->len = MIN(len, VDXG_GPU_PAGE_SIZE - (off & VDXG_PAGE_MASK));
         seg->fault_addr = seg->addr;
+        seg->run = false;
+        if (runs) {
+            vdxg_side_run(s, side, off >> VDXG_GPU_PAGE_SHIFT, page, len,
+                          seg);
+        }
         return true;
     case VDXG_SIDE_BUS:
         seg->vram = false;
@@ -61,6 +102,35 @@ static bool vdxg_side_seg(VdxgState *s, const VdxgSide *side, uint64_t pos,
 }
 
 /*
+ * Copy *@len bytes from @sseg to @dseg, at most a bounce buffer's worth
+ * between two bus pieces (*@len is then cut down to it).
+ */
+static bool vdxg_copy_seg(VdxgState *s, const VdxgSeg *sseg,
+                          const VdxgSeg *dseg, uint64_t *len, VdxgErr *err)
+{
+    uint64_t n = *len;
+
+    if (sseg->vram && dseg->vram) {
+        memmove(s->vram_ptr + dseg->addr, s->vram_ptr + sseg->addr, n);
+        memory_region_set_dirty(s->vram_mr, dseg->addr, n);
+    } else if (sseg->vram) {
+        return vdxg_seg_write(s, dseg, s->vram_ptr + sseg->addr, n, err);
+    } else if (dseg->vram) {
+        if (vdxg_dma_read(s, sseg->addr, s->vram_ptr + dseg->addr,
+                          n) != MEMTX_OK) {
+            trace_vdxg_dma_error(false, sseg->addr, n);
+            return vdxg_set_err(err, VDXG_FAULT_ADDRESS, sseg->fault_addr);
+        }
+        memory_region_set_dirty(s->vram_mr, dseg->addr, n);
+    } else {
+        *len = n = MIN(n, sizeof(s->bounce));
+        return vdxg_seg_read(s, sseg, s->bounce, n, err) &&
+               vdxg_seg_write(s, dseg, s->bounce, n, err);
+    }
+    return true;
+}
+
+/*
  * Copy @size bytes from @src to @dst, continuing at *@progress, until done
  * or out of budget. Overlapping sides give an undefined result.
  */
@@ -70,39 +140,27 @@ static VdxgRun vdxg_copy(VdxgState *s, const VdxgSide *src,
 {
     VdxgSeg sseg, dseg;
     uint64_t len;
+    bool runs = true;
 
     while (*progress < size) {
         if (*budget <= 0) {
             return VDXG_RUN_YIELD;
         }
         len = MIN(size - *progress, (uint64_t)*budget);
-        if (!vdxg_side_seg(s, src, *progress, len, &sseg, err) ||
-            !vdxg_side_seg(s, dst, *progress, sseg.len, &dseg, err)) {
+        sseg = (VdxgSeg) { 0 };
+        dseg = (VdxgSeg) { 0 };
+        if (!vdxg_side_seg(s, src, *progress, len, runs, &sseg, err) ||
+            !vdxg_side_seg(s, dst, *progress, sseg.len, runs, &dseg, err)) {
             return VDXG_RUN_FAULT;
         }
         len = dseg.len;
-        if (sseg.vram && dseg.vram) {
-            memmove(s->vram_ptr + dseg.addr, s->vram_ptr + sseg.addr, len);
-            memory_region_set_dirty(s->vram_mr, dseg.addr, len);
-        } else if (sseg.vram) {
-            if (!vdxg_seg_write(s, &dseg, s->vram_ptr + sseg.addr, len,
-                                err)) {
-                return VDXG_RUN_FAULT;
+        if (!vdxg_copy_seg(s, &sseg, &dseg, &len, err)) {
+            if (sseg.run || dseg.run) {
+                /* Again page by page: the fault names its page. */
+                runs = false;
+                continue;
             }
-        } else if (dseg.vram) {
-            if (vdxg_dma_read(s, sseg.addr, s->vram_ptr + dseg.addr,
-                              len) != MEMTX_OK) {
-                trace_vdxg_dma_error(false, sseg.addr, len);
-                vdxg_set_err(err, VDXG_FAULT_ADDRESS, sseg.fault_addr);
-                return VDXG_RUN_FAULT;
-            }
-            memory_region_set_dirty(s->vram_mr, dseg.addr, len);
-        } else {
-            len = MIN(len, sizeof(s->bounce));
-            if (!vdxg_seg_read(s, &sseg, s->bounce, len, err) ||
-                !vdxg_seg_write(s, &dseg, s->bounce, len, err)) {
-                return VDXG_RUN_FAULT;
-            }
+            return VDXG_RUN_FAULT;
         }
         *progress += len;
         *budget -= len;
@@ -132,9 +190,9 @@ static VdxgRun vdxg_fill(VdxgState *s, uint64_t addr, uint64_t size,
         }
         len = seg.len;
         if (seg.vram) {
-            for (i = 0; i + 4 <= len; i += 4) {
-                stl_le_p(s->vram_ptr + seg.addr + i, pattern);
-            }
+            /* Whole dwords: s->bounce starts with the pattern. */
+            vdxg_fill_pattern(s->vram_ptr + seg.addr, QEMU_ALIGN_DOWN(len, 4),
+                              s->bounce, 4);
             memory_region_set_dirty(s->vram_mr, seg.addr, len);
         } else {
             len = MIN(len, sizeof(s->bounce));

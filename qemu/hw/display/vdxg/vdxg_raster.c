@@ -172,17 +172,51 @@ static bool vdxg_shade(const VdxgRaster *ra, const VdxgTri *t, uint32_t flags,
     return ra->ops->dst_write(ra->opaque, px, py, col);
 }
 
+/* floor(a / b) for b > 0 */
+static int64_t vdxg_floordiv(int64_t a, int64_t b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/*
+ * The span of a row the triangle covers, from the pixel whose edge values
+ * are @w on: pixels [*lo, *hi] of the @n left (empty when *lo > *hi).
+ * Pixel d is inside edge i when w[i] - 16 ey[i] d >= (owns[i] ? 0 : 1),
+ * a bound on d for each edge, so the span is found, not searched.
+ */
+static void vdxg_tri_span(const VdxgTri *t, const int64_t *w, int64_t n,
+                          int64_t *lo, int64_t *hi)
+{
+    unsigned int i;
+    int64_t a, v;
+
+    *lo = 0;
+    *hi = n - 1;
+    for (i = 0; i < 3; i++) {
+        a = 16 * t->ey[i];
+        v = w[i] - !t->owns[i];
+        if (a > 0) {
+            *hi = MIN(*hi, vdxg_floordiv(v, a));
+        } else if (a < 0) {
+            *lo = MAX(*lo, -vdxg_floordiv(v, -a));
+        } else if (v < 0) {
+            *lo = n;
+        }
+    }
+}
+
 /*
  * Rasterize a set-up triangle from pixel *@progress of its box (row-major)
  * on. The edge functions are evaluated at the start of each row and then
- * stepped by one pixel (16 units) at a time.
+ * stepped by one pixel (16 units) at a time. The pixels of a row outside
+ * the triangle's span are passed over at once, charged as if tried.
  */
 VdxgRun vdxg_tri_draw(const VdxgRaster *ra, const VdxgTri *t, uint32_t flags,
                       uint64_t *progress)
 {
     uint64_t bw = t->px1 - t->px0 + 1;
-    uint64_t n = bw * (t->py1 - t->py0 + 1), k = *progress;
-    int64_t px, py, cx, cy, w[3];
+    uint64_t n = bw * (t->py1 - t->py0 + 1), k = *progress, m;
+    int64_t px, py, cx, cy, w[3], lo, hi, end;
     unsigned int i;
     bool in;
 
@@ -196,25 +230,50 @@ VdxgRun vdxg_tri_draw(const VdxgRaster *ra, const VdxgTri *t, uint32_t flags,
 
             w[i] = t->ex[i] * (cy - a->y) - t->ey[i] * (cx - a->x);
         }
-        for (; px <= t->px1; px++, k++) {
+        while (px <= t->px1) {
             if (*ra->budget <= 0) {
                 *progress = k;
                 return VDXG_RUN_YIELD;
             }
-            *ra->budget -= VDXG_COST_PIXEL;
-            in = true;
-            for (i = 0; i < 3; i++) {
-                in &= w[i] > 0 || (w[i] == 0 && t->owns[i]);
+            vdxg_tri_span(t, w, t->px1 - px + 1, &lo, &hi);
+            if (lo > hi) {
+                lo = t->px1 - px + 1;
             }
-            if (in) {
-                *ra->budget -= VDXG_COST_SHADE;
-                if (!vdxg_shade(ra, t, flags, px, py, w)) {
-                    *progress = k;
-                    return VDXG_RUN_FAULT;
+            if (lo > 0) {
+                /* Not covered: tried, all at once */
+                /* As many as the budget covers */
+                m = ((uint64_t)*ra->budget + VDXG_COST_PIXEL - 1) /
+                    VDXG_COST_PIXEL;
+                m = MIN((uint64_t)lo, m);
+                *ra->budget -= (int64_t)m * VDXG_COST_PIXEL;
+                px += m;
+                k += m;
+                for (i = 0; i < 3; i++) {
+                    w[i] -= 16 * t->ey[i] * (int64_t)m;
                 }
+                continue;
             }
-            for (i = 0; i < 3; i++) {
-                w[i] -= 16 * t->ey[i];
+            /* The span, pixel by pixel, to its end or the budget's */
+            for (end = px + hi; px <= end; px++, k++) {
+                if (*ra->budget <= 0) {
+                    *progress = k;
+                    return VDXG_RUN_YIELD;
+                }
+                *ra->budget -= VDXG_COST_PIXEL;
+                in = true;
+                for (i = 0; i < 3; i++) {
+                    in &= w[i] > 0 || (w[i] == 0 && t->owns[i]);
+                }
+                if (in) {
+                    *ra->budget -= VDXG_COST_SHADE;
+                    if (!vdxg_shade(ra, t, flags, px, py, w)) {
+                        *progress = k;
+                        return VDXG_RUN_FAULT;
+                    }
+                }
+                for (i = 0; i < 3; i++) {
+                    w[i] -= 16 * t->ey[i];
+                }
             }
         }
     }

@@ -202,6 +202,38 @@ static bool vdxg_px_store(VdxgRdRun *r, unsigned int slot, uint32_t x,
     return vdxg_gpu_rw(r->s, gpu, buf, cpp, true, r->err);
 }
 
+/*
+ * The fast path of whole runs of pixels: @n pixels from (x, y) of the
+ * surface in @slot, on one row, as a host pointer into VRAM, or NULL when
+ * they are not plain VRAM of the PF (a VF's VRAM goes through its backing
+ * table, the aperture through the GART: pixel by pixel). The run is checked
+ * as a whole here; the caller keeps it inside the surface. A run to write
+ * is marked dirty when the command stops.
+ */
+static uint8_t *vdxg_px_run(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                            uint32_t y, uint32_t n, bool write)
+{
+    const VdxgSurface *sf = &r->e->rd.surf[slot];
+    uint32_t cpp = vdxg_fmt_cpp[sf->format];
+    uint64_t gpu = sf->addr + (uint64_t)y * sf->pitch + (uint64_t)x * cpp;
+    uint64_t len = (uint64_t)n * cpp;
+
+    if (r->s->pf || !n || !vdxg_in_vram(r->s, gpu, len)) {
+        return NULL;
+    }
+    if (write) {
+        r->dirty_lo[slot] = MIN(r->dirty_lo[slot], gpu);
+        r->dirty_hi[slot] = MAX(r->dirty_hi[slot], gpu + len);
+    }
+    return r->s->vram_ptr + gpu;
+}
+
+/* How many pixels at VDXG_COST_PIXEL each a positive budget still covers */
+static uint64_t vdxg_px_budget(const VdxgRdRun *r)
+{
+    return ((uint64_t)*r->budget + VDXG_COST_PIXEL - 1) / VDXG_COST_PIXEL;
+}
+
 /* Pixel (x, y) of the surface in @slot as ARGB8888 */
 static bool vdxg_px_read(VdxgRdRun *r, unsigned int slot, uint32_t x,
                          uint32_t y, uint32_t *argb)
@@ -247,8 +279,9 @@ static VdxgRun vdxg_rd_fill(VdxgRdRun *r, const uint32_t *dw)
     uint32_t y0 = VDXG_RD_Y(dw[VDXG_RD_FILL_DW_XY]);
     uint32_t w = VDXG_RD_X(dw[VDXG_RD_FILL_DW_WH]);
     uint32_t h = VDXG_RD_Y(dw[VDXG_RD_FILL_DW_WH]);
-    uint64_t n = (uint64_t)w * h, k = e->op_progress;
-    uint32_t raw, x, y;
+    uint64_t n = (uint64_t)w * h, k = e->op_progress, m;
+    uint32_t raw, x, y, cpp;
+    uint8_t pat[4], *row;
 
     if (!e->rd.surf[VDXG_SLOT_DST].format) {
         return vdxg_rd_fail(r, VDXG_FAULT_PARAM);
@@ -262,10 +295,28 @@ static VdxgRun vdxg_rd_fill(VdxgRdRun *r, const uint32_t *dw)
     }
     raw = vdxg_px_from_argb(e->rd.surf[VDXG_SLOT_DST].format,
                             dw[VDXG_RD_FILL_DW_COLOR]);
+    cpp = vdxg_fmt_cpp[e->rd.surf[VDXG_SLOT_DST].format];
+    if (cpp == 2) {
+        stw_le_p(pat, raw);
+    } else {
+        stl_le_p(pat, raw);
+    }
     /* Row by row; k counts the pixels done */
     while (k < n) {
         y = y0 + k / w;
-        for (x = x0 + k % w; x < x0 + w; x++) {
+        x = x0 + k % w;
+        /* The rest of the row, or what the budget covers, at once */
+        if (*r->budget > 0) {
+            m = MIN(x0 + w - x, vdxg_px_budget(r));
+            row = vdxg_px_run(r, VDXG_SLOT_DST, x, y, m, true);
+            if (row) {
+                vdxg_fill_pattern(row, m * cpp, pat, cpp);
+                *r->budget -= (int64_t)m * VDXG_COST_PIXEL;
+                k += m;
+                continue;
+            }
+        }
+        for (; x < x0 + w; x++) {
             if (*r->budget <= 0) {
                 e->op_progress = k;
                 return VDXG_RUN_YIELD;
@@ -357,6 +408,53 @@ void vdxg_rd_snap_free(VdxgEngine *e)
     e->rd.snap_len = 0;
 }
 
+/*
+ * Pixels lo .. lo + m - 1 of row j of a COPY_RECT (or of the source of a
+ * snapshot being read) at once, when each side is plain VRAM of the PF or
+ * the snapshot. The copy converts by setting alpha at most (@or_alpha).
+ * The order of the rows and runs is the per-pixel order, and memmove reads
+ * a run in full before writing it, so the result is the same. False when a
+ * side needs the per-pixel path.
+ */
+static bool vdxg_copy_run(VdxgRdRun *r, uint32_t sx, uint32_t sy,
+                          uint32_t dx, uint32_t dy, uint32_t w, uint32_t j,
+                          uint32_t lo, uint32_t m, bool reading,
+                          bool or_alpha)
+{
+    VdxgEngine *e = r->e;
+    uint32_t scpp = vdxg_fmt_cpp[e->rd.surf[VDXG_SLOT_SRC].format];
+    uint8_t *snap = NULL, *sp, *dp;
+    uint64_t i;
+
+    if (e->rd.snap) {
+        snap = e->rd.snap + ((uint64_t)j * w + lo) * scpp;
+    }
+    if (reading) {
+        sp = vdxg_px_run(r, VDXG_SLOT_SRC, sx + lo, sy + j, m, false);
+        if (!sp || !snap) {
+            return false;
+        }
+        memcpy(snap, sp, (uint64_t)m * scpp);
+        return true;
+    }
+    sp = snap ? snap : vdxg_px_run(r, VDXG_SLOT_SRC, sx + lo, sy + j, m,
+                                   false);
+    if (!sp) {
+        return false;
+    }
+    dp = vdxg_px_run(r, VDXG_SLOT_DST, dx + lo, dy + j, m, true);
+    if (!dp) {
+        return false;
+    }
+    memmove(dp, sp, (uint64_t)m * scpp);
+    if (or_alpha) {
+        for (i = 0; i < m; i++) {
+            dp[i * 4 + 3] = 0xff;
+        }
+    }
+    return true;
+}
+
 /* COPY_RECT and BLEND */
 static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
 {
@@ -369,9 +467,9 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
     uint32_t dx = VDXG_RD_X(dst_xy), dy = VDXG_RD_Y(dst_xy);
     uint32_t w = VDXG_RD_X(wh), h = VDXG_RD_Y(wh);
     uint64_t n = (uint64_t)w * h, k = e->op_progress, idx;
-    uint32_t sfmt, scpp, i, j, raw, argb;
+    uint32_t sfmt, dfmt, scpp, i, j, raw, argb, m, lo;
     VdxgCopyOrder order;
-    bool backward, reading = false;
+    bool backward, reading = false, runs, or_alpha;
     uint32_t needed;
     uint8_t *snap;
 
@@ -418,6 +516,16 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
         reading = e->rd.item == VDXG_SNAP_READ;
     }
     backward = order == VDXG_COPY_BACKWARD;
+    /*
+     * Runs of pixels at once when the copy is a move of the stored values,
+     * alpha set at most: the same pixel size, RGB565 only to itself.
+     */
+    dfmt = e->rd.surf[VDXG_SLOT_DST].format;
+    runs = !blend && scpp == vdxg_fmt_cpp[dfmt] &&
+           (scpp == 4 || sfmt == dfmt) &&
+           (order != VDXG_COPY_SNAPSHOT || e->rd.snap);
+    or_alpha = scpp == 4 &&
+               (sfmt == VDXG_FMT_XRGB8888 || dfmt == VDXG_FMT_XRGB8888);
 
     while (k < n) {
         idx = backward ? n - 1 - k : k;
@@ -428,6 +536,20 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
             if (*r->budget <= 0) {
                 e->op_progress = k;
                 return VDXG_RUN_YIELD;
+            }
+            if (reading || runs) {
+                m = MIN(backward ? i + 1 : w - i, vdxg_px_budget(r));
+                lo = backward ? i + 1 - m : i;
+                if (vdxg_copy_run(r, sx, sy, dx, dy, w, j, lo, m, reading,
+                                  or_alpha)) {
+                    *r->budget -= (int64_t)m * VDXG_COST_PIXEL;
+                    k += m;
+                    if (backward ? lo == 0 : lo + m == w) {
+                        break;
+                    }
+                    i = backward ? lo - 1 : lo + m;
+                    continue;
+                }
             }
             /* The snapshot holds the source rectangle row by row. */
             snap = e->rd.snap ? e->rd.snap + ((uint64_t)j * w + i) * scpp :

@@ -391,6 +391,60 @@ static void test_pg_transfer_pages(void)
     pg_stop(p);
 }
 
+/* Page lists with runs of contiguous pages, which the engine takes at once */
+static void test_pg_transfer_page_runs(void)
+{
+    static const uint64_t pages[] = {
+        SYS_PAGE(40), SYS_PAGE(41), SYS_PAGE(42), SYS_PAGE(50), SYS_PAGE(51),
+    };
+    static const uint64_t dst_pages[] = {
+        SYS_PAGE(60), SYS_PAGE(61), SYS_PAGE(62), SYS_PAGE(63), SYS_PAGE(70),
+    };
+    enum { N = 5, SIZE = 4 * PG_PAGE + 0x123 };
+    g_autofree uint8_t *data = g_malloc(N * PG_PAGE);
+    g_autofree uint8_t *got = g_malloc(N * PG_PAGE);
+    g_autofree uint8_t *zero = g_malloc0(N * PG_PAGE);
+    Pg *p = pg_start(NULL);
+    int i;
+
+    /* Page list -> VRAM, 0x300 into the first page */
+    fill_bytes(data, N * PG_PAGE, 5);
+    for (i = 0; i < N; i++) {
+        sys_write(p, pages[i], data + i * PG_PAGE, PG_PAGE);
+    }
+    pb_reset(p);
+    emit_transfer(p, SIZE, 0x300, pages, N, PG_DATA, NULL, 0);
+    pb_run(p);
+    vram_read(p, PG_DATA, got, SIZE);
+    assert_bytes(got, data + 0x300, SIZE);
+
+    /* VRAM -> page list, and page list -> page list */
+    fill_bytes(data, N * PG_PAGE, 6);
+    vram_write(p, PG_DATA, data, N * PG_PAGE);
+    for (i = 0; i < N; i++) {
+        sys_write(p, pages[i], zero, PG_PAGE);
+        sys_write(p, dst_pages[i], zero, PG_PAGE);
+    }
+    pb_reset(p);
+    emit_transfer(p, SIZE, PG_DATA, NULL, 0, 0x300, pages, N);
+    emit_transfer(p, SIZE, 0x300, pages, N, 0x20, dst_pages, N);
+    pb_run(p);
+    for (i = 0; i < N; i++) {
+        sys_read(p, pages[i], got + i * PG_PAGE, PG_PAGE);
+    }
+    assert_bytes(got, zero, 0x300);
+    assert_bytes(got + 0x300, data, SIZE);
+    assert_bytes(got + 0x300 + SIZE, zero, N * PG_PAGE - 0x300 - SIZE);
+    for (i = 0; i < N; i++) {
+        sys_read(p, dst_pages[i], got + i * PG_PAGE, PG_PAGE);
+    }
+    assert_bytes(got, zero, 0x20);
+    assert_bytes(got + 0x20, data, SIZE);
+    assert_bytes(got + 0x20 + SIZE, zero, N * PG_PAGE - 0x20 - SIZE);
+
+    pg_stop(p);
+}
+
 /* FILL, DISCARD, physical reads and writes */
 
 static void test_pg_fill(void)
@@ -1482,6 +1536,8 @@ void vdxg_test_add_paging_tests(void)
     qtest_add_func("/vdxg/paging/fence-intx", test_pg_fence_intx);
     qtest_add_func("/vdxg/paging/transfer-vram", test_pg_transfer_vram);
     qtest_add_func("/vdxg/paging/transfer-pages", test_pg_transfer_pages);
+    qtest_add_func("/vdxg/paging/transfer-page-runs",
+                   test_pg_transfer_page_runs);
     qtest_add_func("/vdxg/paging/fill", test_pg_fill);
     qtest_add_func("/vdxg/paging/discard", test_pg_discard);
     qtest_add_func("/vdxg/paging/physical", test_pg_physical);
