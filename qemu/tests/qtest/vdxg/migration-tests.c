@@ -341,10 +341,104 @@ static void test_migration(void)
     g_rmdir(tmpdir);
 }
 
+/* The offset of the fields of subsection @name (of version 1) in @buf */
+static size_t mig_find_subsection(const uint8_t *buf, size_t len,
+                                  const char *name)
+{
+    size_t n = strlen(name), i, found = 0, count = 0;
+
+    for (i = 1; i + n + 4 < len; i++) {
+        if (buf[i - 1] == n && !memcmp(buf + i, name, n) &&
+            ldl_be_p(buf + i + n) == 1) {
+            found = i + n + 4;
+            count++;
+        }
+    }
+    g_assert_cmpuint(count, ==, 1);
+    return found;
+}
+
+/* Offsets in vdxg/engine/entry and vdxg/engine/render */
+#define MIG_ENTRY_CMD       1
+#define MIG_ENTRY_BUF_LEN   25
+#define MIG_ENTRY_BUF_OFF   29
+#define MIG_ENTRY_WAITING   41
+#define MIG_SURF(slot)      ((slot) * 24)
+#define MIG_SURF_WIDTH      12
+
+/*
+ * The state of an entry in progress is checked on load: a RENDER entry in
+ * a WAIT with DST bound, migrated to a file, loads as it is; with a bad
+ * command, a buffer offset past its end, or a bound surface too large for
+ * its slot, the load fails.
+ */
+static void test_migration_bad_entry(void)
+{
+    g_autofree char *tmpdir = g_dir_make_tmp("vdxg-test-XXXXXX", NULL);
+    g_autofree char *file = g_strdup_printf("%s/stream", tmpdir);
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    g_autofree uint8_t *buf = NULL;
+    g_autofree uint8_t *orig = NULL;
+    g_autofree char *good = NULL;
+    size_t entry, render;
+    uint32_t buf_len;
+    uint64_t fence;
+    Pg *p = rd_start();
+    RdSurf dst;
+    gsize len;
+    int i;
+
+    rd_surf(p, &dst, RD_VMEM, VDXG_FMT_ARGB8888, 4, 4, 16);
+    qtest_writeq(p->v.qts, p->vram.addr + RD_SEM, 0);
+    fence = p->seqno;
+    rd_queue_wait(p, RD_SEM, 9, &dst, 0x11223344);
+    rd_assert_stuck(p, fence, 1000000);
+    qtest_qmp_assert_success(p->v.qts, "{ 'execute': 'migrate', "
+                             "'arguments': { 'uri': %s } }", uri);
+    g_free(mig_wait_status(p->v.qts));
+    g_assert_true(g_file_get_contents(file, (char **)&orig, &len, NULL));
+    entry = mig_find_subsection(orig, len, "vdxg/engine/entry");
+    render = mig_find_subsection(orig, len, "vdxg/engine/render");
+    g_assert_cmpuint(orig[entry], ==, 1);                   /* busy */
+    g_assert_cmpuint(orig[entry + MIG_ENTRY_WAITING], ==, 1);
+    buf_len = ldl_be_p(orig + entry + MIG_ENTRY_BUF_LEN);
+    g_assert_cmpuint(ldl_be_p(orig + render + MIG_SURF(VDXG_SLOT_DST) +
+                              MIG_SURF_WIDTH), ==, 4);
+
+    good = mig_load_file(file);
+    g_assert_cmpstr(good, ==, "completed");
+
+    buf = g_memdup2(orig, len);
+    for (i = 0; i < 3; i++) {
+        g_autofree char *status = NULL;
+
+        memcpy(buf, orig, len);
+        switch (i) {
+        case 0:
+            stl_be_p(buf + entry + MIG_ENTRY_CMD, 0x1234);
+            break;
+        case 1:
+            stl_be_p(buf + entry + MIG_ENTRY_BUF_OFF, buf_len + 4);
+            break;
+        case 2:
+            stl_be_p(buf + render + MIG_SURF(VDXG_SLOT_DST) + MIG_SURF_WIDTH,
+                     0x7ffffff0);
+            break;
+        }
+        g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
+        status = mig_load_file(file);
+        g_assert_cmpstr(status, ==, "failed");
+    }
+    rd_stop(p);
+    g_unlink(file);
+    g_rmdir(tmpdir);
+}
+
 void vdxg_test_add_migration_tests(void)
 {
     qtest_add_func("/vdxg/migration", test_migration);
     qtest_add_func("/vdxg/migration/mid-entry", test_migration_mid_entry);
     qtest_add_func("/vdxg/migration/rebar", test_migration_rebar);
     qtest_add_func("/vdxg/migration/bad-t0", test_migration_bad_t0);
+    qtest_add_func("/vdxg/migration/bad-entry", test_migration_bad_entry);
 }
