@@ -322,22 +322,26 @@ static void vdxg_instance_init(Object *obj)
                                    OBJ_PROP_FLAG_READ);
 }
 
-static int vdxg_pre_load(void *opaque)
+static int vdxg_pre_save(void *opaque)
 {
     VdxgState *s = opaque;
-    unsigned int i;
 
-    /* The incoming state brings its own snapshots. */
-    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
-        vdxg_rd_snap_free(&s->engine[i]);
-    }
+    s->mig_vram_bar_size = s->vram_bar_size;
     return 0;
+}
+
+/* The VRAM BAR takes the incoming size before config space is loaded. */
+static bool vdxg_vram_bar_size_ok(void *opaque, int version_id)
+{
+    VdxgState *s = opaque;
+
+    return vdxg_rebar_load(s, s->mig_vram_bar_size);
 }
 
 static int vdxg_post_load(void *opaque, int version_id)
 {
     VdxgState *s = opaque;
-    unsigned int i, slot;
+    unsigned int i;
 
     if ((s->int_status | s->int_mask) & ~VDXG_INT_VALID_MASK) {
         return -EINVAL;
@@ -349,76 +353,68 @@ static int vdxg_post_load(void *opaque, int version_id)
         (s->fault_status & ~VDXG_FAULT_STATUS_VALID)) {
         return -EINVAL;
     }
-    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
-        VdxgEngine *e = &s->engine[i];
-
-        if ((e->ctrl & ~VDXG_ENG_CTRL_ENABLE) ||
-            e->buf_len > VDXG_RING_LENGTH_MAX || e->buf_len % 4 ||
-            e->buf_off > e->buf_len || e->buf_off % 4) {
-            return -EINVAL;
-        }
-        /* Pixels are accessed without further checks: bound surfaces */
-        for (slot = 0; slot < VDXG_NUM_SLOTS; slot++) {
-            if (e->rd.surf[slot].format &&
-                vdxg_surface_check(s, slot, &e->rd.surf[slot]) !=
-                VDXG_FAULT_NONE) {
-                return -EINVAL;
-            }
-        }
-        /* The snapshot is checked against its command when it is used. */
-        if (!e->rd.snap != !e->rd.snap_len) {
+    /* A cached GART entry sits in its page's slot, for a page there is. */
+    for (i = 0; i < VDXG_TLB_ENTRIES; i++) {
+        if ((s->tlb_valid & BIT_ULL(i)) &&
+            (s->tlb_page[i] % VDXG_TLB_ENTRIES != i ||
+             s->tlb_page[i] >= s->gart_entries)) {
             return -EINVAL;
         }
     }
     if (!vdxg_display_post_load(s)) {
         return -EINVAL;
     }
-    /* The BAR size the migrated REBAR control register holds */
+    /* The REBAR control register and the BAR agree. */
     if (s->rebar_cap) {
-        vdxg_rebar_write(s);
+        uint32_t ctrl = pci_get_long(s->parent_obj.config + s->rebar_cap +
+                                     PCI_REBAR_CTRL);
+
+        if (extract32(ctrl, PCI_REBAR_CTRL_BAR_SHIFT, 5) !=
+            ctz64(s->vram_bar_size) - 20) {
+            return -EINVAL;
+        }
     }
     return 0;
 }
 
+/*
+ * Nothing has been released: version 1. The state of an entry in progress
+ * is in the engines' subsections.
+ */
 static const VMStateDescription vmstate_vdxg = {
     .name = TYPE_VDXG,
-    .version_id = 4,
+    .version_id = 1,
     .minimum_version_id = 1,
-    .pre_load = vdxg_pre_load,
+    .pre_save = vdxg_pre_save,
     .post_load = vdxg_post_load,
     .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(mig_vram_bar_size, VdxgState),
+        VMSTATE_VALIDATE("vram BAR size", vdxg_vram_bar_size_ok),
         VMSTATE_PCI_DEVICE(parent_obj, VdxgState),
         VMSTATE_MSIX(parent_obj, VdxgState),
         VMSTATE_UINT32(scratch, VdxgState),
         VMSTATE_UINT32(reset_count, VdxgState),
         VMSTATE_UINT32(int_status, VdxgState),
         VMSTATE_UINT32(int_mask, VdxgState),
-        /* Version 2: PAGING engine, GART and faults */
-        VMSTATE_STRUCT(engine[VDXG_ENGINE_PAGING], VdxgState, 2,
-                       vmstate_vdxg_engine, VdxgEngine),
-        VMSTATE_UINT64_V(gart_table, VdxgState, 2),
-        VMSTATE_UINT32_V(gart_ctrl, VdxgState, 2),
-        VMSTATE_UINT64_V(dummy_page, VdxgState, 2),
-        VMSTATE_UINT64_V(tlb_valid, VdxgState, 2),
-        VMSTATE_UINT32_ARRAY_V(tlb_page, VdxgState, VDXG_TLB_ENTRIES, 2),
-        VMSTATE_UINT64_ARRAY_V(tlb_pte, VdxgState, VDXG_TLB_ENTRIES, 2),
-        VMSTATE_UINT32_V(fault_status, VdxgState, 2),
-        VMSTATE_UINT32_V(fault_engine, VdxgState, 2),
-        VMSTATE_UINT32_V(fault_reason, VdxgState, 2),
-        VMSTATE_UINT32_V(fault_opcode, VdxgState, 2),
-        VMSTATE_UINT64_V(fault_addr, VdxgState, 2),
-        VMSTATE_UINT32_V(fault_context, VdxgState, 2),
-        VMSTATE_UINT32_V(fault_count, VdxgState, 2),
-        /* Version 3: RENDER engine (a pending WAIT polls again on load) */
-        VMSTATE_STRUCT(engine[VDXG_ENGINE_RENDER], VdxgState, 3,
-                       vmstate_vdxg_engine, VdxgEngine),
-        VMSTATE_STRUCT(engine[VDXG_ENGINE_RENDER].rd, VdxgState, 3,
-                       vmstate_vdxg_render, VdxgRender),
-        /* Version 4: display engine, writeback, connectors */
-        VMSTATE_STRUCT_ARRAY(crtc, VdxgState, VDXG_MAX_CRTCS, 4,
-                               vmstate_vdxg_crtc, VdxgCrtc),
-        VMSTATE_STRUCT(wb, VdxgState, 4, vmstate_vdxg_wb, VdxgWriteback),
-        VMSTATE_BOOL_ARRAY_V(connected, VdxgState, VDXG_MAX_CRTCS, 4),
+        VMSTATE_STRUCT_ARRAY(engine, VdxgState, VDXG_NUM_ENGINES, 1,
+                             vmstate_vdxg_engine, VdxgEngine),
+        VMSTATE_UINT64(gart_table, VdxgState),
+        VMSTATE_UINT32(gart_ctrl, VdxgState),
+        VMSTATE_UINT64(dummy_page, VdxgState),
+        VMSTATE_UINT64(tlb_valid, VdxgState),
+        VMSTATE_UINT32_ARRAY(tlb_page, VdxgState, VDXG_TLB_ENTRIES),
+        VMSTATE_UINT64_ARRAY(tlb_pte, VdxgState, VDXG_TLB_ENTRIES),
+        VMSTATE_UINT32(fault_status, VdxgState),
+        VMSTATE_UINT32(fault_engine, VdxgState),
+        VMSTATE_UINT32(fault_reason, VdxgState),
+        VMSTATE_UINT32(fault_opcode, VdxgState),
+        VMSTATE_UINT64(fault_addr, VdxgState),
+        VMSTATE_UINT32(fault_context, VdxgState),
+        VMSTATE_UINT32(fault_count, VdxgState),
+        VMSTATE_STRUCT_ARRAY(crtc, VdxgState, VDXG_MAX_CRTCS, 1,
+                             vmstate_vdxg_crtc, VdxgCrtc),
+        VMSTATE_STRUCT(wb, VdxgState, 1, vmstate_vdxg_wb, VdxgWriteback),
+        VMSTATE_BOOL_ARRAY(connected, VdxgState, VDXG_MAX_CRTCS),
         VMSTATE_END_OF_LIST()
     },
 };

@@ -120,6 +120,44 @@ static int64_t vdxg_now(void)
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
+/*
+ * Migration: can the timing of active @c be computed at virtual time @now
+ * and up to its next vblank without overflow? Besides a valid mode this
+ * bounds t0: the line count since the enable, its time in ns and the time
+ * of the next vblank all fit their types, so that vdxg_line_at() steps at
+ * most a line and the vblank timer is never armed in the past.
+ */
+static bool vdxg_crtc_time_ok(const VdxgCrtc *c, int64_t now)
+{
+    uint32_t clock = c->amode[VDXG_M_CLOCK];
+    uint32_t htotal = c->amode[VDXG_M_HTOTAL];
+    uint64_t dt, lo, hi, line, ns;
+    int64_t next;
+
+    if (c->t0 < 0) {
+        return false;
+    }
+    dt = now > c->t0 ? now - c->t0 : 0;
+    mulu64(&lo, &hi, dt, clock);
+    if (hi >= 1000000) {
+        return false;
+    }
+    line = muldiv64(dt, clock, 1000000) / htotal;
+    /* Two frames on: the next vblank and the loop's look-ahead */
+    if (__builtin_add_overflow(line, 2ull * c->amode[VDXG_M_VTOTAL] + 2,
+                               &line) ||
+        __builtin_mul_overflow(line, (uint64_t)htotal, &line)) {
+        return false;
+    }
+    mulu64(&lo, &hi, line, 1000000);
+    if (hi >= clock) {
+        return false;
+    }
+    ns = muldiv64(line, 1000000, clock);
+    return ns <= INT64_MAX && !__builtin_add_overflow(c->t0, (int64_t)ns,
+                                                      &next);
+}
+
 /* FRAME_COUNT as a 64-bit number */
 uint64_t vdxg_crtc_frames(const VdxgCrtc *c)
 {
@@ -564,7 +602,8 @@ bool vdxg_display_post_load(VdxgState *s)
             continue;
         }
         if (vdxg_crtc_active(c)) {
-            if (vdxg_mode_check(c->amode)) {
+            if (vdxg_mode_check(c->amode) ||
+                !vdxg_crtc_time_ok(c, vdxg_now())) {
                 return false;
             }
             vdxg_crtc_set_frame(c, c->amode[VDXG_M_HDISPLAY],

@@ -232,6 +232,7 @@ struct VdxgState {
     uint32_t backing_n[VDXG_SRIOV_MAX_VFS];
     uint16_t rebar_cap;                 /* 0: the BAR is the whole VRAM */
     uint64_t vram_bar_size;
+    uint64_t mig_vram_bar_size;         /* migrated before config space */
 
     /* VF: its PF, and its VRAM BAR built from the PF's backing table */
     VdxgState *pf;                      /* NULL on the PF */
@@ -352,7 +353,6 @@ bool vdxg_engine_write(VdxgState *s, hwaddr addr, uint32_t val);
 void vdxg_engines_init(VdxgState *s);
 void vdxg_engines_exit(VdxgState *s);
 extern const VMStateDescription vmstate_vdxg_engine;
-extern const VMStateDescription vmstate_vdxg_render;
 
 /* vdxg_paging.c */
 uint64_t vdxg_dw64(const uint32_t *dw, unsigned int i);
@@ -412,6 +412,7 @@ bool vdxg_sriov_write(VdxgState *s, hwaddr addr, uint32_t val);
 void vdxg_rebar_set(VdxgState *s, uint64_t size);
 void vdxg_rebar_write(VdxgState *s);
 void vdxg_rebar_init(VdxgState *s, uint16_t offset);
+bool vdxg_rebar_load(VdxgState *s, uint64_t size);
 
 /* vdxg_dbg.c */
 extern const char *const vdxg_pg_op_names[VDXG_PG_NUM_OPS];

@@ -87,6 +87,23 @@ void vdxg_rebar_write(VdxgState *s)
 }
 
 /*
+ * Migration: the incoming BAR size, before configuration space is loaded,
+ * so that the BAR's writable bits match the incoming BAR register.
+ */
+bool vdxg_rebar_load(VdxgState *s, uint64_t size)
+{
+    if (!s->rebar_cap) {
+        return size == s->vram_bar_size;
+    }
+    if (!is_power_of_2(size) || size < VDXG_VRAM_BAR_SIZE_MIN ||
+        !(vdxg_rebar_sizes(s) & BIT_ULL(ctz64(size) - 20))) {
+        return false;
+    }
+    vdxg_rebar_set(s, size);
+    return true;
+}
+
+/*
  * The Resizable BAR capability at @offset in extended configuration space,
  * for the VRAM BAR at its present size.
  */

@@ -461,22 +461,87 @@ void vdxg_engines_exit(VdxgState *s)
     }
 }
 
-const VMStateDescription vmstate_vdxg_engine = {
-    .name = "vdxg/engine",
+/* Migration: the entry in progress comes in subsections, when there is one. */
+static bool vdxg_engine_entry_needed(void *opaque)
+{
+    VdxgEngine *e = opaque;
+
+    return e->busy;
+}
+
+static bool vdxg_engine_render_needed(void *opaque)
+{
+    VdxgEngine *e = opaque;
+
+    return e->busy && e->index == VDXG_ENGINE_RENDER;
+}
+
+/* Without the subsections the engine is between entries. */
+static int vdxg_engine_pre_load(void *opaque)
+{
+    VdxgEngine *e = opaque;
+
+    vdxg_engine_drop_entry(e);
+    e->waiting = false;
+    e->cmd = 0;
+    e->context = 0;
+    e->seqno = 0;
+    e->buf_addr = 0;
+    e->buf_len = 0;
+    return 0;
+}
+
+/*
+ * Check what the engine relies on. The ring registers (base, size, tail,
+ * fence address) are checked when an entry is fetched, as after a guest
+ * write; the operation at buf_off is checked against its command when it
+ * resumes.
+ */
+static int vdxg_engine_post_load(void *opaque, int version_id)
+{
+    VdxgEngine *e = opaque;
+    VdxgState *s = e->s;
+    unsigned int slot;
+
+    if ((e->ctrl & ~VDXG_ENG_CTRL_ENABLE) ||
+        e->head % VDXG_RING_ENTRY_SIZE || e->head > VDXG_RING_SIZE_MAX) {
+        return -EINVAL;
+    }
+    if (!e->busy) {
+        return 0;
+    }
+    if ((e->cmd != VDXG_RING_CMD_NOP && e->cmd != VDXG_RING_CMD_EXEC) ||
+        (e->cmd == VDXG_RING_CMD_NOP && (e->buf_len || e->buf_addr)) ||
+        e->buf_len > VDXG_RING_LENGTH_MAX || e->buf_len % 4 ||
+        e->buf_off > e->buf_len || e->buf_off % 4 ||
+        (e->waiting && e->buf_off == e->buf_len)) {
+        return -EINVAL;
+    }
+    if (e->index != VDXG_ENGINE_RENDER) {
+        return 0;
+    }
+    /* Pixels are accessed without further checks: bound surfaces */
+    for (slot = 0; slot < VDXG_NUM_SLOTS; slot++) {
+        if (e->rd.surf[slot].format &&
+            vdxg_surface_check(s, slot, &e->rd.surf[slot]) !=
+            VDXG_FAULT_NONE) {
+            return -EINVAL;
+        }
+    }
+    /* The snapshot is checked against its command when it is used. */
+    if (!e->rd.snap != !e->rd.snap_len) {
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static const VMStateDescription vmstate_vdxg_engine_entry = {
+    .name = "vdxg/engine/entry",
     .version_id = 1,
     .minimum_version_id = 1,
+    .needed = vdxg_engine_entry_needed,
     .fields = (const VMStateField[]) {
-        VMSTATE_UINT64(ring_base, VdxgEngine),
-        VMSTATE_UINT32(ring_size, VdxgEngine),
-        VMSTATE_UINT32(head, VdxgEngine),
-        VMSTATE_UINT32(tail, VdxgEngine),
-        VMSTATE_UINT32(ctrl, VdxgEngine),
-        VMSTATE_BOOL(halted, VdxgEngine),
-        VMSTATE_UINT64(fence_addr, VdxgEngine),
-        VMSTATE_UINT64(fence_value, VdxgEngine),
         VMSTATE_BOOL(busy, VdxgEngine),
-        VMSTATE_UINT32(progress, VdxgEngine),
-        VMSTATE_BOOL(waiting, VdxgEngine),
         VMSTATE_UINT32(cmd, VdxgEngine),
         VMSTATE_UINT32(context, VdxgEngine),
         VMSTATE_UINT64(seqno, VdxgEngine),
@@ -484,6 +549,7 @@ const VMStateDescription vmstate_vdxg_engine = {
         VMSTATE_UINT32(buf_len, VdxgEngine),
         VMSTATE_UINT32(buf_off, VdxgEngine),
         VMSTATE_UINT64(op_progress, VdxgEngine),
+        VMSTATE_BOOL(waiting, VdxgEngine),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -505,24 +571,50 @@ static const VMStateDescription vmstate_vdxg_surface = {
 /* A snapshot is at most a whole surface: anything larger is not loaded. */
 static bool vdxg_snap_len_ok(void *opaque, int version_id)
 {
-    VdxgRender *rd = opaque;
+    VdxgEngine *e = opaque;
 
-    return rd->snap_len <= (uint64_t)VDXG_SURF_MAX_DIM * VDXG_SURF_MAX_DIM *
-                           4;
+    return e->rd.snap_len <=
+           (uint64_t)VDXG_SURF_MAX_DIM * VDXG_SURF_MAX_DIM * 4;
 }
 
 /* The RENDER engine's state of the entry in progress */
-const VMStateDescription vmstate_vdxg_render = {
-    .name = "vdxg/render",
+static const VMStateDescription vmstate_vdxg_engine_render = {
+    .name = "vdxg/engine/render",
     .version_id = 1,
     .minimum_version_id = 1,
+    .needed = vdxg_engine_render_needed,
     .fields = (const VMStateField[]) {
-        VMSTATE_STRUCT_ARRAY(surf, VdxgRender, VDXG_NUM_SLOTS, 1,
+        VMSTATE_STRUCT_ARRAY(rd.surf, VdxgEngine, VDXG_NUM_SLOTS, 1,
                              vmstate_vdxg_surface, VdxgSurface),
-        VMSTATE_UINT32(item, VdxgRender),
-        VMSTATE_UINT32(snap_len, VdxgRender),
-        VMSTATE_VBUFFER_ALLOC_UINT32(snap, VdxgRender, 1, vdxg_snap_len_ok,
-                                     snap_len),
+        VMSTATE_UINT32(rd.item, VdxgEngine),
+        VMSTATE_UINT32(rd.snap_len, VdxgEngine),
+        VMSTATE_VBUFFER_ALLOC_UINT32(rd.snap, VdxgEngine, 1,
+                                     vdxg_snap_len_ok, rd.snap_len),
         VMSTATE_END_OF_LIST()
+    },
+};
+
+const VMStateDescription vmstate_vdxg_engine = {
+    .name = "vdxg/engine",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .pre_load = vdxg_engine_pre_load,
+    .post_load = vdxg_engine_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(ring_base, VdxgEngine),
+        VMSTATE_UINT32(ring_size, VdxgEngine),
+        VMSTATE_UINT32(head, VdxgEngine),
+        VMSTATE_UINT32(tail, VdxgEngine),
+        VMSTATE_UINT32(ctrl, VdxgEngine),
+        VMSTATE_BOOL(halted, VdxgEngine),
+        VMSTATE_UINT64(fence_addr, VdxgEngine),
+        VMSTATE_UINT64(fence_value, VdxgEngine),
+        VMSTATE_UINT32(progress, VdxgEngine),
+        VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_vdxg_engine_entry,
+        &vmstate_vdxg_engine_render,
+        NULL
     },
 };

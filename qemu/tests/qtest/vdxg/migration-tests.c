@@ -1,5 +1,5 @@
 /*
- * QTest testcases for the vdxg virtual GPU: migration of an idle device
+ * QTest testcases for the vdxg virtual GPU: migration
  *
  * Copyright (c) 2026 The vdxg authors
  *
@@ -10,6 +10,269 @@
 #include "vdxg-test.h"
 
 /* Migration */
+
+/*
+ * Start the destination of a migration of a machine started by
+ * vdxg_start(@props), waiting on @incoming.
+ */
+static QTestState *mig_dest(const char *props, const char *incoming)
+{
+    return qtest_initf("-machine q35 -nodefaults %s "
+                       "-device vdxg,addr=%02x.0%s%s -incoming %s",
+                       vdxg_qemu_args(), VDXG_SLOT, props ? "," : "",
+                       props ?: "", incoming);
+}
+
+/* Poll query-migrate on @qts until the status is final; return it. */
+static char *mig_wait_status(QTestState *qts)
+{
+    char *status = NULL;
+    int i;
+
+    for (i = 0; i < 2000; i++) {
+        QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-migrate' }");
+        QDict *ret = qdict_get_qdict(rsp, "return");
+        const char *st = ret ? qdict_get_try_str(ret, "status") : NULL;
+
+        g_free(status);
+        status = g_strdup(st ?: "none");
+        qobject_unref(rsp);
+        if (!strcmp(status, "completed") || !strcmp(status, "failed")) {
+            break;
+        }
+        g_usleep(10000);
+    }
+    return status;
+}
+
+/*
+ * Migrate @v's machine (started with @props) over a UNIX socket and go on
+ * with the destination: @v then drives it. Configuration space came along,
+ * so BAR addresses and the MSI-X layout stay valid.
+ */
+static void mig_switch(Vdxg *v, const char *props)
+{
+    g_autofree char *tmpdir = g_dir_make_tmp("vdxg-test-XXXXXX", NULL);
+    g_autofree char *sock = g_strdup_printf("%s/migration", tmpdir);
+    g_autofree char *uri = g_strdup_printf("unix:%s", sock);
+    QTestState *dst = mig_dest(props, uri);
+    QPCIDevice *dev;
+
+    qtest_qmp_assert_success(v->qts, "{ 'execute': 'migrate', "
+                             "'arguments': { 'uri': %s } }", uri);
+    qtest_qmp_eventwait(dst, "RESUME");
+    qtest_quit(v->qts);
+    qpci_free_pc(v->bus);
+    v->qts = dst;
+    v->bus = qpci_new_pc(dst, NULL);
+    dev = qpci_device_find(v->bus, VDXG_DEVFN);
+    g_assert_nonnull(dev);
+    /* The host-side MSI-X layout of the device, as on the source */
+    dev->msix_enabled = v->dev->msix_enabled;
+    dev->msix_table_bar = v->dev->msix_table_bar;
+    dev->msix_table_off = v->dev->msix_table_off;
+    dev->msix_pba_bar = v->dev->msix_pba_bar;
+    dev->msix_pba_off = v->dev->msix_pba_off;
+    g_free(v->dev);
+    v->dev = dev;
+    g_unlink(sock);
+    g_rmdir(tmpdir);
+}
+
+/*
+ * Migration in the middle of ring entries: a RENDER entry stopped in an
+ * unmet WAIT, and PAGING copies of 8 MiB that take several slices each.
+ * The destination finishes both.
+ */
+static void test_migration_mid_entry(void)
+{
+    Pg *p = rd_start();
+    RdSurf dst;
+    uint64_t fence;
+    uint32_t px;
+    int i;
+
+    rd_surf(p, &dst, RD_VMEM, VDXG_FMT_ARGB8888, 4, 4, 16);
+    rd_clear(p, &dst, 0);
+    qtest_writeq(p->v.qts, p->vram.addr + RD_SEM, 0);
+    fence = p->seqno;
+    rd_queue_wait(p, RD_SEM, 9, &dst, 0x11223344);
+    rd_assert_stuck(p, fence, 1000000);
+    g_assert_cmphex(rd(&p->v, EREG(p, VDXG_ENG_STATUS)), ==,
+                    VDXG_ENG_STATUS_WAITING);
+
+    mig_switch(&p->v, PG_PROPS);
+
+    /* Still in the WAIT: nothing done, nothing faulted */
+    rd_assert_stuck(p, fence, 1000000);
+    g_assert_cmphex(rd(&p->v, EREG(p, VDXG_ENG_STATUS)), ==,
+                    VDXG_ENG_STATUS_WAITING);
+    g_assert_cmphex(rd(&p->v, VDXG_REG_FAULT_STATUS), ==, 0);
+    /* The value arrives: the entry goes on where it stopped */
+    qtest_writeq(p->v.qts, p->vram.addr + RD_SEM, 9);
+    for (i = 0; i < 100 && !(rd(&p->v, EREG(p, VDXG_ENG_STATUS)) &
+                              VDXG_ENG_STATUS_IDLE); i++) {
+        qtest_clock_step(p->v.qts, 200000);
+    }
+    pg_finish(p);
+    g_assert_cmphex(vram_readq(p, RD_FENCE2), ==, 9);
+    px = rd_dev_pixel(p, &dst, 1, 1);
+    g_assert_cmphex(px, ==, 0x11223344);
+    rd_stop(p);
+
+    /* PAGING: migrate while long copies run; the destination finishes */
+    p = pg_start(NULL);
+    queue_big_work(p);
+    ring_kick(p);
+    mig_switch(&p->v, PG_PROPS);
+    pg_finish(p);
+    g_assert_cmphex(rd(&p->v, VDXG_REG_FAULT_STATUS), ==, 0);
+    pg_stop(p);
+}
+
+/*
+ * The guest resized the VRAM BAR (REBAR) to a size smaller than the
+ * default, at an address only that size aligns: the destination loads
+ * configuration space with the BAR's writable bits of the incoming size
+ * and maps the BAR where it was, at its size.
+ */
+static void test_migration_rebar(void)
+{
+    const char *props = "vram_size=256M";
+    uint64_t bar = 0x101000000ull;      /* 16 MiB aligned, not 64 MiB */
+    uint32_t flags;
+    uint16_t c;
+    Vdxg v;
+
+    vdxg_start(&v, props);
+    ecam_enable(v.bus);
+    c = ext_cap_find(v.qts, VDXG_DEVFN, PCI_EXT_CAP_ID_REBAR);
+    g_assert_cmphex(c, !=, 0);
+    qpci_config_writew(v.dev, PCI_COMMAND, 0);
+    ecam_writel(v.qts, VDXG_DEVFN, c + PCI_REBAR_CTRL,
+                4 << PCI_REBAR_CTRL_BAR_SHIFT);
+    qpci_config_writel(v.dev, PCI_BASE_ADDRESS_2, (uint32_t)bar);
+    qpci_config_writel(v.dev, PCI_BASE_ADDRESS_3, bar >> 32);
+    qpci_device_enable(v.dev);
+    qtest_writel(v.qts, bar, 0x0badcafe);
+    qtest_writel(v.qts, bar + 16 * MiB - 4, 0x600dd00d);
+    wr(&v, VDXG_REG_SCRATCH, 0x5ca1ab1e);
+
+    mig_switch(&v, props);
+
+    g_assert_cmphex(rd(&v, VDXG_REG_SCRATCH), ==, 0x5ca1ab1e);
+    g_assert_cmphex(ecam_readl(v.qts, VDXG_DEVFN, c + PCI_REBAR_CTRL) &
+                    PCI_REBAR_CTRL_BAR_SIZE, ==, 4 << PCI_REBAR_CTRL_BAR_SHIFT);
+    g_assert_cmphex(qpci_config_readl(v.dev, PCI_BASE_ADDRESS_2) &
+                    PCI_BASE_ADDRESS_MEM_MASK, ==, (uint32_t)bar);
+    g_assert_cmphex(qtest_readl(v.qts, bar), ==, 0x0badcafe);
+    g_assert_cmphex(qtest_readl(v.qts, bar + 16 * MiB - 4), ==, 0x600dd00d);
+    qpci_config_writew(v.dev, PCI_COMMAND, 0);
+    g_assert_cmphex(bar_size(v.dev, VDXG_BAR_VRAM, &flags), ==, 16 * MiB);
+    /* The guest can still resize it */
+    ecam_writel(v.qts, VDXG_DEVFN, c + PCI_REBAR_CTRL,
+                8 << PCI_REBAR_CTRL_BAR_SHIFT);
+    g_assert_cmphex(bar_size(v.dev, VDXG_BAR_VRAM, &flags), ==, 256 * MiB);
+    vdxg_stop(&v);
+}
+
+/*
+ * A mode for the stream test whose registers are easy to find, with a
+ * 4 GHz pixel clock (a 991 Hz refresh): lines counted from a t0 far in the
+ * past overflow 64 bits.
+ */
+static const DpMode mig_mode = {
+    1001, 1003, 1005, 4007, 701, 703, 705, 1007, 4000000,
+};
+
+/*
+ * Find CRTC 0's t0 in a migration stream in @buf: the latched mode (the
+ * second copy of mig_mode's registers; the first is the pending one) is
+ * right before it.
+ */
+static size_t mig_find_t0(const uint8_t *buf, size_t len)
+{
+    const uint32_t m[] = {
+        mig_mode.hd, mig_mode.vd, mig_mode.ht, mig_mode.vt, mig_mode.clock,
+        mig_mode.hss, mig_mode.hse, mig_mode.vss, mig_mode.vse,
+    };
+    uint8_t pat[sizeof(m)];
+    size_t i, found = 0, n = 0;
+
+    for (i = 0; i < ARRAY_SIZE(m); i++) {
+        stl_be_p(pat + i * 4, m[i]);
+    }
+    for (i = 0; i + sizeof(pat) + 8 <= len; i++) {
+        if (!memcmp(buf + i, pat, sizeof(pat))) {
+            found = i + sizeof(pat);
+            n++;
+        }
+    }
+    g_assert_cmpuint(n, ==, 2);
+    return found;
+}
+
+/* Load @file into a new destination: the final status, and it answers. */
+static char *mig_load_file(const char *file)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    QTestState *dst = mig_dest(PG_PROPS, "defer");
+    char *status;
+
+    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s, "
+                             "'exit-on-error': false } }", uri);
+    status = mig_wait_status(dst);
+    /* The main loop is not held: QMP and the device still answer */
+    qtest_qmp_assert_success(dst, "{ 'execute': 'query-status' }");
+    qtest_quit(dst);
+    return status;
+}
+
+/*
+ * A stream whose CRTC t0 (the virtual time of the enable) is near INT64_MIN
+ * or INT64_MAX is refused at once. Such values made post_load count ~10^15
+ * scanlines, or armed the vblank timer in the past for ever.
+ */
+static void test_migration_bad_t0(void)
+{
+    static const int64_t bad[] = {
+        INT64_MIN + 12345, INT64_MAX - 12345, -1,
+    };
+    g_autofree char *tmpdir = g_dir_make_tmp("vdxg-test-XXXXXX", NULL);
+    g_autofree char *file = g_strdup_printf("%s/stream", tmpdir);
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    g_autofree char *good = NULL;
+    g_autofree uint8_t *buf = NULL;
+    gsize len;
+    size_t off;
+    Dp *d = dp_start(NULL);
+    int i;
+
+    dp_enable(d, 0, &mig_mode, VDXG_CRTC_CTRL_VBLANK_IRQ);
+    qtest_qmp_assert_success(d->qts, "{ 'execute': 'migrate', "
+                             "'arguments': { 'uri': %s } }", uri);
+    g_free(mig_wait_status(d->qts));
+    g_assert_true(g_file_get_contents(file, (char **)&buf, &len, NULL));
+    off = mig_find_t0(buf, len);
+    g_assert_cmpint((int64_t)ldq_be_p(buf + off), ==, d->t0[0]);
+
+    /* The stream as it is loads */
+    good = mig_load_file(file);
+    g_assert_cmpstr(good, ==, "completed");
+
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        g_autofree char *status = NULL;
+
+        stq_be_p(buf + off, bad[i]);
+        g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
+        status = mig_load_file(file);
+        g_assert_cmpstr(status, ==, "failed");
+    }
+    dp_stop(d);
+    g_unlink(file);
+    g_rmdir(tmpdir);
+}
 
 static void test_migration(void)
 {
@@ -78,7 +341,104 @@ static void test_migration(void)
     g_rmdir(tmpdir);
 }
 
+/* The offset of the fields of subsection @name (of version 1) in @buf */
+static size_t mig_find_subsection(const uint8_t *buf, size_t len,
+                                  const char *name)
+{
+    size_t n = strlen(name), i, found = 0, count = 0;
+
+    for (i = 1; i + n + 4 < len; i++) {
+        if (buf[i - 1] == n && !memcmp(buf + i, name, n) &&
+            ldl_be_p(buf + i + n) == 1) {
+            found = i + n + 4;
+            count++;
+        }
+    }
+    g_assert_cmpuint(count, ==, 1);
+    return found;
+}
+
+/* Offsets in vdxg/engine/entry and vdxg/engine/render */
+#define MIG_ENTRY_CMD       1
+#define MIG_ENTRY_BUF_LEN   25
+#define MIG_ENTRY_BUF_OFF   29
+#define MIG_ENTRY_WAITING   41
+#define MIG_SURF(slot)      ((slot) * 24)
+#define MIG_SURF_WIDTH      12
+
+/*
+ * The state of an entry in progress is checked on load: a RENDER entry in
+ * a WAIT with DST bound, migrated to a file, loads as it is; with a bad
+ * command, a buffer offset past its end, or a bound surface too large for
+ * its slot, the load fails.
+ */
+static void test_migration_bad_entry(void)
+{
+    g_autofree char *tmpdir = g_dir_make_tmp("vdxg-test-XXXXXX", NULL);
+    g_autofree char *file = g_strdup_printf("%s/stream", tmpdir);
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    g_autofree uint8_t *buf = NULL;
+    g_autofree uint8_t *orig = NULL;
+    g_autofree char *good = NULL;
+    size_t entry, render;
+    uint32_t buf_len;
+    uint64_t fence;
+    Pg *p = rd_start();
+    RdSurf dst;
+    gsize len;
+    int i;
+
+    rd_surf(p, &dst, RD_VMEM, VDXG_FMT_ARGB8888, 4, 4, 16);
+    qtest_writeq(p->v.qts, p->vram.addr + RD_SEM, 0);
+    fence = p->seqno;
+    rd_queue_wait(p, RD_SEM, 9, &dst, 0x11223344);
+    rd_assert_stuck(p, fence, 1000000);
+    qtest_qmp_assert_success(p->v.qts, "{ 'execute': 'migrate', "
+                             "'arguments': { 'uri': %s } }", uri);
+    g_free(mig_wait_status(p->v.qts));
+    g_assert_true(g_file_get_contents(file, (char **)&orig, &len, NULL));
+    entry = mig_find_subsection(orig, len, "vdxg/engine/entry");
+    render = mig_find_subsection(orig, len, "vdxg/engine/render");
+    g_assert_cmpuint(orig[entry], ==, 1);                   /* busy */
+    g_assert_cmpuint(orig[entry + MIG_ENTRY_WAITING], ==, 1);
+    buf_len = ldl_be_p(orig + entry + MIG_ENTRY_BUF_LEN);
+    g_assert_cmpuint(ldl_be_p(orig + render + MIG_SURF(VDXG_SLOT_DST) +
+                              MIG_SURF_WIDTH), ==, 4);
+
+    good = mig_load_file(file);
+    g_assert_cmpstr(good, ==, "completed");
+
+    buf = g_memdup2(orig, len);
+    for (i = 0; i < 3; i++) {
+        g_autofree char *status = NULL;
+
+        memcpy(buf, orig, len);
+        switch (i) {
+        case 0:
+            stl_be_p(buf + entry + MIG_ENTRY_CMD, 0x1234);
+            break;
+        case 1:
+            stl_be_p(buf + entry + MIG_ENTRY_BUF_OFF, buf_len + 4);
+            break;
+        case 2:
+            stl_be_p(buf + render + MIG_SURF(VDXG_SLOT_DST) + MIG_SURF_WIDTH,
+                     0x7ffffff0);
+            break;
+        }
+        g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
+        status = mig_load_file(file);
+        g_assert_cmpstr(status, ==, "failed");
+    }
+    rd_stop(p);
+    g_unlink(file);
+    g_rmdir(tmpdir);
+}
+
 void vdxg_test_add_migration_tests(void)
 {
     qtest_add_func("/vdxg/migration", test_migration);
+    qtest_add_func("/vdxg/migration/mid-entry", test_migration_mid_entry);
+    qtest_add_func("/vdxg/migration/rebar", test_migration_rebar);
+    qtest_add_func("/vdxg/migration/bad-t0", test_migration_bad_t0);
+    qtest_add_func("/vdxg/migration/bad-entry", test_migration_bad_entry);
 }
