@@ -43,8 +43,9 @@ CONFIGURE_OPTS=(
 # Debian's seabios (bios-256k.bin, VGA BIOSes) and qemu-system-data
 # (linuxboot_dma.bin, kvmvapic.bin, ...): the +ds tarball ships no firmware.
 FIRMWARE_DIRS=(/usr/share/seabios /usr/share/qemu)
-# Result directories kept in the cache, newest first.
-KEEP_RESULTS=3
+# Result directories kept in the cache, newest first: enough that builds
+# from several work trees do not prune a result another one is using.
+KEEP_RESULTS=8
 
 HDR=$VDXG_TOP/drivers/gpu/drm/vdxg/vdxg_hw.h
 # The reference renderer that the qtest compiles in (qemu/tests/qtest links it)
