@@ -19,9 +19,13 @@
 #                 (vdxg-load paging, paging_hold), migrated, released
 #     draw        migrated while long DRAW_TRIANGLES jobs run (vdxg-load
 #                 draw), each job checked
-#   boot "migrate-rebar" (the default device: the driver resizes the VRAM
-#   BAR to all of VRAM at probe):
-#     rebar       vdxg-demo -c across a migration
+#   boot "migrate-rebar" (the default device):
+#     rebar-small before vdxg is loaded, the VRAM BAR resized to 16 MiB
+#                 (sysfs resource2_resize) and placed at an address that
+#                 the reset-size (64 MiB) BAR could not have (setpci),
+#                 migrated; then vdxg loaded and vdxg-demo -c run there
+#     rebar       vdxg loaded: the driver resizes the BAR to all of VRAM
+#                 at probe; vdxg-demo -c across a migration
 #   and per boot:
 #     BOOT-kernel no WARN, BUG, oops... in the guest's kernel log, and the
 #                 guest finished (scripts/vm.sh's checks)
@@ -65,16 +69,16 @@ res() {
 	if [ "$2" = pass ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 }
 
-# boot NAME DEVARGS VARIANT...
+# boot NAME DEVARGS LOAD VARIANT...
 boot() {
-	local name=$1 devargs=$2 rc dir l v verdict why
-	shift 2
+	local name=$1 devargs=$2 load=$3 rc dir l v verdict why
+	shift 3
 	dir=$VDXG_OUT/vm/$name
 	echo "=== migrate-test: boot $name (${devargs:-default device}): $*"
 	rm -rf "$dir"
 	rc=0
 	"$VDXG_TOP/scripts/vm.sh" --migrate --name "$name" --timeout 900 \
-		--load vdxg ${devargs:+--device-args "$devargs"} -- \
+		${load:+--load "$load"} ${devargs:+--device-args "$devargs"} -- \
 		vdxg-migrate-guest "$@" || rc=$?
 	for v in "$@"; do
 		l=$(tr -d '\r' <"$dir/output.log" 2>/dev/null |
@@ -138,8 +142,8 @@ trap 'rm -f "$FIG"' EXIT
 IFS=, read -r -a boots <<<"$BOOTS"
 for b in "${boots[@]}"; do
 	case $b in
-	migrate) boot migrate rebar=off demo paging draw ;;
-	migrate-rebar) boot migrate-rebar "" rebar ;;
+	migrate) boot migrate rebar=off vdxg demo paging draw ;;
+	migrate-rebar) boot migrate-rebar "" "" rebar-small rebar ;;
 	*) die "--boots: migrate or migrate-rebar, not $b" ;;
 	esac
 done

@@ -60,6 +60,7 @@ import socket
 import subprocess
 import sys
 import time
+import traceback
 import zlib
 
 REQ = re.compile(r"^VDXG-HOST ([A-Za-z0-9._-]{1,32}) (\S+)(?: (.*))?$")
@@ -107,7 +108,16 @@ class Qmp:
         msg = {"execute": name}
         if args:
             msg["arguments"] = args
-        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+        try:
+            self.sock.sendall(json.dumps(msg).encode() + b"\n")
+        except OSError as e:
+            # QEMU dropped the connection: once more on a new one.
+            self.log(f"qmp {name}: {e}: connecting again")
+            self.sock.close()
+            self.sock = None
+            self.buf = b""
+            self._connect()
+            self.sock.sendall(json.dumps(msg).encode() + b"\n")
         while True:
             r = self._recv()
             if "event" in r:
@@ -149,7 +159,7 @@ def main():
     log("QEMU connected")
     # The current QEMU's serial connection and QMP, and the destination
     # QEMU this helper started (the last one), all changed by a migration.
-    cur = {"conn": conn, "qmp": qmp, "proc": None, "gen": 0}
+    cur = {"conn": conn, "qmp": qmp, "proc": None, "tries": 0}
 
     def send(data):
         cur["conn"].sendall(data)
@@ -186,7 +196,9 @@ def main():
     def migrate(rid, args):
         if not a.migrate_args:
             raise RuntimeError("migration needs vm.sh --migrate")
-        n = cur["gen"] + 1
+        # N counts attempts: a failed one keeps its qemu-destN.log.
+        cur["tries"] += 1
+        n = cur["tries"]
         sockdir = os.path.dirname(a.qmp)
         dqmp_path = os.path.join(sockdir, f"qmp{n}")
         uri = "unix:" + os.path.join(sockdir, f"mig{n}")
@@ -213,8 +225,19 @@ def main():
             if dest.poll() is None:
                 dest.kill()
             rc = dest.wait()
-            raise RuntimeError(f"migration {n}: {msg} (destination status "
-                               f"{rc}: {dest_tail()})")
+            # The source goes on, running: QEMU resumes it after most
+            # failures, not all (seen: paused after the destination
+            # refused the device state).
+            state = "?"
+            try:
+                state = cur["qmp"].command("query-status").get("status")
+                if state in ("paused", "postmigrate", "finish-migrate"):
+                    log(f"migration {n}: the source is {state}: cont")
+                    cur["qmp"].command("cont")
+            except (RuntimeError, OSError) as e:
+                log(f"migration {n}: the source's QMP: {e}")
+            raise RuntimeError(f"migration {n}: {msg} (source {state}; "
+                               f"destination status {rc}: {dest_tail()})")
 
         # Its ttyS3 connects to us while it starts.
         dconn = None
@@ -245,8 +268,8 @@ def main():
                     src.command("migrate_cancel")
                     raise RuntimeError("did not complete in 600 s")
                 time.sleep(0.2)
-        except RuntimeError as e:
-            give_up(str(e))
+        except (RuntimeError, OSError) as e:
+            give_up(f"{type(e).__name__}: {e}")
         if st != "completed":
             err = info.get("error-desc", "")
             # Let the destination report why before it is killed.
@@ -255,8 +278,13 @@ def main():
                     break
                 time.sleep(0.1)
             give_up(f"status {st}{': ' + err if err else ''}")
-        # The destination starts running by itself (no -S).
+        # The destination starts running by itself (no -S). Without a
+        # return path the source completes once everything is sent: the
+        # destination may still refuse the state.
         for _ in range(100):
+            if dest.poll() is not None:
+                give_up("the destination exited after the source completed "
+                        "(it refused the incoming state)")
             try:
                 dst = dqmp.command("query-status").get("status")
             except RuntimeError as e:
@@ -293,7 +321,7 @@ def main():
         except RuntimeError:
             pass
         old, prev = cur["conn"], cur["proc"]
-        cur.update(conn=dconn, qmp=dqmp, proc=dest, gen=n)
+        cur.update(conn=dconn, qmp=dqmp, proc=dest)
         old.close()
         if prev is not None:
             prev.wait()
@@ -333,6 +361,8 @@ def main():
             except (RuntimeError, OSError, ValueError) as e:
                 msg = " ".join(str(e).split())
                 log(f"{rid}: error: {msg}")
+                if isinstance(e, OSError):
+                    log(traceback.format_exc().rstrip())
                 try:
                     send(f"VDXG-HOST-ERROR {rid} {msg}\n".encode())
                 except OSError:
