@@ -4,6 +4,7 @@
 #
 #   make          QEMU with the vdxg device, the module, userspace, guest image
 #   make demo     boot the VM with vdxg and show it working
+#   make migrate-test  live-migrate the running guest with clients attached
 #   make check    every test: KUnit, qtests, module lint, VM tests
 #   make bench    vdxg-bench in the VM: a table and out/bench.json
 #   make igt-compare  upstream IGT on vdxg and on bochs-display, side by side
@@ -98,6 +99,11 @@ check: setup
 demo: setup qemu image
 	scripts/demo.sh
 
+# Live migration with vdxg-demo and long paging/DRAW work running, and
+# after a VRAM BAR resize (scripts/migrate-test.sh).
+migrate-test: setup qemu image
+	scripts/migrate-test.sh --no-build
+
 # Every vdxg-bench group: a table, and out/bench.json.
 bench: setup qemu image
 	scripts/bench.sh
@@ -129,5 +135,5 @@ clean:
 	rm -rf $(OUT)
 
 .PHONY: all setup qemu module sw-sync lint userspace image kunit qtest vmtest \
-	check demo bench igt-compare fuzz qemu-fuzz vm clean debug-kernel debug-module \
-	debug-image
+	check demo migrate-test bench igt-compare fuzz qemu-fuzz vm clean debug-kernel \
+	debug-module debug-image

@@ -235,6 +235,7 @@ for f in "$VDXG_TOP"/igt-tests/*.txt; do
 	cp "$f" "$OV/opt/vdxg/lists/"
 done
 install -m 755 "$VDXG_TOP/igt-tests/guest-run.sh" "$OV/opt/vdxg/bin/vdxg-igt-run"
+install -m 755 "$VDXG_TOP/tools/vdxg-migrate-guest.sh" "$OV/opt/vdxg/bin/vdxg-migrate-guest"
 shopt -u nullglob
 
 cat >"$OV/init" <<'INIT'

@@ -60,6 +60,8 @@ if stage qemu make -s qemu; then
 		stage vm scripts/igt.sh
 		# make demo itself, and its still against the reference image
 		stage demo scripts/demo.sh
+		# live migration with clients attached (a few minutes)
+		stage migrate scripts/migrate-test.sh --no-build
 	fi
 fi
 

@@ -23,6 +23,8 @@
 #   --qemu-arg ARG       one extra QEMU argument (repeatable), placed before
 #                        the display device (e.g. the root port it sits on)
 #   --quiet              do not stream the command's output to stdout
+#   --migrate            let the guest ask the host channel to live-migrate
+#                        it to a second QEMU (see "migrate" below)
 #
 # out/vm/RUN/ gets serial.log (kernel console), output.log (the command's
 # stdout and stderr), dmesg.txt (the guest's dmesg after the command),
@@ -56,12 +58,21 @@
 # blocks), so timing does not matter; the answer's length and CRC let the
 # guest detect a damaged one and ask again. The helper logs to
 # out/vm/RUN/hostd.log. --interactive has no such channel.
+#
+# With --migrate the guest may also write "VDXG-HOST ID migrate": the
+# helper starts a destination QEMU with this run's command line plus
+# -incoming, migrates the running guest to it over a unix socket, quits the
+# source and answers from the destination with the migration's figures
+# (also in out/vm/RUN/migrate-N.json; the destination's output is
+# qemu-destN.log). The serial files are opened for appending, so each log
+# goes on where the source left it; this script then watches the
+# destination. Repeatable: each request migrates again.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 TIMEOUT=600 DEVICE=vdxg DEVARGS= APPEND= RUN=default COLLECT= LOAD=
-INTERACTIVE=0 QUIET=0 QEMU_EXTRA=() GUEST=guest CHECK_LOG=0
-usage() { sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+INTERACTIVE=0 QUIET=0 QEMU_EXTRA=() GUEST=guest CHECK_LOG=0 MIGRATE=0
+usage() { sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--timeout) TIMEOUT=$2; shift 2 ;;
@@ -74,6 +85,7 @@ while [ $# -gt 0 ]; do
 	--qemu-arg) QEMU_EXTRA+=("$2"); shift 2 ;;
 	--interactive) INTERACTIVE=1; shift ;;
 	--quiet) QUIET=1; shift ;;
+	--migrate) MIGRATE=1; shift ;;
 	--kernel)
 		case $2 in
 		debug) GUEST=guest-debug ;;
@@ -232,16 +244,36 @@ SOCKS=$(mktemp -d /tmp/vdxg-vm.XXXXXX)
 QPID= TPID= HPID=
 cleanup() {
 	[ -z "$QPID" ] || kill "$QPID" 2>/dev/null || true
+	[ ! -s "$SOCKS/qemu.pid" ] || kill "$(cat "$SOCKS/qemu.pid")" 2>/dev/null || true
 	[ -z "$TPID" ] || kill "$TPID" 2>/dev/null || true
 	[ -z "$HPID" ] || kill "$HPID" 2>/dev/null || true
 	rm -rf "$SOCKS"
 }
 trap cleanup EXIT INT TERM
 
+# The serial chardevs (append=on: with --migrate the destination QEMU
+# goes on writing the same files; the directory is new, so it changes
+# nothing otherwise).
+CHARDEVS=(-monitor none
+	-chardev file,id=con,path="$DIR/serial.log",append=on -serial chardev:con
+	-chardev file,id=out,path="$DIR/output.log",append=on -serial chardev:out
+	-chardev file,id=res,path="$DIR/results.txt",append=on -serial chardev:res
+	-chardev socket,id=hostd,path="$SOCKS/hostd" -serial chardev:hostd)
+MIGARGS=()
+if [ "$MIGRATE" = 1 ]; then
+	# Source and destination run one copy of QEMU: the build in the cache
+	# may be replaced meanwhile (build-qemu.sh keeps the newest few).
+	cp "$QEMU" "$SOCKS/qemu-system-x86_64"
+	QEMU=$SOCKS/qemu-system-x86_64
+	# The destination's command line: this one, but for its QMP socket.
+	printf '%s\0' "$QEMU" "${QARGS[@]}" "${CHARDEVS[@]}" >"$SOCKS/qemu-args"
+	MIGARGS=(--migrate-args "$SOCKS/qemu-args" --pidfile "$SOCKS/qemu.pid")
+fi
+
 # The helper first: QEMU connects to its socket when it starts.
 python3 "$VDXG_TOP/scripts/vm-hostd.py" --serial "$SOCKS/hostd" \
 	--qmp "$SOCKS/qmp" --dir "$DIR" ${DEVID:+--device "$DEVID"} \
-	>"$SOCKS/hostd.out" 2>"$DIR/hostd.err" &
+	"${MIGARGS[@]}" >"$SOCKS/hostd.out" 2>"$DIR/hostd.err" &
 HPID=$!
 for _ in $(seq 100); do
 	grep -qx ready "$SOCKS/hostd.out" 2>/dev/null && break
@@ -252,24 +284,34 @@ grep -qx ready "$SOCKS/hostd.out" 2>/dev/null ||
 	die "the host channel's helper did not start (see $DIR/hostd.err)"
 
 start=$(date +%s.%N)
-"$QEMU" "${QARGS[@]}" -monitor none \
-	-chardev file,id=con,path="$DIR/serial.log" -serial chardev:con \
-	-chardev file,id=out,path="$DIR/output.log" -serial chardev:out \
-	-chardev file,id=res,path="$DIR/results.txt" -serial chardev:res \
-	-chardev socket,id=hostd,path="$SOCKS/hostd" -serial chardev:hostd \
+"$QEMU" "${QARGS[@]}" "${CHARDEVS[@]}" \
 	-qmp unix:"$SOCKS/qmp",server=on,wait=off \
 	</dev/null >"$DIR/qemu.log" 2>&1 &
 QPID=$!
 if [ "$QUIET" = 0 ]; then
-	tail -n +1 -s 0.2 -f --pid=$QPID "$DIR/output.log" &
+	# With --migrate the QEMU that ends the run is the helper's child:
+	# follow the helper, which lives as long as the last QEMU.
+	tail -n +1 -s 0.2 -f --pid=$([ "$MIGRATE" = 1 ] && echo "$HPID" ||
+		echo "$QPID") "$DIR/output.log" &
 	TPID=$!
 fi
 
+# cur_qpid: the QEMU running the guest: the source, or after a migration
+# (--migrate) the destination the helper names.
+cur_qpid() {
+	if [ -s "$SOCKS/qemu.pid" ]; then cat "$SOCKS/qemu.pid"; else echo "$QPID"; fi
+}
+qemu_alive() {
+	kill -0 "$QPID" 2>/dev/null || kill -0 "$(cur_qpid)" 2>/dev/null
+}
+
 # stop_qemu: TERM, then KILL.
 stop_qemu() {
-	kill "$QPID" 2>/dev/null || true
+	local p
+	p=$(cur_qpid)
+	kill "$QPID" "$p" 2>/dev/null || true
 	sleep 1
-	kill -9 "$QPID" 2>/dev/null || true
+	kill -9 "$QPID" "$p" 2>/dev/null || true
 }
 
 # The guest powers off after its exit marker. Now and then (seen after
@@ -279,7 +321,7 @@ stop_qemu() {
 EXIT_GRACE=30
 timed_out=0 marker_at=
 deadline=$((SECONDS + TIMEOUT))
-while kill -0 "$QPID" 2>/dev/null; do
+while qemu_alive; do
 	if [ $SECONDS -ge $deadline ]; then
 		timed_out=1
 		stop_qemu

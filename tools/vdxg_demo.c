@@ -6,7 +6,7 @@
  * paging engine keeps moving memory.
  *
  *   vdxg-demo [-t SECONDS] [-b BALLAST_PERCENT] [-d /dev/dri/cardN] [-p]
- *             [-s TIME]
+ *             [-s TIME] [-c N]
  *
  * -t  how long to run (default 5 s)
  * -b  ballast, in percent of VRAM, in 4 MiB objects that live only in
@@ -16,15 +16,23 @@
  * -p  flip with DRM_IOCTL_VDXG_PRESENT (FLIP) instead of atomic commits
  * -s  a still: every frame shows the scene at TIME seconds, on a fixed
  *     background (the picture the reference-image test compares)
+ * -c  check every Nth frame (and the first and last): wait for it, read it
+ *     back and compare it pixel for pixel with libvdxg's reference renderer
+ *     (vdxg_ref) drawing the same vertices, and check the ballast row the
+ *     frame filled; a frame whose job was lost or ran wrong does not match.
+ *     Any mismatch makes the exit status 1.
  *
  * Each second it prints the frame rate and what the paging engine moved
- * (debugfs dri/N/paging), and at the end a summary. Needs DRM master (no
- * other KMS client) and, for the paging figures, debugfs.
+ * (debugfs dri/N/paging), and at the end a summary. SIGUSR1 prints the
+ * current frame number (the migration test marks its switchover with it).
+ * Needs DRM master (no other KMS client) and, for the paging figures,
+ * debugfs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +47,7 @@
 #define BIT_ULL(n)	(1ull << (n))
 #include "vdxg.h"
 #include "vdxg_hw.h"
+#include "vdxg_ref.h"
 #include "vdxg_kms.h"
 
 #define TEX_DIM		128
@@ -59,7 +68,18 @@ struct demo {
 	unsigned int num_ballast;
 	struct vdxg_cs *cs;
 	char paging_path[64];
+	/* -c: the reference renderer's target and depth buffers */
+	unsigned int check_every, checked, bad_frames;
+	uint32_t *ref_dst, *ref_depth;
 };
+
+static volatile sig_atomic_t print_frame;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	print_frame = 1;
+}
 
 static void die(const char *what, int err)
 {
@@ -279,6 +299,91 @@ static void render(struct demo *d, int back, unsigned int frame, double t)
 }
 
 /*
+ * -c: wait for frame FRAME in fb_bo[back] (and its ballast object), read
+ * it back and compare it with the reference renderer's picture of the same
+ * vertices (still in the vertex buffer: the next frame writes them after
+ * this one's flip). Counts and reports a mismatch.
+ */
+static void check_frame(struct demo *d, int back, unsigned int frame)
+{
+	struct vdxg_bo *bal = d->num_ballast ?
+			      d->ballast[frame % d->num_ballast] : NULL;
+	struct vdxg_ref_surface dst = {
+		.data = d->ref_dst, .format = VDXG_FMT_XRGB8888,
+		.width = d->w, .height = d->h, .pitch = d->w * 4,
+	};
+	struct vdxg_ref_surface depth = {
+		.data = d->ref_depth, .format = VDXG_FMT_D32,
+		.width = d->w, .height = d->h, .pitch = d->w * 4,
+	};
+	struct vdxg_ref_surface tex = {
+		.data = d->tex->map, .format = VDXG_FMT_ARGB8888,
+		.width = TEX_DIM, .height = TEX_DIM, .pitch = TEX_DIM * 4,
+	};
+	const uint32_t *vtx = d->vb->map, *fb;
+	unsigned long long wrong = 0;
+	uint32_t x, y, first_x = 0, first_y = 0, got = 0, want = 0;
+	int ret;
+
+	ret = vdxg_bo_wait(d->fb_bo[back], 10000000000ll);
+	if (ret)
+		die("waiting for a checked frame (a stuck fence?)", ret);
+	if (bal) {
+		ret = vdxg_bo_wait(bal, 10000000000ll);
+		if (ret)
+			die("waiting for a ballast fill (a stuck fence?)", ret);
+	}
+	vdxg_ref_draw_triangles(&dst, &depth, NULL, VDXG_DRAW_DEPTH_WRITE,
+				vtx, BG_VERTICES);
+	vdxg_ref_draw_triangles(&dst, &depth, &tex, VDXG_DRAW_TEXTURE |
+				VDXG_DRAW_BILINEAR | VDXG_DRAW_DEPTH_TEST |
+				VDXG_DRAW_DEPTH_WRITE,
+				vtx + BG_VERTICES * VDXG_VERTEX_SIZE / 4,
+				CUBE_VERTICES);
+	fb = bo_map(d->fb_bo[back]);
+	for (y = 0; y < d->h; y++)
+		for (x = 0; x < d->w; x++) {
+			/* XRGB8888: the X byte is not compared */
+			uint32_t a = fb[y * d->w + x] & 0xffffff;
+			uint32_t b = d->ref_dst[y * d->w + x] & 0xffffff;
+
+			if (a != b && !wrong++) {
+				first_x = x;
+				first_y = y;
+				got = a;
+				want = b;
+			}
+		}
+	if (bal) {
+		const uint32_t *row = (const uint32_t *)bo_map(bal) +
+				      (frame % 64) * 1024;
+		uint32_t pix, exp = 0;
+		struct vdxg_ref_surface one = {
+			.data = &exp, .format = VDXG_FMT_XRGB8888,
+			.width = 1, .height = 1, .pitch = 4,
+		};
+
+		vdxg_ref_fill_rect(&one, 0, 0, 1, 1, frame);
+		for (x = 0; x < 64; x++) {
+			pix = row[x];
+			if ((pix & 0xffffff) != (exp & 0xffffff)) {
+				printf("vdxg-demo: frame %u: ballast %u row %u pixel %u is %08x, not %08x\n",
+				       frame, frame % d->num_ballast,
+				       frame % 64, x, pix, exp);
+				wrong++;
+				break;
+			}
+		}
+	}
+	d->checked++;
+	if (wrong) {
+		d->bad_frames++;
+		printf("vdxg-demo: frame %u MISMATCH: %llu pixels differ from the reference; first (%u,%u) is %06x, not %06x\n",
+		       frame, wrong, first_x, first_y, got, want);
+	}
+}
+
+/*
  * Flip to fb[back] at the next vblank, by an atomic commit (or PRESENT),
  * and wait for its event.
  */
@@ -323,21 +428,23 @@ int main(int argc, char **argv)
 	struct demo d = { 0 };
 	int opt, ret, back = 1;
 
-	while ((opt = getopt(argc, argv, "t:b:d:ps:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:b:d:ps:c:")) != -1) {
 		switch (opt) {
 		case 't': seconds = atof(optarg); break;
 		case 'b': ballast_pct = atoi(optarg); break;
 		case 'd': path = optarg; break;
 		case 'p': d.present = true; break;
 		case 's': d.still = true; d.still_t = atof(optarg); break;
+		case 'c': d.check_every = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: vdxg-demo [-t SECONDS] "
 				"[-b BALLAST_PERCENT] [-d CARD] [-p] "
-				"[-s TIME]\n");
+				"[-s TIME] [-c N]\n");
 			return 2;
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGUSR1, on_usr1);
 	ret = vdxg_kms_open(&d.kms, path);
 	if (ret)
 		die("a vdxg card with a connected output (and DRM master)", ret);
@@ -347,6 +454,12 @@ int main(int argc, char **argv)
 	d.h = d.kms.h;
 	find_debugfs(&d);
 	make_buffers(&d, ballast_pct);
+	if (d.check_every) {
+		d.ref_dst = calloc((size_t)d.w * d.h, 4);
+		d.ref_depth = calloc((size_t)d.w * d.h, 4);
+		if (!d.ref_dst || !d.ref_depth)
+			die("the reference buffers", -ENOMEM);
+	}
 	ret = vdxg_context_create(d.dev, DRM_VDXG_ENGINE_RENDER,
 				  DRM_VDXG_PRIORITY_NORMAL, 0, &d.ctx);
 	if (ret)
@@ -371,12 +484,22 @@ int main(int argc, char **argv)
 	lbytes = bytes0;
 	t0 = last = now_s();
 	for (frame = 1; (t = now_s()) - t0 < seconds; frame++, back ^= 1) {
+		bool last_one = now_s() - t0 >= seconds - 0.001;
+
 		render(&d, back, frame, t - t0);
+		if (d.check_every && (frame == 1 || last_one ||
+				      frame % d.check_every == 0))
+			check_frame(&d, back, frame);
 		flip(&d, back, frame);
+		if (print_frame) {
+			print_frame = 0;
+			printf("vdxg-demo: at frame %u, %.1f s, %u checked, %u wrong\n",
+			       frame, now_s() - t0, d.checked, d.bad_frames);
+		}
 		if (t - last >= 1) {
 			paging_stats(&d, &ops, &bytes);
-			printf("vdxg-demo: %5.1f fps, paging %llu moves, %.1f MiB/s\n",
-			       (frame - last_frame) / (t - last), ops - lops,
+			printf("vdxg-demo: frame %u: %5.1f fps, paging %llu moves, %.1f MiB/s\n",
+			       frame, (frame - last_frame) / (t - last), ops - lops,
 			       (bytes - lbytes) / (t - last) / 1048576);
 			last = t;
 			last_frame = frame;
@@ -389,5 +512,11 @@ int main(int argc, char **argv)
 	printf("vdxg-demo: %u frames in %.1f s (%.1f fps); the paging engine "
 	       "moved %.1f MiB in %llu transfers\n", frame - 1, t,
 	       (frame - 1) / t, (bytes - bytes0) / 1048576.0, ops - ops0);
+	if (d.check_every) {
+		printf("vdxg-demo: checked %u frames against the reference: %u wrong\n",
+		       d.checked, d.bad_frames);
+		if (d.bad_frames)
+			return 1;
+	}
 	return frame > 1 ? 0 : 1;
 }
