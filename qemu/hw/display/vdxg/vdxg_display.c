@@ -210,6 +210,8 @@ static void vdxg_crtc_set_frame(VdxgCrtc *c, uint32_t w, uint32_t h)
     c->stale = true;
     c->crc_valid = false;
     c->con_dirty = true;
+    c->rows_invalid = true;
+    c->crc_pending = false;
 }
 
 /* Vblank */
@@ -231,9 +233,15 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
         irq |= VDXG_INT_WRITEBACK;
     }
     if (c->ctrl & VDXG_CRTC_CTRL_CRC) {
-        vdxg_crtc_refresh(s, c);
-        c->crc = vdxg_crtc_crc(s, c);
-        c->crc_frame = frame;
+        if (vdxg_crtc_refresh_sliced(s, c)) {
+            c->crc = vdxg_crtc_crc(s, c);
+            c->crc_frame = frame;
+            c->crc_pending = false;
+        } else {
+            /* A large frame: CRC and CRC_FRAME follow when it is done */
+            c->crc_pending = true;
+            c->crc_pending_frame = frame;
+        }
     }
     if (c->ctrl & VDXG_CRTC_CTRL_VBLANK_IRQ) {
         irq |= VDXG_INT_VBLANK(c->index);
@@ -454,7 +462,9 @@ static void vdxg_gfx_update(void *opaque)
     bool resized = false;
     uint32_t y;
 
-    vdxg_crtc_refresh(s, c);
+    if (!vdxg_crtc_refresh_sliced(s, c)) {
+        return;                 /* shown when composed */
+    }
     if (!surface || surface_width(surface) != c->fw ||
         surface_height(surface) != c->fh ||
         surface_format(surface) != PIXMAN_x8r8g8b8) {
@@ -505,6 +515,8 @@ void vdxg_display_realize(VdxgState *s)
     unsigned int i;
 
     memory_region_set_log(&s->vram, true, DIRTY_MEMORY_VGA);
+    s->compose_bh = qemu_bh_new_guarded(vdxg_compose_bh, s,
+                                        &DEVICE(s)->mem_reentrancy_guard);
     for (i = 0; i < VDXG_MAX_CRTCS; i++) {
         VdxgCrtc *c = vdxg_crtc(s, i);
 
@@ -533,7 +545,13 @@ void vdxg_display_exit(VdxgState *s)
         c->timer = NULL;
         g_free(c->frame);
         c->frame = NULL;
+        g_free(c->row_hash);
+        c->row_hash = NULL;
+        c->row_hash_len = 0;
+        c->composing = false;
     }
+    qemu_bh_delete(s->compose_bh);
+    s->compose_bh = NULL;
     memory_region_set_log(&s->vram, false, DIRTY_MEMORY_VGA);
 }
 
