@@ -416,6 +416,13 @@ static bool vdxg_compose_row(VdxgState *s, VdxgCrtc *c, uint32_t y)
     }
     c->row_hash[y] = h;
     c->comp_changed = true;
+    if (c->con_y0 < c->con_y1) {
+        c->con_y0 = MIN(c->con_y0, y);
+        c->con_y1 = MAX(c->con_y1, y + 1);
+    } else if (!c->con_dirty) {
+        c->con_y0 = y;
+        c->con_y1 = y + 1;
+    }
     return true;
 }
 

@@ -200,6 +200,10 @@ void vdxg_display_fault(VdxgState *s, VdxgCrtc *c, unsigned int unit,
 static void vdxg_crtc_set_frame(VdxgCrtc *c, uint32_t w, uint32_t h)
 {
     if (!c->frame || c->fw != w || c->fh != h) {
+        if (c->con) {
+            /* The console shows the frame: not after it is freed */
+            dpy_gfx_replace_surface(c->con, NULL);
+        }
         g_free(c->frame);
         c->frame = g_new0(uint32_t, (size_t)w * h);
         c->fw = w;
@@ -212,6 +216,7 @@ static void vdxg_crtc_set_frame(VdxgCrtc *c, uint32_t w, uint32_t h)
     c->con_dirty = true;
     c->rows_invalid = true;
     c->crc_pending = false;
+    c->con_y0 = c->con_y1 = 0;          /* all of it */
 }
 
 /* Vblank */
@@ -452,6 +457,7 @@ static void vdxg_gfx_invalidate(void *opaque)
     VdxgCrtc *c = opaque;
 
     c->con_dirty = true;
+    c->con_y0 = c->con_y1 = 0;          /* all of it */
 }
 
 static void vdxg_gfx_update(void *opaque)
@@ -459,28 +465,35 @@ static void vdxg_gfx_update(void *opaque)
     VdxgCrtc *c = opaque;
     VdxgState *s = c->s;
     DisplaySurface *surface = qemu_console_surface(c->con);
-    bool resized = false;
-    uint32_t y;
+    bool full = false;
 
     if (!vdxg_crtc_refresh_sliced(s, c)) {
         return;                 /* shown when composed */
     }
-    if (!surface || surface_width(surface) != c->fw ||
-        surface_height(surface) != c->fh ||
-        surface_format(surface) != PIXMAN_x8r8g8b8) {
-        surface = qemu_create_displaysurface(c->fw, c->fh);
+    /* The console shows the frame itself: no copy */
+    if (!surface || surface_data(surface) != (uint8_t *)c->frame ||
+        surface_width(surface) != c->fw ||
+        surface_height(surface) != c->fh) {
+        surface = qemu_create_displaysurface_from(c->fw, c->fh,
+                                                  PIXMAN_x8r8g8b8,
+                                                  c->fw * 4,
+                                                  (uint8_t *)c->frame);
         dpy_gfx_replace_surface(c->con, surface);
-        resized = true;
+        full = true;
     }
-    if (c->con_dirty || resized) {
-        for (y = 0; y < c->fh; y++) {
-            memcpy((uint8_t *)surface_data(surface) +
-                   (size_t)y * surface_stride(surface),
-                   c->frame + (size_t)y * c->fw, c->fw * 4);
+    if (c->con_dirty || full) {
+        if (full || c->con_y0 >= c->con_y1) {
+            c->con_y0 = 0;
+            c->con_y1 = c->fh;
+        }
+        c->con_y1 = MIN(c->con_y1, c->fh);
+        trace_vdxg_gfx_update(c->index, c->fw, c->con_y1 - c->con_y0);
+        if (c->con_y0 < c->con_y1) {
+            dpy_gfx_update(c->con, 0, c->con_y0, c->fw,
+                           c->con_y1 - c->con_y0);
         }
         c->con_dirty = false;
-        trace_vdxg_gfx_update(c->index, c->fw, c->fh);
-        dpy_gfx_update_full(c->con);
+        c->con_y0 = c->con_y1 = 0;
     }
 }
 

@@ -195,6 +195,7 @@ typedef struct VdxgCrtc {
     bool crc_valid;             /* crc_cache is the CRC of frame */
     uint32_t crc_cache;
     bool con_dirty;             /* frame changed since the console copy */
+    uint32_t con_y0, con_y1;    /* the rows that changed; none: all */
 
     /* Composition in slices (vdxg_crtc_compose_step); not migrated */
     bool composing;             /* under way, up to comp_row */
