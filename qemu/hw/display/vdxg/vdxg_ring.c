@@ -163,14 +163,6 @@ static bool vdxg_engine_runnable(VdxgEngine *e)
 }
 
 /*
- * An engine's bottom half: run entries from HEAD to TAIL. One run does at
- * most VDXG_BH_BUDGET of work, or VDXG_SLICE_NS of host time, then schedules the next run and returns to
- * the main loop, so that a large move or draw does not hold the BQL (and
- * stall the vCPUs) for long. An operation stopped half-way continues where
- * it stopped (op_progress). A WAIT that is not satisfied yet stops the run
- * and looks again when the wait timer fires.
- */
-/*
  * Out of budget: charge what the last operation overspent to the run's
  * cap, then hand out another quantum if the cap has some left and the
  * run has not used up its host time (@deadline, get_clock()).
@@ -193,6 +185,15 @@ static bool vdxg_engine_refill(int64_t *budget, int64_t *left,
     return true;
 }
 
+/*
+ * An engine's bottom half: run entries from HEAD to TAIL. One run does at
+ * most VDXG_BH_BUDGET of work, or VDXG_SLICE_NS of host time, then
+ * schedules the next run and returns to the main loop, so that a large
+ * move or draw does not hold the BQL (and stall the vCPUs) for long. An
+ * operation stopped half-way continues where it stopped (op_progress). A
+ * WAIT that is not satisfied yet stops the run and looks again when the
+ * wait timer fires.
+ */
 static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
 {
     VdxgState *s = e->s;
