@@ -320,6 +320,12 @@ static void vdxg_instance_init(Object *obj)
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "disp-crcs", &s->disp_crcs,
                                    OBJ_PROP_FLAG_READ);
+    /* Debug: the longest main-loop hold of the device's work, 0 resets */
+    object_property_add_uint64_ptr(obj, "x-max-slice-ns", &s->max_slice_ns,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "x-max-slice-cpu-ns",
+                                   &s->max_slice_cpu_ns,
+                                   OBJ_PROP_FLAG_READWRITE);
 }
 
 static int vdxg_pre_save(void *opaque)

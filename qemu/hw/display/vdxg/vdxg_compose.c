@@ -9,6 +9,8 @@
 #include "qemu/osdep.h"
 #include <zlib.h>
 #include "qemu/bitops.h"
+#include "qemu/main-loop.h"
+#include "qemu/timer.h"
 #include "vdxg_int.h"
 #include "hw/display/trace.h"
 
@@ -210,81 +212,79 @@ static bool vdxg_plane_opaque(const VdxgPlane *pl)
            (mode == VDXG_BLEND_NONE || pl->format != VDXG_FOURCC_ARGB8888);
 }
 
-/*
- * Draw latched plane @p of @c over the frame. Returns false after an
- * access fault, which has hidden the plane.
- */
-static bool vdxg_plane_draw(VdxgState *s, VdxgCrtc *c, unsigned int p)
+/* Where plane @pl meets frame row @y: its source row and columns */
+typedef struct VdxgPlaneRow {
+    uint64_t addr;              /* first source byte */
+    int64_t dx0;                /* first frame column */
+    int64_t n;                  /* pixels; 0 when the row misses the plane */
+} VdxgPlaneRow;
+
+static bool vdxg_plane_flip_x(const VdxgPlane *pl)
 {
-    const VdxgPlane *pl = &c->cur[p];
+    return !!(pl->ctrl & VDXG_PLANE_CTRL_ROT_180) !=
+           !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_X);
+}
+
+static void vdxg_plane_row(const VdxgCrtc *c, const VdxgPlane *pl,
+                           int64_t y, VdxgPlaneRow *r)
+{
     int64_t w = vdxg_plane_w(pl), h = vdxg_plane_h(pl);
     int64_t x0 = (int16_t)extract32(pl->dst_pos, 0, 16);
     int64_t y0 = (int16_t)extract32(pl->dst_pos, 16, 16);
-    int64_t fw = c->fw, fh = c->fh;
-    int64_t dx0 = MAX(x0, 0), dx1 = MIN(x0 + w, fw);
-    int64_t dy0 = MAX(y0, 0), dy1 = MIN(y0 + h, fh);
+    int64_t dx1 = MIN(x0 + w, (int64_t)c->fw);
     bool rot = pl->ctrl & VDXG_PLANE_CTRL_ROT_180;
-    bool flip_x = rot != !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_X);
     bool flip_y = rot != !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_Y);
+    int64_t v, sv, su0;
+
+    r->n = 0;
+    r->dx0 = MAX(x0, 0);
+    if (y < y0 || y >= y0 + h || r->dx0 >= dx1) {
+        return;
+    }
+    r->n = dx1 - r->dx0;
+    /* The first source column that a visible pixel shows */
+    su0 = vdxg_plane_flip_x(pl) ? w - (dx1 - x0) : r->dx0 - x0;
+    v = y - y0;
+    sv = flip_y ? h - 1 - v : v;
+    r->addr = pl->addr + (uint64_t)sv * pl->pitch +
+              (uint64_t)su0 * vdxg_fourcc_cpp(pl->format);
+}
+
+/* Draw @n source pixels of latched plane @pl at @src over @out. */
+static void vdxg_plane_draw_row(VdxgState *s, const VdxgPlane *pl,
+                                const uint8_t *src, uint32_t *out, int64_t n)
+{
     uint32_t mode = extract32(pl->ctrl, VDXG_PLANE_CTRL_BLEND_SHIFT, 2);
-    uint32_t cpp = vdxg_fourcc_cpp(pl->format);
-    bool in_vram = vdxg_in_vram(s, pl->addr, vdxg_plane_span(pl));
+    bool flip_x = vdxg_plane_flip_x(pl);
     bool opaque = vdxg_plane_opaque(pl);
     uint32_t *px = s->disp_px;
-    int64_t n, su0, dy, i, v, sv;
-    uint64_t row;
-    const uint8_t *src;
-    uint32_t *out;
-    VdxgErr err;
+    int64_t i;
 
-    if (dx0 >= dx1 || dy0 >= dy1) {
-        return true;
+    if (opaque && !flip_x && pl->format == VDXG_FOURCC_XRGB8888) {
+        /* The common case: a straight copy */
+        for (i = 0; i < n; i++) {
+            out[i] = ldl_le_p(src + i * 4) & 0xffffff;
+        }
+        return;
     }
-    n = dx1 - dx0;
-    /* The first source column that a visible pixel shows */
-    su0 = flip_x ? w - (dx1 - x0) : dx0 - x0;
-    for (dy = dy0; dy < dy1; dy++) {
-        v = dy - y0;
-        sv = flip_y ? h - 1 - v : v;
-        row = pl->addr + (uint64_t)sv * pl->pitch + (uint64_t)su0 * cpp;
-        if (in_vram) {
-            src = s->vram_ptr + row;
-        } else {
-            if (!vdxg_gpu_rw(s, row, s->disp_row, n * cpp, false, &err)) {
-                c->pstatus[p] = VDXG_PLANE_STATUS_FAULT;
-                vdxg_display_fault(s, c, p, err.reason, err.addr);
-                return false;
-            }
-            src = s->disp_row;
-        }
-        out = c->frame + dy * fw + dx0;
-        if (opaque && !flip_x && pl->format == VDXG_FOURCC_XRGB8888) {
-            /* The common case: a straight copy */
-            for (i = 0; i < n; i++) {
-                out[i] = ldl_le_p(src + i * 4) & 0xffffff;
-            }
-            continue;
-        }
-        vdxg_scan_row(pl->format, src, px, n);
-        if (flip_x) {
-            for (i = 0; i < n / 2; i++) {
-                uint32_t t = px[i];
+    vdxg_scan_row(pl->format, src, px, n);
+    if (flip_x) {
+        for (i = 0; i < n / 2; i++) {
+            uint32_t t = px[i];
 
-                px[i] = px[n - 1 - i];
-                px[n - 1 - i] = t;
-            }
-        }
-        if (opaque) {
-            for (i = 0; i < n; i++) {
-                out[i] = px[i] & 0xffffff;
-            }
-        } else {
-            for (i = 0; i < n; i++) {
-                out[i] = vdxg_scan_blend(px[i], out[i], mode, pl->alpha);
-            }
+            px[i] = px[n - 1 - i];
+            px[n - 1 - i] = t;
         }
     }
-    return true;
+    if (opaque) {
+        for (i = 0; i < n; i++) {
+            out[i] = px[i] & 0xffffff;
+        }
+    } else {
+        for (i = 0; i < n; i++) {
+            out[i] = vdxg_scan_blend(px[i], out[i], mode, pl->alpha);
+        }
+    }
 }
 
 /* Does latched plane @pl cover the whole frame of @c, opaque? */
@@ -297,49 +297,214 @@ static bool vdxg_plane_covers(const VdxgCrtc *c, const VdxgPlane *pl)
            x0 + vdxg_plane_w(pl) >= c->fw && y0 + vdxg_plane_h(pl) >= c->fh;
 }
 
-/* Compose the latched state of active CRTC @c into its frame. */
-static void vdxg_crtc_compose(VdxgState *s, VdxgCrtc *c)
+/*
+ * A fast hash of what a frame row is composed from, to recompose only
+ * the rows whose inputs changed. Not cryptographic: a guest that makes
+ * two of its own rows collide only keeps its own display from updating.
+ */
+static uint64_t vdxg_hash(uint64_t h, const void *p, size_t len)
 {
-    unsigned int order[VDXG_NUM_PLANES], n, i, j, p;
-    uint32_t bg = c->abg & 0xffffff;
-    size_t px = (size_t)c->fw * c->fh, k;
-    int64_t start = get_clock();
+    const uint8_t *b = p;
+    size_t i;
 
-retry:
+    for (i = 0; i + 8 <= len; i += 8) {
+        h = (h ^ ldq_he_p(b + i)) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    for (; i < len; i++) {
+        h = (h ^ b[i]) * 0x9e3779b97f4a7c15ull;
+    }
+    return h;
+}
+
+/* Start composing the latched state of active CRTC @c from the top. */
+static void vdxg_compose_start(VdxgState *s, VdxgCrtc *c)
+{
+    unsigned int n = 0, i, p;
+    uint64_t h;
+
     /* Shown planes, bottom first: by ZPOS, then primary, overlay, cursor */
-    n = 0;
     for (p = 0; p < VDXG_NUM_PLANES; p++) {
         if (!(c->pstatus[p] & VDXG_PLANE_STATUS_ACTIVE)) {
             continue;
         }
-        for (i = n; i > 0 && c->cur[order[i - 1]].zpos > c->cur[p].zpos;
+        for (i = n; i > 0 && c->cur[c->comp_order[i - 1]].zpos > c->cur[p].zpos;
              i--) {
-            order[i] = order[i - 1];
+            c->comp_order[i] = c->comp_order[i - 1];
         }
-        order[i] = p;
+        c->comp_order[i] = p;
         n++;
     }
-    if (!n || !vdxg_plane_covers(c, &c->cur[order[0]])) {
-        for (k = 0; k < px; k++) {
-            c->frame[k] = bg;
-        }
+    c->comp_n = n;
+    c->comp_fill = !n || !vdxg_plane_covers(c, &c->cur[c->comp_order[0]]);
+    if (c->rows_invalid || c->row_hash_len != c->fh) {
+        g_free(c->row_hash);
+        c->row_hash = g_new0(uint64_t, c->fh);
+        c->row_hash_len = c->fh;
+        c->rows_invalid = false;
     }
-    for (j = 0; j < n; j++) {
-        if (!vdxg_plane_draw(s, c, order[j])) {
-            /* The plane is hidden now: draw the frame without it. */
-            goto retry;
-        }
+    h = vdxg_hash(c->fw, &c->abg, sizeof(c->abg));
+    h = vdxg_hash(h, &c->comp_fill, sizeof(c->comp_fill));
+    for (i = 0; i < n; i++) {
+        h = vdxg_hash(h, &c->cur[c->comp_order[i]], sizeof(VdxgPlane));
     }
+    c->comp_state = h;
+    c->comp_row = 0;
+    c->comp_crc = crc32(0, NULL, 0);
+    c->comp_crc_on = c->ctrl & VDXG_CRTC_CTRL_CRC;
+    c->comp_changed = false;
+    c->composing = true;
+    c->dirty_again = false;
     c->stale = false;
     c->crc_valid = false;
-    c->con_dirty = true;
+}
+
+/*
+ * Compose frame row @y of @c, unless its inputs are those it was last
+ * composed from. Returns false after an access fault, which has hidden
+ * the plane.
+ */
+static bool vdxg_compose_row(VdxgState *s, VdxgCrtc *c, uint32_t y)
+{
+    VdxgPlaneRow r[VDXG_NUM_PLANES];
+    const uint8_t *src[VDXG_NUM_PLANES];
+    uint64_t h = c->comp_state;
+    uint32_t *out = c->frame + (size_t)y * c->fw;
+    unsigned int j, p;
+    uint32_t cpp;
+    VdxgErr err;
+    size_t k;
+
+    for (j = 0; j < c->comp_n; j++) {
+        const VdxgPlane *pl;
+
+        p = c->comp_order[j];
+        pl = &c->cur[p];
+        cpp = vdxg_fourcc_cpp(pl->format);
+        src[j] = NULL;
+        vdxg_plane_row(c, pl, y, &r[j]);
+        if (!r[j].n) {
+            continue;
+        }
+        if (vdxg_in_vram(s, r[j].addr, r[j].n * cpp)) {
+            src[j] = s->vram_ptr + r[j].addr;
+        } else {
+            if (!vdxg_gpu_rw(s, r[j].addr, s->disp_src[j], r[j].n * cpp,
+                             false, &err)) {
+                c->pstatus[p] = VDXG_PLANE_STATUS_FAULT;
+                vdxg_display_fault(s, c, p, err.reason, err.addr);
+                return false;
+            }
+            src[j] = s->disp_src[j];
+        }
+        h = vdxg_hash(h ^ j, src[j], r[j].n * cpp);
+    }
+    h |= 1;                     /* 0: never composed */
+    if (c->row_hash[y] == h) {
+        return true;
+    }
+    if (c->comp_fill) {
+        for (k = 0; k < c->fw; k++) {
+            out[k] = c->abg & 0xffffff;
+        }
+    }
+    for (j = 0; j < c->comp_n; j++) {
+        if (r[j].n) {
+            vdxg_plane_draw_row(s, &c->cur[c->comp_order[j]], src[j],
+                                out + r[j].dx0, r[j].n);
+        }
+    }
+    c->row_hash[y] = h;
+    c->comp_changed = true;
+    if (c->con_y0 < c->con_y1) {
+        c->con_y0 = MIN(c->con_y0, y);
+        c->con_y1 = MAX(c->con_y1, y + 1);
+    } else if (!c->con_dirty) {
+        c->con_y0 = y;
+        c->con_y1 = y + 1;
+    }
+    return true;
+}
+
+/* Go on with the CRC of @c over its frame row @y. */
+static void vdxg_crc_row(VdxgState *s, VdxgCrtc *c, uint32_t y)
+{
+    const uint32_t *row = c->frame + (size_t)y * c->fw;
+#if HOST_BIG_ENDIAN
+    uint32_t x;
+
+    for (x = 0; x < c->fw; x++) {
+        stl_le_p(s->disp_row + x * 4, row[x]);
+    }
+    c->comp_crc = crc32(c->comp_crc, s->disp_row, c->fw * 4);
+#else
+    c->comp_crc = crc32(c->comp_crc, (const Bytef *)row, c->fw * 4);
+#endif
+}
+
+/* Pixels composed between two looks at the clock */
+#define VDXG_COMPOSE_CHECK_PX   16384
+
+/*
+ * Compose the latched state of active CRTC @c into its frame, a row at
+ * a time, until it is done (true) or get_clock() passes @deadline
+ * (false: the next call goes on from there). A change of the latched
+ * state (c->stale) starts again from the top.
+ */
+static bool vdxg_crtc_compose_step(VdxgState *s, VdxgCrtc *c, int64_t deadline)
+{
+    int64_t start = get_clock();
+    uint32_t rows = 0, every;
+
+    if (c->stale) {
+        vdxg_compose_start(s, c);
+    }
+    if (!c->composing) {
+        return true;
+    }
+    if (c->row_hash_len != c->fh || c->comp_row > c->fh) {
+        /* The frame was resized under the composition */
+        vdxg_compose_start(s, c);
+    }
+    every = MAX(1, VDXG_COMPOSE_CHECK_PX / (c->fw * (c->comp_n + 1)));
+    while (c->comp_row < c->fh) {
+        if (!vdxg_compose_row(s, c, c->comp_row)) {
+            /* The plane is hidden now: draw the frame without it. */
+            vdxg_compose_start(s, c);
+            continue;
+        }
+        if (c->comp_crc_on) {
+            vdxg_crc_row(s, c, c->comp_row);
+        }
+        c->comp_row++;
+        if (++rows % every == 0 && c->comp_row < c->fh &&
+            get_clock() >= deadline) {
+            trace_vdxg_compose_slice(c->index, c->comp_row, c->fh,
+                                     get_clock() - start);
+            return false;
+        }
+    }
+    c->composing = false;
+    c->stale = c->dirty_again;
+    if (c->comp_crc_on) {
+        c->crc_cache = c->comp_crc;
+        c->crc_valid = true;
+        s->disp_crcs++;
+    }
+    if (c->comp_changed) {
+        c->con_dirty = true;
+    }
     s->disp_composes++;
-    trace_vdxg_compose(c->index, c->fw, c->fh, n, get_clock() - start);
+    trace_vdxg_compose(c->index, c->fw, c->fh, c->comp_n,
+                       get_clock() - start);
+    return true;
 }
 
 /*
  * Mark the frames whose planes have changed in memory since the last
- * look: VRAM through the dirty log, the aperture always.
+ * look: VRAM through the dirty log, the aperture always (its rows are
+ * composed again only when their bytes changed). A frame being composed
+ * goes on; it is composed again once done.
  */
 static void vdxg_display_harvest(VdxgState *s)
 {
@@ -360,6 +525,8 @@ static void vdxg_display_harvest(VdxgState *s)
             if (vdxg_in_vram(s, pl->addr, span)) {
                 lo = MIN(lo, pl->addr);
                 hi = MAX(hi, pl->addr + span);
+            } else if (c->composing) {
+                c->dirty_again = true;
             } else {
                 c->stale = true;
             }
@@ -381,23 +548,116 @@ static void vdxg_display_harvest(VdxgState *s)
                 vdxg_in_vram(s, pl->addr, span) &&
                 memory_region_snapshot_get_dirty(&s->vram, snap, pl->addr,
                                                  span)) {
-                c->stale = true;
+                if (c->composing) {
+                    c->dirty_again = true;
+                } else {
+                    c->stale = true;
+                }
             }
         }
     }
     g_free(snap);
 }
 
-/* Bring the frame of @c up to date with its planes and memory. */
+/* Bring the frame of @c up to date with its planes and memory, at once. */
 void vdxg_crtc_refresh(VdxgState *s, VdxgCrtc *c)
 {
     if (!vdxg_crtc_active(c)) {
         return;
     }
     vdxg_display_harvest(s);
-    if (c->stale) {
-        vdxg_crtc_compose(s, c);
+    if (c->composing && c->dirty_again) {
+        c->stale = true;
     }
+    vdxg_crtc_compose_step(s, c, INT64_MAX);
+}
+
+/*
+ * About the work of composing @c, in pixels (a translucent plane's count
+ * eight times). Up to VDXG_COMPOSE_SYNC_WORK a frame is composed when it
+ * is needed; above, in slices of the compose bottom half.
+ */
+#define VDXG_COMPOSE_SYNC_WORK  (2 * 1024 * 1024)
+
+static uint64_t vdxg_compose_work(const VdxgCrtc *c)
+{
+    uint64_t work = (uint64_t)c->fw * c->fh;
+    unsigned int p;
+
+    for (p = 0; p < VDXG_NUM_PLANES; p++) {
+        const VdxgPlane *pl = &c->cur[p];
+
+        if (c->pstatus[p] & VDXG_PLANE_STATUS_ACTIVE) {
+            work += (uint64_t)vdxg_plane_w(pl) * vdxg_plane_h(pl) *
+                    (vdxg_plane_opaque(pl) ? 1 : 8);
+        }
+    }
+    return work;
+}
+
+/*
+ * Bring the frame of @c up to date if that is quick; otherwise let the
+ * compose bottom half do it in slices and return false.
+ */
+bool vdxg_crtc_refresh_sliced(VdxgState *s, VdxgCrtc *c)
+{
+    if (!vdxg_crtc_active(c)) {
+        return true;
+    }
+    if (!c->composing) {
+        vdxg_display_harvest(s);
+    }
+    if (!c->stale && !c->composing) {
+        return true;
+    }
+    if (vdxg_compose_work(c) <= VDXG_COMPOSE_SYNC_WORK) {
+        vdxg_crtc_compose_step(s, c, INT64_MAX);
+        return true;
+    }
+    qemu_bh_schedule(s->compose_bh);
+    return false;
+}
+
+/*
+ * The compose bottom half: compose the frames that are wanted (a CRC,
+ * the console) for about VDXG_SLICE_NS, then let the main loop run. A
+ * CRC that waited for its frame is stored when the frame is done.
+ */
+void vdxg_compose_bh(void *opaque)
+{
+    VdxgState *s = opaque;
+    int64_t start = get_clock(), cpu = vdxg_thread_ns();
+    unsigned int ci;
+    bool more = false;
+
+    for (ci = 0; ci < s->outputs && !more; ci++) {
+        VdxgCrtc *c = vdxg_crtc(s, ci);
+
+        if (!vdxg_crtc_active(c)) {
+            c->composing = false;
+            c->crc_pending = false;
+            continue;
+        }
+        if (!c->composing && !c->stale && !c->crc_pending) {
+            continue;
+        }
+        if (!vdxg_crtc_compose_step(s, c, start + VDXG_SLICE_NS)) {
+            more = true;
+            break;
+        }
+        if (c->crc_pending && (c->ctrl & VDXG_CRTC_CTRL_CRC)) {
+            c->crc = vdxg_crtc_crc(s, c);
+            c->crc_frame = c->crc_pending_frame;
+            trace_vdxg_crc_late(c->index, c->crc_pending_frame, c->crc);
+        }
+        c->crc_pending = false;
+    }
+    if (more) {
+        qemu_bh_schedule(s->compose_bh);
+    }
+    cpu = vdxg_thread_ns() - cpu;
+    trace_vdxg_compose_bh(get_clock() - start, cpu);
+    vdxg_note_slice(s, get_clock() - start, cpu);
 }
 
 /*

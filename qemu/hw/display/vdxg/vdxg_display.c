@@ -238,6 +238,10 @@ void vdxg_display_fault(VdxgState *s, VdxgCrtc *c, unsigned int unit,
 static void vdxg_crtc_set_frame(VdxgCrtc *c, uint32_t w, uint32_t h)
 {
     if (!c->frame || c->fw != w || c->fh != h) {
+        if (c->con) {
+            /* The console shows the frame: not after it is freed */
+            dpy_gfx_replace_surface(c->con, NULL);
+        }
         g_free(c->frame);
         c->frame = g_new0(uint32_t, (size_t)w * h);
         c->fw = w;
@@ -248,6 +252,9 @@ static void vdxg_crtc_set_frame(VdxgCrtc *c, uint32_t w, uint32_t h)
     c->stale = true;
     c->crc_valid = false;
     c->con_dirty = true;
+    c->rows_invalid = true;
+    c->crc_pending = false;
+    c->con_y0 = c->con_y1 = 0;          /* all of it */
 }
 
 /* Vblank */
@@ -269,9 +276,15 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
         irq |= VDXG_INT_WRITEBACK;
     }
     if (c->ctrl & VDXG_CRTC_CTRL_CRC) {
-        vdxg_crtc_refresh(s, c);
-        c->crc = vdxg_crtc_crc(s, c);
-        c->crc_frame = frame;
+        if (vdxg_crtc_refresh_sliced(s, c)) {
+            c->crc = vdxg_crtc_crc(s, c);
+            c->crc_frame = frame;
+            c->crc_pending = false;
+        } else {
+            /* A large frame: CRC and CRC_FRAME follow when it is done */
+            c->crc_pending = true;
+            c->crc_pending_frame = frame;
+        }
     }
     if (c->ctrl & VDXG_CRTC_CTRL_VBLANK_IRQ) {
         irq |= VDXG_INT_VBLANK(c->index);
@@ -482,6 +495,7 @@ static void vdxg_gfx_invalidate(void *opaque)
     VdxgCrtc *c = opaque;
 
     c->con_dirty = true;
+    c->con_y0 = c->con_y1 = 0;          /* all of it */
 }
 
 static void vdxg_gfx_update(void *opaque)
@@ -489,26 +503,35 @@ static void vdxg_gfx_update(void *opaque)
     VdxgCrtc *c = opaque;
     VdxgState *s = c->s;
     DisplaySurface *surface = qemu_console_surface(c->con);
-    bool resized = false;
-    uint32_t y;
+    bool full = false;
 
-    vdxg_crtc_refresh(s, c);
-    if (!surface || surface_width(surface) != c->fw ||
-        surface_height(surface) != c->fh ||
-        surface_format(surface) != PIXMAN_x8r8g8b8) {
-        surface = qemu_create_displaysurface(c->fw, c->fh);
-        dpy_gfx_replace_surface(c->con, surface);
-        resized = true;
+    if (!vdxg_crtc_refresh_sliced(s, c)) {
+        return;                 /* shown when composed */
     }
-    if (c->con_dirty || resized) {
-        for (y = 0; y < c->fh; y++) {
-            memcpy((uint8_t *)surface_data(surface) +
-                   (size_t)y * surface_stride(surface),
-                   c->frame + (size_t)y * c->fw, c->fw * 4);
+    /* The console shows the frame itself: no copy */
+    if (!surface || surface_data(surface) != (uint8_t *)c->frame ||
+        surface_width(surface) != c->fw ||
+        surface_height(surface) != c->fh) {
+        surface = qemu_create_displaysurface_from(c->fw, c->fh,
+                                                  PIXMAN_x8r8g8b8,
+                                                  c->fw * 4,
+                                                  (uint8_t *)c->frame);
+        dpy_gfx_replace_surface(c->con, surface);
+        full = true;
+    }
+    if (c->con_dirty || full) {
+        if (full || c->con_y0 >= c->con_y1) {
+            c->con_y0 = 0;
+            c->con_y1 = c->fh;
+        }
+        c->con_y1 = MIN(c->con_y1, c->fh);
+        trace_vdxg_gfx_update(c->index, c->fw, c->con_y1 - c->con_y0);
+        if (c->con_y0 < c->con_y1) {
+            dpy_gfx_update(c->con, 0, c->con_y0, c->fw,
+                           c->con_y1 - c->con_y0);
         }
         c->con_dirty = false;
-        trace_vdxg_gfx_update(c->index, c->fw, c->fh);
-        dpy_gfx_update_full(c->con);
+        c->con_y0 = c->con_y1 = 0;
     }
 }
 
@@ -543,6 +566,8 @@ void vdxg_display_realize(VdxgState *s)
     unsigned int i;
 
     memory_region_set_log(&s->vram, true, DIRTY_MEMORY_VGA);
+    s->compose_bh = qemu_bh_new_guarded(vdxg_compose_bh, s,
+                                        &DEVICE(s)->mem_reentrancy_guard);
     for (i = 0; i < VDXG_MAX_CRTCS; i++) {
         VdxgCrtc *c = vdxg_crtc(s, i);
 
@@ -571,7 +596,13 @@ void vdxg_display_exit(VdxgState *s)
         c->timer = NULL;
         g_free(c->frame);
         c->frame = NULL;
+        g_free(c->row_hash);
+        c->row_hash = NULL;
+        c->row_hash_len = 0;
+        c->composing = false;
     }
+    qemu_bh_delete(s->compose_bh);
+    s->compose_bh = NULL;
     memory_region_set_log(&s->vram, false, DIRTY_MEMORY_VGA);
 }
 

@@ -66,11 +66,16 @@ typedef struct VdxgRange {
 #define VDXG_TLB_ENTRIES        64
 
 /*
- * Work one run of the engine's bottom half does before it yields to the
- * main loop, in bytes moved; each operation, ring entry and GART entry is
- * charged as a number of bytes. 4 MiB is about a millisecond of copying.
+ * Work one run of the engine's bottom half does at most before it yields
+ * to the main loop, in bytes moved; each operation, ring entry and GART
+ * entry is charged as a number of bytes. The work is handed out in quanta
+ * of VDXG_BH_QUANTUM, and the run also yields once it has used
+ * VDXG_SLICE_NS of host time (looked at after each quantum), however
+ * slowly its pixels go (translation, isolation checks, the aperture).
  */
 #define VDXG_BH_BUDGET          (4 * MiB)
+#define VDXG_BH_QUANTUM         (32 * KiB)
+#define VDXG_SLICE_NS           1000000
 #define VDXG_COST_OP            256
 #define VDXG_COST_ENTRY         256
 #define VDXG_COST_PTE           16
@@ -190,6 +195,24 @@ typedef struct VdxgCrtc {
     bool crc_valid;             /* crc_cache is the CRC of frame */
     uint32_t crc_cache;
     bool con_dirty;             /* frame changed since the console copy */
+    uint32_t con_y0, con_y1;    /* the rows that changed; none: all */
+
+    /* Composition in slices (vdxg_crtc_compose_step); not migrated */
+    bool composing;             /* under way, up to comp_row */
+    bool rows_invalid;          /* the frame no longer matches row_hash */
+    bool dirty_again;           /* memory changed during the composition */
+    bool comp_fill;             /* rows start with the background */
+    bool comp_changed;          /* a row was composed again */
+    bool comp_crc_on;           /* the CRC is computed row by row */
+    uint8_t comp_order[VDXG_NUM_PLANES];    /* shown planes, bottom first */
+    unsigned int comp_n;
+    uint32_t comp_row;          /* the next row to compose */
+    uint32_t comp_crc;          /* CRC of the rows above comp_row */
+    uint64_t comp_state;        /* hash of what the rows depend on */
+    uint64_t *row_hash;         /* inputs each row was composed from */
+    uint32_t row_hash_len;
+    bool crc_pending;           /* CRC and CRC_FRAME wait for composition */
+    uint64_t crc_pending_frame;
 } VdxgCrtc;
 
 typedef struct VdxgWriteback {
@@ -287,12 +310,16 @@ struct VdxgState {
     VdxgCrtc crtc[VDXG_MAX_CRTCS];
     VdxgWriteback wb;
     uint64_t disp_composes;             /* statistics, not migrated */
+    uint64_t max_slice_ns;              /* longest engine or compose run */
+    uint64_t max_slice_cpu_ns;          /* the same in CPU time */
     uint64_t disp_crcs;
 
     /* Staging for bus-to-bus copies, fill patterns and GART entries */
     uint8_t bounce[VDXG_GPU_PAGE_SIZE];
     /* A row of scanout or writeback pixels, as read and as ARGB */
     uint8_t disp_row[VDXG_MODE_MAX_DISPLAY * 4];
+    uint8_t disp_src[VDXG_NUM_PLANES][VDXG_MODE_MAX_DISPLAY * 4];
+    QEMUBH *compose_bh;                 /* composes in slices */
     uint32_t disp_px[VDXG_MODE_MAX_DISPLAY];
 };
 
@@ -372,6 +399,8 @@ uint32_t vdxg_plane_check(VdxgState *s, unsigned int p,
 void vdxg_plane_latch(VdxgState *s, VdxgCrtc *c, unsigned int p);
 void vdxg_crtc_latch_all(VdxgState *s, VdxgCrtc *c);
 void vdxg_crtc_refresh(VdxgState *s, VdxgCrtc *c);
+bool vdxg_crtc_refresh_sliced(VdxgState *s, VdxgCrtc *c);
+void vdxg_compose_bh(void *opaque);
 uint32_t vdxg_crtc_crc(VdxgState *s, VdxgCrtc *c);
 
 /* vdxg_display.c */
@@ -418,5 +447,38 @@ bool vdxg_rebar_load(VdxgState *s, uint64_t size);
 extern const char *const vdxg_pg_op_names[VDXG_PG_NUM_OPS];
 extern const char *const vdxg_rd_op_names[VDXG_RD_NUM_OPS];
 const char *vdxg_reg_name(hwaddr addr);
+
+/*
+ * The CPU time of this thread: what a run of device work costs, apart
+ * from the time the host gives to other threads and processes.
+ */
+static inline int64_t vdxg_thread_ns(void)
+{
+#ifdef CLOCK_THREAD_CPUTIME_ID
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
+        return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    }
+#endif
+    return get_clock();
+}
+
+/*
+ * Note a run of engine or display work in the main loop that took @ns of
+ * real time and @cpu_ns of CPU time; the PF keeps the longest of its own
+ * and its VFs' (x-max-slice-ns, x-max-slice-cpu-ns).
+ */
+static inline void vdxg_note_slice(VdxgState *s, int64_t ns, int64_t cpu_ns)
+{
+    VdxgState *t = s->pf ? s->pf : s;
+
+    if (ns > 0 && (uint64_t)ns > t->max_slice_ns) {
+        t->max_slice_ns = ns;
+    }
+    if (cpu_ns > 0 && (uint64_t)cpu_ns > t->max_slice_cpu_ns) {
+        t->max_slice_cpu_ns = cpu_ns;
+    }
+}
 
 #endif

@@ -164,9 +164,8 @@ static bool vdxg_px_load(VdxgRdRun *r, unsigned int slot, uint32_t x,
     if (gpu < r->s->vram_size && !r->s->pf) {
         p = r->s->vram_ptr + gpu;
     } else {
-        if (gpu >= r->s->vram_size) {
-            *r->budget -= VDXG_COST_BUS;
-        }
+        /* Through the aperture or a VF's backing table */
+        *r->budget -= VDXG_COST_BUS;
         if (!vdxg_gpu_rw(r->s, gpu, buf, cpp, false, r->err)) {
             return false;
         }
@@ -191,6 +190,7 @@ static bool vdxg_px_store(VdxgRdRun *r, unsigned int slot, uint32_t x,
     if (gpu < r->s->vram_size) {
         if (r->s->pf) {
             /* A VF's VRAM: through its backing table */
+            *r->budget -= VDXG_COST_BUS;
             return vdxg_gpu_rw(r->s, gpu, buf, cpp, true, r->err);
         }
         memcpy(r->s->vram_ptr + gpu, buf, cpp);

@@ -163,25 +163,49 @@ static bool vdxg_engine_runnable(VdxgEngine *e)
 }
 
 /*
- * An engine's bottom half: run entries from HEAD to TAIL. One run does at
- * most VDXG_BH_BUDGET of work, then schedules the next run and returns to
- * the main loop, so that a large move or draw does not hold the BQL (and
- * stall the vCPUs) for long. An operation stopped half-way continues where
- * it stopped (op_progress). A WAIT that is not satisfied yet stops the run
- * and looks again when the wait timer fires.
+ * Out of budget: charge what the last operation overspent to the run's
+ * cap, then hand out another quantum if the cap has some left and the
+ * run has not used up its host time (@deadline, get_clock()).
  */
-static void vdxg_engine_bh(void *opaque)
+static bool vdxg_engine_refill(int64_t *budget, int64_t *left,
+                               int64_t deadline)
 {
-    VdxgEngine *e = opaque;
+    int64_t q;
+
+    if (*budget < 0) {
+        *left += *budget;
+        *budget = 0;
+    }
+    if (*left <= 0 || get_clock() >= deadline) {
+        return false;
+    }
+    q = MIN(*left, VDXG_BH_QUANTUM);
+    *budget += q;
+    *left -= q;
+    return true;
+}
+
+/*
+ * An engine's bottom half: run entries from HEAD to TAIL. One run does at
+ * most VDXG_BH_BUDGET of work, or VDXG_SLICE_NS of host time, then
+ * schedules the next run and returns to the main loop, so that a large
+ * move or draw does not hold the BQL (and stall the vCPUs) for long. An
+ * operation stopped half-way continues where it stopped (op_progress). A
+ * WAIT that is not satisfied yet stops the run and looks again when the
+ * wait timer fires.
+ */
+static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
+{
     VdxgState *s = e->s;
-    int64_t budget = VDXG_BH_BUDGET;
+    int64_t budget = VDXG_BH_QUANTUM;
+    int64_t left = VDXG_BH_BUDGET - VDXG_BH_QUANTUM;
     uint32_t opcode, context;
     VdxgErr err = { 0 };
     VdxgRun r;
 
     s->bh_runs[e->index]++;
     while (vdxg_engine_runnable(e)) {
-        if (budget <= 0) {
+        if (budget <= 0 && !vdxg_engine_refill(&budget, &left, deadline)) {
             trace_vdxg_engine_yield(e->index, e->head, e->buf_off,
                                     e->op_progress);
             qemu_bh_schedule(e->bh);
@@ -199,7 +223,8 @@ static void vdxg_engine_bh(void *opaque)
         r = VDXG_RUN_DONE;
         e->waiting = false;
         while (r == VDXG_RUN_DONE && e->buf_off < e->buf_len) {
-            if (budget <= 0) {
+            if (budget <= 0 &&
+                !vdxg_engine_refill(&budget, &left, deadline)) {
                 r = VDXG_RUN_YIELD;
                 break;
             }
@@ -219,6 +244,11 @@ static void vdxg_engine_bh(void *opaque)
                                      VDXG_WAIT_POLL_NS);
             return;
         case VDXG_RUN_YIELD:
+            if (budget <= 0 &&
+                vdxg_engine_refill(&budget, &left, deadline)) {
+                /* Time left: go on where the operation stopped. */
+                continue;
+            }
             trace_vdxg_engine_yield(e->index, e->head, e->buf_off,
                                     e->op_progress);
             qemu_bh_schedule(e->bh);
@@ -233,6 +263,19 @@ static void vdxg_engine_bh(void *opaque)
             break;
         }
     }
+}
+
+static void vdxg_engine_bh(void *opaque)
+{
+    VdxgEngine *e = opaque;
+    int64_t start = get_clock(), cpu = vdxg_thread_ns();
+    int64_t ns;
+
+    vdxg_engine_run(e, start + VDXG_SLICE_NS);
+    ns = get_clock() - start;
+    cpu = vdxg_thread_ns() - cpu;
+    trace_vdxg_engine_slice(e->index, ns, cpu);
+    vdxg_note_slice(e->s, ns, cpu);
 }
 
 /* The wait timer: look at the WAIT's address again. */

@@ -538,6 +538,115 @@ static void test_sriov_isolation(void)
     sr_stop(&sr);
 }
 
+/*
+ * The slowest way for an engine to reach VRAM: a VF's RENDER engine
+ * through 32 backing ranges, 1 MiB each in reverse order. A fill and a
+ * copy of 28 MiB: every bottom-half run must stay near a millisecond
+ * (one used to hold the main loop up to 23 ms). The bound is on CPU time
+ * (x-max-slice-cpu-ns), generous for a loaded 2-core machine.
+ */
+#define SR_SLICE_MAX_NS     (5 * 1000 * 1000)
+#define SR_RD_RING          0x2000
+#define SR_RD_FENCE         0x3000
+#define SR_RD_SURF          0x100000ull
+
+static void sr_rd_surface(Pg *p, uint32_t slot)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_SURFACE, VDXG_RD_SET_SURFACE_LEN));
+    pb_dw(p, slot);
+    pb_qw(p, SR_RD_SURF);
+    pb_dw(p, VDXG_FMT_XRGB8888);
+    pb_dw(p, 4096);
+    pb_dw(p, 1792);
+    pb_dw(p, 4096 * 4);
+}
+
+static void sr_qom_set0(Sr *sr, const char *prop)
+{
+    qobject_unref(qtest_qmp(sr->pf.qts, "{ 'execute': 'qom-set', "
+                            "'arguments': { 'path': '/machine/peripheral/gpu',"
+                            " 'property': %s, 'value': 0 } }", prop));
+}
+
+static void test_sriov_slice_time(void)
+{
+    SrRange r[VDXG_MAX_BACKING_RANGES];
+    Pg *p = g_new0(Pg, 1);
+    int64_t t, rt = 0, total;
+    uint32_t status = 0, i;
+    Sr sr;
+
+    sr_start(&sr, NULL);
+    sr_enable_vfs(&sr, 1);
+    for (i = 0; i < VDXG_MAX_BACKING_RANGES; i++) {
+        r[i] = (SrRange) { 128 * MiB + (31 - i) * MiB, MiB };
+    }
+    g_assert_cmphex(sr_table(&sr, 0, r, VDXG_MAX_BACKING_RANGES), ==,
+                    VDXG_MAX_BACKING_RANGES <<
+                    VDXG_BACKING_STATUS_RANGES_SHIFT);
+    p->v = sr.vf[0];
+    p->vram = sr.vf_vram[0];
+    p->eng = VDXG_ENGINE_RENDER;
+    p->ring = SR_RD_RING;
+    p->fence = SR_RD_FENCE;
+    pg_engine_setup(p);
+
+    pb_reset(p);
+    sr_rd_surface(p, VDXG_SLOT_DST);
+    sr_rd_surface(p, VDXG_SLOT_SRC);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_FILL_RECT, VDXG_RD_FILL_RECT_LEN));
+    pb_dw(p, VDXG_RD_XY(0, 0));
+    pb_dw(p, VDXG_RD_XY(4096, 1792));
+    pb_dw(p, 0x00c0ffee);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_COPY_RECT, VDXG_RD_COPY_RECT_LEN));
+    pb_dw(p, VDXG_RD_XY(0, 0));
+    pb_dw(p, VDXG_RD_XY(0, 896));
+    pb_dw(p, VDXG_RD_XY(4096, 896));
+    /*
+     * Once to bring the host's VRAM pages in (the first write to a page
+     * costs the host a page fault and zeroing, not the device), then again
+     * to measure.
+     */
+    pb_queue(p);
+    ring_kick(p);
+    pg_finish(p);
+    sr_qom_set0(&sr, "x-max-slice-ns");
+    sr_qom_set0(&sr, "x-max-slice-cpu-ns");
+    pb_queue(p);
+    total = g_get_monotonic_time();
+    ring_kick(p);
+    for (i = 0; i < PG_WAIT_LOOPS; i++) {
+        t = g_get_monotonic_time();
+        status = rd(&p->v, EREG(p, VDXG_ENG_STATUS));
+        rt = MAX(rt, g_get_monotonic_time() - t);
+        if (status & (VDXG_ENG_STATUS_IDLE | VDXG_ENG_STATUS_HALTED)) {
+            break;
+        }
+    }
+    total = g_get_monotonic_time() - total;
+    g_assert_cmphex(status, ==, VDXG_ENG_STATUS_IDLE);
+    g_assert_cmphex(rd(&sr.vf[0], VDXG_REG_FAULT_STATUS), ==, 0);
+    g_test_message("VF fill + copy of 28 MiB through 32 ranges: %" PRId64
+                   " us, longest round trip %" PRId64 " us, x-max-slice-ns "
+                   "%" PRIu64 " x-max-slice-cpu-ns %" PRIu64, total, rt,
+                   qom_get_u64(p, "x-max-slice-ns"),
+                   qom_get_u64(p, "x-max-slice-cpu-ns"));
+    /* The first and last pixels of each half, in the PF's VRAM */
+    for (i = 0; i < 2; i++) {
+        uint64_t off = SR_RD_SURF + i * 896 * 16384ull;
+        uint64_t end = off + 896 * 16384ull - 4;
+
+        g_assert_cmphex(qtest_readl(sr.pf.qts, sr.vf_vram[0].addr + off) &
+                        0xffffff, ==, 0xc0ffee);
+        g_assert_cmphex(qtest_readl(sr.pf.qts, sr.vf_vram[0].addr + end) &
+                        0xffffff, ==, 0xc0ffee);
+    }
+    g_assert_cmpuint(qom_get_u64(p, "x-max-slice-cpu-ns"), <,
+                     SR_SLICE_MAX_NS);
+    g_free(p);
+    sr_stop(&sr);
+}
+
 void vdxg_test_add_sriov_tests(void)
 {
     qtest_add_func("/vdxg/sriov/cap", test_sriov_cap);
@@ -545,4 +654,5 @@ void vdxg_test_add_sriov_tests(void)
     qtest_add_func("/vdxg/sriov/backing", test_sriov_backing);
     qtest_add_func("/vdxg/sriov/layout", test_sriov_layout);
     qtest_add_func("/vdxg/sriov/isolation", test_sriov_isolation);
+    qtest_add_func("/vdxg/sriov/slice-time", test_sriov_slice_time);
 }
