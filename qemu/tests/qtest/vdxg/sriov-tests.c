@@ -514,6 +514,46 @@ static void test_sriov_isolation(void)
     g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
     g_assert_cmpuint(rd(&sr.vf[0], VDXG_REG_FAULT_REASON), ==,
                      VDXG_FAULT_ADDRESS);
+    /*
+     * Nor PCI configuration space through MMCFG: the root port's interrupt
+     * line and bridge control (Secondary Bus Reset), written or read
+     */
+    {
+        uint64_t cfg = SR_ECAM + ((uint32_t)SR_RP_DEVFN << 12);
+        uint32_t data[1] = { 0x0040005a };
+        uint32_t before = ecam_readl(qts, SR_RP_DEVFN, PCI_INTERRUPT_LINE);
+
+        wr(&sr.vf[0], VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) + VDXG_ENG_RESET,
+           1);
+        wr(&sr.vf[0], VDXG_REG_FAULT_CLEAR, 1);
+        sr_vf_pg(&sr, 0, p);
+        pb_reset(p);
+        emit_write_phys(p, cfg + PCI_INTERRUPT_LINE, data, 1);
+        pb_queue(p);
+        ring_kick(p);
+        g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
+        g_assert_cmpuint(rd(&sr.vf[0], VDXG_REG_FAULT_REASON), ==,
+                         VDXG_FAULT_ADDRESS);
+        g_assert_cmphex(rd64(&sr.vf[0], VDXG_REG_FAULT_ADDR_LO), ==,
+                        cfg + PCI_INTERRUPT_LINE);
+        g_assert_cmphex(ecam_readl(qts, SR_RP_DEVFN, PCI_INTERRUPT_LINE), ==,
+                        before);
+        g_assert_cmphex(before & 0xff, !=, 0x5a);
+
+        wr(&sr.vf[0], VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) + VDXG_ENG_RESET,
+           1);
+        wr(&sr.vf[0], VDXG_REG_FAULT_CLEAR, 1);
+        sr_vf_pg(&sr, 0, p);
+        qtest_writel(qts, pf0 + 0x802000, 0);
+        pb_reset(p);
+        emit_read_phys(p, cfg, 4, 0x2000);
+        pb_queue(p);
+        ring_kick(p);
+        g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
+        g_assert_cmpuint(rd(&sr.vf[0], VDXG_REG_FAULT_REASON), ==,
+                         VDXG_FAULT_ADDRESS);
+        g_assert_cmphex(qtest_readl(qts, pf0 + 0x802000), ==, 0);
+    }
     /* System RAM is fine */
     wr(&sr.vf[0], VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) + VDXG_ENG_RESET, 1);
     wr(&sr.vf[0], VDXG_REG_FAULT_CLEAR, 1);
