@@ -39,6 +39,9 @@ static void vdxg_reset_hold(Object *obj, ResetType type)
     if (!s->pf) {
         vdxg_backing_reset(s);
         vdxg_rebar_set(s, MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->vram_size));
+    } else {
+        /* Also when the VF is enabled: lay its BAR out from the table. */
+        vdxg_vf_map_backing(s);
     }
     vdxg_update_intx(s);
 }
@@ -127,7 +130,6 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
 {
     VdxgState *s = VDXG(pdev);
     Error *err = NULL;
-    bool express;
     int ret;
 
     if (!vdxg_check_size("vram_size", s->vram_size, VDXG_VRAM_SIZE_MIN,
@@ -162,16 +164,15 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
     s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
     pci_config_set_interrupt_pin(pdev->config, 1);
 
-    express = pci_bus_is_express(pci_get_bus(pdev));
-    if (express) {
-        ret = pcie_endpoint_cap_init(pdev, VDXG_PCIE_CAP_OFFSET);
-        if (ret < 0) {
-            error_setg_errno(errp, -ret,
-                             "cannot add the PCI Express capability");
-            return;
-        }
-    } else {
-        pdev->cap_present &= ~QEMU_PCI_CAP_EXPRESS;
+    if (!pci_bus_is_express(pci_get_bus(pdev))) {
+        error_setg(errp, "vdxg is a PCI Express device: put it on a PCI "
+                   "Express bus (e.g. q35's pcie.0 or a pcie-root-port)");
+        return;
+    }
+    ret = pcie_endpoint_cap_init(pdev, VDXG_PCIE_CAP_OFFSET);
+    if (ret < 0) {
+        error_setg_errno(errp, -ret, "cannot add the PCI Express capability");
+        return;
     }
 
     if (s->use_msi) {
@@ -221,24 +222,21 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
     }
     s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
     s->vram_mr = &s->vram;
-    s->vram_bar_size = s->vram_size;
-    if (express) {
-        /* A resizable window onto the start of VRAM */
-        s->vram_bar_size = MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->vram_size);
-        memory_region_init_alias(&s->vram_bar, OBJECT(s), "vdxg.vram-bar",
-                                 &s->vram, 0, s->vram_bar_size);
-    }
+    /* A resizable window onto the start of VRAM */
+    s->vram_bar_size = MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->vram_size);
+    memory_region_init_alias(&s->vram_bar, OBJECT(s), "vdxg.vram-bar",
+                             &s->vram, 0, s->vram_bar_size);
     pci_register_bar(pdev, VDXG_BAR_VRAM,
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH,
-                     express ? &s->vram_bar : &s->vram);
+                     &s->vram_bar);
 
     vdxg_engines_init(s);
     vdxg_display_realize(s);
 
     /* Last: the VFs are realized here and use what is set up above. */
-    if (express && !vdxg_pf_ext_caps(s, errp)) {
+    if (!vdxg_pf_ext_caps(s, errp)) {
         vdxg_display_exit(s);
         vdxg_engines_exit(s);
         msix_uninit_exclusive_bar(pdev);
@@ -264,13 +262,8 @@ static void vdxg_exit(PCIDevice *pdev)
 
 static void vdxg_instance_init(Object *obj)
 {
-    PCIDevice *pdev = PCI_DEVICE(obj);
-
     VdxgState *s = VDXG(obj);
     unsigned int op;
-
-    /* Hybrid device: realize drops this when not on a PCI Express bus. */
-    pdev->cap_present |= QEMU_PCI_CAP_EXPRESS;
 
     /* Paging statistics, e.g. qom-get of pg-discard-ops */
     for (op = 0; op < VDXG_PG_NUM_OPS; op++) {
@@ -487,7 +480,6 @@ static const TypeInfo vdxg_type_info = {
     .class_init = vdxg_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },
-        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
         { },
     },
 };

@@ -13,6 +13,7 @@
 #include "qemu/range.h"
 #include "hw/pci/pci_bus.h"
 #include "hw/pci/pcie_host.h"
+#include "hw/pci/pcie_sriov.h"
 #include "vdxg_int.h"
 #include "hw/display/trace.h"
 
@@ -144,8 +145,8 @@ static bool vdxg_hits_mmcfg(PCIDevice *d, uint64_t addr, uint64_t len)
  */
 static bool vdxg_dma_allowed(VdxgState *s, uint64_t addr, uint64_t len)
 {
-    PCIDevice *pf;
-    unsigned int i;
+    PCIDevice *pf, *vf;
+    int i;
 
     if (likely(!s->pf) || !len) {
         return true;
@@ -154,8 +155,8 @@ static bool vdxg_dma_allowed(VdxgState *s, uint64_t addr, uint64_t len)
     if (vdxg_hits_bars(pf, addr, len) || vdxg_hits_mmcfg(pf, addr, len)) {
         return false;
     }
-    for (i = 0; i < s->pf->total_vfs && pf->exp.sriov_pf.vf; i++) {
-        if (vdxg_hits_bars(pf->exp.sriov_pf.vf[i], addr, len)) {
+    for (i = 0; (vf = pcie_sriov_get_vf_at_index(pf, i)); i++) {
+        if (vdxg_hits_bars(vf, addr, len)) {
             return false;
         }
     }

@@ -250,6 +250,25 @@ void assert_refuses(const char *props, const char *msg)
     g_assert_nonnull(strstr(out->str, msg));
 }
 
+/* PCI Express only: a conventional bus (behind a PCIe-to-PCI bridge) refuses */
+static void test_conventional_bus(void)
+{
+    QTestState *qts = vdxg_qtest_start(
+        "-device pcie-pci-bridge,id=br0,bus=pcie.0,addr=06.0");
+    QDict *resp;
+    const char *desc;
+
+    resp = qtest_qmp(qts, "{ 'execute': 'device_add', 'arguments': "
+                     "{ 'driver': 'vdxg', 'id': 'gpu', 'bus': 'br0', "
+                     "'addr': '01.0' } }");
+    g_assert_true(qdict_haskey(resp, "error"));
+    desc = qdict_get_str(qdict_get_qdict(resp, "error"), "desc");
+    g_test_message("device_add: %s", desc);
+    g_assert_nonnull(strstr(desc, "PCI Express device"));
+    qobject_unref(resp);
+    qtest_quit(qts);
+}
+
 static void test_bad_sizes(void)
 {
     static const char *const bad_vram[] = {
@@ -525,6 +544,7 @@ void vdxg_test_add_pci_tests(void)
     qtest_add_func("/vdxg/identity", test_identity);
     qtest_add_func("/vdxg/identity-no-msi", test_identity_no_msi);
     qtest_add_func("/vdxg/root-port", test_root_port);
+    qtest_add_func("/vdxg/conventional-bus", test_conventional_bus);
     qtest_add_func("/vdxg/aperture-size", test_aperture_size);
     for (i = 0; i < ARRAY_SIZE(vram_sizes); i++) {
         g_autofree char *path = g_strdup_printf("/vdxg/bar-sizes/%" PRIu64 "M",
