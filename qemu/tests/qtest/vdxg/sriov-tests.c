@@ -195,8 +195,8 @@ static void test_sriov_cap(void)
     g_assert_cmpuint(rd(&sr.pf, VDXG_REG_SRIOV_NUM_VFS), ==, 0);
     sr_stop(&sr);
 
-    /* total_vfs=0: no SR-IOV behind the root port either */
-    sr_start(&sr, "total_vfs=0");
+    /* total-vfs=0: no SR-IOV behind the root port either */
+    sr_start(&sr, "total-vfs=0");
     g_assert_cmphex(sr.sriov, ==, 0);
     g_assert_cmphex(rd(&sr.pf, VDXG_REG_CAPS) & VDXG_CAP_SRIOV, ==, 0);
     g_assert_cmpuint(rd(&sr.pf, VDXG_REG_SRIOV_TOTAL_VFS), ==, 0);
