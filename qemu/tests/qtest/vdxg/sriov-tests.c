@@ -367,6 +367,23 @@ static void test_sriov_backing(void)
     }
     g_assert_cmphex(qtest_readl(sr.pf.qts, sr.vf_vram[0].addr), ==,
                     0x11111111);
+    /* A table committed while VFs are disabled shows once they are enabled */
+    {
+        static const SrRange moved[] = { { 0x2000000, 0x100000 } };
+
+        qtest_writel(sr.pf.qts, sr.pf_vram.addr + 0x2000000, 0x22222222);
+        ecam_writew(sr.pf.qts, SR_PF_DEVFN, sr.sriov + PCI_SRIOV_CTRL, 0);
+        g_assert_cmphex(sr_table(&sr, 0, moved, 1), ==,
+                        1 << VDXG_BACKING_STATUS_RANGES_SHIFT);
+        ecam_writew(sr.pf.qts, SR_PF_DEVFN, sr.sriov + PCI_SRIOV_CTRL,
+                    PCI_SRIOV_CTRL_VFE | PCI_SRIOV_CTRL_MSE);
+        for (i = 0; i < 2; i++) {
+            ecam_writew(sr.pf.qts, SR_VF_DEVFN(i), PCI_COMMAND,
+                        PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+        }
+        g_assert_cmphex(qtest_readl(sr.pf.qts, sr.vf_vram[0].addr), ==,
+                        0x22222222);
+    }
     wr(&sr.pf, VDXG_REG_RESET, VDXG_RESET_MAGIC);
     g_assert_cmphex(rd(&sr.pf, VDXG_REG_BACKING_STATUS), ==, 0);
     wr(&sr.pf, VDXG_REG_BACKING_SELECT, VDXG_BACKING_SELECT(0, 2, 0));
