@@ -110,7 +110,7 @@ static void test_hw_version(void)
 
 static void test_vram_size(void)
 {
-	uint64_t expect = vtest_cmdline_u64("vdxg_test.vram_size",
+	uint64_t expect = vtest_cmdline_u64("vdxg_test.vram-size",
 					    VDXG_VRAM_SIZE_DEFAULT);
 	int fd = vtest_open_vdxg(VTEST_NODE_CARD);
 
@@ -206,7 +206,7 @@ static void test_vram_visible_size(void)
 
 static void test_aperture_size(void)
 {
-	uint64_t expect = vtest_cmdline_u64("vdxg_test.aperture_size",
+	uint64_t expect = vtest_cmdline_u64("vdxg_test.aperture-size",
 					    VDXG_APERTURE_SIZE_DEFAULT);
 	int fd = vtest_open_vdxg(VTEST_NODE_CARD);
 
@@ -366,13 +366,13 @@ static const struct vtest_subtest tests[] = {
 	{ "revision", test_revision, "REVISION is 1 and matches sysfs" },
 	{ "hw-version", test_hw_version, "HW_VERSION major is 1" },
 	{ "vram-size", test_vram_size,
-	  "VRAM_SIZE matches vdxg_test.vram_size (default 256 MiB)" },
+	  "VRAM_SIZE matches vdxg_test.vram-size (default 256 MiB)" },
 	{ "vram-visible-size", test_vram_visible_size,
 	  "VRAM_VISIBLE_SIZE is the size of BAR2: all of VRAM_SIZE after a "
 	  "resize (preferred), the 64 MiB window with vdxg_test.rebar=off "
 	  "(alternative)" },
 	{ "aperture-size", test_aperture_size,
-	  "APERTURE_SIZE matches vdxg_test.aperture_size (default 512 MiB)" },
+	  "APERTURE_SIZE matches vdxg_test.aperture-size (default 512 MiB)" },
 	{ "engines", test_engines, "ENGINES has only known engine bits" },
 	{ "caps", test_caps, "CAPS: known bits, MSIX bit follows vdxg_test.msix" },
 	{ "num-crtcs", test_num_crtcs, "NUM_CRTCS is at most 4" },

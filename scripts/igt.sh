@@ -245,7 +245,7 @@ else
 	done
 fi
 if [ "$EXTRA" = 1 ]; then
-	boot vram128-msi "vram_size=128M,msix=off" --only vdxg_getparam
+	boot vram128-msi "vram-size=128M,msix=off" --only vdxg_getparam
 	collect vram128-msi
 	boot intx "msix=off,msi=off,rebar=off" --only vdxg_getparam,vdxg_gem
 	collect intx

@@ -13,7 +13,7 @@
 #                        make debug-image) instead of out/guest/
 #   --timeout S          kill QEMU after S seconds (default 600)
 #   --device NAME        the display device (default vdxg); "none" for none
-#   --device-args ARGS   its properties, e.g. 'vram_size=128M,msix=off'; each
+#   --device-args ARGS   its properties, e.g. 'vram-size=128M,msix=off'; each
 #                        is also passed to the guest as vdxg_test.PROP=VALUE
 #                        (sizes with K/M/G/T suffixes converted to bytes)
 #   --append ARGS        extra kernel command line

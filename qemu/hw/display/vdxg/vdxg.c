@@ -39,6 +39,9 @@ static void vdxg_reset_hold(Object *obj, ResetType type)
     if (!s->pf) {
         vdxg_backing_reset(s);
         vdxg_rebar_set(s, MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->vram_size));
+    } else {
+        /* Also when the VF is enabled: lay its BAR out from the table. */
+        vdxg_vf_map_backing(s);
     }
     vdxg_update_intx(s);
 }
@@ -127,12 +130,11 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
 {
     VdxgState *s = VDXG(pdev);
     Error *err = NULL;
-    bool express;
     int ret;
 
-    if (!vdxg_check_size("vram_size", s->vram_size, VDXG_VRAM_SIZE_MIN,
+    if (!vdxg_check_size("vram-size", s->vram_size, VDXG_VRAM_SIZE_MIN,
                          VDXG_VRAM_SIZE_MAX, errp) ||
-        !vdxg_check_size("aperture_size", s->aperture_size,
+        !vdxg_check_size("aperture-size", s->aperture_size,
                          VDXG_APERTURE_SIZE_MIN, VDXG_APERTURE_SIZE_MAX,
                          errp)) {
         return;
@@ -143,14 +145,14 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     if (s->total_vfs > VDXG_SRIOV_MAX_VFS) {
-        error_setg(errp, "total_vfs must be from 0 to %d, not %" PRIu32,
+        error_setg(errp, "total-vfs must be from 0 to %d, not %" PRIu32,
                    VDXG_SRIOV_MAX_VFS, s->total_vfs);
         return;
     }
     if (s->total_vfs &&
-        (!vdxg_check_size("vf_vram_size", s->vf_vram_size,
+        (!vdxg_check_size("vf-vram-size", s->vf_vram_size,
                           VDXG_GPU_PAGE_SIZE, VDXG_VRAM_SIZE_MAX, errp) ||
-         !vdxg_check_size("vf_aperture_size", s->vf_aperture_size,
+         !vdxg_check_size("vf-aperture-size", s->vf_aperture_size,
                           VDXG_APERTURE_SIZE_MIN, VDXG_APERTURE_SIZE_MAX,
                           errp))) {
         return;
@@ -162,16 +164,15 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
     s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
     pci_config_set_interrupt_pin(pdev->config, 1);
 
-    express = pci_bus_is_express(pci_get_bus(pdev));
-    if (express) {
-        ret = pcie_endpoint_cap_init(pdev, VDXG_PCIE_CAP_OFFSET);
-        if (ret < 0) {
-            error_setg_errno(errp, -ret,
-                             "cannot add the PCI Express capability");
-            return;
-        }
-    } else {
-        pdev->cap_present &= ~QEMU_PCI_CAP_EXPRESS;
+    if (!pci_bus_is_express(pci_get_bus(pdev))) {
+        error_setg(errp, "vdxg is a PCI Express device: put it on a PCI "
+                   "Express bus (e.g. q35's pcie.0 or a pcie-root-port)");
+        return;
+    }
+    ret = pcie_endpoint_cap_init(pdev, VDXG_PCIE_CAP_OFFSET);
+    if (ret < 0) {
+        error_setg_errno(errp, -ret, "cannot add the PCI Express capability");
+        return;
     }
 
     if (s->use_msi) {
@@ -221,24 +222,21 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
     }
     s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
     s->vram_mr = &s->vram;
-    s->vram_bar_size = s->vram_size;
-    if (express) {
-        /* A resizable window onto the start of VRAM */
-        s->vram_bar_size = MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->vram_size);
-        memory_region_init_alias(&s->vram_bar, OBJECT(s), "vdxg.vram-bar",
-                                 &s->vram, 0, s->vram_bar_size);
-    }
+    /* A resizable window onto the start of VRAM */
+    s->vram_bar_size = MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->vram_size);
+    memory_region_init_alias(&s->vram_bar, OBJECT(s), "vdxg.vram-bar",
+                             &s->vram, 0, s->vram_bar_size);
     pci_register_bar(pdev, VDXG_BAR_VRAM,
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH,
-                     express ? &s->vram_bar : &s->vram);
+                     &s->vram_bar);
 
     vdxg_engines_init(s);
     vdxg_display_realize(s);
 
     /* Last: the VFs are realized here and use what is set up above. */
-    if (express && !vdxg_pf_ext_caps(s, errp)) {
+    if (!vdxg_pf_ext_caps(s, errp)) {
         vdxg_display_exit(s);
         vdxg_engines_exit(s);
         msix_uninit_exclusive_bar(pdev);
@@ -264,19 +262,14 @@ static void vdxg_exit(PCIDevice *pdev)
 
 static void vdxg_instance_init(Object *obj)
 {
-    PCIDevice *pdev = PCI_DEVICE(obj);
-
     VdxgState *s = VDXG(obj);
     unsigned int op;
 
-    /* Hybrid device: realize drops this when not on a PCI Express bus. */
-    pdev->cap_present |= QEMU_PCI_CAP_EXPRESS;
-
-    /* Paging statistics, e.g. qom-get of pg-discard-ops */
+    /* Paging statistics, e.g. qom-get of x-pg-discard-ops */
     for (op = 0; op < VDXG_PG_NUM_OPS; op++) {
-        g_autofree char *ops = g_strdup_printf("pg-%s-ops",
+        g_autofree char *ops = g_strdup_printf("x-pg-%s-ops",
                                                vdxg_pg_op_names[op]);
-        g_autofree char *bytes = g_strdup_printf("pg-%s-bytes",
+        g_autofree char *bytes = g_strdup_printf("x-pg-%s-bytes",
                                                  vdxg_pg_op_names[op]);
 
         object_property_add_uint64_ptr(obj, ops, &s->pg_ops[op],
@@ -284,25 +277,25 @@ static void vdxg_instance_init(Object *obj)
         object_property_add_uint64_ptr(obj, bytes, &s->pg_bytes[op],
                                        OBJ_PROP_FLAG_READ);
     }
-    object_property_add_uint64_ptr(obj, "pg-tlb-hits", &s->tlb_hits,
+    object_property_add_uint64_ptr(obj, "x-pg-tlb-hits", &s->tlb_hits,
                                    OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "pg-tlb-misses", &s->tlb_misses,
+    object_property_add_uint64_ptr(obj, "x-pg-tlb-misses", &s->tlb_misses,
                                    OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "pg-bh-runs",
+    object_property_add_uint64_ptr(obj, "x-pg-bh-runs",
                                    &s->bh_runs[VDXG_ENGINE_PAGING],
                                    OBJ_PROP_FLAG_READ);
 
-    /* Render statistics, e.g. qom-get of rd-draw-triangles-ops */
+    /* Render statistics, e.g. qom-get of x-rd-draw-triangles-ops */
     for (op = 0; op < VDXG_RD_NUM_OPS; op++) {
-        g_autofree char *ops = g_strdup_printf("rd-%s-ops",
+        g_autofree char *ops = g_strdup_printf("x-rd-%s-ops",
                                                vdxg_rd_op_names[op]);
 
         object_property_add_uint64_ptr(obj, ops, &s->rd_ops[op],
                                        OBJ_PROP_FLAG_READ);
     }
-    object_property_add_uint64_ptr(obj, "rd-pixels", &s->rd_pixels,
+    object_property_add_uint64_ptr(obj, "x-rd-pixels", &s->rd_pixels,
                                    OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "rd-bh-runs",
+    object_property_add_uint64_ptr(obj, "x-rd-bh-runs",
                                    &s->bh_runs[VDXG_ENGINE_RENDER],
                                    OBJ_PROP_FLAG_READ);
 
@@ -316,9 +309,9 @@ static void vdxg_instance_init(Object *obj)
         object_property_set_description(obj, name,
             "A monitor is connected to this output (hotplug when changed)");
     }
-    object_property_add_uint64_ptr(obj, "disp-composes", &s->disp_composes,
+    object_property_add_uint64_ptr(obj, "x-disp-composes", &s->disp_composes,
                                    OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "disp-crcs", &s->disp_crcs,
+    object_property_add_uint64_ptr(obj, "x-disp-crcs", &s->disp_crcs,
                                    OBJ_PROP_FLAG_READ);
     /* Debug: the longest main-loop hold of the device's work, 0 resets */
     object_property_add_uint64_ptr(obj, "x-max-slice-ns", &s->max_slice_ns,
@@ -426,19 +419,19 @@ static const VMStateDescription vmstate_vdxg = {
 };
 
 static const Property vdxg_properties[] = {
-    DEFINE_PROP_SIZE("vram_size", VdxgState, vram_size,
+    DEFINE_PROP_SIZE("vram-size", VdxgState, vram_size,
                      VDXG_VRAM_SIZE_DEFAULT),
-    DEFINE_PROP_SIZE("aperture_size", VdxgState, aperture_size,
+    DEFINE_PROP_SIZE("aperture-size", VdxgState, aperture_size,
                      VDXG_APERTURE_SIZE_DEFAULT),
     DEFINE_PROP_BOOL("msix", VdxgState, use_msix, true),
     DEFINE_PROP_BOOL("msi", VdxgState, use_msi, true),
     DEFINE_PROP_BOOL("rebar", VdxgState, use_rebar, true),
     DEFINE_PROP_UINT32("outputs", VdxgState, outputs, 1),
-    DEFINE_PROP_UINT32("total_vfs", VdxgState, total_vfs,
+    DEFINE_PROP_UINT32("total-vfs", VdxgState, total_vfs,
                        VDXG_SRIOV_TOTAL_VFS_DEFAULT),
-    DEFINE_PROP_SIZE("vf_vram_size", VdxgState, vf_vram_size,
+    DEFINE_PROP_SIZE("vf-vram-size", VdxgState, vf_vram_size,
                      VDXG_VF_VRAM_SIZE_DEFAULT),
-    DEFINE_PROP_SIZE("vf_aperture_size", VdxgState, vf_aperture_size,
+    DEFINE_PROP_SIZE("vf-aperture-size", VdxgState, vf_aperture_size,
                      VDXG_VF_APERTURE_SIZE_DEFAULT),
 };
 
@@ -461,9 +454,9 @@ static void vdxg_class_init(ObjectClass *klass, void *data)
     dc->desc = "vdxg virtual GPU";
     dc->vmsd = &vmstate_vdxg;
     device_class_set_props(dc, vdxg_properties);
-    object_class_property_set_description(klass, "vram_size",
+    object_class_property_set_description(klass, "vram-size",
         "VRAM (BAR 2) size, a power of two from 16 MiB to 4 GiB");
-    object_class_property_set_description(klass, "aperture_size",
+    object_class_property_set_description(klass, "aperture-size",
         "GART aperture size, a power of two from 1 MiB to 4 GiB");
     object_class_property_set_description(klass, "msix",
         "Offer MSI-X, one vector per interrupt group");
@@ -471,12 +464,12 @@ static void vdxg_class_init(ObjectClass *klass, void *data)
         "Offer MSI with a single vector");
     object_class_property_set_description(klass, "outputs",
         "Display pipes (CRTCs), each with a connector: 1 to 4");
-    object_class_property_set_description(klass, "total_vfs",
+    object_class_property_set_description(klass, "total-vfs",
         "SR-IOV virtual functions offered behind a PCI Express port "
         "(0 to 16, 0: no SR-IOV)");
-    object_class_property_set_description(klass, "vf_vram_size",
+    object_class_property_set_description(klass, "vf-vram-size",
         "Each VF's VRAM BAR size, a power of two");
-    object_class_property_set_description(klass, "vf_aperture_size",
+    object_class_property_set_description(klass, "vf-aperture-size",
         "Each VF's GART aperture size, a power of two from 1 MiB to 4 GiB");
     set_bit(DEVICE_CATEGORY_DISPLAY, dc->categories);
 }
@@ -489,7 +482,6 @@ static const TypeInfo vdxg_type_info = {
     .class_init = vdxg_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },
-        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
         { },
     },
 };

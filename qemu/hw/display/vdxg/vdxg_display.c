@@ -14,6 +14,7 @@
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
+#include "hw/display/edid.h"
 #include "migration/vmstate.h"
 #include "ui/console.h"
 #include "vdxg_int.h"
@@ -371,85 +372,30 @@ static uint32_t vdxg_crtc_disable(VdxgState *s, VdxgCrtc *c)
 /* Connectors */
 
 /*
- * The EDID of connector @index: EDID 1.4, digital; preferred mode
- * 1024x768@60 (DMT), a second detailed timing 2560x1600@60 (CVT reduced
- * blanking), established 640x480, 800x600, 1024x768 and standard timings
- * from 1280x720 to 1920x1200, a range limits descriptor and the name
- * "vdxg-<index>".
+ * The EDID of connector @index, from QEMU's generator: EDID 1.4, digital,
+ * vendor "VDX", name "vdxg-<index>", serial number index + 1; preferred
+ * (detailed) mode 1024x768@60 and the generator's other modes up to
+ * 2560x1600, one block.
  */
 static void vdxg_edid_build(uint8_t *e, unsigned int index)
 {
-    static const uint8_t header[8] = { 0, 0xff, 0xff, 0xff, 0xff, 0xff,
-                                       0xff, 0 };
-    /* 1024x768@60: 65 MHz, 1344 x 806, sync -/- */
-    static const uint8_t dtd_1024[18] = {
-        0x64, 0x19, 0x00, 0x40, 0x41, 0x00, 0x26, 0x30, 0x18, 0x88,
-        0x36, 0x00, 0x90, 0x2c, 0x11, 0x00, 0x00, 0x18,
+    g_autofree char *name = g_strdup_printf("vdxg-%u", index);
+    g_autofree char *serial = g_strdup_printf("%u", index + 1);
+    qemu_edid_info info = {
+        .vendor = "VDX",
+        .name = name,
+        .serial = serial,
+        .width_mm = 400,
+        .height_mm = 300,
+        .prefx = 1024,
+        .prefy = 768,
+        .maxx = 2560,
+        .maxy = 1600,
+        .refresh_rate = 60000,
     };
-    /* 2560x1600@60 RB: 268.5 MHz, 2720 x 1646, sync +/- */
-    static const uint8_t dtd_2560[18] = {
-        0xe2, 0x68, 0x00, 0xa0, 0xa0, 0x40, 0x2e, 0x60, 0x30, 0x20,
-        0x36, 0x00, 0x90, 0x2c, 0x11, 0x00, 0x00, 0x1a,
-    };
-    /* Range limits: 50-75 Hz, 30-100 kHz, 270 MHz, no timing formula */
-    static const uint8_t ranges[18] = {
-        0x00, 0x00, 0x00, 0xfd, 0x00, 50, 75, 30, 100, 27, 0x01, 0x0a,
-        0x20, 0x20, 0x20, 0x20, 0x20, 0x20,
-    };
-    /* 1280x1024, 1280x800, 1440x900, 1600x1200, 1680x1050, 1920x1080,
-     * 1920x1200, 1280x720, all @60 */
-    static const uint8_t std[16] = {
-        0x81, 0x80, 0x81, 0x00, 0x95, 0x00, 0xa9, 0x40,
-        0xb3, 0x00, 0xd1, 0xc0, 0xd1, 0x00, 0x81, 0xc0,
-    };
-    g_autofree char *name = g_strdup_printf("vdxg-%u\n", index);
-    uint8_t *d;
-    uint8_t sum = 0;
-    unsigned int i;
 
     memset(e, 0, VDXG_EDID_SIZE);
-    memcpy(e, header, sizeof(header));
-    /* Manufacturer "VDX", product 0xd3d0 + index, serial index + 1 */
-    e[8] = ((('V' - '@') << 2) | (('D' - '@') >> 3)) & 0xff;
-    e[9] = ((('D' - '@') << 5) | ('X' - '@')) & 0xff;
-    stw_le_p(e + 10, VDXG_PCI_DEVICE_ID + index);
-    stl_le_p(e + 12, index + 1);
-    e[16] = 1;                  /* week 1 of 2026 */
-    e[17] = 2026 - 1990;
-    e[18] = 1;                  /* EDID 1.4 */
-    e[19] = 4;
-    e[20] = 0xa5;               /* digital, 8 bpc, DisplayPort */
-    e[21] = 40;                 /* 40 cm x 30 cm */
-    e[22] = 30;
-    e[23] = 120;                /* gamma 2.2 */
-    e[24] = 0x06;               /* sRGB, preferred timing is native */
-    /* sRGB chromaticity, as QEMU's EDID generator writes it */
-    e[25] = 0xee;
-    e[26] = 0x91;
-    e[27] = 0xa3;
-    e[28] = 0x54;
-    e[29] = 0x4c;
-    e[30] = 0x99;
-    e[31] = 0x26;
-    e[32] = 0x0f;
-    e[33] = 0x50;
-    e[34] = 0x54;
-    e[35] = 0x21;               /* 640x480@60, 800x600@60 */
-    e[36] = 0x08;               /* 1024x768@60 */
-    e[37] = 0x00;
-    memcpy(e + 38, std, sizeof(std));
-    memcpy(e + 54, dtd_1024, 18);
-    memcpy(e + 72, dtd_2560, 18);
-    memcpy(e + 90, ranges, 18);
-    d = e + 108;
-    d[3] = 0xfc;                /* display product name */
-    memset(d + 5, ' ', 13);
-    memcpy(d + 5, name, MIN(strlen(name), 13));
-    e[126] = 0;                 /* no extension */
-    for (i = 0; i < VDXG_EDID_SIZE - 1; i++) {
-        sum += e[i];
-    }
-    e[127] = -sum;
+    qemu_edid_generate(e, VDXG_EDID_SIZE, &info);
 }
 
 void vdxg_get_connected(Object *obj, Visitor *v, const char *name,

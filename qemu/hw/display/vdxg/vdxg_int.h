@@ -40,7 +40,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(VdxgState, VDXG)
 /* A virtual function: a subtype sharing VdxgState, created by the PF. */
 #define TYPE_VDXG_VF "vdxg-vf"
 
-/* Limit of the total_vfs property */
+/* Limit of the total-vfs property */
 #define VDXG_SRIOV_MAX_VFS      16
 
 /* A VF's MSI-X BAR: the table at 0, the PBA at VDXG_VF_MSIX_PBA */
@@ -56,7 +56,7 @@ typedef struct VdxgRange {
 /* Where the PCI Express capability lives in configuration space. */
 #define VDXG_PCIE_CAP_OFFSET    0x80
 
-/* Limits of the aperture_size property. */
+/* Limits of the aperture-size property. */
 #define VDXG_APERTURE_SIZE_MIN  (1ull << 20)
 #define VDXG_APERTURE_SIZE_MAX  (4ull << 30)
 

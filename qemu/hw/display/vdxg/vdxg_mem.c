@@ -10,6 +10,10 @@
 #include "qemu/osdep.h"
 #include "qemu/bitops.h"
 #include "qemu/log.h"
+#include "qemu/range.h"
+#include "hw/pci/pci_bus.h"
+#include "hw/pci/pcie_host.h"
+#include "hw/pci/pcie_sriov.h"
 #include "vdxg_int.h"
 #include "hw/display/trace.h"
 
@@ -121,23 +125,38 @@ static bool vdxg_hits_bars(PCIDevice *d, uint64_t addr, uint64_t len)
 }
 
 /*
+ * [addr, addr + len) overlaps the mapped MMCFG (ECAM) window of the PCI
+ * Express host bridge above @d: configuration space of every function.
+ */
+static bool vdxg_hits_mmcfg(PCIDevice *d, uint64_t addr, uint64_t len)
+{
+    BusState *root = BUS(pci_device_root_bus(d));
+    PCIExpressHost *e = (PCIExpressHost *)
+        object_dynamic_cast(OBJECT(root->parent), TYPE_PCIE_HOST_BRIDGE);
+
+    return e && e->base_addr != PCIE_BASE_ADDR_UNMAPPED && e->size &&
+           ranges_overlap(addr, len, e->base_addr, e->size);
+}
+
+/*
  * A VF's bus access goes out as the VF and must not reach a BAR of the PF
- * or of any of its VFs; the PF's accesses are not restricted.
+ * or of any of its VFs, nor configuration space through MMCFG; the PF's
+ * accesses are not restricted.
  */
 static bool vdxg_dma_allowed(VdxgState *s, uint64_t addr, uint64_t len)
 {
-    PCIDevice *pf;
-    unsigned int i;
+    PCIDevice *pf, *vf;
+    int i;
 
     if (likely(!s->pf) || !len) {
         return true;
     }
     pf = PCI_DEVICE(s->pf);
-    if (vdxg_hits_bars(pf, addr, len)) {
+    if (vdxg_hits_bars(pf, addr, len) || vdxg_hits_mmcfg(pf, addr, len)) {
         return false;
     }
-    for (i = 0; i < s->pf->total_vfs && pf->exp.sriov_pf.vf; i++) {
-        if (vdxg_hits_bars(pf->exp.sriov_pf.vf[i], addr, len)) {
+    for (i = 0; (vf = pcie_sriov_get_vf_at_index(pf, i)); i++) {
+        if (vdxg_hits_bars(vf, addr, len)) {
             return false;
         }
     }
@@ -149,7 +168,8 @@ MemTxResult vdxg_dma_read(VdxgState *s, uint64_t addr, void *buf,
 {
     if (!vdxg_dma_allowed(s, addr, len)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vdxg: VF %u read of 0x%" PRIx64
-                      " would reach a vdxg BAR\n", s->vf_index, addr);
+                      " would reach a vdxg BAR or MMCFG\n",
+                      s->vf_index, addr);
         return MEMTX_ACCESS_ERROR;
     }
     return pci_dma_read(PCI_DEVICE(s), addr, buf, len);
@@ -160,7 +180,8 @@ static MemTxResult vdxg_dma_write(VdxgState *s, uint64_t addr,
 {
     if (!vdxg_dma_allowed(s, addr, len)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vdxg: VF %u write to 0x%" PRIx64
-                      " would reach a vdxg BAR\n", s->vf_index, addr);
+                      " would reach a vdxg BAR or MMCFG\n",
+                      s->vf_index, addr);
         return MEMTX_ACCESS_ERROR;
     }
     return pci_dma_write(PCI_DEVICE(s), addr, buf, len);

@@ -14,15 +14,19 @@
 
 /* SR-IOV */
 
-/* VF @index of PF @pf as a VdxgState; all exist from the PF's realize. */
+/*
+ * Enabled VF @index of PF @pf as a VdxgState, or NULL; a VF lays its BAR
+ * out again when it is enabled (its reset).
+ */
 static VdxgState *vdxg_vf(VdxgState *pf, uint32_t index)
 {
-    PCIDevice *pdev = PCI_DEVICE(pf);
+    PCIDevice *vf;
 
-    if (!pf->has_sriov || index >= pf->total_vfs || !pdev->exp.sriov_pf.vf) {
+    if (!pf->has_sriov) {
         return NULL;
     }
-    return VDXG(pdev->exp.sriov_pf.vf[index]);
+    vf = pcie_sriov_get_vf_at_index(PCI_DEVICE(pf), index);
+    return vf ? VDXG(vf) : NULL;
 }
 
 /*

@@ -58,7 +58,7 @@ typedef struct Vdxg {
 /* The PAGING engine, the GART, rings and DMA buffers */
 
 /* A 32 MiB VRAM and a 16 MiB aperture (4096 GART entries). */
-#define PG_PROPS            "id=gpu,vram_size=32M,aperture_size=16M"
+#define PG_PROPS            "id=gpu,vram-size=32M,aperture-size=16M"
 #define PG_VRAM_SIZE        (32 * MiB)
 #define PG_APERTURE_SIZE    (16 * MiB)
 #define PG_PAGE             4096u
@@ -181,6 +181,7 @@ void wr64(Vdxg *v, uint32_t reg_lo, uint64_t val);
 /* Deterministic test data: byte i of stream @seed. */
 void fill_bytes(uint8_t *buf, size_t len, uint32_t seed);
 
+/* The device's debug counter x-@prop (a read-only QOM property) */
 uint64_t qom_get_u64(Pg *p, const char *prop);
 
 /* Program the ring (empty, at p->ring) and enable the engine. */

@@ -134,7 +134,7 @@ static void test_aperture_size(void)
 {
     Vdxg v;
 
-    vdxg_start(&v, "aperture_size=2G");
+    vdxg_start(&v, "aperture-size=2G");
     g_assert_cmphex(rd64(&v, VDXG_REG_APERTURE_SIZE_LO), ==, 2ull << 30);
     g_assert_cmphex(rd64(&v, VDXG_REG_APERTURE_BASE_LO), ==,
                     VDXG_APERTURE_BASE);
@@ -146,7 +146,7 @@ static void test_aperture_size(void)
 static void test_bar_sizes(const void *data)
 {
     uint64_t vram_size = *(const uint64_t *)data;
-    g_autofree char *props = g_strdup_printf("vram_size=%" PRIu64,
+    g_autofree char *props = g_strdup_printf("vram-size=%" PRIu64,
                                              vram_size);
     uint64_t size, check, off;
     uint32_t flags;
@@ -250,6 +250,25 @@ void assert_refuses(const char *props, const char *msg)
     g_assert_nonnull(strstr(out->str, msg));
 }
 
+/* PCI Express only: a conventional bus (behind a PCIe-to-PCI bridge) refuses */
+static void test_conventional_bus(void)
+{
+    QTestState *qts = vdxg_qtest_start(
+        "-device pcie-pci-bridge,id=br0,bus=pcie.0,addr=06.0");
+    QDict *resp;
+    const char *desc;
+
+    resp = qtest_qmp(qts, "{ 'execute': 'device_add', 'arguments': "
+                     "{ 'driver': 'vdxg', 'id': 'gpu', 'bus': 'br0', "
+                     "'addr': '01.0' } }");
+    g_assert_true(qdict_haskey(resp, "error"));
+    desc = qdict_get_str(qdict_get_qdict(resp, "error"), "desc");
+    g_test_message("device_add: %s", desc);
+    g_assert_nonnull(strstr(desc, "PCI Express device"));
+    qobject_unref(resp);
+    qtest_quit(qts);
+}
+
 static void test_bad_sizes(void)
 {
     static const char *const bad_vram[] = {
@@ -261,14 +280,14 @@ static void test_bad_sizes(void)
     int i;
 
     for (i = 0; i < ARRAY_SIZE(bad_vram); i++) {
-        g_autofree char *props = g_strdup_printf("vram_size=%s",
+        g_autofree char *props = g_strdup_printf("vram-size=%s",
                                                  bad_vram[i]);
-        assert_refuses(props, "vram_size must be a power of two");
+        assert_refuses(props, "vram-size must be a power of two");
     }
     for (i = 0; i < ARRAY_SIZE(bad_aperture); i++) {
-        g_autofree char *props = g_strdup_printf("aperture_size=%s",
+        g_autofree char *props = g_strdup_printf("aperture-size=%s",
                                                  bad_aperture[i]);
-        assert_refuses(props, "aperture_size must be a power of two");
+        assert_refuses(props, "aperture-size must be a power of two");
     }
 }
 
@@ -434,7 +453,7 @@ static void test_rebar(void)
     uint64_t bar = 0x100000000ull;
     Vdxg v;
 
-    vdxg_start(&v, "vram_size=256M");
+    vdxg_start(&v, "vram-size=256M");
     ecam_enable(v.bus);
     c = ext_cap_find(v.qts, VDXG_DEVFN, PCI_EXT_CAP_ID_REBAR);
     g_assert_cmphex(c, !=, 0);
@@ -492,7 +511,7 @@ static void test_rebar(void)
     vdxg_stop(&v);
 
     /* rebar=off: no capability, the default window for good */
-    vdxg_start(&v, "vram_size=256M,rebar=off");
+    vdxg_start(&v, "vram-size=256M,rebar=off");
     ecam_enable(v.bus);
     g_assert_cmphex(ext_cap_find(v.qts, VDXG_DEVFN, PCI_EXT_CAP_ID_REBAR), ==,
                     0);
@@ -504,7 +523,7 @@ static void test_rebar(void)
     vdxg_stop(&v);
 
     /* VRAM smaller than the default: the BAR is the whole VRAM */
-    vdxg_start(&v, "vram_size=32M");
+    vdxg_start(&v, "vram-size=32M");
     ecam_enable(v.bus);
     c = ext_cap_find(v.qts, VDXG_DEVFN, PCI_EXT_CAP_ID_REBAR);
     g_assert_cmphex(ecam_readl(v.qts, VDXG_DEVFN, c + PCI_REBAR_CAP), ==,
@@ -525,6 +544,7 @@ void vdxg_test_add_pci_tests(void)
     qtest_add_func("/vdxg/identity", test_identity);
     qtest_add_func("/vdxg/identity-no-msi", test_identity_no_msi);
     qtest_add_func("/vdxg/root-port", test_root_port);
+    qtest_add_func("/vdxg/conventional-bus", test_conventional_bus);
     qtest_add_func("/vdxg/aperture-size", test_aperture_size);
     for (i = 0; i < ARRAY_SIZE(vram_sizes); i++) {
         g_autofree char *path = g_strdup_printf("/vdxg/bar-sizes/%" PRIu64 "M",

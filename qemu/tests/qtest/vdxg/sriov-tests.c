@@ -195,8 +195,8 @@ static void test_sriov_cap(void)
     g_assert_cmpuint(rd(&sr.pf, VDXG_REG_SRIOV_NUM_VFS), ==, 0);
     sr_stop(&sr);
 
-    /* total_vfs=0: no SR-IOV behind the root port either */
-    sr_start(&sr, "total_vfs=0");
+    /* total-vfs=0: no SR-IOV behind the root port either */
+    sr_start(&sr, "total-vfs=0");
     g_assert_cmphex(sr.sriov, ==, 0);
     g_assert_cmphex(rd(&sr.pf, VDXG_REG_CAPS) & VDXG_CAP_SRIOV, ==, 0);
     g_assert_cmpuint(rd(&sr.pf, VDXG_REG_SRIOV_TOTAL_VFS), ==, 0);
@@ -367,6 +367,23 @@ static void test_sriov_backing(void)
     }
     g_assert_cmphex(qtest_readl(sr.pf.qts, sr.vf_vram[0].addr), ==,
                     0x11111111);
+    /* A table committed while VFs are disabled shows once they are enabled */
+    {
+        static const SrRange moved[] = { { 0x2000000, 0x100000 } };
+
+        qtest_writel(sr.pf.qts, sr.pf_vram.addr + 0x2000000, 0x22222222);
+        ecam_writew(sr.pf.qts, SR_PF_DEVFN, sr.sriov + PCI_SRIOV_CTRL, 0);
+        g_assert_cmphex(sr_table(&sr, 0, moved, 1), ==,
+                        1 << VDXG_BACKING_STATUS_RANGES_SHIFT);
+        ecam_writew(sr.pf.qts, SR_PF_DEVFN, sr.sriov + PCI_SRIOV_CTRL,
+                    PCI_SRIOV_CTRL_VFE | PCI_SRIOV_CTRL_MSE);
+        for (i = 0; i < 2; i++) {
+            ecam_writew(sr.pf.qts, SR_VF_DEVFN(i), PCI_COMMAND,
+                        PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+        }
+        g_assert_cmphex(qtest_readl(sr.pf.qts, sr.vf_vram[0].addr), ==,
+                        0x22222222);
+    }
     wr(&sr.pf, VDXG_REG_RESET, VDXG_RESET_MAGIC);
     g_assert_cmphex(rd(&sr.pf, VDXG_REG_BACKING_STATUS), ==, 0);
     wr(&sr.pf, VDXG_REG_BACKING_SELECT, VDXG_BACKING_SELECT(0, 2, 0));
@@ -514,6 +531,46 @@ static void test_sriov_isolation(void)
     g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
     g_assert_cmpuint(rd(&sr.vf[0], VDXG_REG_FAULT_REASON), ==,
                      VDXG_FAULT_ADDRESS);
+    /*
+     * Nor PCI configuration space through MMCFG: the root port's interrupt
+     * line and bridge control (Secondary Bus Reset), written or read
+     */
+    {
+        uint64_t cfg = SR_ECAM + ((uint32_t)SR_RP_DEVFN << 12);
+        uint32_t data[1] = { 0x0040005a };
+        uint32_t before = ecam_readl(qts, SR_RP_DEVFN, PCI_INTERRUPT_LINE);
+
+        wr(&sr.vf[0], VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) + VDXG_ENG_RESET,
+           1);
+        wr(&sr.vf[0], VDXG_REG_FAULT_CLEAR, 1);
+        sr_vf_pg(&sr, 0, p);
+        pb_reset(p);
+        emit_write_phys(p, cfg + PCI_INTERRUPT_LINE, data, 1);
+        pb_queue(p);
+        ring_kick(p);
+        g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
+        g_assert_cmpuint(rd(&sr.vf[0], VDXG_REG_FAULT_REASON), ==,
+                         VDXG_FAULT_ADDRESS);
+        g_assert_cmphex(rd64(&sr.vf[0], VDXG_REG_FAULT_ADDR_LO), ==,
+                        cfg + PCI_INTERRUPT_LINE);
+        g_assert_cmphex(ecam_readl(qts, SR_RP_DEVFN, PCI_INTERRUPT_LINE), ==,
+                        before);
+        g_assert_cmphex(before & 0xff, !=, 0x5a);
+
+        wr(&sr.vf[0], VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) + VDXG_ENG_RESET,
+           1);
+        wr(&sr.vf[0], VDXG_REG_FAULT_CLEAR, 1);
+        sr_vf_pg(&sr, 0, p);
+        qtest_writel(qts, pf0 + 0x802000, 0);
+        pb_reset(p);
+        emit_read_phys(p, cfg, 4, 0x2000);
+        pb_queue(p);
+        ring_kick(p);
+        g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
+        g_assert_cmpuint(rd(&sr.vf[0], VDXG_REG_FAULT_REASON), ==,
+                         VDXG_FAULT_ADDRESS);
+        g_assert_cmphex(qtest_readl(qts, pf0 + 0x802000), ==, 0);
+    }
     /* System RAM is fine */
     wr(&sr.vf[0], VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) + VDXG_ENG_RESET, 1);
     wr(&sr.vf[0], VDXG_REG_FAULT_CLEAR, 1);
