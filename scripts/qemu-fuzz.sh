@@ -80,7 +80,7 @@ pf)
 sriov)
 	ARGS="-machine q35 -nodefaults -vga none
 		-device pcie-root-port,id=rp0,bus=pcie.0,addr=05.0,chassis=1
-		-device vdxg,bus=rp0,outputs=4,total_vfs=4"
+		-device vdxg,bus=rp0,outputs=4,total-vfs=4"
 	# Memory regions by name (their QOM names end in "[N]"): matching
 	# the type vdxg would have generic-fuzz map the PF's BARs through
 	# 00.0, the host bridge, at bus 0.
