@@ -221,10 +221,9 @@ void fill_bytes(uint8_t *buf, size_t len, uint32_t seed)
 
 uint64_t qom_get_u64(Pg *p, const char *prop)
 {
-    g_autofree char *name = g_strdup_printf("x-%s", prop);
     QDict *rsp = qtest_qmp(p->v.qts, "{ 'execute': 'qom-get', 'arguments': "
                            "{ 'path': '/machine/peripheral/gpu', "
-                           "'property': %s } }", name);
+                           "'property': %s } }", prop);
     uint64_t val;
 
     g_assert_true(qdict_haskey(rsp, "return"));

@@ -38,13 +38,13 @@ static void test_dp_crc(void)
     g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
 
     /* Same content, same CRC, frame after frame, without composing */
-    composes = dp_qom_u64(d, "disp-composes");
+    composes = dp_qom_u64(d, "x-disp-composes");
     for (i = 0; i < 30; i++) {
         k = dp_next_vblank(d, 0);
         g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_CRC_FRAME)), ==, k);
         g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==, crc);
     }
-    g_assert_cmpuint(dp_qom_u64(d, "disp-composes"), ==, composes);
+    g_assert_cmpuint(dp_qom_u64(d, "x-disp-composes"), ==, composes);
 
     /* One pixel, one bit: another CRC, the expected one */
     data[(57 * fb.pitch) + 99 * 4] ^= 0x01;
@@ -55,7 +55,7 @@ static void test_dp_crc(void)
     g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), !=, crc);
     crc = ref_frame_crc(want, 160 * 120);
     g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==, crc);
-    g_assert_cmpuint(dp_qom_u64(d, "disp-composes"), ==, composes + 1);
+    g_assert_cmpuint(dp_qom_u64(d, "x-disp-composes"), ==, composes + 1);
 
     /* The X byte does not count: changing it changes nothing */
     data[(3 * fb.pitch) + 5 * 4 + 3] ^= 0xff;
@@ -115,8 +115,8 @@ static void test_dp_crc_1024(void)
         dp_next_vblank(d, 0);
         g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==, crc);
     }
-    g_assert_cmpuint(dp_qom_u64(d, "disp-composes"), ==, 1);
-    g_assert_cmpuint(dp_qom_u64(d, "disp-crcs"), ==, 1);
+    g_assert_cmpuint(dp_qom_u64(d, "x-disp-composes"), ==, 1);
+    g_assert_cmpuint(dp_qom_u64(d, "x-disp-crcs"), ==, 1);
 
     /* The last pixel changes: composed again, another CRC */
     vram_writel(d->p, DP_BIG + 4096 * 768 - 4, 0x00abcdef);
@@ -124,7 +124,7 @@ static void test_dp_crc_1024(void)
     dp_next_vblank(d, 0);
     g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==,
                     ref_frame_crc(want, 1024 * 768));
-    g_assert_cmpuint(dp_qom_u64(d, "disp-composes"), ==, 2);
+    g_assert_cmpuint(dp_qom_u64(d, "x-disp-composes"), ==, 2);
     g_free((void *)fb.data);
     dp_stop(d);
 }
@@ -181,7 +181,7 @@ static int64_t dp_wait_crcs(Dp *d, uint32_t k, int n, uint32_t *crc)
 
 static void test_dp_huge(void)
 {
-    Dp *d = dp_start("outputs=4,aperture_size=64M");
+    Dp *d = dp_start("outputs=4,aperture-size=64M");
     g_autofree uint64_t *gart = g_new(uint64_t, DP_HUGE_PAGES);
     g_autofree uint8_t *pages = g_malloc(16 * PG_PAGE);
     g_autofree uint8_t *mem = g_malloc(64 * MiB);

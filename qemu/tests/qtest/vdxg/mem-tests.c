@@ -38,8 +38,8 @@ static void test_pg_gart(void)
                         pages[i] | VDXG_GART_PTE_VALID);
     }
     g_assert_cmphex(vram_readq(p, PG_GART + 4 * 8), ==, 0);
-    g_assert_cmpuint(qom_get_u64(p, "pg-map-aperture-ops"), ==, 1);
-    g_assert_cmpuint(qom_get_u64(p, "pg-map-aperture-bytes"), ==,
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-map-aperture-ops"), ==, 1);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-map-aperture-bytes"), ==,
                      4 * PG_PAGE);
 
     /* What the CPU wrote to the system pages reads through the aperture */
@@ -141,9 +141,9 @@ static void test_pg_tlb(void)
     emit_map1(p, 5, SYS_PAGE(70));
     emit_flush_tlb(p);
     pb_run(p);
-    misses = qom_get_u64(p, "pg-tlb-misses");
+    misses = qom_get_u64(p, "x-pg-tlb-misses");
     g_assert_cmphex(gpu_peekl(p, APERTURE(5)), ==, 0xaaaa0000);
-    g_assert_cmpuint(qom_get_u64(p, "pg-tlb-misses"), ==, misses + 1);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-tlb-misses"), ==, misses + 1);
 
     /* Remapped without a flush: the TLB still has the old page. */
     pb_reset(p);
@@ -152,7 +152,7 @@ static void test_pg_tlb(void)
     g_assert_cmphex(vram_readq(p, PG_GART + 5 * 8), ==,
                     SYS_PAGE(71) | VDXG_GART_PTE_VALID);
     g_assert_cmphex(gpu_peekl(p, APERTURE(5)), ==, 0xaaaa0000);
-    g_assert_cmpuint(qom_get_u64(p, "pg-tlb-misses"), ==, misses + 1);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-tlb-misses"), ==, misses + 1);
 
     /* Writes go to the old page as well. */
     pb_reset(p);
@@ -197,7 +197,7 @@ static void test_pg_tlb(void)
     g_assert_cmphex(gpu_peekl(p, APERTURE(5)), ==, 0xaaaa0000);
     g_assert_cmphex(gpu_peekl(p, APERTURE(5 + 64)), ==, 0xbbbb0000);
     g_assert_cmphex(gpu_peekl(p, APERTURE(5)), ==, 0xcccc0000);
-    g_assert_cmpuint(qom_get_u64(p, "pg-tlb-hits"), >, 0);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-tlb-hits"), >, 0);
 
     /* Writing GART_TABLE flushes too. */
     pb_reset(p);

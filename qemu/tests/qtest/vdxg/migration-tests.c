@@ -138,7 +138,7 @@ static void test_migration_mid_entry(void)
  */
 static void test_migration_rebar(void)
 {
-    const char *props = "vram_size=256M";
+    const char *props = "vram-size=256M";
     uint64_t bar = 0x101000000ull;      /* 16 MiB aligned, not 64 MiB */
     uint32_t flags;
     uint16_t c;

@@ -309,8 +309,8 @@ static void test_pg_transfer_vram(void)
     g_assert_cmphex(got[0], ==, 0xee);
     assert_bytes(got + 1, data, SIZE);
     g_assert_cmphex(got[SIZE + 1], ==, 0xee);
-    g_assert_cmpuint(qom_get_u64(p, "pg-transfer-ops"), ==, 2);
-    g_assert_cmpuint(qom_get_u64(p, "pg-transfer-bytes"), ==, SIZE);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-transfer-ops"), ==, 2);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-transfer-bytes"), ==, SIZE);
 
     /* The last bytes of VRAM are reachable, the first past it are not. */
     pb_reset(p);
@@ -481,8 +481,8 @@ static void test_pg_fill(void)
     g_assert_cmphex(qtest_readl(p->v.qts, SYS_PAGE(81) + 4), ==,
                     0x0badcafe);
     g_assert_cmphex(qtest_readl(p->v.qts, SYS_PAGE(81) + 8), ==, 0);
-    g_assert_cmpuint(qom_get_u64(p, "pg-fill-ops"), ==, 3);
-    g_assert_cmpuint(qom_get_u64(p, "pg-fill-bytes"), ==, 0x2004 + 16);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-fill-ops"), ==, 3);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-fill-bytes"), ==, 0x2004 + 16);
 
     pg_stop(p);
 }
@@ -506,11 +506,11 @@ static void test_pg_discard(void)
     assert_bytes(got, data, 0x3000);
     sys_read(p, SYS_PAGE(90), got, PG_PAGE);
     assert_bytes(got, data, PG_PAGE);
-    g_assert_cmpuint(qom_get_u64(p, "pg-discard-ops"), ==, 3);
-    g_assert_cmpuint(qom_get_u64(p, "pg-discard-bytes"), ==,
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-discard-ops"), ==, 3);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-discard-bytes"), ==,
                      0x3000 + PG_PAGE);
-    g_assert_cmpuint(qom_get_u64(p, "pg-transfer-ops"), ==, 0);
-    g_assert_cmpuint(qom_get_u64(p, "pg-fill-ops"), ==, 0);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-transfer-ops"), ==, 0);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-fill-ops"), ==, 0);
 
     pg_stop(p);
 }
@@ -539,7 +539,7 @@ static void test_pg_physical(void)
     }
     g_assert_cmphex(got[22], ==, 0xff);
     g_assert_cmphex(got[40], ==, 0xff);
-    g_assert_cmpuint(qom_get_u64(p, "pg-write-physical-bytes"), ==, 20);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-write-physical-bytes"), ==, 20);
 
     /* READ_PHYSICAL into VRAM and into the aperture */
     fill_bytes(data, 0x1800, 9);
@@ -555,7 +555,7 @@ static void test_pg_physical(void)
     assert_bytes(got, data + 0x10, 0x1700);
     sys_read(p, SYS_PAGE(110) + 0x400, got, 0x1800);
     assert_bytes(got, data, 0x1800);
-    g_assert_cmpuint(qom_get_u64(p, "pg-read-physical-ops"), ==, 2);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-read-physical-ops"), ==, 2);
 
     pg_stop(p);
 }
@@ -607,12 +607,12 @@ static void test_pg_multipass(void)
     g_assert_cmphex(vram_readq(p, PG_FENCE2), ==, PASSES + 299);
 
     /* 8 MiB fill and 8 MiB copy: several runs of the bottom half */
-    runs = qom_get_u64(p, "pg-bh-runs");
+    runs = qom_get_u64(p, "x-pg-bh-runs");
     pb_reset(p);
     emit_fill(p, 0x800000, 0x800000, 0x3c3c5a5a);
     emit_copy(p, 0x800000, 0x1000000, 0x800000);
     pb_run(p);
-    g_assert_cmpuint(qom_get_u64(p, "pg-bh-runs") - runs, >=, 4);
+    g_assert_cmpuint(qom_get_u64(p, "x-pg-bh-runs") - runs, >=, 4);
     for (i = 0; i < 8; i++) {
         g_assert_cmphex(vram_readl(p, 0x1000000 + i * 0x100000 + 0xffffc),
                         ==, 0x3c3c5a5a);

@@ -68,7 +68,7 @@ static void test_rd_draw_flat(void)
             g_assert_cmphex(rd_dev_pixel(p, &dst, x, y), ==, want);
         }
     }
-    g_assert_cmpuint(qom_get_u64(p, "rd-draw-triangles-ops"), ==, 4);
+    g_assert_cmpuint(qom_get_u64(p, "x-rd-draw-triangles-ops"), ==, 4);
     rd_stop(p);
 }
 

@@ -337,7 +337,7 @@ static void test_rd_ring(void)
     }
     pb_run(p);
     g_assert_cmphex(vram_readq(p, RD_FENCE), ==, p->seqno);
-    g_assert_cmpuint(qom_get_u64(p, "rd-nop-ops"), ==, 10);
+    g_assert_cmpuint(qom_get_u64(p, "x-rd-nop-ops"), ==, 10);
     assert_msix_messages(&p->v, VDXG_MSIX_VEC_RENDER);
 
     /* FENCE_ADDR 0: no write-back, FENCE_VALUE still moves. */
@@ -411,7 +411,7 @@ static void test_rd_fence(void)
     g_assert_cmphex(vram_readq(p, PG_VRAM_SIZE - 8), ==,
                     0x0102030405060708ull);
     g_assert_cmphex(vram_readq(p, RD_FENCE), ==, p->seqno);
-    g_assert_cmpuint(qom_get_u64(p, "rd-fence-ops"), ==, 3);
+    g_assert_cmpuint(qom_get_u64(p, "x-rd-fence-ops"), ==, 3);
 
     /* Commands run in order: the later FENCE wins. */
     pb_reset(p);
@@ -508,7 +508,7 @@ static void test_rd_wait(void)
     pg_finish(p);
     g_assert_cmphex(rd_dev_pixel(p, &dst, 3, 3), ==, 0x22222222);
     g_assert_cmphex(vram_readq(p, RD_FENCE2), ==, 0x100000005ull);
-    g_assert_cmpuint(qom_get_u64(p, "rd-wait-ops"), ==, 2);
+    g_assert_cmpuint(qom_get_u64(p, "x-rd-wait-ops"), ==, 2);
 
     /* A WAIT on an aperture address */
     qtest_writeq(p->v.qts, RD_AP_SYS(5) + 0x40, 1);
@@ -591,7 +591,7 @@ static void test_rd_set_surface(void)
                        good[i].width, good[i].height, good[i].pitch);
         pb_run(p);
     }
-    g_assert_cmpuint(qom_get_u64(p, "rd-set-surface-ops"), ==,
+    g_assert_cmpuint(qom_get_u64(p, "x-rd-set-surface-ops"), ==,
                      ARRAY_SIZE(good));
 
     /* A surface at the very end of VRAM is written up to its last byte. */
@@ -853,8 +853,8 @@ static void test_rd_copy_values(void)
     g_assert_cmphex(vram_readl(p, RD_VMEM + 0x100), ==, 0x4040bf00);
     g_assert_cmphex(vram_readl(p, RD_VMEM + 0x104), ==, 0xff80007f);
     g_assert_cmphex(vram_readl(p, RD_VMEM + 0x108), ==, 0xff345678);
-    g_assert_cmpuint(qom_get_u64(p, "rd-copy-rect-ops"), ==, 4);
-    g_assert_cmpuint(qom_get_u64(p, "rd-blend-ops"), ==, 3);
+    g_assert_cmpuint(qom_get_u64(p, "x-rd-copy-rect-ops"), ==, 4);
+    g_assert_cmpuint(qom_get_u64(p, "x-rd-blend-ops"), ==, 3);
 
     rd_stop(p);
 }
@@ -964,26 +964,26 @@ static void test_rd_large(void)
     rd_surf(p, &dst, RD_VMEM, VDXG_FMT_XRGB8888, 2048, 1536, 8192);
     rd_surf(p, &tex, RD_VMEM + 12 * MiB, VDXG_FMT_ARGB8888, 64, 64, 256);
     rd_randomize(p, &tex, rnd);
-    runs = qom_get_u64(p, "rd-bh-runs");
-    pixels = qom_get_u64(p, "rd-pixels");
+    runs = qom_get_u64(p, "x-rd-bh-runs");
+    pixels = qom_get_u64(p, "x-rd-pixels");
     pb_reset(p);
     rd_bind(p, VDXG_SLOT_DST, &dst);
     rd_fill(p, 0, 0, 2048, 1536, 0x00c0ffee);
     pb_run(p);
     vdxg_ref_fill_rect(&dst.ref, 0, 0, 2048, 1536, 0x00c0ffee);
-    g_assert_cmpuint(qom_get_u64(p, "rd-bh-runs") - runs, >=, 4);
-    g_assert_cmpuint(qom_get_u64(p, "rd-pixels") - pixels, ==,
+    g_assert_cmpuint(qom_get_u64(p, "x-rd-bh-runs") - runs, >=, 4);
+    g_assert_cmpuint(qom_get_u64(p, "x-rd-pixels") - pixels, ==,
                      2048 * 1536);
     g_assert_cmphex(vram_readl(p, RD_VMEM + 8192 * 1535 + 8188), ==,
                     0xffc0ffee);
 
-    runs = qom_get_u64(p, "rd-bh-runs");
+    runs = qom_get_u64(p, "x-rd-bh-runs");
     rd_quad(v, -PX(3), PX(1), PX(2050), PX(1536) - 1, 0, 0, 64 << 16,
             64 << 16, 0, 0xfff0e0d0);
     v[1].color = 0x80102030;
     rd_draw_both(p, &dst, NULL, &tex, VDXG_DRAW_TEXTURE | VDXG_DRAW_BILINEAR,
                  v, 6);
-    g_assert_cmpuint(qom_get_u64(p, "rd-bh-runs") - runs, >=, 10);
+    g_assert_cmpuint(qom_get_u64(p, "x-rd-bh-runs") - runs, >=, 10);
     rd_check(p, &dst, "large draw");
     rd_stop(p);
 }
