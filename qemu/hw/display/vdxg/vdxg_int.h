@@ -84,12 +84,27 @@ typedef struct VdxgSurface {
     uint32_t pitch;
 } VdxgSurface;
 
+/* The longest RENDER command, in dwords */
+#define VDXG_RD_CMD_MAX_LEN     VDXG_RD_SET_SURFACE_LEN
+
+/*
+ * The band buffer of an overlapping COPY_RECT or BLEND that needs a copy
+ * of its source: at most this many bytes of source rows at a time.
+ */
+#define VDXG_COPY_BAND_SIZE     (4 * MiB)
+
 /* RENDER engine state besides the ring; cleared with each ring entry. */
 typedef struct VdxgRender {
     VdxgSurface surf[VDXG_NUM_SLOTS];
-    uint32_t item;              /* DRAW: triangle; COPY/BLEND: phase */
+    uint32_t item;              /* DRAW: triangle */
+    /* The command at work, read once when it starts; dw_len 0: none */
+    uint32_t dw[VDXG_RD_CMD_MAX_LEN];
+    uint32_t dw_len;
+    /* COPY/BLEND through the band buffer: the band and its phase */
+    uint32_t band;
+    uint32_t phase;
     uint32_t snap_len;
-    uint8_t *snap;              /* COPY/BLEND: the source read in full */
+    uint8_t *snap;              /* COPY/BLEND: the band's source rows */
 } VdxgRender;
 
 /* An engine's registers and the ring entry it is executing. */

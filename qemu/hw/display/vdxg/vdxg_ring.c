@@ -502,13 +502,34 @@ static const VMStateDescription vmstate_vdxg_surface = {
     },
 };
 
-/* A snapshot is at most a whole surface: anything larger is not loaded. */
+/* A band buffer is at most VDXG_COPY_BAND_SIZE: larger is not loaded. */
 static bool vdxg_snap_len_ok(void *opaque, int version_id)
 {
     VdxgRender *rd = opaque;
 
-    return rd->snap_len <= (uint64_t)VDXG_SURF_MAX_DIM * VDXG_SURF_MAX_DIM *
-                           4;
+    return rd->snap_len <= VDXG_COPY_BAND_SIZE;
+}
+
+/*
+ * The latched command is one the engine could have started, and an
+ * overlapping copy's progress has its band buffer; the rest is checked
+ * against the command each time the engine runs it.
+ */
+static int vdxg_render_post_load(void *opaque, int version_id)
+{
+    VdxgRender *rd = opaque;
+    uint32_t op = VDXG_PG_HDR_OP(rd->dw[0]);
+
+    if (rd->dw_len > VDXG_RD_CMD_MAX_LEN ||
+        (rd->dw_len && VDXG_PG_HDR_LEN(rd->dw[0]) != rd->dw_len) ||
+        ((!rd->dw_len ||
+          (op != VDXG_RD_COPY_RECT && op != VDXG_RD_BLEND)) &&
+         (rd->band || rd->phase || rd->snap_len)) ||
+        rd->phase > 1 || rd->snap_len > VDXG_COPY_BAND_SIZE ||
+        (rd->phase && !rd->snap_len)) {
+        return -EINVAL;
+    }
+    return 0;
 }
 
 /* The RENDER engine's state of the entry in progress */
@@ -516,10 +537,15 @@ const VMStateDescription vmstate_vdxg_render = {
     .name = "vdxg/render",
     .version_id = 1,
     .minimum_version_id = 1,
+    .post_load = vdxg_render_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_STRUCT_ARRAY(surf, VdxgRender, VDXG_NUM_SLOTS, 1,
                              vmstate_vdxg_surface, VdxgSurface),
         VMSTATE_UINT32(item, VdxgRender),
+        VMSTATE_UINT32_ARRAY(dw, VdxgRender, VDXG_RD_CMD_MAX_LEN),
+        VMSTATE_UINT32(dw_len, VdxgRender),
+        VMSTATE_UINT32(band, VdxgRender),
+        VMSTATE_UINT32(phase, VdxgRender),
         VMSTATE_UINT32(snap_len, VdxgRender),
         VMSTATE_VBUFFER_ALLOC_UINT32(snap, VdxgRender, 1, vdxg_snap_len_ok,
                                      snap_len),
