@@ -227,7 +227,10 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
     }
     if (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == c->index &&
         frame > s->wb.arm_frame) {
-        vdxg_wb_capture(s, c, frame);
+        if (!vdxg_wb_capture(s, c, frame)) {
+            /* Its DMA reset the device: this vblank is over. */
+            return;
+        }
         irq |= VDXG_INT_WRITEBACK;
     }
     if (c->ctrl & VDXG_CRTC_CTRL_CRC) {
@@ -244,20 +247,29 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
     }
 }
 
+/*
+ * The vblank timer. Its DMA (writeback, planes in the aperture) runs
+ * under the device's reentrancy guard, as in a guarded bottom half: a DMA
+ * that reaches the device's own registers is refused, not run reentrantly.
+ */
 static void vdxg_crtc_timer(void *opaque)
 {
     VdxgCrtc *c = opaque;
     VdxgState *s = c->s;
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
     uint64_t frame;
 
     if (!vdxg_crtc_active(c)) {
         return;
     }
+    guard->engaged_in_io = true;
     frame = vdxg_frames_at(c, vdxg_now());
     if (frame > c->event_frame) {
         vdxg_crtc_vblank(s, c, frame);
     }
     vdxg_crtc_arm(s, c);
+    guard->engaged_in_io = engaged;
 }
 
 /* Enable and disable */
@@ -486,6 +498,7 @@ void vdxg_display_reset(VdxgState *s)
 {
     unsigned int i;
 
+    s->reset_gen++;
     for (i = 0; i < VDXG_MAX_CRTCS; i++) {
         VdxgCrtc *c = vdxg_crtc(s, i);
 

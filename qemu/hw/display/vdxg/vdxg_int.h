@@ -262,6 +262,12 @@ struct VdxgState {
     /* Register state */
     uint32_t scratch;
     uint32_t reset_count;
+    /*
+     * Bumped by every reset of engines or display (not migrated). A DMA
+     * can reset the device (e.g. through a bridge's Secondary Bus Reset):
+     * work that did DMA checks it and is abandoned when it changed.
+     */
+    uint32_t reset_gen;
     uint32_t int_status;
     uint32_t int_mask;
 
@@ -409,7 +415,7 @@ extern const VMStateDescription vmstate_vdxg_crtc;
 bool vdxg_wb_busy(VdxgState *s);
 unsigned int vdxg_wb_crtc(VdxgState *s);
 void vdxg_wb_finish(VdxgState *s, uint32_t status, uint64_t frame);
-void vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame);
+bool vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame);
 bool vdxg_wb_read(VdxgState *s, hwaddr addr, uint32_t *val);
 bool vdxg_wb_write(VdxgState *s, hwaddr addr, uint32_t val);
 extern const VMStateDescription vmstate_vdxg_wb;

@@ -139,11 +139,13 @@ static bool vdxg_engine_fetch(VdxgState *s, VdxgEngine *e, int64_t *budget,
 /* The entry in progress is done: write its fence back, then signal. */
 static bool vdxg_engine_complete(VdxgState *s, VdxgEngine *e, VdxgErr *err)
 {
+    uint32_t gen = s->reset_gen;
     uint8_t buf[8];
 
     if (e->fence_addr) {
         stq_le_p(buf, e->seqno);
-        if (!vdxg_gpu_rw(s, e->fence_addr, buf, sizeof(buf), true, err)) {
+        if (!vdxg_gpu_rw(s, e->fence_addr, buf, sizeof(buf), true, err) ||
+            s->reset_gen != gen) {
             return false;
         }
     }
@@ -175,10 +177,15 @@ static void vdxg_engine_bh(void *opaque)
     VdxgEngine *e = opaque;
     VdxgState *s = e->s;
     int64_t budget = VDXG_BH_BUDGET;
-    uint32_t opcode, context;
+    uint32_t opcode, context, gen = s->reset_gen;
     VdxgErr err = { 0 };
     VdxgRun r;
 
+    /*
+     * A DMA of the engine may reset the device (a bridge's Secondary Bus
+     * Reset reached through the bus). The reset dropped the entry: after
+     * each step that did DMA, its result is abandoned if that happened.
+     */
     s->bh_runs[e->index]++;
     while (vdxg_engine_runnable(e)) {
         if (budget <= 0) {
@@ -192,8 +199,13 @@ static void vdxg_engine_bh(void *opaque)
                 break;
             }
             if (!vdxg_engine_fetch(s, e, &budget, &opcode, &context, &err)) {
-                vdxg_engine_fault(s, e, &err, opcode, context);
+                if (s->reset_gen == gen) {
+                    vdxg_engine_fault(s, e, &err, opcode, context);
+                }
                 break;
+            }
+            if (s->reset_gen != gen) {
+                return;
             }
         }
         r = VDXG_RUN_DONE;
@@ -204,6 +216,9 @@ static void vdxg_engine_bh(void *opaque)
                 break;
             }
             r = vdxg_engine_op(s, e, &budget, &opcode, &err);
+            if (s->reset_gen != gen) {
+                return;
+            }
             if (r == VDXG_RUN_DONE || r == VDXG_RUN_YIELD) {
                 e->progress++;
             }
@@ -225,6 +240,9 @@ static void vdxg_engine_bh(void *opaque)
             return;
         case VDXG_RUN_DONE:
             if (!vdxg_engine_complete(s, e, &err)) {
+                if (s->reset_gen != gen) {
+                    return;
+                }
                 vdxg_engine_fault(s, e, &err,
                                   VDXG_FAULT_OPCODE_RING | (e->cmd & 0xffff),
                                   e->context);
@@ -267,6 +285,7 @@ static void vdxg_engine_kick(VdxgState *s, VdxgEngine *e)
 void vdxg_engine_reset(VdxgState *s, VdxgEngine *e)
 {
     trace_vdxg_engine_reset(e->index, e->head, e->tail, e->halted);
+    s->reset_gen++;
     vdxg_engine_drop_entry(e);
     memset(e, 0, offsetof(VdxgEngine, index));
     if (e->bh) {
