@@ -11,6 +11,7 @@
 #include "qemu/bitops.h"
 #include "qemu/host-utils.h"
 #include "qemu/log.h"
+#include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
@@ -227,11 +228,8 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
     }
     if (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == c->index &&
         frame > s->wb.arm_frame) {
-        if (!vdxg_wb_capture(s, c, frame)) {
-            /* Its DMA reset the device: this vblank is over. */
-            return;
-        }
-        irq |= VDXG_INT_WRITEBACK;
+        /* The capture's DMA runs in the guarded bottom half, next. */
+        qemu_bh_schedule(s->wb_bh);
     }
     if (c->ctrl & VDXG_CRTC_CTRL_CRC) {
         vdxg_crtc_refresh(s, c);
@@ -517,6 +515,9 @@ void vdxg_display_realize(VdxgState *s)
 {
     unsigned int i;
 
+    s->wb_bh = qemu_bh_new_guarded(vdxg_wb_bh, s,
+                                   &DEVICE(s)->mem_reentrancy_guard);
+
     memory_region_set_log(&s->vram, true, DIRTY_MEMORY_VGA);
     for (i = 0; i < VDXG_MAX_CRTCS; i++) {
         VdxgCrtc *c = vdxg_crtc(s, i);
@@ -547,6 +548,8 @@ void vdxg_display_exit(VdxgState *s)
         g_free(c->frame);
         c->frame = NULL;
     }
+    qemu_bh_delete(s->wb_bh);
+    s->wb_bh = NULL;
     memory_region_set_log(&s->vram, false, DIRTY_MEMORY_VGA);
 }
 

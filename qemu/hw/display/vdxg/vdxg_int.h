@@ -306,6 +306,7 @@ struct VdxgState {
     /* Display engine */
     VdxgCrtc crtc[VDXG_MAX_CRTCS];
     VdxgWriteback wb;
+    QEMUBH *wb_bh;                      /* runs the writeback's DMA */
     uint64_t disp_composes;             /* statistics, not migrated */
     uint64_t disp_crcs;
 
@@ -416,6 +417,7 @@ bool vdxg_wb_busy(VdxgState *s);
 unsigned int vdxg_wb_crtc(VdxgState *s);
 void vdxg_wb_finish(VdxgState *s, uint32_t status, uint64_t frame);
 bool vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame);
+void vdxg_wb_bh(void *opaque);
 bool vdxg_wb_read(VdxgState *s, hwaddr addr, uint32_t *val);
 bool vdxg_wb_write(VdxgState *s, hwaddr addr, uint32_t val);
 extern const VMStateDescription vmstate_vdxg_wb;

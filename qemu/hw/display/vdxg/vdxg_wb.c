@@ -89,6 +89,30 @@ bool vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame)
     return true;
 }
 
+/*
+ * The writeback bottom half, guarded against reentrancy: capture the
+ * vblank that has run since the arm, then signal it.
+ */
+void vdxg_wb_bh(void *opaque)
+{
+    VdxgState *s = opaque;
+    VdxgCrtc *c;
+
+    if (!vdxg_wb_busy(s) || vdxg_wb_crtc(s) >= s->outputs) {
+        return;
+    }
+    c = vdxg_crtc(s, vdxg_wb_crtc(s));
+    if (!vdxg_crtc_active(c) || c->event_frame <= s->wb.arm_frame) {
+        return;
+    }
+    if (!vdxg_wb_capture(s, c, c->event_frame)) {
+        /* Its DMA reset the device: nothing more. */
+        return;
+    }
+    vdxg_irq_raise(s, VDXG_INT_WRITEBACK);
+    vdxg_crtc_arm(s, c);
+}
+
 bool vdxg_wb_read(VdxgState *s, hwaddr addr, uint32_t *val)
 {
     VdxgWriteback *wb = &s->wb;
