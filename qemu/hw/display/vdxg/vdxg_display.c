@@ -11,6 +11,7 @@
 #include "qemu/bitops.h"
 #include "qemu/host-utils.h"
 #include "qemu/log.h"
+#include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
@@ -273,8 +274,8 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
     }
     if (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == c->index &&
         frame > s->wb.arm_frame) {
-        vdxg_wb_capture(s, c, frame);
-        irq |= VDXG_INT_WRITEBACK;
+        /* The capture's DMA runs in the guarded bottom half, next. */
+        qemu_bh_schedule(s->wb_bh);
     }
     if (c->ctrl & VDXG_CRTC_CTRL_CRC) {
         if (vdxg_crtc_refresh_sliced(s, c)) {
@@ -296,20 +297,29 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
     }
 }
 
+/*
+ * The vblank timer. Its DMA (writeback, planes in the aperture) runs
+ * under the device's reentrancy guard, as in a guarded bottom half: a DMA
+ * that reaches the device's own registers is refused, not run reentrantly.
+ */
 static void vdxg_crtc_timer(void *opaque)
 {
     VdxgCrtc *c = opaque;
     VdxgState *s = c->s;
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
     uint64_t frame;
 
     if (!vdxg_crtc_active(c)) {
         return;
     }
+    guard->engaged_in_io = true;
     frame = vdxg_frames_at(c, vdxg_now());
     if (frame > c->event_frame) {
         vdxg_crtc_vblank(s, c, frame);
     }
     vdxg_crtc_arm(s, c);
+    guard->engaged_in_io = engaged;
 }
 
 /* Enable and disable */
@@ -493,6 +503,7 @@ void vdxg_display_reset(VdxgState *s)
 {
     unsigned int i;
 
+    s->reset_gen++;
     for (i = 0; i < VDXG_MAX_CRTCS; i++) {
         VdxgCrtc *c = vdxg_crtc(s, i);
 
@@ -510,6 +521,9 @@ void vdxg_display_reset(VdxgState *s)
 void vdxg_display_realize(VdxgState *s)
 {
     unsigned int i;
+
+    s->wb_bh = qemu_bh_new_guarded(vdxg_wb_bh, s,
+                                   &DEVICE(s)->mem_reentrancy_guard);
 
     memory_region_set_log(&s->vram, true, DIRTY_MEMORY_VGA);
     s->compose_bh = qemu_bh_new_guarded(vdxg_compose_bh, s,
@@ -549,6 +563,8 @@ void vdxg_display_exit(VdxgState *s)
     }
     qemu_bh_delete(s->compose_bh);
     s->compose_bh = NULL;
+    qemu_bh_delete(s->wb_bh);
+    s->wb_bh = NULL;
     memory_region_set_log(&s->vram, false, DIRTY_MEMORY_VGA);
 }
 

@@ -89,12 +89,27 @@ typedef struct VdxgSurface {
     uint32_t pitch;
 } VdxgSurface;
 
+/* The longest RENDER command, in dwords */
+#define VDXG_RD_CMD_MAX_LEN     VDXG_RD_SET_SURFACE_LEN
+
+/*
+ * The band buffer of an overlapping COPY_RECT or BLEND that needs a copy
+ * of its source: at most this many bytes of source rows at a time.
+ */
+#define VDXG_COPY_BAND_SIZE     (4 * MiB)
+
 /* RENDER engine state besides the ring; cleared with each ring entry. */
 typedef struct VdxgRender {
     VdxgSurface surf[VDXG_NUM_SLOTS];
-    uint32_t item;              /* DRAW: triangle; COPY/BLEND: phase */
+    uint32_t item;              /* DRAW: triangle */
+    /* The command at work, read once when it starts; dw_len 0: none */
+    uint32_t dw[VDXG_RD_CMD_MAX_LEN];
+    uint32_t dw_len;
+    /* COPY/BLEND through the band buffer: the band and its phase */
+    uint32_t band;
+    uint32_t phase;
     uint32_t snap_len;
-    uint8_t *snap;              /* COPY/BLEND: the source read in full */
+    uint8_t *snap;              /* COPY/BLEND: the band's source rows */
 } VdxgRender;
 
 /* An engine's registers and the ring entry it is executing. */
@@ -271,6 +286,12 @@ struct VdxgState {
     /* Register state */
     uint32_t scratch;
     uint32_t reset_count;
+    /*
+     * Bumped by every reset of engines or display (not migrated). A DMA
+     * can reset the device (e.g. through a bridge's Secondary Bus Reset):
+     * work that did DMA checks it and is abandoned when it changed.
+     */
+    uint32_t reset_gen;
     uint32_t int_status;
     uint32_t int_mask;
 
@@ -309,6 +330,7 @@ struct VdxgState {
     /* Display engine */
     VdxgCrtc crtc[VDXG_MAX_CRTCS];
     VdxgWriteback wb;
+    QEMUBH *wb_bh;                      /* runs the writeback's DMA */
     uint64_t disp_composes;             /* statistics, not migrated */
     uint64_t max_slice_ns;              /* longest engine or compose run */
     uint64_t max_slice_cpu_ns;          /* the same in CPU time */
@@ -426,7 +448,8 @@ extern const VMStateDescription vmstate_vdxg_crtc;
 bool vdxg_wb_busy(VdxgState *s);
 unsigned int vdxg_wb_crtc(VdxgState *s);
 void vdxg_wb_finish(VdxgState *s, uint32_t status, uint64_t frame);
-void vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame);
+bool vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame);
+void vdxg_wb_bh(void *opaque);
 bool vdxg_wb_read(VdxgState *s, hwaddr addr, uint32_t *val);
 bool vdxg_wb_write(VdxgState *s, hwaddr addr, uint32_t val);
 extern const VMStateDescription vmstate_vdxg_wb;

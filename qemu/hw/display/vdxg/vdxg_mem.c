@@ -163,28 +163,40 @@ static bool vdxg_dma_allowed(VdxgState *s, uint64_t addr, uint64_t len)
     return true;
 }
 
+/*
+ * Bus DMA. One that reset the device (see VdxgState.reset_gen) fails, so
+ * that the loop doing it stops there.
+ */
 MemTxResult vdxg_dma_read(VdxgState *s, uint64_t addr, void *buf,
                           uint64_t len)
 {
+    uint32_t gen = s->reset_gen;
+    MemTxResult res;
+
     if (!vdxg_dma_allowed(s, addr, len)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vdxg: VF %u read of 0x%" PRIx64
                       " would reach a vdxg BAR or MMCFG\n",
                       s->vf_index, addr);
         return MEMTX_ACCESS_ERROR;
     }
-    return pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+    res = pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+    return s->reset_gen == gen ? res : MEMTX_ERROR;
 }
 
 static MemTxResult vdxg_dma_write(VdxgState *s, uint64_t addr,
                                   const void *buf, uint64_t len)
 {
+    uint32_t gen = s->reset_gen;
+    MemTxResult res;
+
     if (!vdxg_dma_allowed(s, addr, len)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vdxg: VF %u write to 0x%" PRIx64
                       " would reach a vdxg BAR or MMCFG\n",
                       s->vf_index, addr);
         return MEMTX_ACCESS_ERROR;
     }
-    return pci_dma_write(PCI_DEVICE(s), addr, buf, len);
+    res = pci_dma_write(PCI_DEVICE(s), addr, buf, len);
+    return s->reset_gen == gen ? res : MEMTX_ERROR;
 }
 
 void vdxg_tlb_flush(VdxgState *s, const char *why)

@@ -17,10 +17,9 @@
 #define VDXG_COST_BUS           32      /* an access through the aperture */
 #define VDXG_COST_TRIANGLE      64      /* reading and setting one up */
 
-/* COPY_RECT and BLEND phases (VdxgRender.item) with a source snapshot */
-#define VDXG_SNAP_READ          0       /* the source goes to the snapshot */
-#define VDXG_SNAP_WRITE         1       /* the snapshot goes to DST */
-#define VDXG_SNAP_NONE          2       /* no memory for it: direct */
+/* COPY_RECT and BLEND phases of a band (VdxgRender.phase) */
+#define VDXG_BAND_READ          0       /* the source rows go to the buffer */
+#define VDXG_BAND_WRITE         1       /* the buffer goes to DST */
 
 static const uint8_t vdxg_rd_lengths[VDXG_RD_NUM_OPS] = {
     [VDXG_RD_NOP]            = VDXG_RD_NOP_LEN,
@@ -369,7 +368,7 @@ static bool vdxg_rd_put(VdxgRdRun *r, uint32_t x, uint32_t y, uint32_t argb,
 typedef enum VdxgCopyOrder {
     VDXG_COPY_FORWARD,      /* no overlap, or DST below SRC in memory */
     VDXG_COPY_BACKWARD,     /* same layout, DST above SRC: last pixel first */
-    VDXG_COPY_SNAPSHOT,     /* other overlaps: through a copy of SRC */
+    VDXG_COPY_SNAPSHOT,     /* other overlaps: through the band buffer */
 } VdxgCopyOrder;
 
 static VdxgCopyOrder vdxg_copy_order(VdxgRdRun *r, uint32_t sx, uint32_t sy,
@@ -409,36 +408,22 @@ void vdxg_rd_snap_free(VdxgEngine *e)
 }
 
 /*
- * Pixels lo .. lo + m - 1 of row j of a COPY_RECT (or of the source of a
- * snapshot being read) at once, when each side is plain VRAM of the PF or
- * the snapshot. The copy converts by setting alpha at most (@or_alpha).
- * The order of the rows and runs is the per-pixel order, and memmove reads
- * a run in full before writing it, so the result is the same. False when a
- * side needs the per-pixel path.
+ * Pixels lo .. lo + m - 1 of row j of a COPY_RECT at once, when each side
+ * is plain VRAM of the PF. The copy converts by setting alpha at most
+ * (@or_alpha). The order of the rows and runs is the per-pixel order, and
+ * memmove reads a run in full before writing it, so the result is the
+ * same. False when a side needs the per-pixel path.
  */
 static bool vdxg_copy_run(VdxgRdRun *r, uint32_t sx, uint32_t sy,
-                          uint32_t dx, uint32_t dy, uint32_t w, uint32_t j,
-                          uint32_t lo, uint32_t m, bool reading,
-                          bool or_alpha)
+                          uint32_t dx, uint32_t dy, uint32_t j,
+                          uint32_t lo, uint32_t m, bool or_alpha)
 {
     VdxgEngine *e = r->e;
     uint32_t scpp = vdxg_fmt_cpp[e->rd.surf[VDXG_SLOT_SRC].format];
-    uint8_t *snap = NULL, *sp, *dp;
+    uint8_t *sp, *dp;
     uint64_t i;
 
-    if (e->rd.snap) {
-        snap = e->rd.snap + ((uint64_t)j * w + lo) * scpp;
-    }
-    if (reading) {
-        sp = vdxg_px_run(r, VDXG_SLOT_SRC, sx + lo, sy + j, m, false);
-        if (!sp || !snap) {
-            return false;
-        }
-        memcpy(snap, sp, (uint64_t)m * scpp);
-        return true;
-    }
-    sp = snap ? snap : vdxg_px_run(r, VDXG_SLOT_SRC, sx + lo, sy + j, m,
-                                   false);
+    sp = vdxg_px_run(r, VDXG_SLOT_SRC, sx + lo, sy + j, m, false);
     if (!sp) {
         return false;
     }
@@ -455,6 +440,97 @@ static bool vdxg_copy_run(VdxgRdRun *r, uint32_t sx, uint32_t sy,
     return true;
 }
 
+/*
+ * An overlapping COPY_RECT or BLEND that needs a copy of its source: in
+ * bands of rows of at most VDXG_COPY_BAND_SIZE bytes of source, each read
+ * in full into the band buffer before it is written, like memmove: the
+ * bottom band first when DST starts above SRC in memory, the top band
+ * first otherwise. A source that fits in one band is a full snapshot.
+ */
+static VdxgRun vdxg_rd_copy_bands(VdxgRdRun *r, uint32_t sx, uint32_t sy,
+                                  uint32_t dx, uint32_t dy, uint32_t w,
+                                  uint32_t h, bool blend, uint32_t alpha,
+                                  bool up)
+{
+    VdxgEngine *e = r->e;
+    VdxgRender *rd = &e->rd;
+    uint32_t sfmt = rd->surf[VDXG_SLOT_SRC].format;
+    uint32_t scpp = vdxg_fmt_cpp[sfmt];
+    /* A row is at most VDXG_SURF_MAX_DIM * 4 bytes: a band has one. */
+    uint32_t rows = MIN(MAX(VDXG_COPY_BAND_SIZE / (w * scpp), 1), h);
+    uint32_t nbands = DIV_ROUND_UP(h, rows);
+    uint32_t row0, nrows, i, j, raw;
+    uint64_t npx, k = 0;
+    uint8_t *px;
+
+    while (rd->band < nbands) {
+        if (up) {
+            row0 = h - MIN(h, (rd->band + 1) * rows);
+            nrows = h - rd->band * rows - row0;
+        } else {
+            row0 = rd->band * rows;
+            nrows = MIN(rows, h - row0);
+        }
+        npx = (uint64_t)nrows * w;
+        k = e->op_progress;
+        if (rd->phase > VDXG_BAND_WRITE || k > npx ||
+            (rd->phase == VDXG_BAND_WRITE &&
+             (!rd->snap || rd->snap_len < npx * scpp))) {
+            /* Not a state the engine leaves: from a migration stream */
+            qemu_log_mask(LOG_GUEST_ERROR, "vdxg: inconsistent state of an "
+                          "overlapping copy: band %" PRIu32 " phase %" PRIu32
+                          "\n", rd->band, rd->phase);
+            return vdxg_rd_fail(r, VDXG_FAULT_PARAM);
+        }
+        if (rd->phase == VDXG_BAND_READ &&
+            (!rd->snap || rd->snap_len < npx * scpp)) {
+            vdxg_rd_snap_free(e);
+            rd->snap_len = rows * w * scpp;
+            rd->snap = g_malloc(rd->snap_len);
+            k = 0;
+        }
+        for (; k < npx; k++) {
+            if (*r->budget <= 0) {
+                e->op_progress = k;
+                return VDXG_RUN_YIELD;
+            }
+            j = row0 + k / w;
+            i = k % w;
+            px = rd->snap + k * scpp;
+            if (rd->phase == VDXG_BAND_READ) {
+                if (!vdxg_px_load(r, VDXG_SLOT_SRC, sx + i, sy + j, &raw)) {
+                    goto fault;
+                }
+                if (scpp == 2) {
+                    stw_le_p(px, raw);
+                } else {
+                    stl_le_p(px, raw);
+                }
+            } else {
+                raw = scpp == 2 ? lduw_le_p(px) : ldl_le_p(px);
+                if (!vdxg_rd_put(r, dx + i, dy + j, vdxg_px_to_argb(sfmt, raw),
+                                 blend, alpha)) {
+                    goto fault;
+                }
+            }
+            *r->budget -= VDXG_COST_PIXEL;
+        }
+        if (rd->phase == VDXG_BAND_READ) {
+            rd->phase = VDXG_BAND_WRITE;
+        } else {
+            rd->phase = VDXG_BAND_READ;
+            rd->band++;
+        }
+        e->op_progress = 0;
+    }
+    vdxg_rd_snap_free(e);
+    return VDXG_RUN_DONE;
+
+fault:
+    e->op_progress = k;
+    return VDXG_RUN_FAULT;
+}
+
 /* COPY_RECT and BLEND */
 static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
 {
@@ -469,9 +545,8 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
     uint64_t n = (uint64_t)w * h, k = e->op_progress, idx;
     uint32_t sfmt, dfmt, scpp, i, j, raw, argb, m, lo;
     VdxgCopyOrder order;
-    bool backward, reading = false, runs, or_alpha;
-    uint32_t needed;
-    uint8_t *snap;
+    VdxgRun run;
+    bool backward, runs, or_alpha;
 
     if (!e->rd.surf[VDXG_SLOT_SRC].format ||
         !e->rd.surf[VDXG_SLOT_DST].format || alpha > 255) {
@@ -486,34 +561,24 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
     }
     sfmt = e->rd.surf[VDXG_SLOT_SRC].format;
     scpp = vdxg_fmt_cpp[sfmt];
-    needed = n * scpp;          /* at most 8192 * 8192 * 4 */
     order = vdxg_copy_order(r, sx, sy, dx, dy, w, h);
-    if (!k && !e->rd.item) {
+    if (!k && !e->rd.band && !e->rd.phase) {
         trace_vdxg_rd_copy(blend, sx, sy, dx, dy, w, h, alpha, order);
     }
+    if (order == VDXG_COPY_SNAPSHOT) {
+        const VdxgSurface *src = &e->rd.surf[VDXG_SLOT_SRC];
+        const VdxgSurface *dst = &e->rd.surf[VDXG_SLOT_DST];
+        uint64_t s0 = src->addr + (uint64_t)sy * src->pitch +
+                      (uint64_t)sx * vdxg_fmt_cpp[sfmt];
+        uint64_t d0 = dst->addr + (uint64_t)dy * dst->pitch +
+                      (uint64_t)dx * vdxg_fmt_cpp[dst->format];
 
-    if (order != VDXG_COPY_SNAPSHOT) {
-        vdxg_rd_snap_free(e);
-    } else if (e->rd.item != VDXG_SNAP_NONE) {
-        /* A snapshot that does not fit the command (changed?): start over */
-        if (e->rd.item > VDXG_SNAP_NONE ||
-            (e->rd.snap ? e->rd.snap_len != needed : e->rd.item || k)) {
-            vdxg_rd_snap_free(e);
-            e->rd.item = VDXG_SNAP_READ;
-            k = 0;
+        run = vdxg_rd_copy_bands(r, sx, sy, dx, dy, w, h, blend, alpha,
+                                 d0 > s0);
+        if (run == VDXG_RUN_DONE) {
+            r->s->rd_pixels += n;
         }
-        if (!e->rd.snap) {
-            e->rd.snap = g_try_malloc(needed);
-            if (e->rd.snap) {
-                e->rd.snap_len = needed;
-            } else {
-                qemu_log_mask(LOG_GUEST_ERROR, "vdxg: no memory for a %"
-                              PRIu32 "-byte snapshot of an overlapping "
-                              "copy: copying in place\n", needed);
-                e->rd.item = VDXG_SNAP_NONE;
-            }
-        }
-        reading = e->rd.item == VDXG_SNAP_READ;
+        return run;
     }
     backward = order == VDXG_COPY_BACKWARD;
     /*
@@ -522,8 +587,7 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
      */
     dfmt = e->rd.surf[VDXG_SLOT_DST].format;
     runs = !blend && scpp == vdxg_fmt_cpp[dfmt] &&
-           (scpp == 4 || sfmt == dfmt) &&
-           (order != VDXG_COPY_SNAPSHOT || e->rd.snap);
+           (scpp == 4 || sfmt == dfmt);
     or_alpha = scpp == 4 &&
                (sfmt == VDXG_FMT_XRGB8888 || dfmt == VDXG_FMT_XRGB8888);
 
@@ -537,11 +601,10 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
                 e->op_progress = k;
                 return VDXG_RUN_YIELD;
             }
-            if (reading || runs) {
+            if (runs) {
                 m = MIN(backward ? i + 1 : w - i, vdxg_px_budget(r));
                 lo = backward ? i + 1 - m : i;
-                if (vdxg_copy_run(r, sx, sy, dx, dy, w, j, lo, m, reading,
-                                  or_alpha)) {
+                if (vdxg_copy_run(r, sx, sy, dx, dy, j, lo, m, or_alpha)) {
                     *r->budget -= (int64_t)m * VDXG_COST_PIXEL;
                     k += m;
                     if (backward ? lo == 0 : lo + m == w) {
@@ -551,41 +614,18 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
                     continue;
                 }
             }
-            /* The snapshot holds the source rectangle row by row. */
-            snap = e->rd.snap ? e->rd.snap + ((uint64_t)j * w + i) * scpp :
-                                NULL;
-            if (reading) {
-                if (!vdxg_px_load(r, VDXG_SLOT_SRC, sx + i, sy + j, &raw)) {
-                    goto fault;
-                }
-                if (scpp == 2) {
-                    stw_le_p(snap, raw);
-                } else {
-                    stl_le_p(snap, raw);
-                }
-            } else {
-                if (e->rd.snap) {
-                    raw = scpp == 2 ? lduw_le_p(snap) : ldl_le_p(snap);
-                } else if (!vdxg_px_load(r, VDXG_SLOT_SRC, sx + i, sy + j,
-                                         &raw)) {
-                    goto fault;
-                }
-                argb = vdxg_px_to_argb(sfmt, raw);
-                if (!vdxg_rd_put(r, dx + i, dy + j, argb, blend, alpha)) {
-                    goto fault;
-                }
+            if (!vdxg_px_load(r, VDXG_SLOT_SRC, sx + i, sy + j, &raw)) {
+                goto fault;
+            }
+            argb = vdxg_px_to_argb(sfmt, raw);
+            if (!vdxg_rd_put(r, dx + i, dy + j, argb, blend, alpha)) {
+                goto fault;
             }
             *r->budget -= VDXG_COST_PIXEL;
             k++;
             if (backward ? i-- == 0 : ++i == w) {
                 break;
             }
-        }
-        if (reading && k == n) {
-            /* The whole source is read: now write it. */
-            e->rd.item = VDXG_SNAP_WRITE;
-            reading = false;
-            k = 0;
         }
     }
     r->s->rd_pixels += n;
@@ -768,37 +808,51 @@ VdxgRun vdxg_rd_cmd(VdxgState *s, VdxgEngine *e, int64_t *budget,
                     uint32_t *opcode, VdxgErr *err)
 {
     uint64_t op_addr = e->buf_addr + e->buf_off;
-    uint32_t dw[VDXG_RD_SET_SURFACE_LEN] = { 0 };
-    uint8_t buf[sizeof(dw)];
+    uint32_t *dw = e->rd.dw;
+    uint8_t buf[sizeof(e->rd.dw)];
     uint32_t hdr, op, len, i;
+    bool started = e->rd.dw_len != 0;
     VdxgRdRun run;
     VdxgRun r;
 
     *opcode = 0;
     *budget -= VDXG_COST_OP;
-    if (!vdxg_gpu_rw(s, op_addr, buf, 4, false, err)) {
-        return VDXG_RUN_FAULT;
+    /*
+     * A command is read from memory once, when it starts; it continues
+     * from the dwords latched then, whatever the buffer holds now.
+     */
+    if (started) {
+        hdr = dw[0];
+    } else {
+        if (!vdxg_gpu_rw(s, op_addr, buf, 4, false, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        hdr = ldl_le_p(buf);
     }
-    hdr = ldl_le_p(buf);
     op = VDXG_PG_HDR_OP(hdr);
     len = VDXG_PG_HDR_LEN(hdr);
     *opcode = hdr & 0xffff;
-    if (!e->op_progress && !e->rd.item) {
+    if (!started) {
         trace_vdxg_rd_cmd(op_addr, hdr);
     }
     if ((hdr & 0xff00) || op >= VDXG_RD_NUM_OPS) {
         vdxg_set_err(err, VDXG_FAULT_OPCODE, op_addr);
         return VDXG_RUN_FAULT;
     }
-    if (len != vdxg_rd_lengths[op] || len > (e->buf_len - e->buf_off) / 4) {
+    if (len != vdxg_rd_lengths[op] || len > (e->buf_len - e->buf_off) / 4 ||
+        (started && len != e->rd.dw_len)) {
         vdxg_set_err(err, VDXG_FAULT_LENGTH, op_addr);
         return VDXG_RUN_FAULT;
     }
-    if (!vdxg_gpu_rw(s, op_addr, buf, len * 4, false, err)) {
-        return VDXG_RUN_FAULT;
-    }
-    for (i = 0; i < len; i++) {
-        dw[i] = ldl_le_p(buf + i * 4);
+    if (!started) {
+        if (!vdxg_gpu_rw(s, op_addr, buf, len * 4, false, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        memset(e->rd.dw, 0, sizeof(e->rd.dw));
+        for (i = 0; i < len; i++) {
+            dw[i] = ldl_le_p(buf + i * 4);
+        }
+        e->rd.dw_len = len;
     }
 
     vdxg_rd_run_init(&run, s, e, budget, err);
@@ -834,6 +888,9 @@ VdxgRun vdxg_rd_cmd(VdxgState *s, VdxgEngine *e, int64_t *budget,
         e->buf_off += len * 4;
         e->op_progress = 0;
         e->rd.item = 0;
+        e->rd.dw_len = 0;
+        e->rd.band = 0;
+        e->rd.phase = 0;
         vdxg_rd_snap_free(e);
     } else if (r == VDXG_RUN_FAULT && err->reason != VDXG_FAULT_ADDRESS) {
         err->addr = op_addr;

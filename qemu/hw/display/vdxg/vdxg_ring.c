@@ -139,11 +139,13 @@ static bool vdxg_engine_fetch(VdxgState *s, VdxgEngine *e, int64_t *budget,
 /* The entry in progress is done: write its fence back, then signal. */
 static bool vdxg_engine_complete(VdxgState *s, VdxgEngine *e, VdxgErr *err)
 {
+    uint32_t gen = s->reset_gen;
     uint8_t buf[8];
 
     if (e->fence_addr) {
         stq_le_p(buf, e->seqno);
-        if (!vdxg_gpu_rw(s, e->fence_addr, buf, sizeof(buf), true, err)) {
+        if (!vdxg_gpu_rw(s, e->fence_addr, buf, sizeof(buf), true, err) ||
+            s->reset_gen != gen) {
             return false;
         }
     }
@@ -199,10 +201,15 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
     VdxgState *s = e->s;
     int64_t budget = VDXG_BH_QUANTUM;
     int64_t left = VDXG_BH_BUDGET - VDXG_BH_QUANTUM;
-    uint32_t opcode, context;
+    uint32_t opcode, context, gen = s->reset_gen;
     VdxgErr err = { 0 };
     VdxgRun r;
 
+    /*
+     * A DMA of the engine may reset the device (a bridge's Secondary Bus
+     * Reset reached through the bus). The reset dropped the entry: after
+     * each step that did DMA, its result is abandoned if that happened.
+     */
     s->bh_runs[e->index]++;
     while (vdxg_engine_runnable(e)) {
         if (budget <= 0 && !vdxg_engine_refill(&budget, &left, deadline)) {
@@ -216,8 +223,13 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
                 break;
             }
             if (!vdxg_engine_fetch(s, e, &budget, &opcode, &context, &err)) {
-                vdxg_engine_fault(s, e, &err, opcode, context);
+                if (s->reset_gen == gen) {
+                    vdxg_engine_fault(s, e, &err, opcode, context);
+                }
                 break;
+            }
+            if (s->reset_gen != gen) {
+                return;
             }
         }
         r = VDXG_RUN_DONE;
@@ -229,6 +241,9 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
                 break;
             }
             r = vdxg_engine_op(s, e, &budget, &opcode, &err);
+            if (s->reset_gen != gen) {
+                return;
+            }
             if (r == VDXG_RUN_DONE || r == VDXG_RUN_YIELD) {
                 e->progress++;
             }
@@ -255,6 +270,9 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
             return;
         case VDXG_RUN_DONE:
             if (!vdxg_engine_complete(s, e, &err)) {
+                if (s->reset_gen != gen) {
+                    return;
+                }
                 vdxg_engine_fault(s, e, &err,
                                   VDXG_FAULT_OPCODE_RING | (e->cmd & 0xffff),
                                   e->context);
@@ -310,6 +328,7 @@ static void vdxg_engine_kick(VdxgState *s, VdxgEngine *e)
 void vdxg_engine_reset(VdxgState *s, VdxgEngine *e)
 {
     trace_vdxg_engine_reset(e->index, e->head, e->tail, e->halted);
+    s->reset_gen++;
     vdxg_engine_drop_entry(e);
     memset(e, 0, offsetof(VdxgEngine, index));
     if (e->bh) {
@@ -611,13 +630,35 @@ static const VMStateDescription vmstate_vdxg_surface = {
     },
 };
 
-/* A snapshot is at most a whole surface: anything larger is not loaded. */
+/* A band buffer is at most VDXG_COPY_BAND_SIZE: larger is not loaded. */
 static bool vdxg_snap_len_ok(void *opaque, int version_id)
 {
     VdxgEngine *e = opaque;
 
-    return e->rd.snap_len <=
-           (uint64_t)VDXG_SURF_MAX_DIM * VDXG_SURF_MAX_DIM * 4;
+    return e->rd.snap_len <= VDXG_COPY_BAND_SIZE;
+}
+
+/*
+ * The latched command is one the engine could have started, and an
+ * overlapping copy's progress has its band buffer; the rest is checked
+ * against the command each time the engine runs it.
+ */
+static int vdxg_render_post_load(void *opaque, int version_id)
+{
+    VdxgEngine *e = opaque;
+    VdxgRender *rd = &e->rd;
+    uint32_t op = VDXG_PG_HDR_OP(rd->dw[0]);
+
+    if (rd->dw_len > VDXG_RD_CMD_MAX_LEN ||
+        (rd->dw_len && VDXG_PG_HDR_LEN(rd->dw[0]) != rd->dw_len) ||
+        ((!rd->dw_len ||
+          (op != VDXG_RD_COPY_RECT && op != VDXG_RD_BLEND)) &&
+         (rd->band || rd->phase || rd->snap_len)) ||
+        rd->phase > 1 || rd->snap_len > VDXG_COPY_BAND_SIZE ||
+        (rd->phase && !rd->snap_len)) {
+        return -EINVAL;
+    }
+    return 0;
 }
 
 /* The RENDER engine's state of the entry in progress */
@@ -626,10 +667,15 @@ static const VMStateDescription vmstate_vdxg_engine_render = {
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = vdxg_engine_render_needed,
+    .post_load = vdxg_render_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_STRUCT_ARRAY(rd.surf, VdxgEngine, VDXG_NUM_SLOTS, 1,
                              vmstate_vdxg_surface, VdxgSurface),
         VMSTATE_UINT32(rd.item, VdxgEngine),
+        VMSTATE_UINT32_ARRAY(rd.dw, VdxgEngine, VDXG_RD_CMD_MAX_LEN),
+        VMSTATE_UINT32(rd.dw_len, VdxgEngine),
+        VMSTATE_UINT32(rd.band, VdxgEngine),
+        VMSTATE_UINT32(rd.phase, VdxgEngine),
         VMSTATE_UINT32(rd.snap_len, VdxgEngine),
         VMSTATE_VBUFFER_ALLOC_UINT32(rd.snap, VdxgEngine, 1,
                                      vdxg_snap_len_ok, rd.snap_len),

@@ -34,12 +34,16 @@ void vdxg_wb_finish(VdxgState *s, uint32_t status, uint64_t frame)
     trace_vdxg_wb_done(vdxg_wb_crtc(s), frame, wb->addr, status, wb->seqno);
 }
 
-/* Write the composed frame of @c to the writeback target. */
-void vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame)
+/*
+ * Write the composed frame of @c to the writeback target. Returns false
+ * when a DMA of the capture reset the device: the capture is abandoned,
+ * without status, fault or interrupt, and nothing of @c may be used.
+ */
+bool vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame)
 {
     VdxgWriteback *wb = &s->wb;
     uint32_t w = c->fw, h = c->fh, x, y, reason = VDXG_FAULT_NONE;
-    uint32_t alpha = 0xff000000u;
+    uint32_t alpha = 0xff000000u, gen = s->reset_gen;
     VdxgErr err;
 
     if (wb->format != VDXG_FOURCC_XRGB8888 &&
@@ -55,24 +59,58 @@ void vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame)
     if (reason != VDXG_FAULT_NONE) {
         vdxg_display_fault(s, c, VDXG_DISP_UNIT_WRITEBACK, reason, wb->addr);
         vdxg_wb_finish(s, VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR, frame);
-        return;
+        return true;
     }
     vdxg_crtc_refresh(s, c);
-    for (y = 0; y < h; y++) {
+    /* Each row is indexed with the frame's size as it is now. */
+    for (y = 0; y < h && s->reset_gen == gen && y < c->fh && w <= c->fw;
+         y++) {
         for (x = 0; x < w; x++) {
-            stl_le_p(s->disp_row + x * 4, c->frame[y * w + x] | alpha);
+            stl_le_p(s->disp_row + x * 4, c->frame[y * c->fw + x] | alpha);
         }
         if (!vdxg_gpu_rw(s, wb->addr + (uint64_t)y * wb->pitch, s->disp_row,
                          w * 4, true, &err)) {
+            if (s->reset_gen != gen) {
+                break;
+            }
             vdxg_display_fault(s, c, VDXG_DISP_UNIT_WRITEBACK, err.reason,
                                err.addr);
             vdxg_wb_finish(s, VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR,
                            frame);
-            return;
+            return true;
         }
+    }
+    if (s->reset_gen != gen) {
+        trace_vdxg_wb_cancel(vdxg_wb_crtc(s));
+        return false;
     }
     wb->seqno++;
     vdxg_wb_finish(s, VDXG_WB_STATUS_DONE, frame);
+    return true;
+}
+
+/*
+ * The writeback bottom half, guarded against reentrancy: capture the
+ * vblank that has run since the arm, then signal it.
+ */
+void vdxg_wb_bh(void *opaque)
+{
+    VdxgState *s = opaque;
+    VdxgCrtc *c;
+
+    if (!vdxg_wb_busy(s) || vdxg_wb_crtc(s) >= s->outputs) {
+        return;
+    }
+    c = vdxg_crtc(s, vdxg_wb_crtc(s));
+    if (!vdxg_crtc_active(c) || c->event_frame <= s->wb.arm_frame) {
+        return;
+    }
+    if (!vdxg_wb_capture(s, c, c->event_frame)) {
+        /* Its DMA reset the device: nothing more. */
+        return;
+    }
+    vdxg_irq_raise(s, VDXG_INT_WRITEBACK);
+    vdxg_crtc_arm(s, c);
 }
 
 bool vdxg_wb_read(VdxgState *s, hwaddr addr, uint32_t *val)

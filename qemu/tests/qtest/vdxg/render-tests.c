@@ -952,6 +952,111 @@ static void test_rd_blend_overlap(void)
 {
     rd_test_overlap(true);
 }
+/*
+ * Large overlapping copies between surfaces of different pitch, whose
+ * source is larger than the engine's band buffer: copied in bands, away
+ * from the direction of the move, with the result of a full snapshot.
+ */
+static void test_rd_copy_overlap_bands(void)
+{
+    g_autoptr(GRand) rnd = g_rand_new_with_seed(45);
+    Pg *p = rd_start();
+    RdSurf a, b;
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        if (k == 0) {
+            /* DST above SRC in memory, with a larger pitch: bottom-up */
+            rd_surf(p, &a, RD_VMEM, VDXG_FMT_XRGB8888, 1500, 1500, 6000);
+            rd_surf(p, &b, RD_VMEM + 10 * 6000 + 40 + 64, VDXG_FMT_XRGB8888,
+                    1400, 1400, 6400);
+        } else {
+            /* DST below SRC, with a smaller pitch: top-down */
+            rd_surf(p, &b, RD_VMEM, VDXG_FMT_XRGB8888, 1400, 1400, 5600);
+            rd_surf(p, &a, RD_VMEM + 64, VDXG_FMT_XRGB8888, 1500, 1500,
+                    6000);
+        }
+        rd_randomize(p, &a, rnd);
+        pb_reset(p);
+        rd_bind(p, VDXG_SLOT_SRC, &a);
+        rd_bind(p, VDXG_SLOT_DST, &b);
+        rd_copy(p, 10, 10, 0, 0, 1390, 1390);
+        vdxg_ref_copy_rect(&b.ref, &a.ref, 10, 10, 0, 0, 1390, 1390);
+        pb_run(p);
+        rd_check(p, &a, k ? "overlap bands, top-down" :
+                           "overlap bands, bottom-up");
+        rd_check(p, &b, "overlap bands, DST");
+    }
+    rd_stop(p);
+}
+
+/*
+ * A command is read once, when it starts: rewriting it in the buffer
+ * while the engine is paused in it (here into a DRAW_TRIANGLES whose
+ * triangle counter meets the copy's state, then into a larger copy) does
+ * not change what it does. The copy through a snapshot must never read
+ * past the snapshot.
+ */
+static void test_rd_rewrite_paused(void)
+{
+    g_autoptr(GRand) rnd = g_rand_new_with_seed(46);
+    Pg *p = rd_start();
+    RdSurf a, b;
+    RdVtx v[12];
+    g_autofree uint32_t *dw = g_new(uint32_t, 12 * 8);
+    uint32_t off, draw[VDXG_RD_DRAW_TRIANGLES_LEN];
+    uint32_t copy[VDXG_RD_COPY_RECT_LEN];
+    uint64_t cmd;
+
+    rd_surf(p, &a, RD_VMEM, VDXG_FMT_XRGB8888, 2000, 2000, 8000);
+    rd_surf(p, &b, RD_VMEM + 8000 * 3 + 64, VDXG_FMT_RGB565, 1990, 1990,
+            4000);
+    rd_randomize(p, &a, rnd);
+    /* Two empty triangles, then two covering DST */
+    memset(v, 0, sizeof(v));
+    rd_quad(v + 6, 0, 0, PX(1990), PX(1990), 0, 0, 0, 0, 0, 0xff808080);
+    rd_put_vertices(p, RD_VB, v, 12, dw);
+
+    pb_reset(p);
+    rd_bind(p, VDXG_SLOT_SRC, &a);
+    rd_bind(p, VDXG_SLOT_DST, &b);
+    off = pb_off(p);
+    rd_copy(p, 10, 20, 0, 0, 1400, 1400);
+    rd_nop(p);                  /* room for the longer DRAW_TRIANGLES */
+    pb_queue(p);
+    cmd = p->buf_gpu + off;
+    vdxg_ref_copy_rect(&b.ref, &a.ref, 10, 20, 0, 0, 1400, 1400);
+
+    ring_kick(p);
+    wr(&p->v, EREG(p, VDXG_ENG_CTRL), 0);
+
+    /* Into a draw of 12 vertices, then into a copy of almost everything */
+    draw[0] = VDXG_PG_HDR(VDXG_RD_DRAW_TRIANGLES, VDXG_RD_DRAW_TRIANGLES_LEN);
+    draw[1] = 0;
+    draw[2] = 12;
+    draw[3] = RD_VB;
+    draw[4] = RD_VB >> 32;
+    copy[0] = VDXG_PG_HDR(VDXG_RD_COPY_RECT, VDXG_RD_COPY_RECT_LEN);
+    copy[1] = VDXG_RD_XY(0, 0);
+    copy[2] = VDXG_RD_XY(0, 0);
+    copy[3] = VDXG_RD_XY(1990, 1990);
+    vram_write(p, cmd, draw, sizeof(draw));
+    wr(&p->v, EREG(p, VDXG_ENG_CTRL), VDXG_ENG_CTRL_ENABLE);
+    wr(&p->v, EREG(p, VDXG_ENG_CTRL), 0);
+    qtest_clock_step(p->v.qts, 1000000);
+    vram_write(p, cmd, copy, sizeof(copy));
+    wr(&p->v, EREG(p, VDXG_ENG_CTRL), VDXG_ENG_CTRL_ENABLE);
+    wr(&p->v, EREG(p, VDXG_ENG_CTRL), 0);
+    qtest_clock_step(p->v.qts, 1000000);
+    /* The NOP after the copy, which the draw overwrote, is read later. */
+    vram_writel(p, cmd + 16, VDXG_PG_HDR(VDXG_RD_NOP, VDXG_RD_NOP_LEN));
+    wr(&p->v, EREG(p, VDXG_ENG_CTRL), VDXG_ENG_CTRL_ENABLE);
+    pg_finish(p);
+    /* What was queued, and nothing else */
+    rd_check(p, &b, "rewritten while paused");
+    rd_stop(p);
+}
+
 static void test_rd_large(void)
 {
     Pg *p = rd_start();
@@ -2137,6 +2242,9 @@ void vdxg_test_add_render_tests(void)
     qtest_add_func("/vdxg/render/blend/formats", test_rd_blend_formats);
     qtest_add_func("/vdxg/render/blend/overlap", test_rd_blend_overlap);
     qtest_add_func("/vdxg/render/large", test_rd_large);
+    qtest_add_func("/vdxg/render/copy/overlap-bands",
+                   test_rd_copy_overlap_bands);
+    qtest_add_func("/vdxg/render/rewrite-paused", test_rd_rewrite_paused);
     qtest_add_func("/vdxg/render/pause", test_rd_pause);
     qtest_add_func("/vdxg/render/reset", test_rd_reset);
     qtest_add_func("/vdxg/render/migration", test_rd_migration);

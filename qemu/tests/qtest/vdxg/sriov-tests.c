@@ -445,6 +445,145 @@ static void sr_vf_pg(Sr *sr, int i, Pg *p)
     pg_engine_setup(p);
 }
 
+/*
+ * A PAGING WRITE_PHYSICAL to the root port's Bridge Control register in
+ * the ECAM window sets Secondary Bus Reset: the device resets in the
+ * middle of the entry, and the entry the reset dropped does not complete
+ * (no HEAD move, no fence, no interrupt, no later command).
+ */
+static void test_sriov_self_reset(void)
+{
+    uint32_t sbr = (uint32_t)PCI_BRIDGE_CTL_BUS_RESET << 16;
+    uint32_t bars[6], cmd;
+    QPCIDevice *rp;
+    Pg *p = g_new0(Pg, 1);
+    Sr sr;
+    int i;
+
+    sr_start(&sr, NULL);
+    for (i = 0; i < 6; i++) {
+        bars[i] = qpci_config_readl(sr.pf.dev, PCI_BASE_ADDRESS_0 + i * 4);
+    }
+    cmd = qpci_config_readw(sr.pf.dev, PCI_COMMAND);
+    p->v = sr.pf;
+    p->vram = sr.pf_vram;
+    p->eng = VDXG_ENGINE_PAGING;
+    p->ring = PG_RING;
+    p->fence = PG_FENCE;
+    pg_engine_setup(p);
+    vram_writel(p, PG_FENCE, 0x5e5e5e5e);
+    vram_writel(p, PG_PEEK, 0x5e5e5e5e);
+
+    pb_reset(p);
+    emit_write_phys(p, SR_ECAM + (SR_RP_DEVFN << 12) + PCI_INTERRUPT_LINE,
+                    &sbr, 1);
+    emit_fill(p, PG_PEEK, 4, 0x12345678);
+    pb_queue(p);
+    ring_kick(p);
+    for (i = 0; i < 10; i++) {
+        qtest_clock_step(sr.pf.qts, 1000000);
+    }
+
+    /* Out of reset, with the BARs where they were */
+    rp = qpci_device_find(sr.pf.bus, SR_RP_DEVFN);
+    g_assert_nonnull(rp);
+    g_assert_cmphex(qpci_config_readw(rp, PCI_BRIDGE_CONTROL) &
+                    PCI_BRIDGE_CTL_BUS_RESET, !=, 0);
+    qpci_config_writew(rp, PCI_BRIDGE_CONTROL, 0);
+    g_free(rp);
+    for (i = 0; i < 6; i++) {
+        qpci_config_writel(sr.pf.dev, PCI_BASE_ADDRESS_0 + i * 4, bars[i]);
+    }
+    qpci_config_writew(sr.pf.dev, PCI_COMMAND, cmd);
+
+    assert_engine_reset(p);
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_INT_STATUS), ==, 0);
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_FAULT_STATUS), ==, 0);
+    g_assert_cmphex(vram_readl(p, PG_FENCE), ==, 0x5e5e5e5e);
+    g_assert_cmphex(vram_readl(p, PG_PEEK), ==, 0x5e5e5e5e);
+    g_free(p);
+    sr_stop(&sr);
+}
+
+/*
+ * The same with a writeback: its first row ends on the root port's Bridge
+ * Control register and sets Secondary Bus Reset. The reset turns the
+ * 4096x2048 CRTC off (its frame back to 640x480); the capture stops there
+ * (no status, no interrupt, no fault), without reading the smaller frame
+ * with the old size.
+ */
+static void test_sriov_self_reset_wb(void)
+{
+    static const DpMode m = {
+        4096, 4100, 4110, 4200, 2048, 2049, 2050, 2060, 400000,
+    };
+    uint32_t bars[6], rp_cfg[16], cmd, n = 64;
+    uint64_t addr = APERTURE(n - 4) + 0x40;
+    QPCIDevice *rp;
+    Pg *p = g_new0(Pg, 1);
+    Dp *d = g_new0(Dp, 1);
+    Sr sr;
+    int i;
+
+    sr_start(&sr, NULL);
+    for (i = 0; i < 6; i++) {
+        bars[i] = qpci_config_readl(sr.pf.dev, PCI_BASE_ADDRESS_0 + i * 4);
+    }
+    cmd = qpci_config_readw(sr.pf.dev, PCI_COMMAND);
+    rp = qpci_device_find(sr.pf.bus, SR_RP_DEVFN);
+    g_assert_nonnull(rp);
+    for (i = 0; i < 16; i++) {
+        rp_cfg[i] = qpci_config_readl(rp, i * 4);
+    }
+    p->v = sr.pf;
+    p->vram = sr.pf_vram;
+    pg_gart_setup(p);
+    /* Aperture page n: the root port's configuration space */
+    vram_writel(p, PG_GART + n * 8ull,
+                (SR_ECAM + (SR_RP_DEVFN << 12)) | VDXG_GART_PTE_VALID);
+    vram_writel(p, PG_GART + n * 8ull + 4, 0);
+    wr(&sr.pf, VDXG_REG_TLB_FLUSH, 1);
+    wr(&sr.pf, VDXG_REG_INT_MASK, VDXG_INT_VALID_MASK);
+
+    d->p = p;
+    d->v = &p->v;
+    d->qts = sr.pf.qts;
+    d->now = qtest_clock_step(d->qts, 12345678);
+    /* Every pixel 0xff400000: Bridge Control 0xff40 has SBR */
+    wr(d->v, CR(0, VDXG_CRTC_BG_COLOR), 0x400000);
+    dp_enable(d, 0, &m, 0);
+    wr64(d->v, VDXG_REG_WB_ADDR_LO, addr);
+    wr(d->v, VDXG_REG_WB_FORMAT, VDXG_FOURCC_ARGB8888);
+    wr(d->v, VDXG_REG_WB_PITCH, 4096 * 4);
+    wr(d->v, VDXG_REG_WB_CTRL, VDXG_WB_CTRL_ENABLE);
+    for (i = 0; i < 3; i++) {
+        d->now = qtest_clock_step(d->qts, 50000000);
+    }
+
+    /* The root port as it was, out of reset; the BARs where they were */
+    for (i = 0; i < 15; i++) {
+        qpci_config_writel(rp, i * 4, rp_cfg[i]);
+    }
+    g_assert_cmphex(qpci_config_readw(rp, PCI_BRIDGE_CONTROL) &
+                    PCI_BRIDGE_CTL_BUS_RESET, !=, 0);
+    qpci_config_writel(rp, 15 * 4, rp_cfg[15]);
+    g_free(rp);
+    for (i = 0; i < 6; i++) {
+        qpci_config_writel(sr.pf.dev, PCI_BASE_ADDRESS_0 + i * 4, bars[i]);
+    }
+    qpci_config_writew(sr.pf.dev, PCI_COMMAND, cmd);
+
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CTRL)), ==, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_CTRL), ==, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_STATUS), ==, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_SEQNO), ==, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_FAULT_STATUS), ==, 0);
+    g_free(d);
+    g_free(p);
+    sr_stop(&sr);
+}
+
 static void test_sriov_isolation(void)
 {
     /* VF 0's first 2 MiB: PF 8M + 1M, PF 4M + 1M */
@@ -712,4 +851,7 @@ void vdxg_test_add_sriov_tests(void)
     qtest_add_func("/vdxg/sriov/layout", test_sriov_layout);
     qtest_add_func("/vdxg/sriov/isolation", test_sriov_isolation);
     qtest_add_func("/vdxg/sriov/slice-time", test_sriov_slice_time);
+    qtest_add_func("/vdxg/sriov/self-reset/paging", test_sriov_self_reset);
+    qtest_add_func("/vdxg/sriov/self-reset/writeback",
+                   test_sriov_self_reset_wb);
 }
