@@ -246,9 +246,37 @@ static int vdxg_submit_in_deps(struct vdxg_submit *s)
 }
 
 /* Lock the objects, page them in, and collect their dependencies. */
-static int vdxg_submit_residency(struct vdxg_submit *s)
+/*
+ * Make the locked allocations resident and note their GPU addresses. This
+ * runs inside the drm_exec loop: an eviction may lock another object with
+ * the loop's ticket, which is only allowed before drm_exec marks the
+ * acquisition done.
+ */
+static int vdxg_submit_make_resident(struct vdxg_submit *s)
 {
 	struct ttm_operation_ctx tctx = { .interruptible = true };
+	u32 i;
+	int ret;
+
+	for (i = 0; i < s->args->num_allocations; i++) {
+		struct ttm_buffer_object *tbo =
+			container_of(s->objs[i], struct ttm_buffer_object, base);
+
+		ret = ttm_bo_validate(tbo, &to_vdxg_bo(tbo)->gpu_placement,
+				      &tctx);
+		if (ret)
+			return ret;
+		/* A move may have used the slot drm_exec reserved. */
+		ret = dma_resv_reserve_fences(tbo->base.resv, 1);
+		if (ret)
+			return ret;
+		s->gpu_addr[i] = vdxg_ttm_gpu_addr(s->vdxg, tbo->resource);
+	}
+	return 0;
+}
+
+static int vdxg_submit_residency(struct vdxg_submit *s)
+{
 	bool implicit = !(s->args->flags & DRM_VDXG_SUBMIT_NO_IMPLICIT);
 	u32 n = s->args->num_allocations;
 	u32 i;
@@ -261,22 +289,14 @@ static int vdxg_submit_residency(struct vdxg_submit *s)
 			if (ret)
 				return ret == -EALREADY ? -EINVAL : ret;
 		}
+		ret = vdxg_submit_make_resident(s);
+		if (ret)
+			return ret;
 	}
 
 	for (i = 0; i < n; i++) {
-		struct ttm_buffer_object *tbo =
-			container_of(s->objs[i], struct ttm_buffer_object, base);
 		bool write = s->allocs[i].flags & DRM_VDXG_ALLOC_WRITE;
-
-		ret = ttm_bo_validate(tbo, &to_vdxg_bo(tbo)->gpu_placement,
-				      &tctx);
-		if (ret)
-			return ret;
-		/* A move may have used the slot drm_exec reserved. */
-		ret = dma_resv_reserve_fences(tbo->base.resv, 1);
-		if (ret)
-			return ret;
-		s->gpu_addr[i] = vdxg_ttm_gpu_addr(s->vdxg, tbo->resource);
+		struct dma_resv *resv = s->objs[i]->resv;
 
 		if (implicit)
 			ret = drm_sched_job_add_implicit_dependencies(&s->job->base,
@@ -284,7 +304,7 @@ static int vdxg_submit_residency(struct vdxg_submit *s)
 								      write);
 		else
 			ret = drm_sched_job_add_resv_dependencies(&s->job->base,
-								  tbo->base.resv,
+								  resv,
 								  DMA_RESV_USAGE_KERNEL);
 		if (ret)
 			return ret;
