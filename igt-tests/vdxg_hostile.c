@@ -638,6 +638,26 @@ static void test_abuse_ban(void)
 	vr_close(&vr);
 }
 
+/* Seconds a job of @n full-surface FILLs of @dst takes, submit to idle */
+static double fill_job_time(struct vr *vr, uint32_t ctx, struct vdxg_bo *dst,
+			    uint32_t w, uint32_t h, uint32_t n)
+{
+	struct vdxg_cs *cs = vr_cs();
+	double t;
+	uint32_t i;
+
+	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, dst, 0, DRM_VDXG_ALLOC_WRITE,
+			    VDXG_FMT_XRGB8888, w, h, w * 4);
+	for (i = 0; i < n; i++)
+		vdxg_cs_fill_rect(cs, 0, 0, w, h, 0x00010101 * i);
+	t = vr_now();
+	vr_submit(vr, ctx, cs, NULL);
+	vr_bo_wait(dst);
+	t = vr_now() - t;
+	vdxg_cs_free(cs);
+	return t;
+}
+
 /*
  * A valid job that takes several job timeouts (job_timeout_ms=100) but
  * keeps the engine making progress completes, with its pixels, and no one
@@ -661,17 +681,17 @@ static void test_slow_job(void)
 	ctx = vr_ctx(&vr);
 	dst = vr_bo(&vr, (uint64_t)pitch * h, DRM_VDXG_SEGMENT_VRAM, 0);
 
-	/* How long a full-surface FILL takes, from 8 of them. */
-	cs = vr_cs();
-	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, dst, 0, DRM_VDXG_ALLOC_WRITE,
-			    VDXG_FMT_XRGB8888, w, h, pitch);
-	for (n = 0; n < 8; n++)
-		vdxg_cs_fill_rect(cs, 0, 0, w, h, 0x00010101 * n);
-	t = vr_now();
-	vr_submit(&vr, ctx, cs, NULL);
-	vr_bo_wait(dst);
-	per_fill = (vr_now() - t) / 8;
-	vdxg_cs_free(cs);
+	/*
+	 * How long a full-surface FILL takes: from jobs of 8, 16, ... FILLs
+	 * until one takes 50 ms, so that the cost of a submission does not
+	 * pass for the cost of the FILLs.
+	 */
+	for (n = 8;; n *= 2) {
+		t = fill_job_time(&vr, ctx, dst, w, h, n);
+		if (t >= 0.05 || n >= 2048)
+			break;
+	}
+	per_fill = t / n;
 
 	/* A job of about 0.4 s: four timeouts, well under the ten allowed. */
 	n = (uint32_t)(0.4 / per_fill) + 1;
