@@ -32,7 +32,7 @@ LONG = 2
 
 RP_DEVFN = 0x28          # 05.0 on bus 0 (QEMU_FUZZ_ARGS of the sriov config)
 PF_BUS = 1
-SRIOV = 0x108            # after ARI at 0x100 (hw/display/vdxg.c)
+SRIOV = 0x108            # after ARI at 0x100 (hw/display/vdxg/vdxg.c)
 
 
 def pci_write(base, offset, value, size=LONG):
