@@ -167,36 +167,35 @@ static bool vdxg_dma_allowed(VdxgState *s, uint64_t addr, uint64_t len)
  * Bus DMA. One that reset the device (see VdxgState.reset_gen) fails, so
  * that the loop doing it stops there.
  */
-MemTxResult vdxg_dma_read(VdxgState *s, uint64_t addr, void *buf,
-                          uint64_t len)
+static MemTxResult vdxg_dma_rw(VdxgState *s, uint64_t addr, void *buf,
+                               uint64_t len, DMADirection dir)
 {
     uint32_t gen = s->reset_gen;
     MemTxResult res;
 
     if (!vdxg_dma_allowed(s, addr, len)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vdxg: VF %u read of 0x%" PRIx64
-                      " would reach a vdxg BAR or MMCFG\n",
-                      s->vf_index, addr);
+        qemu_log_mask(LOG_GUEST_ERROR, "vdxg: VF %u %s 0x%" PRIx64
+                      " would reach a vdxg BAR or MMCFG\n", s->vf_index,
+                      dir == DMA_DIRECTION_TO_DEVICE ? "read of" : "write to",
+                      addr);
         return MEMTX_ACCESS_ERROR;
     }
-    res = pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+    res = pci_dma_rw(PCI_DEVICE(s), addr, buf, len, dir,
+                     MEMTXATTRS_UNSPECIFIED);
     return s->reset_gen == gen ? res : MEMTX_ERROR;
+}
+
+MemTxResult vdxg_dma_read(VdxgState *s, uint64_t addr, void *buf,
+                          uint64_t len)
+{
+    return vdxg_dma_rw(s, addr, buf, len, DMA_DIRECTION_TO_DEVICE);
 }
 
 static MemTxResult vdxg_dma_write(VdxgState *s, uint64_t addr,
                                   const void *buf, uint64_t len)
 {
-    uint32_t gen = s->reset_gen;
-    MemTxResult res;
-
-    if (!vdxg_dma_allowed(s, addr, len)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vdxg: VF %u write to 0x%" PRIx64
-                      " would reach a vdxg BAR or MMCFG\n",
-                      s->vf_index, addr);
-        return MEMTX_ACCESS_ERROR;
-    }
-    res = pci_dma_write(PCI_DEVICE(s), addr, buf, len);
-    return s->reset_gen == gen ? res : MEMTX_ERROR;
+    return vdxg_dma_rw(s, addr, (void *)buf, len,
+                       DMA_DIRECTION_FROM_DEVICE);
 }
 
 void vdxg_tlb_flush(VdxgState *s, const char *why)
