@@ -76,6 +76,8 @@ typedef struct VdxgRange {
 #define VDXG_BH_BUDGET          (4 * MiB)
 #define VDXG_BH_QUANTUM         (32 * KiB)
 #define VDXG_SLICE_NS           1000000
+/* The host time a DOORBELL's write runs the engine before the BH does */
+#define VDXG_KICK_NS            (VDXG_SLICE_NS / 4)
 #define VDXG_COST_OP            256
 #define VDXG_COST_ENTRY         256
 #define VDXG_COST_PTE           16

@@ -283,17 +283,22 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
     }
 }
 
-static void vdxg_engine_bh(void *opaque)
+/* One run of the engine, for at most @max_ns of host time. */
+static void vdxg_engine_slice(VdxgEngine *e, int64_t max_ns)
 {
-    VdxgEngine *e = opaque;
     int64_t start = get_clock(), cpu = vdxg_thread_ns();
     int64_t ns;
 
-    vdxg_engine_run(e, start + VDXG_SLICE_NS);
+    vdxg_engine_run(e, start + max_ns);
     ns = get_clock() - start;
     cpu = vdxg_thread_ns() - cpu;
     trace_vdxg_engine_slice(e->index, ns, cpu);
     vdxg_note_slice(e->s, ns, cpu);
+}
+
+static void vdxg_engine_bh(void *opaque)
+{
+    vdxg_engine_slice(opaque, VDXG_SLICE_NS);
 }
 
 /* The wait timer: look at the WAIT's address again. */
@@ -304,7 +309,14 @@ static void vdxg_engine_wait_timer(void *opaque)
     qemu_bh_schedule(e->bh);
 }
 
-/* ENABLE or DOORBELL: check the ring, then let the bottom half run it. */
+/*
+ * ENABLE or DOORBELL: check the ring, then run it. The first slice runs in
+ * the register write itself, for at most VDXG_KICK_NS, so that a short
+ * entry completes without waiting for the main loop; what is left goes to
+ * the bottom half. The write is an access to the device's MMIO, so the
+ * device's re-entrancy guard holds during that slice as it does in the
+ * bottom half, and the reset generation is checked after each DMA alike.
+ */
 static void vdxg_engine_kick(VdxgState *s, VdxgEngine *e)
 {
     VdxgErr err;
@@ -318,7 +330,11 @@ static void vdxg_engine_kick(VdxgState *s, VdxgEngine *e)
         return;
     }
     trace_vdxg_engine_kick(e->index, e->head, e->tail);
-    qemu_bh_schedule(e->bh);
+    if (e->waiting || !runstate_is_running()) {
+        qemu_bh_schedule(e->bh);
+        return;
+    }
+    vdxg_engine_slice(e, VDXG_KICK_NS);
 }
 
 /*
