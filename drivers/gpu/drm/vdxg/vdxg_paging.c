@@ -185,6 +185,44 @@ static bool vdxg_pg_try_slot(struct vdxg_paging *paging, unsigned int *slot)
 	return false;
 }
 
+/*
+ * A batch is built in a CPU buffer as large as a paging buffer. The device
+ * keeps a few for reuse: a small move then costs no allocation of its own.
+ */
+static u32 *vdxg_pg_staging_get(struct vdxg_paging *paging, int *slot)
+{
+	unsigned int i;
+
+	for (i = 0; i < VDXG_PG_STAGING; i++) {
+		if (paging->staging[i] &&
+		    !test_and_set_bit_lock(i, &paging->staging_busy)) {
+			*slot = i;
+			return paging->staging[i];
+		}
+	}
+	*slot = -1;
+	return kvmalloc(paging->buf_size, GFP_KERNEL);
+}
+
+static void vdxg_pg_staging_put(struct vdxg_paging *paging, u32 *staging,
+				int slot)
+{
+	if (slot < 0)
+		kvfree(staging);
+	else
+		clear_bit_unlock(slot, &paging->staging_busy);
+}
+
+static void vdxg_pg_staging_fini(struct vdxg_paging *paging)
+{
+	unsigned int i;
+
+	for (i = 0; i < VDXG_PG_STAGING; i++) {
+		kvfree(paging->staging[i]);
+		paging->staging[i] = NULL;
+	}
+}
+
 /**
  * vdxg_pg_batch_begin - start a batch of paging operations
  * @b: the batch
@@ -199,7 +237,7 @@ int vdxg_pg_batch_begin(struct vdxg_pg_batch *b, struct vdxg_device *vdxg,
 	memset(b, 0, sizeof(*b));
 	b->vdxg = vdxg;
 	b->resv = resv;
-	b->staging = kvmalloc(vdxg->paging.buf_size, GFP_KERNEL);
+	b->staging = vdxg_pg_staging_get(&vdxg->paging, &b->staging_slot);
 	if (!b->staging)
 		return -ENOMEM;
 	vdxg_pagebuf_init(&b->pb, b->staging, vdxg->paging.buf_size);
@@ -320,7 +358,7 @@ struct dma_fence *vdxg_pg_batch_end(struct vdxg_pg_batch *b)
 	int ret = vdxg_pg_batch_flush(b);
 
 	vdxg_pg_account(&b->vdxg->paging, b);
-	kvfree(b->staging);
+	vdxg_pg_staging_put(&b->vdxg->paging, b->staging, b->staging_slot);
 	b->staging = NULL;
 	if (ret) {
 		/* Earlier buffers may still run; let them finish. */
@@ -466,6 +504,7 @@ int vdxg_paging_init(struct vdxg_device *vdxg)
 	struct drm_gpu_scheduler *sched = &paging->engine.sched;
 	u64 ring_gpu, seqno_gpu;
 	void __iomem *ring, *seqno;
+	unsigned int i;
 	int ret;
 
 	ret = vdxg_paging_check_param(vdxg);
@@ -474,6 +513,13 @@ int vdxg_paging_init(struct vdxg_device *vdxg)
 
 	init_waitqueue_head(&paging->slot_wait);
 	spin_lock_init(&paging->stats_lock);
+	for (i = 0; i < VDXG_PG_STAGING; i++) {
+		paging->staging[i] = kvmalloc(paging->buf_size, GFP_KERNEL);
+		if (!paging->staging[i]) {
+			ret = -ENOMEM;
+			goto err_staging;
+		}
+	}
 
 	ret = vdxg_kmem_alloc(vdxg, VDXG_PG_RING_SIZE, &ring_gpu, &ring);
 	if (!ret)
@@ -483,14 +529,14 @@ int vdxg_paging_init(struct vdxg_device *vdxg)
 				      &paging->buf_gpu,
 				      (void __iomem **)&paging->buf_cpu);
 	if (ret)
-		return ret;
+		goto err_staging;
 
 	ret = vdxg_engine_init(&paging->engine, vdxg, VDXG_ENGINE_PAGING,
 			       ring_gpu, ring, VDXG_PG_RING_SIZE, seqno_gpu,
 			       seqno, &vdxg_pg_sched_ops, &vdxg_pg_engine_ops,
 			       msecs_to_jiffies(VDXG_PG_TIMEOUT_MS));
 	if (ret)
-		return ret;
+		goto err_staging;
 
 	ret = drm_sched_entity_init(&paging->entity, DRM_SCHED_PRIORITY_KERNEL,
 				    &sched, 1, NULL);
@@ -511,6 +557,8 @@ err_entity:
 	drm_sched_entity_destroy(&paging->entity);
 err_engine:
 	vdxg_engine_fini(&paging->engine);
+err_staging:
+	vdxg_pg_staging_fini(paging);
 	return ret;
 }
 
@@ -522,4 +570,5 @@ void vdxg_paging_fini(struct vdxg_device *vdxg)
 {
 	drm_sched_entity_destroy(&vdxg->paging.entity);
 	vdxg_engine_fini(&vdxg->paging.engine);
+	vdxg_pg_staging_fini(&vdxg->paging);
 }

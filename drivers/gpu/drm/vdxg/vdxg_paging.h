@@ -16,6 +16,7 @@ struct dma_resv;
 struct vdxg_device;
 
 #define VDXG_PG_SLOTS		16
+#define VDXG_PG_STAGING		4
 
 /**
  * struct vdxg_paging - the paging queue: engine, entity and buffer pool
@@ -32,6 +33,8 @@ struct vdxg_device;
  * @max_passes: the most buffers one batch needed
  * @last_passes: buffers the last batch needed
  * @stats_lock: protects @stats and the counters
+ * @staging: CPU buffers batches are built in, kept for reuse
+ * @staging_busy: bitmap of @staging buffers in use by a batch
  */
 struct vdxg_paging {
 	struct vdxg_engine engine;
@@ -47,6 +50,8 @@ struct vdxg_paging {
 	u32 max_passes;
 	u32 last_passes;
 	spinlock_t stats_lock; /* protects @stats and the counters */
+	u32 *staging[VDXG_PG_STAGING];
+	unsigned long staging_busy;
 };
 
 /**
@@ -58,6 +63,7 @@ struct vdxg_paging {
  * @fence: finished fence of the last buffer submitted, or NULL
  * @stats: what this batch emitted
  * @passes: buffers this batch submitted
+ * @staging_slot: the device's @staging buffer taken, or -1 (allocated)
  */
 struct vdxg_pg_batch {
 	struct vdxg_device *vdxg;
@@ -67,6 +73,7 @@ struct vdxg_pg_batch {
 	struct dma_fence *fence;
 	struct vdxg_pg_stats stats;
 	u32 passes;
+	int staging_slot;
 };
 
 /**
