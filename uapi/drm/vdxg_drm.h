@@ -27,6 +27,9 @@ extern "C" {
 #define DRM_VDXG_GET_RESET_STATUS	0x09
 #define DRM_VDXG_PRESENT		0x0a
 #define DRM_VDXG_GET_BACKING_RESOURCE	0x0b
+#define DRM_VDXG_VM_CREATE		0x0c
+#define DRM_VDXG_VM_DESTROY		0x0d
+#define DRM_VDXG_VM_BIND		0x0e
 
 #define DRM_IOCTL_VDXG_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_GET_PARAM, struct drm_vdxg_get_param)
@@ -58,6 +61,12 @@ extern "C" {
 #define DRM_IOCTL_VDXG_GET_BACKING_RESOURCE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_GET_BACKING_RESOURCE, \
 		 struct drm_vdxg_backing_resource)
+#define DRM_IOCTL_VDXG_VM_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_VM_CREATE, struct drm_vdxg_vm_create)
+#define DRM_IOCTL_VDXG_VM_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VDXG_VM_DESTROY, struct drm_vdxg_vm_destroy)
+#define DRM_IOCTL_VDXG_VM_BIND \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_VM_BIND, struct drm_vdxg_vm_bind)
 
 /**
  * enum drm_vdxg_param - parameters readable with DRM_IOCTL_VDXG_GET_PARAM
@@ -526,6 +535,113 @@ struct drm_vdxg_backing_resource {
 };
 
 #define DRM_VDXG_MAX_BACKING_RESOURCES	32
+
+/*
+ * GPU virtual memory (WDDM 2.0's GpuMmu model): a VM is a GPU virtual
+ * address space of DRM_VDXG_VM_VA_BITS bits that belongs to the file that
+ * created it. Objects are mapped into it with VM_BIND; the page tables are
+ * written by the kernel's paging jobs only.
+ */
+#define DRM_VDXG_VM_VA_BITS		48
+#define DRM_VDXG_VM_MAX_PER_FILE	16
+#define DRM_VDXG_VM_BIND_MAX_OPS	512
+
+/**
+ * struct drm_vdxg_vm_create - argument of DRM_IOCTL_VDXG_VM_CREATE
+ * @flags: must be zero
+ * @vm_id: out: the VM's id, never 0
+ *
+ * Errors: -EINVAL non-zero @flags; -EOPNOTSUPP on a device without a GPU
+ * MMU; -ENOSPC when the file has DRM_VDXG_VM_MAX_PER_FILE VMs or the
+ * device has no free address space; -ENOMEM.
+ */
+struct drm_vdxg_vm_create {
+	__u32 flags;
+	__u32 vm_id;
+};
+
+/**
+ * struct drm_vdxg_vm_destroy - argument of DRM_IOCTL_VDXG_VM_DESTROY
+ * @vm_id: the VM
+ * @pad: must be zero
+ *
+ * Unmaps everything; jobs still using the VM keep it alive until they end.
+ * Errors: -ENOENT an unknown @vm_id (or one of another file); -EINVAL
+ * non-zero @pad.
+ */
+struct drm_vdxg_vm_destroy {
+	__u32 vm_id;
+	__u32 pad;
+};
+
+/* VM_BIND operations */
+#define DRM_VDXG_VM_BIND_OP_MAP		0	/* an object range at @va */
+#define DRM_VDXG_VM_BIND_OP_UNMAP	1	/* any range: mappings cut */
+#define DRM_VDXG_VM_BIND_OP_MAP_NULL	2	/* sparse: reads 0, drops writes */
+
+/* MAP: the GPU may only read the mapping. */
+#define DRM_VDXG_VM_BIND_READ_ONLY	0x1
+#define DRM_VDXG_VM_BIND_OP_FLAGS	DRM_VDXG_VM_BIND_READ_ONLY
+
+/**
+ * struct drm_vdxg_vm_bind_op - one operation of VM_BIND
+ * @op: DRM_VDXG_VM_BIND_OP_*
+ * @flags: DRM_VDXG_VM_BIND_* (MAP only; 0 otherwise)
+ * @handle: MAP: the GEM object; 0 otherwise
+ * @pad: must be zero
+ * @obj_offset: MAP: byte offset into the object, page aligned; 0 otherwise
+ * @va: first virtual address, page (4 KiB) aligned
+ * @range: bytes, page aligned, non-zero, @va + @range at most
+ *	2^DRM_VDXG_VM_VA_BITS; MAP: @obj_offset + @range within the object
+ *
+ * A MAP or MAP_NULL replaces whatever the range mapped before (the old
+ * mappings are split or trimmed where the range cuts them); an UNMAP
+ * removes every mapping in the range, splitting those it cuts.
+ */
+struct drm_vdxg_vm_bind_op {
+	__u32 op;
+	__u32 flags;
+	__u32 handle;
+	__u32 pad;
+	__u64 obj_offset;
+	__u64 va;
+	__u64 range;
+};
+
+/**
+ * struct drm_vdxg_vm_bind - argument of DRM_IOCTL_VDXG_VM_BIND
+ * @vm_id: the VM
+ * @num_ops: entries in @ops, 1 to DRM_VDXG_VM_BIND_MAX_OPS
+ * @ops: user pointer to struct drm_vdxg_vm_bind_op[], applied in order
+ * @in_syncs: user pointer to struct drm_vdxg_sync[]: the page-table
+ *	writes wait for them
+ * @out_syncs: user pointer to struct drm_vdxg_sync[]: signalled when the
+ *	tables are written and the TLBs flushed
+ * @num_in_syncs: entries in @in_syncs, at most DRM_VDXG_MAX_SYNCS
+ * @num_out_syncs: entries in @out_syncs, at most DRM_VDXG_MAX_SYNCS
+ * @flags: must be zero
+ * @pad: must be zero
+ *
+ * Returns once the work is queued: a paging job on the PAGING engine
+ * writes the tables (UPDATE_PAGE_TABLE, FLUSH_VM_TLB), ordered after the
+ * VM's earlier binds and after moves of the objects involved. Either every
+ * operation is applied or, on an error, none is. Errors: -EINVAL bad
+ * op, flags, pads, alignment, a range outside the VM or the object, a
+ * MAP_NULL or UNMAP with a handle or offset; -ENOENT an unknown VM (or one
+ * of another file), GEM handle or syncobj; -E2BIG too many ops or syncs;
+ * -EFAULT a bad pointer; -ENOMEM no memory for page tables; -EINTR.
+ */
+struct drm_vdxg_vm_bind {
+	__u32 vm_id;
+	__u32 num_ops;
+	__u64 ops;
+	__u64 in_syncs;
+	__u64 out_syncs;
+	__u32 num_in_syncs;
+	__u32 num_out_syncs;
+	__u32 flags;
+	__u32 pad;
+};
 
 #if defined(__cplusplus)
 }
