@@ -17,6 +17,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/errno.h>
+#include <linux/prandom.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -976,6 +977,196 @@ static void vdxg_pt_copy_entries(struct kunit *test)
 	ctx_fini(ctx);
 }
 
+/*
+ * The shadow against the tables in emulated VRAM: every valid bit is a
+ * VALID entry and back, directory entries name the shadow's tables, 2 MiB
+ * leaves are the shadow's, and no table but the root is empty.
+ */
+static u32 check_shadow(struct fake_gpu *g, const struct vdxg_pt *pt)
+{
+	struct kunit *test = g->test;
+	u32 i, tables = 1;
+
+	KUNIT_EXPECT_EQ(test, (u32)pt->nvalid,
+			(u32)bitmap_weight(pt->valid, 512));
+	for (i = 0; i < 512; i++) {
+		u64 pte = *pool_entry(g, pt->offset, i);
+		const struct vdxg_pt *child = pt->child ? pt->child[i] : NULL;
+
+		KUNIT_ASSERT_EQ(test, !!(pte & VDXG_PTE_VALID),
+				test_bit(i, pt->valid));
+		if (pt->large && pt->large[i]) {
+			KUNIT_EXPECT_EQ(test, pte, pt->large[i]);
+			KUNIT_EXPECT_NULL(test, child);
+		} else if (child) {
+			KUNIT_EXPECT_EQ(test, pte, child->offset | VDXG_PTE_VALID);
+			KUNIT_EXPECT_EQ(test, (u32)child->level, pt->level - 1u);
+			KUNIT_EXPECT_GT(test, (u32)child->nvalid, 0u);
+			tables += check_shadow(g, child);
+		} else if (pt->level) {
+			KUNIT_EXPECT_FALSE(test, pte & VDXG_PTE_VALID);
+		}
+	}
+	return tables;
+}
+
+/* What one page of the random test's window maps. */
+struct page_model {
+	u8 type;	/* 0: nothing, else VDXG_PT_SRC_* + 1 */
+	u64 addr;	/* VRAM offset or bus address */
+	u64 flags;
+};
+
+#define WIN_VA		0x3fc00000ull	/* 4 MiB below 1 GiB */
+#define WIN_PAGES	2048		/* 8 MiB */
+
+static u32 rnd(struct rnd_state *r, u32 n)
+{
+	return prandom_u32_state(r) % n;
+}
+
+/* A page list of 4 MiB: the first half contiguous and 2 MiB aligned. */
+static dma_addr_t *random_pages(struct kunit *test, struct rnd_state *r)
+{
+	dma_addr_t *pages = make_pages(test, WIN_PAGES, 0x2000000000ull);
+	u32 i;
+
+	for (i = 0; i < WIN_PAGES / 2; i++)
+		pages[i] = 0x3000000000ull + (u64)i * PG;
+	pages[rnd(r, WIN_PAGES / 2)] += SZ_1G;	/* one break, somewhere */
+	return pages;
+}
+
+/* One random map or unmap on the window, applied to the model too. */
+static void random_op(struct kunit *test, struct pt_ctx *ctx,
+		      struct rnd_state *r, struct page_model *model,
+		      const dma_addr_t *pages)
+{
+	static const u64 flag_set[] = {
+		0, VDXG_PTE_READ_ONLY, VDXG_PTE_NO_EXEC,
+		VDXG_PTE_READ_ONLY | VDXG_PTE_NO_EXEC,
+	};
+	struct vdxg_pt_src src = { .pages = pages, .npages = WIN_PAGES };
+	u32 first, n, i, kind = rnd(r, 5);
+	u64 flags = flag_set[rnd(r, 4)];
+
+	/* Half the ranges on 2 MiB boundaries, to meet the 2 MiB leaves. */
+	if (rnd(r, 2)) {
+		first = rnd(r, 4) * 512;
+		n = (1 + rnd(r, 4 - first / 512)) * 512;
+	} else {
+		first = rnd(r, WIN_PAGES);
+		n = 1 + rnd(r, min(WIN_PAGES - first, 700u));
+	}
+
+	switch (kind) {
+	case 0:
+	case 1:
+		KUNIT_ASSERT_EQ(test, ctx_unmap(ctx, WIN_VA + first * PG,
+						n * PG), 0);
+		memset(model + first, 0, n * sizeof(*model));
+		return;
+	case 2:
+		src.type = VDXG_PT_SRC_VRAM;
+		/* 2 MiB aligned with the VA, or 4 KiB off. */
+		src.addr = rnd(r, 64) * SZ_2M + (first % 512) * PG +
+			   (rnd(r, 2) ? PG : 0);
+		break;
+	case 3:
+		src.type = VDXG_PT_SRC_PAGES;
+		if (n > WIN_PAGES / 2) {
+			n = WIN_PAGES / 2;
+			first = min(first, WIN_PAGES - n);
+		}
+		src.addr = (u64)rnd(r, WIN_PAGES - n + 1) * PG;
+		if (rnd(r, 2))
+			src.addr = 0;
+		break;
+	default:
+		src.type = VDXG_PT_SRC_NULL;
+		break;
+	}
+	KUNIT_ASSERT_EQ(test, ctx_op(ctx, WIN_VA + first * PG, n * PG, &src,
+				     flags), 0);
+	for (i = 0; i < n; i++) {
+		model[first + i].type = src.type + 1;
+		model[first + i].flags = flags;
+		if (src.type == VDXG_PT_SRC_VRAM)
+			model[first + i].addr = src.addr + (u64)i * PG;
+		else if (src.type == VDXG_PT_SRC_PAGES)
+			model[first + i].addr = pages[src.addr / PG + i];
+		else
+			model[first + i].addr = 0;
+	}
+}
+
+static void check_model(struct kunit *test, struct pt_ctx *ctx,
+			const struct page_model *model)
+{
+	u32 i;
+
+	for (i = 0; i < WIN_PAGES; i++) {
+		struct xlate x = walk(&ctx->gpu, ASID, WIN_VA + i * PG + 12);
+		const struct page_model *m = &model[i];
+
+		if (!m->type) {
+			KUNIT_ASSERT_EQ_MSG(test, x.fault,
+					    VDXG_FAULT_VM_NOT_PRESENT,
+					    "page %u", i);
+			continue;
+		}
+		KUNIT_ASSERT_EQ_MSG(test, x.fault, 0, "page %u", i);
+		KUNIT_ASSERT_EQ(test, x.pte & (VDXG_PTE_READ_ONLY |
+					       VDXG_PTE_NO_EXEC), m->flags);
+		if (m->type == VDXG_PT_SRC_NULL + 1) {
+			KUNIT_ASSERT_TRUE(test, x.pte & VDXG_PTE_ZERO);
+			continue;
+		}
+		KUNIT_ASSERT_FALSE(test, x.pte & VDXG_PTE_ZERO);
+		KUNIT_ASSERT_EQ_MSG(test, x.addr, m->addr + 12, "page %u", i);
+		KUNIT_ASSERT_EQ(test, !!(x.pte & VDXG_PTE_SEGMENT_MASK),
+				m->type == VDXG_PT_SRC_VRAM + 1);
+	}
+}
+
+/*
+ * Random maps and unmaps over 8 MiB across a 1 GiB boundary, through
+ * buffers of random sizes, against a page-by-page model; the shadow is
+ * checked against VRAM after each. Unmapping it all leaves the root.
+ */
+static void vdxg_pt_random(struct kunit *test)
+{
+	static const u32 sizes[] = { VDXG_PT_MIN_BUF_BYTES, 96, 256, 4096 };
+	struct page_model *model;
+	struct rnd_state r;
+	dma_addr_t *pages;
+	struct pt_ctx *ctx;
+	u32 op, large = 0;
+
+	prandom_seed_state(&r, 0x76647867);
+	model = kunit_kcalloc(test, WIN_PAGES, sizeof(*model), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, model);
+	pages = random_pages(test, &r);
+	ctx = ctx_new(test, 4096);
+
+	for (op = 0; op < 300; op++) {
+		ctx->buf_bytes = sizes[rnd(&r, ARRAY_SIZE(sizes))];
+		random_op(test, ctx, &r, model, pages);
+		check_model(test, ctx, model);
+		KUNIT_ASSERT_EQ(test, check_shadow(&ctx->gpu, ctx->vm.root),
+				ctx->vm.tables);
+		KUNIT_ASSERT_EQ(test, ctx->gpu.pages_in_use, ctx->vm.tables);
+		large += walk(&ctx->gpu, ASID, WIN_VA + SZ_4M).level == 1;
+	}
+	/* The sequence met 2 MiB leaves, not just 4 KiB pages. */
+	KUNIT_EXPECT_GT(test, large, 10u);
+
+	KUNIT_ASSERT_EQ(test, ctx_unmap(ctx, WIN_VA, WIN_PAGES * PG), 0);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, 1u);
+	KUNIT_EXPECT_EQ(test, ctx->gpu.pages_in_use, 1u);
+	ctx_fini(ctx);
+}
+
 static struct kunit_case vdxg_pt_cases[] = {
 	KUNIT_CASE(vdxg_pt_activate),
 	KUNIT_CASE(vdxg_pt_map_vram),
@@ -990,6 +1181,7 @@ static struct kunit_case vdxg_pt_cases[] = {
 	KUNIT_CASE(vdxg_pt_predict_shapes),
 	KUNIT_CASE(vdxg_pt_bad_args),
 	KUNIT_CASE(vdxg_pt_copy_entries),
+	KUNIT_CASE(vdxg_pt_random),
 	{}
 };
 
