@@ -32,6 +32,11 @@
  * addresses inline, so the number of pages that fit bounds how many bytes
  * one pass moves. When both sides are page lists the room is split evenly.
  *
+ * The GPU virtual memory's operations (UPDATE_PAGE_TABLE and the others
+ * from 0x0a on) follow the same rules. Their sizes count what they cover:
+ * 4 KiB per page-table entry written or copied, the range of a flush.
+ * Operations that carry no list are emitted whole or not at all.
+ *
  * This file is pure logic: it writes dwords to memory and touches no
  * hardware, so KUnit tests it under UML.
  */
@@ -53,11 +58,6 @@ void vdxg_pagebuf_init(struct vdxg_pagebuf *pb, u32 *cmd, u32 size_bytes)
 	pb->used = 0;
 }
 
-static u32 vdxg_pb_room(const struct vdxg_pagebuf *pb)
-{
-	return min_t(u32, pb->size - pb->used, VDXG_PG_MAX_LEN);
-}
-
 static u32 *vdxg_pb_emit(struct vdxg_pagebuf *pb, u32 op, u32 len)
 {
 	u32 *cs = pb->cmd + pb->used;
@@ -75,16 +75,11 @@ static void vdxg_put64(u32 *cs, u64 v)
 
 static void vdxg_pg_count(struct vdxg_pg_stats *stats, u32 op, u64 bytes)
 {
+	BUILD_BUG_ON(ARRAY_SIZE(stats->ops) < VDXG_PG_NUM_OPS);
 	if (!stats)
 		return;
 	stats->ops[op]++;
 	stats->bytes[op] += bytes;
-}
-
-/* Nothing fits, and nothing will: the buffer is too small to progress. */
-static int vdxg_pb_full(const struct vdxg_pagebuf *pb)
-{
-	return pb->used ? -ENOSPC : -EINVAL;
 }
 
 static bool vdxg_pg_loc_ok(const struct vdxg_pg_loc *loc, u64 size)
@@ -141,7 +136,7 @@ static u64 vdxg_pg_xfer_chunk(const struct vdxg_pagebuf *pb,
 			      const struct vdxg_pg_loc *src,
 			      const struct vdxg_pg_loc *dst, u64 off, u64 left)
 {
-	u32 room = vdxg_pb_room(pb), pages, sides;
+	u32 room = vdxg_pagebuf_room(pb), pages, sides;
 	u64 chunk = min_t(u64, left, VDXG_PG_MAX_CHUNK);
 
 	if (room < VDXG_PG_XFER_DW_PAGES)
@@ -203,7 +198,7 @@ int vdxg_pg_transfer(struct vdxg_pagebuf *pb, const struct vdxg_pg_loc *src,
 					     size - *progress);
 
 		if (!len)
-			return vdxg_pb_full(pb);
+			return vdxg_pagebuf_full(pb);
 		vdxg_pg_emit_xfer(pb, src, dst, *progress, len);
 		vdxg_pg_count(stats, VDXG_PG_TRANSFER, len);
 		*progress += len;
@@ -232,8 +227,8 @@ int vdxg_pg_fill(struct vdxg_pagebuf *pb, u64 addr, u64 size, u32 pattern,
 		u64 len = min_t(u64, size - *progress, VDXG_PG_MAX_CHUNK);
 		u32 *cs;
 
-		if (vdxg_pb_room(pb) < 5)
-			return vdxg_pb_full(pb);
+		if (vdxg_pagebuf_room(pb) < 5)
+			return vdxg_pagebuf_full(pb);
 		cs = vdxg_pb_emit(pb, VDXG_PG_FILL, 5);
 		cs[1] = pattern;
 		cs[2] = len;
@@ -260,8 +255,8 @@ int vdxg_pg_discard(struct vdxg_pagebuf *pb, u64 addr, u64 size,
 
 	if (size > U32_MAX)
 		return -EINVAL;
-	if (vdxg_pb_room(pb) < 4)
-		return vdxg_pb_full(pb);
+	if (vdxg_pagebuf_room(pb) < 4)
+		return vdxg_pagebuf_full(pb);
 
 	cs = vdxg_pb_emit(pb, VDXG_PG_DISCARD, 4);
 	cs[1] = size;
@@ -291,10 +286,10 @@ int vdxg_pg_map_aperture(struct vdxg_pagebuf *pb, u32 first,
 		return -EINVAL;
 
 	while (*progress < count) {
-		u32 room = vdxg_pb_room(pb);
+		u32 room = vdxg_pagebuf_room(pb);
 
 		if (room < 5)
-			return vdxg_pb_full(pb);
+			return vdxg_pagebuf_full(pb);
 		n = min_t(u64, (room - 3) / 2, count - *progress);
 		cs = vdxg_pb_emit(pb, VDXG_PG_MAP_APERTURE, 3 + 2 * n);
 		cs[1] = first + *progress;
@@ -324,8 +319,8 @@ int vdxg_pg_unmap_aperture(struct vdxg_pagebuf *pb, u32 first, u32 count,
 
 	if (first + count < first)
 		return -EINVAL;
-	if (vdxg_pb_room(pb) < 3)
-		return vdxg_pb_full(pb);
+	if (vdxg_pagebuf_room(pb) < 3)
+		return vdxg_pagebuf_full(pb);
 
 	cs = vdxg_pb_emit(pb, VDXG_PG_UNMAP_APERTURE, 3);
 	cs[1] = first;
@@ -343,8 +338,8 @@ int vdxg_pg_unmap_aperture(struct vdxg_pagebuf *pb, u32 first, u32 count,
  */
 int vdxg_pg_flush_tlb(struct vdxg_pagebuf *pb, struct vdxg_pg_stats *stats)
 {
-	if (vdxg_pb_room(pb) < 1)
-		return vdxg_pb_full(pb);
+	if (vdxg_pagebuf_room(pb) < 1)
+		return vdxg_pagebuf_full(pb);
 	vdxg_pb_emit(pb, VDXG_PG_FLUSH_TLB, 1);
 	vdxg_pg_count(stats, VDXG_PG_FLUSH_TLB, 0);
 	return 0;
@@ -366,11 +361,374 @@ int vdxg_pg_fence(struct vdxg_pagebuf *pb, u64 addr, u64 value,
 
 	if (addr & 7)
 		return -EINVAL;
-	if (vdxg_pb_room(pb) < 5)
-		return vdxg_pb_full(pb);
+	if (vdxg_pagebuf_room(pb) < 5)
+		return vdxg_pagebuf_full(pb);
 	cs = vdxg_pb_emit(pb, VDXG_PG_FENCE, 5);
 	vdxg_put64(cs + 1, addr);
 	vdxg_put64(cs + 3, value);
 	vdxg_pg_count(stats, VDXG_PG_FENCE, 0);
+	return 0;
+}
+
+/* Entries of UPDATE_PAGE_TABLE's list form, wherever they come from. */
+struct vdxg_pg_pte_src {
+	const u64 *entries;
+	const dma_addr_t *pages;
+	u64 flags;
+};
+
+static u64 vdxg_pg_pte(const struct vdxg_pg_pte_src *src, u64 i)
+{
+	return src->entries ? src->entries[i] : (u64)src->pages[i] | src->flags;
+}
+
+static bool vdxg_pg_pt_ok(u64 table, u32 first, u32 count)
+{
+	return !(table & (VDXG_PG_PAGE - 1)) &&
+	       first <= VDXG_VM_TABLE_ENTRIES &&
+	       count <= VDXG_VM_TABLE_ENTRIES - first;
+}
+
+static int vdxg_pg_upt_list(struct vdxg_pagebuf *pb, u64 table, u32 first,
+			    const struct vdxg_pg_pte_src *src, u32 count,
+			    u64 *progress, struct vdxg_pg_stats *stats)
+{
+	if (!vdxg_pg_pt_ok(table, first, count) || *progress > count)
+		return -EINVAL;
+
+	while (*progress < count) {
+		u32 room = vdxg_pagebuf_room(pb), n, i, *cs;
+
+		if (room < VDXG_PG_UPT_LEN(1))
+			return vdxg_pagebuf_full(pb);
+		n = min_t(u64, (room - VDXG_PG_UPT_DW_ENTRIES) / 2,
+			  count - *progress);
+		cs = vdxg_pb_emit(pb, VDXG_PG_UPDATE_PAGE_TABLE,
+				  VDXG_PG_UPT_LEN(n));
+		cs[VDXG_PG_UPT_DW_FLAGS] = 0;
+		vdxg_put64(cs + VDXG_PG_UPT_DW_TABLE, table);
+		cs[VDXG_PG_UPT_DW_FIRST] = first + *progress;
+		cs[VDXG_PG_UPT_DW_COUNT] = n;
+		for (i = 0; i < n; i++)
+			vdxg_put64(cs + VDXG_PG_UPT_DW_ENTRIES + 2 * i,
+				   vdxg_pg_pte(src, *progress + i));
+		vdxg_pg_count(stats, VDXG_PG_UPDATE_PAGE_TABLE,
+			      (u64)n * VDXG_PG_PAGE);
+		*progress += n;
+	}
+	return 0;
+}
+
+/**
+ * vdxg_pg_update_pt - emit UPDATE_PAGE_TABLEs writing a list of entries
+ * @pb: the builder
+ * @table: VRAM offset of the table, 4 KiB aligned
+ * @first: index of the first entry to write
+ * @entries: the entries
+ * @count: entries in @entries; @first + @count at most 512
+ * @progress: in/out: entries already emitted
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0, -ENOSPC to continue in a new buffer, or -EINVAL.
+ */
+int vdxg_pg_update_pt(struct vdxg_pagebuf *pb, u64 table, u32 first,
+		      const u64 *entries, u32 count, u64 *progress,
+		      struct vdxg_pg_stats *stats)
+{
+	struct vdxg_pg_pte_src src = { .entries = entries };
+
+	return vdxg_pg_upt_list(pb, table, first, &src, count, progress,
+				stats);
+}
+
+/**
+ * vdxg_pg_update_pt_pages - emit UPDATE_PAGE_TABLEs pointing at system pages
+ * @pb: the builder
+ * @table: VRAM offset of the table, 4 KiB aligned
+ * @first: index of the first entry to write
+ * @pages: system page addresses (the MDL), one an entry
+ * @flags: bits ORed into each page address (VDXG_PTE_*)
+ * @count: entries to write; @first + @count at most 512
+ * @progress: in/out: entries already emitted
+ * @stats: counters to update, or NULL
+ *
+ * Entry i is ``pages[i] | flags``.
+ *
+ * Return: 0, -ENOSPC to continue in a new buffer, or -EINVAL.
+ */
+int vdxg_pg_update_pt_pages(struct vdxg_pagebuf *pb, u64 table, u32 first,
+			    const dma_addr_t *pages, u64 flags, u32 count,
+			    u64 *progress, struct vdxg_pg_stats *stats)
+{
+	struct vdxg_pg_pte_src src = { .pages = pages, .flags = flags };
+
+	return vdxg_pg_upt_list(pb, table, first, &src, count, progress,
+				stats);
+}
+
+/**
+ * vdxg_pg_update_pt_gen - emit an UPDATE_PAGE_TABLE in GENERATE form
+ * @pb: the builder
+ * @table: VRAM offset of the table, 4 KiB aligned
+ * @first: index of the first entry to write
+ * @count: entries to write; @first + @count at most 512
+ * @base: entry @first
+ * @stride: what each further entry adds, a multiple of 4 KiB
+ * @stats: counters to update, or NULL
+ *
+ * Entry @first + i is ``base + i * stride``: a contiguous range, or with
+ * a stride of 0 the same entry @count times (invalid or null entries).
+ *
+ * Return: 0, -ENOSPC, or -EINVAL.
+ */
+int vdxg_pg_update_pt_gen(struct vdxg_pagebuf *pb, u64 table, u32 first,
+			  u32 count, u64 base, u64 stride,
+			  struct vdxg_pg_stats *stats)
+{
+	u32 *cs;
+
+	if (!vdxg_pg_pt_ok(table, first, count) || stride & (VDXG_PG_PAGE - 1))
+		return -EINVAL;
+	if (vdxg_pagebuf_room(pb) < VDXG_PG_UPT_GEN_LEN)
+		return vdxg_pagebuf_full(pb);
+
+	cs = vdxg_pb_emit(pb, VDXG_PG_UPDATE_PAGE_TABLE, VDXG_PG_UPT_GEN_LEN);
+	cs[VDXG_PG_UPT_DW_FLAGS] = VDXG_PG_UPT_GENERATE;
+	vdxg_put64(cs + VDXG_PG_UPT_DW_TABLE, table);
+	cs[VDXG_PG_UPT_DW_FIRST] = first;
+	cs[VDXG_PG_UPT_DW_COUNT] = count;
+	vdxg_put64(cs + VDXG_PG_UPT_DW_BASE, base);
+	vdxg_put64(cs + VDXG_PG_UPT_DW_STRIDE, stride);
+	vdxg_pg_count(stats, VDXG_PG_UPDATE_PAGE_TABLE,
+		      (u64)count * VDXG_PG_PAGE);
+	return 0;
+}
+
+/**
+ * vdxg_pg_copy_ptes - emit a COPY_PAGE_TABLE_ENTRIES
+ * @pb: the builder
+ * @src: VRAM offset of the source table, 4 KiB aligned
+ * @src_idx: first source entry
+ * @dst: VRAM offset of the destination table, 4 KiB aligned
+ * @dst_idx: first destination entry
+ * @count: entries; each range within its table's 512
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0, -ENOSPC, or -EINVAL.
+ */
+int vdxg_pg_copy_ptes(struct vdxg_pagebuf *pb, u64 src, u32 src_idx, u64 dst,
+		      u32 dst_idx, u32 count, struct vdxg_pg_stats *stats)
+{
+	u32 *cs;
+
+	if (!vdxg_pg_pt_ok(src, src_idx, count) ||
+	    !vdxg_pg_pt_ok(dst, dst_idx, count))
+		return -EINVAL;
+	if (vdxg_pagebuf_room(pb) < VDXG_PG_COPY_PTES_LEN)
+		return vdxg_pagebuf_full(pb);
+
+	cs = vdxg_pb_emit(pb, VDXG_PG_COPY_PTES, VDXG_PG_COPY_PTES_LEN);
+	vdxg_put64(cs + 1, src);
+	cs[3] = src_idx;
+	vdxg_put64(cs + 4, dst);
+	cs[6] = dst_idx;
+	cs[7] = count;
+	vdxg_pg_count(stats, VDXG_PG_COPY_PTES, (u64)count * VDXG_PG_PAGE);
+	return 0;
+}
+
+/**
+ * vdxg_pg_flush_vm_tlb - emit a FLUSH_VM_TLB
+ * @pb: the builder
+ * @as: address space id
+ * @range: flush only [@va, @va + @size), else the whole space
+ * @va: first virtual address of the range
+ * @size: bytes in the range
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0, -ENOSPC, or -EINVAL.
+ */
+int vdxg_pg_flush_vm_tlb(struct vdxg_pagebuf *pb, u32 as, bool range, u64 va,
+			 u64 size, struct vdxg_pg_stats *stats)
+{
+	u32 *cs;
+
+	if (as >= VDXG_VM_MAX_AS || (!range && (va || size)))
+		return -EINVAL;
+	if (vdxg_pagebuf_room(pb) < VDXG_PG_FLUSH_VM_TLB_LEN)
+		return vdxg_pagebuf_full(pb);
+
+	cs = vdxg_pb_emit(pb, VDXG_PG_FLUSH_VM_TLB, VDXG_PG_FLUSH_VM_TLB_LEN);
+	cs[1] = as;
+	cs[2] = range ? VDXG_PG_FLUSH_RANGE : 0;
+	vdxg_put64(cs + 3, va);
+	vdxg_put64(cs + 5, size);
+	vdxg_pg_count(stats, VDXG_PG_FLUSH_VM_TLB, size);
+	return 0;
+}
+
+/**
+ * vdxg_pg_transfer_virtual - emit TRANSFER_VIRTUALs
+ * @pb: the builder
+ * @as: address space id
+ * @flags: %VDXG_PG_XV_SRC_PHYS, %VDXG_PG_XV_DST_PHYS: that side is a GPU
+ *	address, not a virtual address of @as
+ * @src: source address
+ * @dst: destination address
+ * @size: bytes to copy
+ * @progress: in/out: bytes already emitted
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0, -ENOSPC to continue in a new buffer, or -EINVAL.
+ */
+int vdxg_pg_transfer_virtual(struct vdxg_pagebuf *pb, u32 as, u32 flags,
+			     u64 src, u64 dst, u64 size, u64 *progress,
+			     struct vdxg_pg_stats *stats)
+{
+	u64 end;
+
+	if (as >= VDXG_VM_MAX_AS || *progress > size ||
+	    flags & ~(VDXG_PG_XV_SRC_PHYS | VDXG_PG_XV_DST_PHYS) ||
+	    check_add_overflow(src, size, &end) ||
+	    check_add_overflow(dst, size, &end))
+		return -EINVAL;
+
+	while (*progress < size) {
+		u64 len = min_t(u64, size - *progress, VDXG_PG_MAX_CHUNK);
+		u32 *cs;
+
+		if (vdxg_pagebuf_room(pb) < VDXG_PG_XV_LEN)
+			return vdxg_pagebuf_full(pb);
+		cs = vdxg_pb_emit(pb, VDXG_PG_TRANSFER_VIRTUAL, VDXG_PG_XV_LEN);
+		cs[1] = as;
+		cs[2] = flags;
+		cs[3] = len;
+		vdxg_put64(cs + 4, src + *progress);
+		vdxg_put64(cs + 6, dst + *progress);
+		vdxg_pg_count(stats, VDXG_PG_TRANSFER_VIRTUAL, len);
+		*progress += len;
+	}
+	return 0;
+}
+
+/**
+ * vdxg_pg_fill_virtual - emit FILL_VIRTUALs of a 32-bit pattern
+ * @pb: the builder
+ * @as: address space id
+ * @va: virtual address, 4-byte aligned
+ * @size: bytes, a multiple of 4
+ * @pattern: the pattern
+ * @progress: in/out: bytes already emitted
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0, -ENOSPC to continue in a new buffer, or -EINVAL.
+ */
+int vdxg_pg_fill_virtual(struct vdxg_pagebuf *pb, u32 as, u64 va, u64 size,
+			 u32 pattern, u64 *progress,
+			 struct vdxg_pg_stats *stats)
+{
+	u64 end;
+
+	if (as >= VDXG_VM_MAX_AS || (va | size) & 3 || *progress > size ||
+	    check_add_overflow(va, size, &end))
+		return -EINVAL;
+
+	while (*progress < size) {
+		u64 len = min_t(u64, size - *progress, VDXG_PG_MAX_CHUNK);
+		u32 *cs;
+
+		if (vdxg_pagebuf_room(pb) < VDXG_PG_FILL_V_LEN)
+			return vdxg_pagebuf_full(pb);
+		cs = vdxg_pb_emit(pb, VDXG_PG_FILL_VIRTUAL, VDXG_PG_FILL_V_LEN);
+		cs[1] = as;
+		cs[2] = pattern;
+		cs[3] = len;
+		vdxg_put64(cs + 4, va + *progress);
+		vdxg_pg_count(stats, VDXG_PG_FILL_VIRTUAL, len);
+		*progress += len;
+	}
+	return 0;
+}
+
+/**
+ * vdxg_pg_update_context_alloc - emit an UPDATE_CONTEXT_ALLOCATION
+ * @pb: the builder
+ * @as: address space id
+ * @entry: qword 0 of its AS-table entry: the root table's VRAM offset |
+ *	%VDXG_VM_AS_VALID, or 0 to make the space unusable
+ * @stats: counters to update, or NULL
+ *
+ * The device also flushes the space's translations.
+ *
+ * Return: 0, -ENOSPC, or -EINVAL.
+ */
+int vdxg_pg_update_context_alloc(struct vdxg_pagebuf *pb, u32 as, u64 entry,
+				 struct vdxg_pg_stats *stats)
+{
+	u32 *cs;
+
+	if (as >= VDXG_VM_MAX_AS ||
+	    entry & ~(VDXG_VM_AS_ADDR_MASK | VDXG_VM_AS_VALID))
+		return -EINVAL;
+	if (vdxg_pagebuf_room(pb) < VDXG_PG_UCA_LEN)
+		return vdxg_pagebuf_full(pb);
+
+	cs = vdxg_pb_emit(pb, VDXG_PG_UPDATE_CONTEXT_ALLOC, VDXG_PG_UCA_LEN);
+	cs[1] = as;
+	vdxg_put64(cs + 2, entry);
+	vdxg_pg_count(stats, VDXG_PG_UPDATE_CONTEXT_ALLOC, 0);
+	return 0;
+}
+
+/**
+ * vdxg_pg_init_context_resource - emit an INIT_CONTEXT_RESOURCE
+ * @pb: the builder
+ * @offset: VRAM offset of the context state area, 4 KiB aligned
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0, -ENOSPC, or -EINVAL.
+ */
+int vdxg_pg_init_context_resource(struct vdxg_pagebuf *pb, u64 offset,
+				  struct vdxg_pg_stats *stats)
+{
+	u32 *cs;
+
+	if (offset & (VDXG_CTX_STATE_SIZE - 1))
+		return -EINVAL;
+	if (vdxg_pagebuf_room(pb) < VDXG_PG_ICR_LEN)
+		return vdxg_pagebuf_full(pb);
+
+	cs = vdxg_pb_emit(pb, VDXG_PG_INIT_CONTEXT_RESOURCE, VDXG_PG_ICR_LEN);
+	vdxg_put64(cs + 1, offset);
+	vdxg_pg_count(stats, VDXG_PG_INIT_CONTEXT_RESOURCE,
+		      VDXG_CTX_STATE_SIZE);
+	return 0;
+}
+
+/**
+ * vdxg_pg_notify_residency - emit a NOTIFY_RESIDENCY
+ * @pb: the builder
+ * @as: address space id
+ * @evicted: count evictions, else allocations made resident
+ * @count: allocations
+ * @stats: counters to update, or NULL
+ *
+ * Return: 0, -ENOSPC, or -EINVAL.
+ */
+int vdxg_pg_notify_residency(struct vdxg_pagebuf *pb, u32 as, bool evicted,
+			     u32 count, struct vdxg_pg_stats *stats)
+{
+	u32 *cs;
+
+	if (as >= VDXG_VM_MAX_AS)
+		return -EINVAL;
+	if (vdxg_pagebuf_room(pb) < VDXG_PG_NOTIFY_RES_LEN)
+		return vdxg_pagebuf_full(pb);
+
+	cs = vdxg_pb_emit(pb, VDXG_PG_NOTIFY_RESIDENCY, VDXG_PG_NOTIFY_RES_LEN);
+	cs[1] = as;
+	cs[2] = evicted ? VDXG_PG_RES_EVICTED : 0;
+	cs[3] = count;
+	vdxg_pg_count(stats, VDXG_PG_NOTIFY_RESIDENCY, 0);
 	return 0;
 }

@@ -5,6 +5,8 @@
 #ifndef _VDXG_PAGEBUF_H_
 #define _VDXG_PAGEBUF_H_
 
+#include <linux/errno.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 
 /**
@@ -37,9 +39,32 @@ struct vdxg_pg_loc {
  * @bytes: bytes the operations cover
  */
 struct vdxg_pg_stats {
-	u64 ops[16];
-	u64 bytes[16];
+	u64 ops[32];
+	u64 bytes[32];
 };
+
+/**
+ * vdxg_pagebuf_room - dwords one more operation may take
+ * @pb: the builder
+ *
+ * Return: the room left, capped at the longest operation.
+ */
+static inline u32 vdxg_pagebuf_room(const struct vdxg_pagebuf *pb)
+{
+	return min_t(u32, pb->size - pb->used, 0xffff);	/* VDXG_PG_MAX_LEN */
+}
+
+/**
+ * vdxg_pagebuf_full - the error for an operation that does not fit
+ * @pb: the builder
+ *
+ * Return: -ENOSPC when the buffer holds something (flush it and call
+ * again), -EINVAL when it is empty: the buffer is too small to progress.
+ */
+static inline int vdxg_pagebuf_full(const struct vdxg_pagebuf *pb)
+{
+	return pb->used ? -ENOSPC : -EINVAL;
+}
 
 void vdxg_pagebuf_init(struct vdxg_pagebuf *pb, u32 *cmd, u32 size_bytes);
 
@@ -58,5 +83,31 @@ int vdxg_pg_unmap_aperture(struct vdxg_pagebuf *pb, u32 first, u32 count,
 int vdxg_pg_flush_tlb(struct vdxg_pagebuf *pb, struct vdxg_pg_stats *stats);
 int vdxg_pg_fence(struct vdxg_pagebuf *pb, u64 addr, u64 value,
 		  struct vdxg_pg_stats *stats);
+
+int vdxg_pg_update_pt(struct vdxg_pagebuf *pb, u64 table, u32 first,
+		      const u64 *entries, u32 count, u64 *progress,
+		      struct vdxg_pg_stats *stats);
+int vdxg_pg_update_pt_pages(struct vdxg_pagebuf *pb, u64 table, u32 first,
+			    const dma_addr_t *pages, u64 flags, u32 count,
+			    u64 *progress, struct vdxg_pg_stats *stats);
+int vdxg_pg_update_pt_gen(struct vdxg_pagebuf *pb, u64 table, u32 first,
+			  u32 count, u64 base, u64 stride,
+			  struct vdxg_pg_stats *stats);
+int vdxg_pg_copy_ptes(struct vdxg_pagebuf *pb, u64 src, u32 src_idx, u64 dst,
+		      u32 dst_idx, u32 count, struct vdxg_pg_stats *stats);
+int vdxg_pg_flush_vm_tlb(struct vdxg_pagebuf *pb, u32 as, bool range, u64 va,
+			 u64 size, struct vdxg_pg_stats *stats);
+int vdxg_pg_transfer_virtual(struct vdxg_pagebuf *pb, u32 as, u32 flags,
+			     u64 src, u64 dst, u64 size, u64 *progress,
+			     struct vdxg_pg_stats *stats);
+int vdxg_pg_fill_virtual(struct vdxg_pagebuf *pb, u32 as, u64 va, u64 size,
+			 u32 pattern, u64 *progress,
+			 struct vdxg_pg_stats *stats);
+int vdxg_pg_update_context_alloc(struct vdxg_pagebuf *pb, u32 as, u64 entry,
+				 struct vdxg_pg_stats *stats);
+int vdxg_pg_init_context_resource(struct vdxg_pagebuf *pb, u64 offset,
+				  struct vdxg_pg_stats *stats);
+int vdxg_pg_notify_residency(struct vdxg_pagebuf *pb, u32 as, bool evicted,
+			     u32 count, struct vdxg_pg_stats *stats);
 
 #endif

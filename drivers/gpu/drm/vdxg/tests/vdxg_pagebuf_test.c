@@ -334,6 +334,237 @@ static void vdxg_pg_fence_discard(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vdxg_pg_flush_tlb(&pb, NULL), -ENOSPC);
 }
 
+/* UPDATE_PAGE_TABLE's list form: entries split over buffers, in order. */
+static void vdxg_pg_update_pt_list(struct kunit *test)
+{
+	u64 entries[100], progress = 0;
+	struct vdxg_pg_stats stats = {};
+	struct vdxg_pagebuf pb;
+	u32 *buf = make_buf(test, 256), total = 0, passes = 0, i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(entries); i++)
+		entries[i] = 0x100000ull * i | VDXG_PTE_VALID;
+
+	vdxg_pagebuf_init(&pb, buf, 256);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_update_pt(&pb, 0x1001, 0, entries, 1,
+						&progress, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_update_pt(&pb, 0x1000, 500, entries, 13,
+						&progress, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pb.used, 0u);
+
+	/* 64 dwords: (64 - 6) / 2 = 29 entries a buffer. */
+	do {
+		u32 *cs = buf;
+
+		vdxg_pagebuf_init(&pb, buf, 256);
+		ret = vdxg_pg_update_pt(&pb, 0x7000, 400, entries, 100,
+					&progress, &stats);
+		KUNIT_ASSERT_TRUE(test, ret == 0 || ret == -ENOSPC);
+		KUNIT_ASSERT_EQ(test, VDXG_PG_HDR_OP(cs[0]),
+				(u32)VDXG_PG_UPDATE_PAGE_TABLE);
+		KUNIT_EXPECT_EQ(test, VDXG_PG_HDR_LEN(cs[0]),
+				(u32)VDXG_PG_UPT_LEN(cs[VDXG_PG_UPT_DW_COUNT]));
+		KUNIT_EXPECT_EQ(test, cs[VDXG_PG_UPT_DW_FLAGS], 0u);
+		KUNIT_EXPECT_EQ(test, get64(cs + VDXG_PG_UPT_DW_TABLE),
+				0x7000ull);
+		KUNIT_EXPECT_EQ(test, cs[VDXG_PG_UPT_DW_FIRST], 400 + total);
+		for (i = 0; i < cs[VDXG_PG_UPT_DW_COUNT]; i++)
+			KUNIT_EXPECT_EQ(test, get64(cs + VDXG_PG_UPT_DW_ENTRIES +
+						    2 * i), entries[total + i]);
+		total += cs[VDXG_PG_UPT_DW_COUNT];
+		KUNIT_ASSERT_LT(test, ++passes, 10u);
+	} while (ret == -ENOSPC);
+	KUNIT_EXPECT_EQ(test, total, 100u);
+	KUNIT_EXPECT_EQ(test, passes, 4u);
+	KUNIT_EXPECT_EQ(test, stats.ops[VDXG_PG_UPDATE_PAGE_TABLE], 4ull);
+	KUNIT_EXPECT_EQ(test, stats.bytes[VDXG_PG_UPDATE_PAGE_TABLE],
+			100ull * PG);
+}
+
+/* The page-list variant ORs the flags into each page address. */
+static void vdxg_pg_update_pt_page_list(struct kunit *test)
+{
+	dma_addr_t *pages = make_pages(test, 8, 0x40000000);
+	const u64 flags = VDXG_PTE_VALID | VDXG_PTE_READ_ONLY;
+	struct vdxg_pagebuf pb;
+	u64 progress = 0;
+	u32 *buf = make_buf(test, 4096), i;
+
+	vdxg_pagebuf_init(&pb, buf, 4096);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_update_pt_pages(&pb, 0x3000, 504, pages,
+						      flags, 8, &progress,
+						      NULL), 0);
+	KUNIT_EXPECT_EQ(test, pb.used, (u32)VDXG_PG_UPT_LEN(8));
+	KUNIT_EXPECT_EQ(test, buf[VDXG_PG_UPT_DW_FIRST], 504u);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, get64(buf + VDXG_PG_UPT_DW_ENTRIES + 2 * i),
+				(u64)pages[i] | flags);
+}
+
+static void vdxg_pg_update_pt_generate(struct kunit *test)
+{
+	struct vdxg_pg_stats stats = {};
+	struct vdxg_pagebuf pb;
+	u32 *buf = make_buf(test, 48);	/* 12 dwords: one GENERATE */
+
+	vdxg_pagebuf_init(&pb, buf, 48);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_update_pt_gen(&pb, 0x2000, 0, 512,
+						    0x5000 | VDXG_PTE_VALID,
+						    100, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_update_pt_gen(&pb, 0x2000, 1, 512, 0, 0,
+						    NULL), -EINVAL);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_update_pt_gen(&pb, 0x2000, 10, 502,
+						    0x5000 | VDXG_PTE_VALID, PG,
+						    &stats), 0);
+	KUNIT_EXPECT_EQ(test, buf[0], VDXG_PG_HDR(VDXG_PG_UPDATE_PAGE_TABLE,
+						  VDXG_PG_UPT_GEN_LEN));
+	KUNIT_EXPECT_EQ(test, buf[VDXG_PG_UPT_DW_FLAGS],
+			(u32)VDXG_PG_UPT_GENERATE);
+	KUNIT_EXPECT_EQ(test, get64(buf + VDXG_PG_UPT_DW_TABLE), 0x2000ull);
+	KUNIT_EXPECT_EQ(test, buf[VDXG_PG_UPT_DW_FIRST], 10u);
+	KUNIT_EXPECT_EQ(test, buf[VDXG_PG_UPT_DW_COUNT], 502u);
+	KUNIT_EXPECT_EQ(test, get64(buf + VDXG_PG_UPT_DW_BASE),
+			0x5000 | VDXG_PTE_VALID);
+	KUNIT_EXPECT_EQ(test, get64(buf + VDXG_PG_UPT_DW_STRIDE), (u64)PG);
+	KUNIT_EXPECT_EQ(test, stats.bytes[VDXG_PG_UPDATE_PAGE_TABLE],
+			502ull * PG);
+	/* Two dwords left. */
+	KUNIT_EXPECT_EQ(test, vdxg_pg_update_pt_gen(&pb, 0x2000, 0, 1, 0, 0,
+						    NULL), -ENOSPC);
+}
+
+/* The other GPU virtual memory operations, field by field. */
+static void vdxg_pg_vm_ops(struct kunit *test)
+{
+	struct vdxg_pg_stats stats = {};
+	struct vdxg_pagebuf pb;
+	u64 progress = 0;
+	u32 *buf = make_buf(test, 4096), *cs = buf;
+
+	vdxg_pagebuf_init(&pb, buf, 4096);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_copy_ptes(&pb, 0x1000, 500, 0x2000, 0,
+						13, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_flush_vm_tlb(&pb, 256, false, 0, 0,
+						   NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_flush_vm_tlb(&pb, 1, false, 0x1000, 0,
+						   NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_transfer_virtual(&pb, 1, 4, 0, 0, 8,
+						       &progress, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_fill_virtual(&pb, 1, 2, 8, 0, &progress,
+						   NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_update_context_alloc(&pb, 1, 0x1002,
+							   NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_init_context_resource(&pb, 0x800, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_notify_residency(&pb, 300, false, 1,
+						       NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pb.used, 0u);
+
+	KUNIT_ASSERT_EQ(test, vdxg_pg_copy_ptes(&pb, 0x1000, 500, 0x2000, 3,
+						12, &stats), 0);
+	KUNIT_EXPECT_EQ(test, cs[0], VDXG_PG_HDR(VDXG_PG_COPY_PTES,
+						 VDXG_PG_COPY_PTES_LEN));
+	KUNIT_EXPECT_EQ(test, get64(cs + 1), 0x1000ull);
+	KUNIT_EXPECT_EQ(test, cs[3], 500u);
+	KUNIT_EXPECT_EQ(test, get64(cs + 4), 0x2000ull);
+	KUNIT_EXPECT_EQ(test, cs[6], 3u);
+	KUNIT_EXPECT_EQ(test, cs[7], 12u);
+	cs += VDXG_PG_COPY_PTES_LEN;
+
+	KUNIT_ASSERT_EQ(test, vdxg_pg_flush_vm_tlb(&pb, 7, true, 0x12340000,
+						   1ull << 33, &stats), 0);
+	KUNIT_EXPECT_EQ(test, cs[0], VDXG_PG_HDR(VDXG_PG_FLUSH_VM_TLB,
+						 VDXG_PG_FLUSH_VM_TLB_LEN));
+	KUNIT_EXPECT_EQ(test, cs[1], 7u);
+	KUNIT_EXPECT_EQ(test, cs[2], (u32)VDXG_PG_FLUSH_RANGE);
+	KUNIT_EXPECT_EQ(test, get64(cs + 3), 0x12340000ull);
+	KUNIT_EXPECT_EQ(test, get64(cs + 5), 1ull << 33);
+	cs += VDXG_PG_FLUSH_VM_TLB_LEN;
+
+	/* 3 GiB: three operations of at most 1 GiB. */
+	KUNIT_ASSERT_EQ(test, vdxg_pg_transfer_virtual(&pb, 2,
+						       VDXG_PG_XV_DST_PHYS,
+						       0x100000, 0x200000,
+						       3ull << 30, &progress,
+						       &stats), 0);
+	KUNIT_EXPECT_EQ(test, cs[0], VDXG_PG_HDR(VDXG_PG_TRANSFER_VIRTUAL,
+						 VDXG_PG_XV_LEN));
+	KUNIT_EXPECT_EQ(test, cs[1], 2u);
+	KUNIT_EXPECT_EQ(test, cs[2], (u32)VDXG_PG_XV_DST_PHYS);
+	KUNIT_EXPECT_EQ(test, cs[3], 1u << 30);
+	KUNIT_EXPECT_EQ(test, get64(cs + 4), 0x100000ull);
+	KUNIT_EXPECT_EQ(test, get64(cs + 6), 0x200000ull);
+	cs += 2 * VDXG_PG_XV_LEN;
+	KUNIT_EXPECT_EQ(test, get64(cs + 4), 0x100000ull + (2ull << 30));
+	KUNIT_EXPECT_EQ(test, get64(cs + 6), 0x200000ull + (2ull << 30));
+	cs += VDXG_PG_XV_LEN;
+	KUNIT_EXPECT_EQ(test, stats.ops[VDXG_PG_TRANSFER_VIRTUAL], 3ull);
+
+	progress = 0;
+	KUNIT_ASSERT_EQ(test, vdxg_pg_fill_virtual(&pb, 3, 0x4000, 0x100,
+						   0xcafef00d, &progress,
+						   &stats), 0);
+	KUNIT_EXPECT_EQ(test, cs[0], VDXG_PG_HDR(VDXG_PG_FILL_VIRTUAL,
+						 VDXG_PG_FILL_V_LEN));
+	KUNIT_EXPECT_EQ(test, cs[1], 3u);
+	KUNIT_EXPECT_EQ(test, cs[2], 0xcafef00du);
+	KUNIT_EXPECT_EQ(test, cs[3], 0x100u);
+	KUNIT_EXPECT_EQ(test, get64(cs + 4), 0x4000ull);
+	cs += VDXG_PG_FILL_V_LEN;
+
+	KUNIT_ASSERT_EQ(test, vdxg_pg_update_context_alloc(&pb, 255,
+							   0x7000 |
+							   VDXG_VM_AS_VALID,
+							   &stats), 0);
+	KUNIT_EXPECT_EQ(test, cs[0], VDXG_PG_HDR(VDXG_PG_UPDATE_CONTEXT_ALLOC,
+						 VDXG_PG_UCA_LEN));
+	KUNIT_EXPECT_EQ(test, cs[1], 255u);
+	KUNIT_EXPECT_EQ(test, get64(cs + 2), 0x7001ull);
+	cs += VDXG_PG_UCA_LEN;
+
+	KUNIT_ASSERT_EQ(test, vdxg_pg_init_context_resource(&pb, 0x9000,
+							    &stats), 0);
+	KUNIT_EXPECT_EQ(test, cs[0], VDXG_PG_HDR(VDXG_PG_INIT_CONTEXT_RESOURCE,
+						 VDXG_PG_ICR_LEN));
+	KUNIT_EXPECT_EQ(test, get64(cs + 1), 0x9000ull);
+	cs += VDXG_PG_ICR_LEN;
+
+	KUNIT_ASSERT_EQ(test, vdxg_pg_notify_residency(&pb, 4, true, 17,
+						       &stats), 0);
+	KUNIT_EXPECT_EQ(test, cs[0], VDXG_PG_HDR(VDXG_PG_NOTIFY_RESIDENCY,
+						 VDXG_PG_NOTIFY_RES_LEN));
+	KUNIT_EXPECT_EQ(test, cs[1], 4u);
+	KUNIT_EXPECT_EQ(test, cs[2], (u32)VDXG_PG_RES_EVICTED);
+	KUNIT_EXPECT_EQ(test, cs[3], 17u);
+	cs += VDXG_PG_NOTIFY_RES_LEN;
+
+	KUNIT_EXPECT_EQ(test, pb.used, (u32)(cs - buf));
+	KUNIT_EXPECT_EQ(test, stats.ops[VDXG_PG_NOTIFY_RESIDENCY], 1ull);
+	KUNIT_EXPECT_EQ(test, stats.ops[VDXG_PG_INIT_CONTEXT_RESOURCE], 1ull);
+}
+
+/* Fixed-size operations do not fit in what is left: -ENOSPC, nothing. */
+static void vdxg_pg_vm_ops_full(struct kunit *test)
+{
+	struct vdxg_pagebuf pb;
+	u64 progress = 0;
+	u32 *buf = make_buf(test, 12);
+
+	vdxg_pagebuf_init(&pb, buf, 12);
+	/* Empty and too small for a COPY: nothing will ever fit. */
+	KUNIT_EXPECT_EQ(test, vdxg_pg_copy_ptes(&pb, 0, 0, 0x1000, 0, 1, NULL),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_init_context_resource(&pb, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_flush_vm_tlb(&pb, 0, false, 0, 0, NULL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_fill_virtual(&pb, 0, 0, 4, 0, &progress,
+						   NULL), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, progress, 0ull);
+	KUNIT_EXPECT_EQ(test, pb.used, (u32)VDXG_PG_ICR_LEN);
+}
+
 static struct kunit_case vdxg_pagebuf_cases[] = {
 	KUNIT_CASE(vdxg_pg_transfer_gpu_to_gpu),
 	KUNIT_CASE(vdxg_pg_transfer_pages_offset),
@@ -345,6 +576,11 @@ static struct kunit_case vdxg_pagebuf_cases[] = {
 	KUNIT_CASE(vdxg_pg_fill_ops),
 	KUNIT_CASE(vdxg_pg_aperture_ops),
 	KUNIT_CASE(vdxg_pg_fence_discard),
+	KUNIT_CASE(vdxg_pg_update_pt_list),
+	KUNIT_CASE(vdxg_pg_update_pt_page_list),
+	KUNIT_CASE(vdxg_pg_update_pt_generate),
+	KUNIT_CASE(vdxg_pg_vm_ops),
+	KUNIT_CASE(vdxg_pg_vm_ops_full),
 	{}
 };
 
