@@ -195,6 +195,7 @@ int vdxg_file_open(struct vdxg_device *vdxg, struct drm_file *file)
 	vf->vdxg = vdxg;
 	kref_init(&vf->refcount);
 	xa_init_flags(&vf->contexts, XA_FLAGS_ALLOC1);
+	xa_init_flags(&vf->vms, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&vf->queue_wait);
 	spin_lock_init(&vf->ban_lock);
 	file->driver_priv = vf;
@@ -215,6 +216,7 @@ void vdxg_file_close(struct drm_file *file)
 		xa_erase(&vf->contexts, id);
 		vdxg_context_destroy(ctx);
 	}
+	vdxg_vm_file_close(vf);
 	kref_put(&vf->refcount, vdxg_file_release);
 }
 

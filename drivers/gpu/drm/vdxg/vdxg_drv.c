@@ -54,6 +54,9 @@ static const struct drm_ioctl_desc vdxg_ioctls[] = {
 	VDXG_IOCTL(SUBMIT, vdxg_submit_ioctl),
 	VDXG_IOCTL(GET_RESET_STATUS, vdxg_reset_status_ioctl),
 	VDXG_IOCTL(PRESENT, vdxg_present_ioctl),
+	VDXG_IOCTL(VM_CREATE, vdxg_vm_create_ioctl),
+	VDXG_IOCTL(VM_DESTROY, vdxg_vm_destroy_ioctl),
+	VDXG_IOCTL(VM_BIND, vdxg_vm_bind_ioctl),
 	/* Host addresses: the primary node, and CAP_SYS_ADMIN (checked). */
 	DRM_IOCTL_DEF_DRV(VDXG_GET_BACKING_RESOURCE,
 			  vdxg_get_backing_resource_ioctl, 0),
@@ -114,6 +117,8 @@ static int vdxg_mm_init(struct vdxg_device *vdxg)
 		ret = vdxg_ttm_init(vdxg);
 	if (!ret)
 		ret = vdxg_render_init(vdxg);
+	if (!ret)
+		ret = vdxg_vm_init(vdxg);
 	if (ret)
 		vdxg_paging_fini(vdxg);
 	return ret;
@@ -125,6 +130,7 @@ static void vdxg_mm_fini(struct vdxg_device *vdxg)
 	if (!(vdxg->caps & VDXG_CAP_PAGING))
 		return;
 	vdxg_render_unplug(vdxg);
+	vdxg_vm_fini(vdxg);
 	vdxg_paging_fini(vdxg);
 	vdxg_gart_fini(vdxg);
 }

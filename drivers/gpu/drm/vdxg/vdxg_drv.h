@@ -20,6 +20,7 @@
 #include "vdxg_render.h"
 #include "vdxg_resource.h"
 #include "vdxg_sriov.h"
+#include "vdxg_vm.h"
 #include "vdxg_vram_mgr.h"
 
 #define DRIVER_NAME		"vdxg"
@@ -94,6 +95,7 @@ struct vdxg_irq_vector {
  * @ttm: the TTM device holding the memory segments
  * @vram_mgr: TTM's VRAM segment
  * @sriov: SR-IOV state of a PF
+ * @vm: GPU virtual memory
  * @faults: fault records reported by the device
  * @fault_log: the last faults and hangs, and their message rate limit
  */
@@ -136,6 +138,7 @@ struct vdxg_device {
 	struct ttm_device ttm;
 	struct vdxg_vram_mgr vram_mgr;
 	struct vdxg_sriov sriov;
+	struct vdxg_vm_mgr vm;
 	atomic_t faults;
 	struct vdxg_fault_log fault_log;
 };

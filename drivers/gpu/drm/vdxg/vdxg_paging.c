@@ -237,10 +237,63 @@ int vdxg_pg_batch_begin(struct vdxg_pg_batch *b, struct vdxg_device *vdxg,
 	memset(b, 0, sizeof(*b));
 	b->vdxg = vdxg;
 	b->resv = resv;
+	xa_init_flags(&b->deps, XA_FLAGS_ALLOC);
+	INIT_LIST_HEAD(&b->deferred_tables);
 	b->staging = vdxg_pg_staging_get(&vdxg->paging, &b->staging_slot);
 	if (!b->staging)
 		return -ENOMEM;
 	vdxg_pagebuf_init(&b->pb, b->staging, vdxg->paging.buf_size);
+	return 0;
+}
+
+/**
+ * vdxg_pg_batch_add_resv - make the batch wait for a reservation's fences
+ * @b: the batch, with no buffer submitted yet
+ * @resv: the reservation object, locked
+ * @usage: the fences to wait for
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vdxg_pg_batch_add_resv(struct vdxg_pg_batch *b, struct dma_resv *resv,
+			   enum dma_resv_usage usage)
+{
+	struct dma_resv_iter cursor;
+	struct dma_fence *fence;
+	u32 id;
+	int ret;
+
+	dma_resv_for_each_fence(&cursor, resv, usage, fence) {
+		ret = xa_alloc(&b->deps, &id, dma_fence_get(fence),
+			       xa_limit_32b, GFP_KERNEL);
+		if (ret) {
+			dma_fence_put(fence);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The first buffer waits for the reservation and the other fences. */
+static int vdxg_pg_job_first_deps(struct vdxg_pg_batch *b,
+				  struct vdxg_pg_job *job)
+{
+	struct dma_fence *fence;
+	unsigned long i;
+	int ret;
+
+	if (b->resv) {
+		ret = drm_sched_job_add_resv_dependencies(&job->base, b->resv,
+							  DMA_RESV_USAGE_BOOKKEEP);
+		if (ret)
+			return ret;
+	}
+	xa_for_each(&b->deps, i, fence) {
+		xa_erase(&b->deps, i);
+		/* Takes over the reference, also on error. */
+		ret = drm_sched_job_add_dependency(&job->base, fence);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -267,9 +320,8 @@ static int vdxg_pg_job_create(struct vdxg_pg_batch *b, unsigned int slot,
 	if (ret)
 		goto err_free;
 
-	if (b->resv && !b->passes) {
-		ret = drm_sched_job_add_resv_dependencies(&job->base, b->resv,
-							  DMA_RESV_USAGE_BOOKKEEP);
+	if (!b->passes) {
+		ret = vdxg_pg_job_first_deps(b, job);
 		if (ret) {
 			drm_sched_job_cleanup(&job->base);
 			goto err_free;
@@ -356,7 +408,12 @@ static void vdxg_pg_account(struct vdxg_paging *paging,
 struct dma_fence *vdxg_pg_batch_end(struct vdxg_pg_batch *b)
 {
 	int ret = vdxg_pg_batch_flush(b);
+	struct dma_fence *dep;
+	unsigned long i;
 
+	xa_for_each(&b->deps, i, dep)
+		dma_fence_put(dep);
+	xa_destroy(&b->deps);
 	vdxg_pg_account(&b->vdxg->paging, b);
 	vdxg_pg_staging_put(&b->vdxg->paging, b->staging, b->staging_slot);
 	b->staging = NULL;

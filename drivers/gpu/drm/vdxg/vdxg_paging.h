@@ -5,7 +5,10 @@
 #ifndef _VDXG_PAGING_H_
 #define _VDXG_PAGING_H_
 
+#include <linux/dma-resv.h>
+#include <linux/list.h>
 #include <linux/wait.h>
+#include <linux/xarray.h>
 
 #include <drm/gpu_scheduler.h>
 
@@ -64,6 +67,9 @@ struct vdxg_paging {
  * @stats: what this batch emitted
  * @passes: buffers this batch submitted
  * @staging_slot: the device's @staging buffer taken, or -1 (allocated)
+ * @deps: fences the first buffer waits for, besides @resv's
+ * @deferred_tables: page tables the batch unlinked (vdxg_pt_free_deferred()
+ *	them once the batch's fence has signalled)
  */
 struct vdxg_pg_batch {
 	struct vdxg_device *vdxg;
@@ -74,6 +80,8 @@ struct vdxg_pg_batch {
 	struct vdxg_pg_stats stats;
 	u32 passes;
 	int staging_slot;
+	struct xarray deps;
+	struct list_head deferred_tables;
 };
 
 /**
@@ -101,6 +109,8 @@ void vdxg_paging_fini(struct vdxg_device *vdxg);
 int vdxg_pg_batch_begin(struct vdxg_pg_batch *b, struct vdxg_device *vdxg,
 			struct dma_resv *resv);
 int vdxg_pg_batch_flush(struct vdxg_pg_batch *b);
+int vdxg_pg_batch_add_resv(struct vdxg_pg_batch *b, struct dma_resv *resv,
+			   enum dma_resv_usage usage);
 struct dma_fence *vdxg_pg_batch_end(struct vdxg_pg_batch *b);
 
 int vdxg_paging_inject_fault(struct vdxg_device *vdxg);

@@ -93,6 +93,7 @@ static int vdxg_pm_resume(struct device *dev)
 	vdxg_irq_restore(vdxg);
 	if (vdxg->caps & VDXG_CAP_PAGING) {
 		vdxg_gart_program(vdxg);
+		vdxg_vm_restore(vdxg);
 		vdxg_engine_program(&vdxg->paging.engine);
 		if (vdxg->render.engine.vdxg)
 			vdxg_engine_program(&vdxg->render.engine);

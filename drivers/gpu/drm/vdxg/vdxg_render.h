@@ -77,11 +77,13 @@ struct vdxg_render {
  * @hangs: when the file's last %VDXG_BAN_HANGS guilty resets happened
  * @next_hang: the slot of @hangs the next one goes to
  * @banned: the file keeps hanging the engine: no more contexts or jobs
+ * @vms: its GPU virtual address spaces (struct vdxg_vm), by id
  */
 struct vdxg_file {
 	struct vdxg_device *vdxg;
 	struct kref refcount;
 	struct xarray contexts;
+	struct xarray vms;
 	atomic64_t busy_ns[VDXG_NUM_ENGINES];
 	atomic_t queued;
 	wait_queue_head_t queue_wait;

@@ -1,0 +1,821 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The vdxg authors
+ */
+
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_exec.h>
+#include <drm/drm_file.h>
+#include <drm/drm_syncobj.h>
+#include <drm/vdxg_drm.h>
+#include <drm/ttm/ttm_bo.h>
+#include <drm/ttm/ttm_tt.h>
+
+#include "vdxg_bo.h"
+#include "vdxg_drv.h"
+#include "vdxg_hw.h"
+#include "vdxg_paging.h"
+#include "vdxg_render.h"
+#include "vdxg_sync.h"
+#include "vdxg_vm.h"
+
+/**
+ * DOC: GPU virtual memory
+ *
+ * WDDM 2.0's GpuMmu model on drm_gpuvm. A VM is one of the device's
+ * address spaces (an id in the address-space table the driver keeps in
+ * reserved VRAM), owned by the file that created it. drm_gpuvm holds its
+ * mappings: VM_BIND's operations go through drm_gpuvm_sm_map() and
+ * drm_gpuvm_sm_unmap(), whose steps update the mapping tree and emit the
+ * page-table operations (vdxg_pt.c) into one paging batch. The CPU never
+ * writes a page-table entry: the batch's paging jobs do, on the PAGING
+ * engine, in order with the moves of the objects (one queue), and end
+ * with FLUSH_VM_TLB. The tables are kernel objects in VRAM, pinned, sharing
+ * the VM's reservation object; a table that a bind empties is freed once
+ * that bind's last paging job has completed.
+ *
+ * Locking: vdxg_vm.lock serialises the binds of a VM and its destruction;
+ * inside it, the bind locks the VM's reservation and those of the objects
+ * involved with drm_exec; inside those, vdxg_vm.pt_lock protects the
+ * table shadow. A move of a bound object holds the object's reservation
+ * and takes pt_lock of each VM it is bound in to rewrite its entries in
+ * the move's own paging batch, after the transfer.
+ */
+
+#define VDXG_VM_VA_END		BIT_ULL(DRM_VDXG_VM_VA_BITS)
+/* drm_gpuva.flags: the GPU may only read the mapping */
+#define VDXG_GPUVA_READ_ONLY	DRM_GPUVA_USERBITS
+#define VDXG_VM_TABLE_BYTES	(VDXG_VM_MAX_AS * VDXG_VM_AS_ENTRY_SIZE)
+
+static struct vdxg_vm *to_vdxg_vm(struct drm_gpuvm *gpuvm)
+{
+	return container_of(gpuvm, struct vdxg_vm, gpuvm);
+}
+
+/* ------------------------------------------------------------ the device */
+
+/**
+ * vdxg_vm_restore - program the GPU MMU's registers
+ * @vdxg: the device
+ *
+ * At probe, and again after a reset or a resume cleared them.
+ */
+void vdxg_vm_restore(struct vdxg_device *vdxg)
+{
+	struct vdxg_vm_mgr *mgr = &vdxg->vm;
+
+	if (!mgr->enabled)
+		return;
+	vdxg_wr(vdxg, VDXG_REG_VM_TABLE_LO, lower_32_bits(mgr->table_gpu));
+	vdxg_wr(vdxg, VDXG_REG_VM_TABLE_HI, upper_32_bits(mgr->table_gpu));
+	vdxg_wr(vdxg, VDXG_REG_VM_TABLE_ENTRIES, VDXG_VM_MAX_AS);
+	vdxg_wr(vdxg, VDXG_REG_VM_CTRL, VDXG_VM_CTRL_ENABLE);
+}
+
+/**
+ * vdxg_vm_init - set up the GPU MMU, when the device has one
+ * @vdxg: the device
+ *
+ * Return: 0 or a negative errno.
+ */
+int vdxg_vm_init(struct vdxg_device *vdxg)
+{
+	struct vdxg_vm_mgr *mgr = &vdxg->vm;
+	int ret;
+
+	ida_init(&mgr->asids);
+	if (!(vdxg->caps & VDXG_CAP_GPU_MMU) || !vdxg->paging.engine.vdxg)
+		return 0;
+
+	ret = vdxg_kmem_alloc(vdxg, VDXG_VM_TABLE_BYTES, &mgr->table_gpu,
+			      &mgr->table_cpu);
+	if (ret)
+		return ret;
+	/* No address space is in use yet: the engines never read it. */
+	memset_io(mgr->table_cpu, 0, VDXG_VM_TABLE_BYTES);
+	mgr->enabled = true;
+	vdxg_vm_restore(vdxg);
+	return 0;
+}
+
+/**
+ * vdxg_vm_fini - turn the GPU MMU off
+ * @vdxg: the device
+ */
+void vdxg_vm_fini(struct vdxg_device *vdxg)
+{
+	if (vdxg->vm.enabled)
+		vdxg_wr(vdxg, VDXG_REG_VM_CTRL, 0);
+	ida_destroy(&vdxg->vm.asids);
+}
+
+/* --------------------------------------------------------- table pages */
+
+/*
+ * A page table is a pinned 4 KiB object in VRAM sharing the VM's
+ * reservation, which the caller holds: binds and VM creation only.
+ */
+static int vdxg_vm_pt_alloc(void *priv, u64 *offset)
+{
+	static const u32 vram = DRM_VDXG_SEGMENT_VRAM;
+	struct vdxg_vm *vm = priv;
+	struct vdxg_bo *bo;
+	int ret;
+
+	dma_resv_assert_held(vm->gpuvm.r_obj->resv);
+	ret = vdxg_bo_create_sg(vm->vdxg, SZ_4K, DRM_VDXG_GEM_NO_CLEAR, &vram,
+				1, NULL, vm->gpuvm.r_obj->resv, &bo);
+	if (ret)
+		return ret;
+	ttm_bo_pin(&bo->tbo);
+	*offset = vdxg_ttm_gpu_addr(vm->vdxg, bo->tbo.resource);
+	ret = xa_err(xa_store(&vm->tables, *offset >> PAGE_SHIFT, bo,
+			      GFP_KERNEL));
+	if (ret) {
+		ttm_bo_unpin(&bo->tbo);
+		drm_gem_object_put(&bo->tbo.base);
+	}
+	return ret;
+}
+
+static void vdxg_vm_pt_free(void *priv, u64 offset)
+{
+	struct vdxg_vm *vm = priv;
+	struct vdxg_bo *bo = xa_erase(&vm->tables, offset >> PAGE_SHIFT);
+
+	if (WARN_ON(!bo))
+		return;
+	dma_resv_assert_held(bo->tbo.base.resv);
+	ttm_bo_unpin(&bo->tbo);
+	drm_gem_object_put(&bo->tbo.base);
+}
+
+static const struct vdxg_pt_ops vdxg_vm_pt_ops = {
+	.alloc = vdxg_vm_pt_alloc,
+	.free = vdxg_vm_pt_free,
+};
+
+/* ------------------------------------------------- mapping an object */
+
+/* Where @tbo is now, as a source for the page-table builder. */
+static int vdxg_vm_src(struct vdxg_vm *vm, struct ttm_buffer_object *tbo,
+		       u64 offset, struct vdxg_pt_src *src)
+{
+	struct ttm_resource *res = tbo->resource;
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	int ret;
+
+	memset(src, 0, sizeof(*src));
+	if (res->mem_type == TTM_PL_VRAM) {
+		src->type = VDXG_PT_SRC_VRAM;
+		src->addr = vdxg_ttm_gpu_addr(vm->vdxg, res) + offset;
+		return 0;
+	}
+	/* System memory, in the aperture or not: its pages, directly. */
+	if (!tbo->ttm)
+		return -EINVAL;
+	if (!ttm_tt_is_populated(tbo->ttm)) {
+		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
+		if (ret)
+			return ret;
+	}
+	src->type = VDXG_PT_SRC_PAGES;
+	src->pages = tbo->ttm->dma_address;
+	src->npages = tbo->ttm->num_pages;
+	src->addr = offset;
+	return 0;
+}
+
+static u64 vdxg_vm_pte_flags(const struct drm_gpuva *va)
+{
+	return va->flags & VDXG_GPUVA_READ_ONLY ? VDXG_PTE_READ_ONLY : 0;
+}
+
+/* Emit the entries of @va (or of [addr, addr + range) of it). */
+static int vdxg_vm_emit_map(struct vdxg_vm *vm, struct vdxg_pg_batch *b,
+			    struct drm_gpuva *va, u64 addr, u64 range)
+{
+	struct vdxg_pt_update upd;
+	struct vdxg_pt_src src;
+	int ret;
+
+	if (va->flags & DRM_GPUVA_SPARSE) {
+		src.type = VDXG_PT_SRC_NULL;
+	} else {
+		ret = vdxg_vm_src(vm, container_of(va->gem.obj,
+						   struct ttm_buffer_object,
+						   base),
+				  va->gem.offset + (addr - va->va.addr), &src);
+		if (ret)
+			return ret;
+	}
+	vdxg_pt_update_init(&upd);
+	ret = vdxg_pg_emit(b, vdxg_pt_map(&vm->pt, &b->pb, addr, range, &src,
+					  vdxg_vm_pte_flags(va), &upd,
+					  &b->stats));
+	list_splice_tail(&upd.deferred, &b->deferred_tables);
+	return ret;
+}
+
+static int vdxg_vm_emit_unmap(struct vdxg_vm *vm, struct vdxg_pg_batch *b,
+			      u64 addr, u64 range)
+{
+	struct vdxg_pt_update upd;
+	int ret;
+
+	if (!range)
+		return 0;
+	vdxg_pt_update_init(&upd);
+	ret = vdxg_pg_emit(b, vdxg_pt_unmap(&vm->pt, &b->pb, addr, range,
+					    &upd, &b->stats));
+	list_splice_tail(&upd.deferred, &b->deferred_tables);
+	return ret;
+}
+
+/* --------------------------------------------------- drm_gpuvm's steps */
+
+/**
+ * struct vdxg_vm_step - what drm_gpuvm's steps of one operation need
+ * @vm: the VM
+ * @b: the paging batch the entries go to
+ * @flags: DRM_GPUVA_* and VDXG_GPUVA_* of the mapping being made
+ */
+struct vdxg_vm_step {
+	struct vdxg_vm *vm;
+	struct vdxg_pg_batch *b;
+	u32 flags;
+};
+
+static struct drm_gpuva *vdxg_vm_va_alloc(void)
+{
+	return kzalloc(sizeof(struct drm_gpuva), GFP_KERNEL);
+}
+
+static int vdxg_vm_step_map(struct drm_gpuva_op *op, void *priv)
+{
+	struct vdxg_vm_step *st = priv;
+	struct drm_gpuvm_bo *vm_bo = NULL;
+	struct drm_gpuva *va;
+	int ret;
+
+	va = vdxg_vm_va_alloc();
+	if (!va)
+		return -ENOMEM;
+	if (op->map.gem.obj) {
+		vm_bo = drm_gpuvm_bo_obtain(&st->vm->gpuvm, op->map.gem.obj);
+		if (IS_ERR(vm_bo)) {
+			kfree(va);
+			return PTR_ERR(vm_bo);
+		}
+	}
+	drm_gpuva_map(&st->vm->gpuvm, va, &op->map);
+	va->flags = st->flags;
+	if (vm_bo) {
+		drm_gpuva_link(va, vm_bo);
+		drm_gpuvm_bo_put(vm_bo);
+	}
+	ret = vdxg_vm_emit_map(st->vm, st->b, va, va->va.addr, va->va.range);
+	return ret;
+}
+
+static int vdxg_vm_step_remap(struct drm_gpuva_op *op, void *priv)
+{
+	struct vdxg_vm_step *st = priv;
+	struct drm_gpuva *old = op->remap.unmap->va;
+	struct drm_gpuva *prev = NULL, *next = NULL;
+	u64 start = old->va.addr, end = old->va.addr + old->va.range;
+	struct drm_gem_object *obj = old->gem.obj;
+
+	if (op->remap.prev) {
+		prev = vdxg_vm_va_alloc();
+		if (!prev)
+			return -ENOMEM;
+		start = op->remap.prev->va.addr + op->remap.prev->va.range;
+	}
+	if (op->remap.next) {
+		next = vdxg_vm_va_alloc();
+		if (!next) {
+			kfree(prev);
+			return -ENOMEM;
+		}
+		end = op->remap.next->va.addr;
+	}
+
+	/* The pieces kept keep their entries; only the cut one goes. */
+	if (obj)
+		drm_gem_object_get(obj);
+	drm_gpuva_remap(prev, next, &op->remap);
+	if (prev) {
+		prev->flags = old->flags;
+		drm_gpuva_link(prev, old->vm_bo);
+	}
+	if (next) {
+		next->flags = old->flags;
+		drm_gpuva_link(next, old->vm_bo);
+	}
+	drm_gpuva_unlink(old);
+	kfree(old);
+	if (obj)
+		drm_gem_object_put(obj);
+	return vdxg_vm_emit_unmap(st->vm, st->b, start, end - start);
+}
+
+static int vdxg_vm_step_unmap(struct drm_gpuva_op *op, void *priv)
+{
+	struct vdxg_vm_step *st = priv;
+	struct drm_gpuva *va = op->unmap.va;
+	u64 addr = va->va.addr, range = va->va.range;
+
+	drm_gpuva_unmap(&op->unmap);
+	drm_gpuva_unlink(va);
+	kfree(va);
+	return vdxg_vm_emit_unmap(st->vm, st->b, addr, range);
+}
+
+static void vdxg_vm_free(struct drm_gpuvm *gpuvm)
+{
+	struct vdxg_vm *vm = to_vdxg_vm(gpuvm);
+
+	ida_free(&vm->vdxg->vm.asids, vm->asid);
+	xa_destroy(&vm->tables);
+	mutex_destroy(&vm->pt_lock);
+	mutex_destroy(&vm->lock);
+	kfree(vm);
+}
+
+static const struct drm_gpuvm_ops vdxg_gpuvm_ops = {
+	.vm_free = vdxg_vm_free,
+	.sm_step_map = vdxg_vm_step_map,
+	.sm_step_remap = vdxg_vm_step_remap,
+	.sm_step_unmap = vdxg_vm_step_unmap,
+};
+
+/* ------------------------------------------------------------ VM_BIND */
+
+static int vdxg_vm_check_op(struct vdxg_device *vdxg,
+			    const struct drm_vdxg_vm_bind_op *op)
+{
+	if (op->pad || !op->range || !IS_ALIGNED(op->va, SZ_4K) ||
+	    !IS_ALIGNED(op->range, SZ_4K) || op->va >= VDXG_VM_VA_END ||
+	    op->range > VDXG_VM_VA_END - op->va)
+		return -EINVAL;
+	switch (op->op) {
+	case DRM_VDXG_VM_BIND_OP_MAP:
+		if (!op->handle || op->flags & ~DRM_VDXG_VM_BIND_OP_FLAGS ||
+		    !IS_ALIGNED(op->obj_offset, SZ_4K))
+			return -EINVAL;
+		return 0;
+	case DRM_VDXG_VM_BIND_OP_UNMAP:
+	case DRM_VDXG_VM_BIND_OP_MAP_NULL:
+		if (op->handle || op->flags || op->obj_offset)
+			return -EINVAL;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * struct vdxg_vm_bind - one VM_BIND call
+ * @vm: the VM
+ * @ops: the operations, copied
+ * @objs: for each MAP, its object (a reference), else NULL
+ * @n: operations
+ */
+struct vdxg_vm_bind {
+	struct vdxg_vm *vm;
+	struct drm_vdxg_vm_bind_op *ops;
+	struct drm_gem_object **objs;
+	u32 n;
+};
+
+static int vdxg_vm_bind_lookup(struct vdxg_vm_bind *vb, struct drm_file *file)
+{
+	u32 i;
+
+	for (i = 0; i < vb->n; i++) {
+		const struct drm_vdxg_vm_bind_op *op = &vb->ops[i];
+		struct drm_gem_object *obj;
+
+		if (op->op != DRM_VDXG_VM_BIND_OP_MAP)
+			continue;
+		obj = drm_gem_object_lookup(file, op->handle);
+		if (!obj)
+			return -ENOENT;
+		vb->objs[i] = obj;
+		if (op->obj_offset >= obj->size ||
+		    op->range > obj->size - op->obj_offset)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Lock the VM and every object whose mappings the operations touch. */
+static int vdxg_vm_bind_lock(struct vdxg_vm_bind *vb, struct drm_exec *exec)
+{
+	struct drm_gpuvm *gpuvm = &vb->vm->gpuvm;
+	u32 i;
+	int ret = 0;
+
+	drm_exec_until_all_locked(exec) {
+		ret = drm_gpuvm_prepare_vm(gpuvm, exec, 1);
+		drm_exec_retry_on_contention(exec);
+		if (ret)
+			return ret;
+		for (i = 0; i < vb->n; i++) {
+			ret = drm_gpuvm_prepare_range(gpuvm, exec,
+						      vb->ops[i].va,
+						      vb->ops[i].range, 1);
+			drm_exec_retry_on_contention(exec);
+			if (ret)
+				return ret;
+			if (!vb->objs[i])
+				continue;
+			ret = drm_exec_prepare_obj(exec, vb->objs[i], 1);
+			drm_exec_retry_on_contention(exec);
+			if (ret)
+				return ret;
+		}
+	}
+	return ret;
+}
+
+static int vdxg_vm_bind_apply(struct vdxg_vm_bind *vb, struct vdxg_pg_batch *b)
+{
+	struct vdxg_vm_step st = { .vm = vb->vm, .b = b };
+	struct drm_gpuvm *gpuvm = &vb->vm->gpuvm;
+	u32 i;
+	int ret = 0;
+
+	for (i = 0; i < vb->n && !ret; i++) {
+		const struct drm_vdxg_vm_bind_op *op = &vb->ops[i];
+
+		switch (op->op) {
+		case DRM_VDXG_VM_BIND_OP_MAP:
+			st.flags = op->flags & DRM_VDXG_VM_BIND_READ_ONLY ?
+				   VDXG_GPUVA_READ_ONLY : 0;
+			ret = drm_gpuvm_sm_map(gpuvm, &st, op->va, op->range,
+					       vb->objs[i], op->obj_offset);
+			break;
+		case DRM_VDXG_VM_BIND_OP_MAP_NULL:
+			st.flags = DRM_GPUVA_SPARSE;
+			ret = drm_gpuvm_sm_map(gpuvm, &st, op->va, op->range,
+					       NULL, 0);
+			break;
+		case DRM_VDXG_VM_BIND_OP_UNMAP:
+			ret = drm_gpuvm_sm_unmap(gpuvm, &st, op->va,
+						 op->range);
+			break;
+		}
+	}
+	return ret;
+}
+
+static struct vdxg_vm *vdxg_vm_lookup(struct vdxg_file *vf, u32 id)
+{
+	struct vdxg_vm *vm;
+
+	xa_lock(&vf->vms);
+	vm = xa_load(&vf->vms, id);
+	if (vm)
+		drm_gpuvm_get(&vm->gpuvm);
+	xa_unlock(&vf->vms);
+	return vm;
+}
+
+/*
+ * The tables a batch unlinked may still be walked until its last job's
+ * FLUSH_VM_TLB: they are freed once that job is done. The caller holds the
+ * VM's reservation.
+ */
+static void vdxg_vm_free_tables(struct vdxg_vm *vm, struct dma_fence *fence,
+				struct list_head *tables)
+{
+	if (list_empty(tables))
+		return;
+	if (fence)
+		dma_fence_wait(fence, false);
+	mutex_lock(&vm->pt_lock);
+	vdxg_pt_free_deferred(&vm->pt, tables);
+	mutex_unlock(&vm->pt_lock);
+}
+
+/*
+ * A bind waits for the work of the VM and of the objects whose mappings
+ * it changes: a mapping goes only once nothing uses it any more. Paging
+ * work, moves included, is ordered anyway: it runs on the same queue.
+ */
+static int vdxg_vm_bind_deps(struct vdxg_pg_batch *b, struct drm_exec *exec)
+{
+	struct drm_gem_object *obj;
+	int ret;
+
+	drm_exec_for_each_locked_object(exec, obj) {
+		ret = vdxg_pg_batch_add_resv(b, obj->resv,
+					     DMA_RESV_USAGE_BOOKKEEP);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
+			    struct vdxg_sync_args *sync)
+{
+	struct vdxg_vm *vm = vb->vm;
+	struct vdxg_pg_batch b;
+	struct dma_fence *fence;
+	struct drm_exec exec;
+	int ret;
+
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	ret = vdxg_vm_bind_lock(vb, &exec);
+	if (ret)
+		goto out_exec;
+
+	ret = vdxg_pg_batch_begin(&b, vm->vdxg, NULL);
+	if (ret)
+		goto out_exec;
+	/* The tables change once the in-fences and the objects are ready. */
+	ret = vdxg_sync_in_fences(sync, &b.deps);
+	if (!ret)
+		ret = vdxg_vm_bind_deps(&b, &exec);
+	if (!ret) {
+		mutex_lock(&vm->pt_lock);
+		ret = vdxg_vm_bind_apply(vb, &b);
+		if (!ret)
+			ret = vdxg_pg_emit(&b, vdxg_pg_flush_vm_tlb(&b.pb,
+								   vm->asid,
+								   false, 0, 0,
+								   &b.stats));
+		mutex_unlock(&vm->pt_lock);
+	}
+	fence = vdxg_pg_batch_end(&b);
+	if (IS_ERR(fence)) {
+		ret = ret ?: PTR_ERR(fence);
+		fence = NULL;
+	}
+	if (fence) {
+		drm_gpuvm_resv_add_fence(&vm->gpuvm, &exec, fence,
+					 DMA_RESV_USAGE_BOOKKEEP,
+					 DMA_RESV_USAGE_BOOKKEEP);
+		if (!ret)
+			vdxg_sync_signal(sync, fence);
+	}
+	vdxg_vm_free_tables(vm, fence, &b.deferred_tables);
+	dma_fence_put(fence);
+out_exec:
+	drm_exec_fini(&exec);
+	return ret;
+}
+
+int vdxg_vm_bind_ioctl(struct drm_device *drm, void *data,
+		       struct drm_file *file)
+{
+	struct drm_vdxg_vm_bind *args = data;
+	struct vdxg_file *vf = file->driver_priv;
+	struct vdxg_sync_args sync;
+	struct vdxg_vm_bind vb = {};
+	u32 i;
+	int ret;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+	if (!args->num_ops || args->num_ops > DRM_VDXG_VM_BIND_MAX_OPS)
+		return args->num_ops ? -E2BIG : -EINVAL;
+
+	vb.vm = vdxg_vm_lookup(vf, args->vm_id);
+	if (!vb.vm)
+		return -ENOENT;
+	vb.n = args->num_ops;
+	vb.ops = kvmalloc_array(vb.n, sizeof(*vb.ops), GFP_KERNEL);
+	vb.objs = kvcalloc(vb.n, sizeof(*vb.objs), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!vb.ops || !vb.objs)
+		goto out;
+	ret = -EFAULT;
+	if (copy_from_user(vb.ops, u64_to_user_ptr(args->ops),
+			   vb.n * sizeof(*vb.ops)))
+		goto out;
+	for (i = 0; i < vb.n; i++) {
+		ret = vdxg_vm_check_op(to_vdxg(drm), &vb.ops[i]);
+		if (ret)
+			goto out;
+	}
+	ret = vdxg_vm_bind_lookup(&vb, file);
+	if (ret)
+		goto out;
+
+	ret = vdxg_sync_args_init(&sync, file, args->in_syncs,
+				  args->num_in_syncs, args->out_syncs,
+				  args->num_out_syncs);
+	if (ret) {
+		vdxg_sync_args_fini(&sync);
+		goto out;
+	}
+
+	mutex_lock(&vb.vm->lock);
+	ret = vb.vm->closed ? -ENOENT : vdxg_vm_bind_run(&vb, &sync);
+	mutex_unlock(&vb.vm->lock);
+	vdxg_sync_args_fini(&sync);
+out:
+	for (i = 0; vb.objs && i < vb.n; i++)
+		if (vb.objs[i])
+			drm_gem_object_put(vb.objs[i]);
+	kvfree(vb.objs);
+	kvfree(vb.ops);
+	drm_gpuvm_put(&vb.vm->gpuvm);
+	return ret;
+}
+
+/* -------------------------------------------------- creation, destruction */
+
+/* Zero the root table and point the address space at it. */
+static int vdxg_vm_activate(struct vdxg_vm *vm)
+{
+	struct drm_gem_object *r_obj = vm->gpuvm.r_obj;
+	struct vdxg_pg_batch b;
+	struct dma_fence *fence;
+	u64 progress = 0;
+	int ret;
+
+	ret = dma_resv_lock_interruptible(r_obj->resv, NULL);
+	if (ret)
+		return ret;
+	ret = vdxg_pg_batch_begin(&b, vm->vdxg, NULL);
+	if (ret)
+		goto out;
+	ret = vdxg_pt_vm_init(&vm->pt, vm->asid, &vdxg_vm_pt_ops, vm);
+	if (!ret)
+		ret = vdxg_pg_emit(&b, vdxg_pt_vm_activate(&vm->pt, &b.pb,
+							   &progress,
+							   &b.stats));
+	fence = vdxg_pg_batch_end(&b);
+	if (IS_ERR(fence)) {
+		ret = ret ?: PTR_ERR(fence);
+		fence = NULL;
+	}
+	if (fence) {
+		ret = ret ?: dma_fence_wait(fence, false);
+		ret = ret ?: fence->error;
+		dma_fence_put(fence);
+	}
+out:
+	dma_resv_unlock(r_obj->resv);
+	return ret;
+}
+
+/*
+ * Unmap everything, take the address space out of the AS table, and free
+ * the tables once the device is done with them.
+ */
+static void vdxg_vm_close(struct vdxg_vm *vm)
+{
+	struct drm_gem_object *r_obj = vm->gpuvm.r_obj;
+	struct vdxg_vm_step st = { .vm = vm };
+	struct drm_gpuva *va, *next;
+	struct vdxg_pg_batch b;
+	struct dma_fence *fence = NULL;
+	struct drm_exec exec;
+	int ret;
+
+	mutex_lock(&vm->lock);
+	vm->closed = true;
+	drm_exec_init(&exec, 0, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_gpuvm_prepare_vm(&vm->gpuvm, &exec, 1);
+		drm_exec_retry_on_contention(&exec);
+		if (!ret)
+			ret = drm_gpuvm_prepare_objects(&vm->gpuvm, &exec, 1);
+		drm_exec_retry_on_contention(&exec);
+	}
+	/* Without memory or locks, the VM still goes: drop the mappings. */
+	if (!ret && !vdxg_pg_batch_begin(&b, vm->vdxg, NULL)) {
+		st.b = &b;
+		vdxg_vm_bind_deps(&b, &exec);
+		mutex_lock(&vm->pt_lock);
+		drm_gpuvm_sm_unmap(&vm->gpuvm, &st, 0, VDXG_VM_VA_END);
+		vdxg_pg_emit(&b, vdxg_pg_update_context_alloc(&b.pb, vm->asid,
+							      0, &b.stats));
+		mutex_unlock(&vm->pt_lock);
+		fence = vdxg_pg_batch_end(&b);
+		if (IS_ERR(fence))
+			fence = NULL;
+		if (fence)
+			dma_fence_wait(fence, false);
+		vdxg_vm_free_tables(vm, NULL, &b.deferred_tables);
+		dma_fence_put(fence);
+	}
+	drm_gpuvm_for_each_va_safe(va, next, &vm->gpuvm) {
+		drm_gpuva_remove(va);
+		if (va->gem.obj)
+			drm_gpuva_unlink(va);
+		kfree(va);
+	}
+	drm_exec_fini(&exec);
+
+	dma_resv_lock(r_obj->resv, NULL);
+	mutex_lock(&vm->pt_lock);
+	vdxg_pt_vm_fini(&vm->pt);
+	mutex_unlock(&vm->pt_lock);
+	dma_resv_unlock(r_obj->resv);
+	mutex_unlock(&vm->lock);
+}
+
+int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file)
+{
+	struct vdxg_device *vdxg = to_vdxg(drm);
+	struct drm_vdxg_vm_create *args = data;
+	struct vdxg_file *vf = file->driver_priv;
+	struct drm_gem_object *r_obj;
+	struct vdxg_vm *vm;
+	u32 id;
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+	if (!vdxg->vm.enabled)
+		return -EOPNOTSUPP;
+
+	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+	if (!vm)
+		return -ENOMEM;
+	ret = ida_alloc_range(&vdxg->vm.asids, 1, VDXG_VM_MAX_AS - 1,
+			      GFP_KERNEL);
+	if (ret < 0) {
+		kfree(vm);
+		return ret == -ENOSPC ? -ENOSPC : ret;
+	}
+	vm->asid = ret;
+	vm->vdxg = vdxg;
+	mutex_init(&vm->lock);
+	mutex_init(&vm->pt_lock);
+	xa_init(&vm->tables);
+
+	r_obj = drm_gpuvm_resv_object_alloc(drm);
+	if (!r_obj) {
+		vdxg_vm_free(&vm->gpuvm);
+		return -ENOMEM;
+	}
+	/* From here on, vdxg_vm_free() runs at the last drm_gpuvm_put(). */
+	drm_gpuvm_init(&vm->gpuvm, "vdxg-vm", 0, drm, r_obj, 0,
+		       VDXG_VM_VA_END, 0, 0, &vdxg_gpuvm_ops);
+	drm_gem_object_put(r_obj);
+
+	ret = vdxg_vm_activate(vm);
+	if (ret)
+		goto err_put;
+
+	ret = xa_alloc(&vf->vms, &id, vm,
+		       XA_LIMIT(1, DRM_VDXG_VM_MAX_PER_FILE), GFP_KERNEL);
+	if (ret) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto err_close;
+	}
+	vm->id = id;
+	args->vm_id = id;
+	return 0;
+
+err_close:
+	vdxg_vm_close(vm);
+err_put:
+	drm_gpuvm_put(&vm->gpuvm);
+	return ret;
+}
+
+int vdxg_vm_destroy_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct drm_vdxg_vm_destroy *args = data;
+	struct vdxg_file *vf = file->driver_priv;
+	struct vdxg_vm *vm;
+
+	if (args->pad)
+		return -EINVAL;
+	vm = xa_erase(&vf->vms, args->vm_id);
+	if (!vm)
+		return -ENOENT;
+	vdxg_vm_close(vm);
+	drm_gpuvm_put(&vm->gpuvm);
+	return 0;
+}
+
+/**
+ * vdxg_vm_file_close - destroy a closing file's VMs
+ * @vf: the file's state
+ */
+void vdxg_vm_file_close(struct vdxg_file *vf)
+{
+	struct vdxg_vm *vm;
+	unsigned long id;
+
+	xa_for_each(&vf->vms, id, vm) {
+		xa_erase(&vf->vms, id);
+		vdxg_vm_close(vm);
+		drm_gpuvm_put(&vm->gpuvm);
+	}
+	xa_destroy(&vf->vms);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright 2026 The vdxg authors
+ */
+#ifndef _VDXG_VM_H_
+#define _VDXG_VM_H_
+
+#include <linux/idr.h>
+#include <linux/mutex.h>
+
+#include <drm/drm_gpuvm.h>
+
+#include "vdxg_pt.h"
+
+struct drm_device;
+struct drm_file;
+struct ttm_buffer_object;
+struct ttm_resource;
+struct vdxg_device;
+struct vdxg_file;
+struct vdxg_pg_batch;
+
+/**
+ * struct vdxg_vm_mgr - the device's GPU virtual memory
+ * @enabled: the device has a GPU MMU and the AS table is programmed
+ * @table_gpu: VRAM offset of the address-space table
+ * @table_cpu: its CPU mapping (zeroed once, before the MMU is enabled)
+ * @asids: address space ids in use (1 and up; 0 is never handed out)
+ */
+struct vdxg_vm_mgr {
+	bool enabled;
+	u64 table_gpu;
+	void __iomem *table_cpu;
+	struct ida asids;
+};
+
+/**
+ * struct vdxg_vm - a GPU virtual address space (WDDM 2.0's per-process
+ * GPU virtual address space), owned by one file
+ * @gpuvm: the mappings; its reservation object is the VM's
+ * @vdxg: the device
+ * @id: the id the file knows it by
+ * @asid: the device's address space id
+ * @lock: serialises binds and the VM's destruction
+ * @pt_lock: protects @pt: taken inside the reservations, by binds and by
+ *	the moves of bound objects
+ * @pt: the page tables
+ * @tables: the pinned objects holding the page tables
+ * @closed: destroyed; binds fail with -ENOENT
+ */
+struct vdxg_vm {
+	struct drm_gpuvm gpuvm;
+	struct vdxg_device *vdxg;
+	u32 id;
+	u32 asid;
+	struct mutex lock; /* serialises binds and destruction */
+	struct mutex pt_lock; /* protects @pt and @tables */
+	struct vdxg_pt_vm pt;
+	struct xarray tables;
+	bool closed;
+};
+
+int vdxg_vm_init(struct vdxg_device *vdxg);
+void vdxg_vm_fini(struct vdxg_device *vdxg);
+void vdxg_vm_restore(struct vdxg_device *vdxg);
+
+void vdxg_vm_file_close(struct vdxg_file *vf);
+
+int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
+		     struct ttm_resource *new);
+
+int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+int vdxg_vm_destroy_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+int vdxg_vm_bind_ioctl(struct drm_device *drm, void *data,
+		       struct drm_file *file);
+
+#endif
