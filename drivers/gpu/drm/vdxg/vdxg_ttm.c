@@ -220,6 +220,9 @@ static int vdxg_bo_move_ops(struct ttm_buffer_object *tbo, bool evict,
 		goto out;
 	ret = vdxg_move_ops(&b, tbo, new, content,
 			    !(bo->flags & DRM_VDXG_GEM_NO_CLEAR));
+	/* Then, in the same jobs, every VM's view of the object. */
+	if (!ret)
+		ret = vdxg_vm_move_ops(&b, tbo, new);
 	fence = vdxg_pg_batch_end(&b);
 	if (IS_ERR(fence)) {
 		ret = ret ?: PTR_ERR(fence);

@@ -115,12 +115,16 @@ void vdxg_vm_fini(struct vdxg_device *vdxg)
 
 /*
  * A page table is a pinned 4 KiB object in VRAM sharing the VM's
- * reservation, which the caller holds: binds and VM creation only.
+ * reservation. Tables are created only with that reservation held and
+ * @pt_lock not held (creating one may evict, and an eviction of an object
+ * bound in this VM takes @pt_lock): before a bind's steps, enough for the
+ * worst case go to @reserve, and the steps, like moves, take tables from
+ * it only. A move may split 2 MiB pages: @reserve always holds one table
+ * for each 2 MiB region mapped (@slots), so that a move never allocates.
  */
-static int vdxg_vm_pt_alloc(void *priv, u64 *offset)
+static int vdxg_vm_table_create(struct vdxg_vm *vm, u64 *offset)
 {
 	static const u32 vram = DRM_VDXG_SEGMENT_VRAM;
-	struct vdxg_vm *vm = priv;
 	struct vdxg_bo *bo;
 	int ret;
 
@@ -140,9 +144,8 @@ static int vdxg_vm_pt_alloc(void *priv, u64 *offset)
 	return ret;
 }
 
-static void vdxg_vm_pt_free(void *priv, u64 offset)
+static void vdxg_vm_table_destroy(struct vdxg_vm *vm, u64 offset)
 {
-	struct vdxg_vm *vm = priv;
 	struct vdxg_bo *bo = xa_erase(&vm->tables, offset >> PAGE_SHIFT);
 
 	if (WARN_ON(!bo))
@@ -150,6 +153,94 @@ static void vdxg_vm_pt_free(void *priv, u64 offset)
 	dma_resv_assert_held(bo->tbo.base.resv);
 	ttm_bo_unpin(&bo->tbo);
 	drm_gem_object_put(&bo->tbo.base);
+}
+
+/* Make room in @reserve for @n tables. */
+static int vdxg_vm_reserve_room(struct vdxg_vm *vm, u64 n)
+{
+	u64 *r;
+
+	if (n <= vm->reserve_cap)
+		return 0;
+	if (n > U32_MAX / 2)
+		return -ENOMEM;
+	n = max_t(u64, n, 2 * vm->reserve_cap);
+	r = kvrealloc(vm->reserve, n * sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	vm->reserve = r;
+	vm->reserve_cap = n;
+	return 0;
+}
+
+/*
+ * Have @want tables in @reserve, with room to take back as many again:
+ * what a move frees while it promotes 2 MiB pages goes back there.
+ */
+static int vdxg_vm_reserve_fill(struct vdxg_vm *vm, u64 want)
+{
+	u64 offset;
+	int ret;
+
+	ret = vdxg_vm_reserve_room(vm, 2 * want);
+	while (!ret && vm->nreserve < want) {
+		ret = vdxg_vm_table_create(vm, &offset);
+		if (!ret)
+			vm->reserve[vm->nreserve++] = offset;
+	}
+	return ret;
+}
+
+/* Give back what @reserve holds beyond @keep tables. */
+static void vdxg_vm_reserve_trim(struct vdxg_vm *vm, u64 keep)
+{
+	while (vm->nreserve > keep)
+		vdxg_vm_table_destroy(vm, vm->reserve[--vm->nreserve]);
+}
+
+static int vdxg_vm_pt_alloc(void *priv, u64 *offset)
+{
+	struct vdxg_vm *vm = priv;
+
+	if (vm->nreserve) {
+		*offset = vm->reserve[--vm->nreserve];
+		return 0;
+	}
+	if (vm->no_alloc)
+		return -ENOMEM;
+	return vdxg_vm_table_create(vm, offset);
+}
+
+static void vdxg_vm_pt_free(void *priv, u64 offset)
+{
+	struct vdxg_vm *vm = priv;
+
+	if (vm->no_alloc && vm->nreserve < vm->reserve_cap) {
+		vm->reserve[vm->nreserve++] = offset;
+		return;
+	}
+	vdxg_vm_table_destroy(vm, offset);
+}
+
+/*
+ * The most tables a map of [va, va + range) can add: at each of levels 0
+ * to 2, one per region of the level above it covers, plus the two ends.
+ */
+static u64 vdxg_vm_tables_max(u64 va, u64 range)
+{
+	u64 n = 0;
+	int level;
+
+	for (level = 0; level < VDXG_VM_LEVELS - 1; level++)
+		n += (range >> VDXG_VM_LEVEL_SHIFT(level + 1)) + 2;
+	return n;
+}
+
+/* 2 MiB regions [va, va + range) touches: tables a move may need. */
+static u64 vdxg_vm_slots(u64 va, u64 range)
+{
+	return (round_up(va + range, SZ_2M) - round_down(va, SZ_2M)) >>
+	       VDXG_VM_LARGE_SHIFT;
 }
 
 static const struct vdxg_pt_ops vdxg_vm_pt_ops = {
@@ -234,6 +325,12 @@ static int vdxg_vm_emit_unmap(struct vdxg_vm *vm, struct vdxg_pg_batch *b,
 	return ret;
 }
 
+static int vdxg_vm_emit_flush(struct vdxg_vm *vm, struct vdxg_pg_batch *b)
+{
+	return vdxg_pg_emit(b, vdxg_pg_flush_vm_tlb(&b->pb, vm->asid, false,
+						    0, 0, &b->stats));
+}
+
 /* --------------------------------------------------- drm_gpuvm's steps */
 
 /**
@@ -272,6 +369,7 @@ static int vdxg_vm_step_map(struct drm_gpuva_op *op, void *priv)
 	}
 	drm_gpuva_map(&st->vm->gpuvm, va, &op->map);
 	va->flags = st->flags;
+	st->vm->slots += vdxg_vm_slots(va->va.addr, va->va.range);
 	if (vm_bo) {
 		drm_gpuva_link(va, vm_bo);
 		drm_gpuvm_bo_put(vm_bo);
@@ -304,18 +402,24 @@ static int vdxg_vm_step_remap(struct drm_gpuva_op *op, void *priv)
 	}
 
 	/* The pieces kept keep their entries; only the cut one goes. */
+	st->vm->slots -= vdxg_vm_slots(old->va.addr, old->va.range);
 	if (obj)
 		drm_gem_object_get(obj);
 	drm_gpuva_remap(prev, next, &op->remap);
 	if (prev) {
 		prev->flags = old->flags;
-		drm_gpuva_link(prev, old->vm_bo);
+		if (obj)
+			drm_gpuva_link(prev, old->vm_bo);
+		st->vm->slots += vdxg_vm_slots(prev->va.addr, prev->va.range);
 	}
 	if (next) {
 		next->flags = old->flags;
-		drm_gpuva_link(next, old->vm_bo);
+		if (obj)
+			drm_gpuva_link(next, old->vm_bo);
+		st->vm->slots += vdxg_vm_slots(next->va.addr, next->va.range);
 	}
-	drm_gpuva_unlink(old);
+	if (obj)
+		drm_gpuva_unlink(old);
 	kfree(old);
 	if (obj)
 		drm_gem_object_put(obj);
@@ -328,8 +432,10 @@ static int vdxg_vm_step_unmap(struct drm_gpuva_op *op, void *priv)
 	struct drm_gpuva *va = op->unmap.va;
 	u64 addr = va->va.addr, range = va->va.range;
 
+	st->vm->slots -= vdxg_vm_slots(addr, range);
 	drm_gpuva_unmap(&op->unmap);
-	drm_gpuva_unlink(va);
+	if (va->gem.obj)
+		drm_gpuva_unlink(va);
 	kfree(va);
 	return vdxg_vm_emit_unmap(st->vm, st->b, addr, range);
 }
@@ -339,6 +445,7 @@ static void vdxg_vm_free(struct drm_gpuvm *gpuvm)
 	struct vdxg_vm *vm = to_vdxg_vm(gpuvm);
 
 	ida_free(&vm->vdxg->vm.asids, vm->asid);
+	kvfree(vm->reserve);
 	xa_destroy(&vm->tables);
 	mutex_destroy(&vm->pt_lock);
 	mutex_destroy(&vm->lock);
@@ -521,6 +628,24 @@ static int vdxg_vm_bind_deps(struct vdxg_pg_batch *b, struct drm_exec *exec)
 	return 0;
 }
 
+/* Tables a bind's steps may need, and what its maps add to the slots. */
+static u64 vdxg_vm_bind_tables(const struct vdxg_vm_bind *vb)
+{
+	u64 n = 0;
+	u32 i;
+
+	for (i = 0; i < vb->n; i++) {
+		const struct drm_vdxg_vm_bind_op *op = &vb->ops[i];
+
+		/* Cutting a 2 MiB page at either end of the range. */
+		n += 2;
+		if (op->op != DRM_VDXG_VM_BIND_OP_UNMAP)
+			n += vdxg_vm_tables_max(op->va, op->range) +
+			     vdxg_vm_slots(op->va, op->range);
+	}
+	return n;
+}
+
 static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 			    struct vdxg_sync_args *sync)
 {
@@ -542,14 +667,16 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	ret = vdxg_sync_in_fences(sync, &b.deps);
 	if (!ret)
 		ret = vdxg_vm_bind_deps(&b, &exec);
+	if (!ret)
+		ret = vdxg_vm_reserve_fill(vm, vm->slots +
+					   vdxg_vm_bind_tables(vb));
 	if (!ret) {
 		mutex_lock(&vm->pt_lock);
+		vm->no_alloc = true;
 		ret = vdxg_vm_bind_apply(vb, &b);
 		if (!ret)
-			ret = vdxg_pg_emit(&b, vdxg_pg_flush_vm_tlb(&b.pb,
-								   vm->asid,
-								   false, 0, 0,
-								   &b.stats));
+			ret = vdxg_vm_emit_flush(vm, &b);
+		vm->no_alloc = false;
 		mutex_unlock(&vm->pt_lock);
 	}
 	fence = vdxg_pg_batch_end(&b);
@@ -565,6 +692,8 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 			vdxg_sync_signal(sync, fence);
 	}
 	vdxg_vm_free_tables(vm, fence, &b.deferred_tables);
+	/* What moves may need stays; the rest of the worst case goes. */
+	vdxg_vm_reserve_trim(vm, vm->slots);
 	dma_fence_put(fence);
 out_exec:
 	drm_exec_fini(&exec);
@@ -696,9 +825,11 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 		st.b = &b;
 		vdxg_vm_bind_deps(&b, &exec);
 		mutex_lock(&vm->pt_lock);
+		vm->no_alloc = true;
 		drm_gpuvm_sm_unmap(&vm->gpuvm, &st, 0, VDXG_VM_VA_END);
 		vdxg_pg_emit(&b, vdxg_pg_update_context_alloc(&b.pb, vm->asid,
 							      0, &b.stats));
+		vm->no_alloc = false;
 		mutex_unlock(&vm->pt_lock);
 		fence = vdxg_pg_batch_end(&b);
 		if (IS_ERR(fence))
@@ -719,6 +850,7 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 	dma_resv_lock(r_obj->resv, NULL);
 	mutex_lock(&vm->pt_lock);
 	vdxg_pt_vm_fini(&vm->pt);
+	vdxg_vm_reserve_trim(vm, 0);
 	mutex_unlock(&vm->pt_lock);
 	dma_resv_unlock(r_obj->resv);
 	mutex_unlock(&vm->lock);
@@ -818,4 +950,84 @@ void vdxg_vm_file_close(struct vdxg_file *vf)
 		drm_gpuvm_put(&vm->gpuvm);
 	}
 	xa_destroy(&vf->vms);
+}
+
+/* ------------------------------------------------------ moves of objects */
+
+/*
+ * Rewrite @va's entries for the object's new place @res: the same
+ * virtual range, now pointing there.
+ */
+static int vdxg_vm_remap_va(struct vdxg_vm *vm, struct vdxg_pg_batch *b,
+			    struct drm_gpuva *va, struct ttm_resource *res)
+{
+	struct ttm_buffer_object *tbo = container_of(va->gem.obj,
+						     struct ttm_buffer_object,
+						     base);
+	struct vdxg_pt_update upd;
+	struct vdxg_pt_src src = {};
+	int ret;
+
+	if (res->mem_type == TTM_PL_VRAM) {
+		src.type = VDXG_PT_SRC_VRAM;
+		src.addr = vdxg_ttm_gpu_addr(vm->vdxg, res) + va->gem.offset;
+	} else if (tbo->ttm && ttm_tt_is_populated(tbo->ttm)) {
+		src.type = VDXG_PT_SRC_PAGES;
+		src.pages = tbo->ttm->dma_address;
+		src.npages = tbo->ttm->num_pages;
+		src.addr = va->gem.offset;
+	} else {
+		/* No pages (swapped out): the range faults until a bind. */
+		return vdxg_vm_emit_unmap(vm, b, va->va.addr, va->va.range);
+	}
+	vdxg_pt_update_init(&upd);
+	ret = vdxg_pg_emit(b, vdxg_pt_map(&vm->pt, &b->pb, va->va.addr,
+					  va->va.range, &src,
+					  vdxg_vm_pte_flags(va), &upd,
+					  &b->stats));
+	/* Later paging jobs only, after this one's flush: safe to reuse. */
+	vdxg_pt_free_deferred(&vm->pt, &upd.deferred);
+	return ret;
+}
+
+/**
+ * vdxg_vm_move_ops - keep the mappings of a moving object true
+ * @b: the move's paging batch, after the transfer
+ * @tbo: the object, reserved
+ * @new: where it goes; with pages populated if in system memory
+ *
+ * In every VM the object is bound in, its entries are rewritten to @new
+ * and that VM's TLB is flushed, in the move's own paging batch: after the
+ * transfer, before anything can use the old place again. Tables come from
+ * the VM's reserve (no allocation here).
+ *
+ * Return: 0 or a negative errno (the reserve was too small).
+ */
+int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
+		     struct ttm_resource *new)
+{
+	struct drm_gem_object *obj = &tbo->base;
+	struct drm_gpuvm_bo *vm_bo;
+	struct drm_gpuva *va;
+	int ret = 0;
+
+	dma_resv_assert_held(obj->resv);
+	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
+		struct vdxg_vm *vm = to_vdxg_vm(vm_bo->vm);
+
+		mutex_lock(&vm->pt_lock);
+		vm->no_alloc = true;
+		drm_gpuvm_bo_for_each_va(va, vm_bo) {
+			ret = vdxg_vm_remap_va(vm, b, va, new);
+			if (ret)
+				break;
+		}
+		if (!ret)
+			ret = vdxg_vm_emit_flush(vm, b);
+		vm->no_alloc = false;
+		mutex_unlock(&vm->pt_lock);
+		if (ret)
+			break;
+	}
+	return ret;
 }

@@ -45,7 +45,14 @@ struct vdxg_vm_mgr {
  * @pt_lock: protects @pt: taken inside the reservations, by binds and by
  *	the moves of bound objects
  * @pt: the page tables
- * @tables: the pinned objects holding the page tables
+ * @tables: the pinned objects holding the page tables, by VRAM page
+ * @reserve: VRAM offsets of tables allocated but unused, taken first
+ * @nreserve: entries in @reserve
+ * @reserve_cap: room in @reserve
+ * @no_alloc: under @pt_lock: take tables from @reserve only, and give
+ *	freed ones back to it (a move, or a bind's steps)
+ * @slots: 2 MiB regions the mappings cover, at most: how many tables a
+ *	move may need to split 2 MiB pages, kept in @reserve
  * @closed: destroyed; binds fail with -ENOENT
  */
 struct vdxg_vm {
@@ -57,6 +64,11 @@ struct vdxg_vm {
 	struct mutex pt_lock; /* protects @pt and @tables */
 	struct vdxg_pt_vm pt;
 	struct xarray tables;
+	u64 *reserve;
+	u32 nreserve;
+	u32 reserve_cap;
+	bool no_alloc;
+	u64 slots;
 	bool closed;
 };
 
