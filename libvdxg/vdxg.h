@@ -161,6 +161,26 @@ int vdxg_context_destroy(struct vdxg_device *dev, uint32_t ctx_id);
 int vdxg_context_reset_status(struct vdxg_device *dev, uint32_t ctx_id,
 			      struct drm_vdxg_reset_status *status);
 
+/* ------------------------------------------------ GPU virtual memory */
+
+/* DRM_IOCTL_VDXG_VM_CREATE / VM_DESTROY: a GPU virtual address space. */
+int vdxg_vm_create(struct vdxg_device *dev, uint32_t flags, uint32_t *vm_id);
+int vdxg_vm_destroy(struct vdxg_device *dev, uint32_t vm_id);
+/*
+ * DRM_IOCTL_VDXG_VM_BIND: NUM_OPS operations (DRM_VDXG_VM_BIND_OP_*),
+ * applied in order once IN (an array of NUM_IN, or NULL) has signalled;
+ * OUT (NUM_OUT) receives the fence of the page-table writes.
+ */
+int vdxg_vm_bind(struct vdxg_device *dev, uint32_t vm_id,
+		 const struct drm_vdxg_vm_bind_op *ops, uint32_t num_ops,
+		 const struct drm_vdxg_sync *in, uint32_t num_in,
+		 const struct drm_vdxg_sync *out, uint32_t num_out);
+/* One MAP of BO's [OFFSET, OFFSET + RANGE) at VA, or one UNMAP, waited. */
+int vdxg_vm_map(struct vdxg_device *dev, uint32_t vm_id, struct vdxg_bo *bo,
+		uint64_t offset, uint64_t va, uint64_t range, uint32_t flags);
+int vdxg_vm_unmap(struct vdxg_device *dev, uint32_t vm_id, uint64_t va,
+		  uint64_t range);
+
 /* --------------------------------------------------------------- syncobjs */
 
 /* Thin wrappers over libdrm's drmSyncobj*: see xf86drm.h for the flags. */

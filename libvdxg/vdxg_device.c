@@ -345,6 +345,87 @@ int vdxg_context_create(struct vdxg_device *dev, uint32_t engine,
 	return ret;
 }
 
+int vdxg_vm_create(struct vdxg_device *dev, uint32_t flags, uint32_t *vm_id)
+{
+	struct drm_vdxg_vm_create vc = { .flags = flags };
+	int ret;
+
+	ret = vioctl(dev->fd, DRM_IOCTL_VDXG_VM_CREATE, &vc);
+	if (!ret)
+		*vm_id = vc.vm_id;
+	return ret;
+}
+
+int vdxg_vm_destroy(struct vdxg_device *dev, uint32_t vm_id)
+{
+	struct drm_vdxg_vm_destroy vd = { .vm_id = vm_id };
+
+	return vioctl(dev->fd, DRM_IOCTL_VDXG_VM_DESTROY, &vd);
+}
+
+int vdxg_vm_bind(struct vdxg_device *dev, uint32_t vm_id,
+		 const struct drm_vdxg_vm_bind_op *ops, uint32_t num_ops,
+		 const struct drm_vdxg_sync *in, uint32_t num_in,
+		 const struct drm_vdxg_sync *out, uint32_t num_out)
+{
+	struct drm_vdxg_vm_bind vb = {
+		.vm_id = vm_id,
+		.num_ops = num_ops,
+		.ops = (uintptr_t)ops,
+		.in_syncs = (uintptr_t)in,
+		.out_syncs = (uintptr_t)out,
+		.num_in_syncs = num_in,
+		.num_out_syncs = num_out,
+	};
+
+	return vioctl(dev->fd, DRM_IOCTL_VDXG_VM_BIND, &vb);
+}
+
+/* One operation, then wait for its page-table writes. */
+static int vdxg_vm_bind_one(struct vdxg_device *dev, uint32_t vm_id,
+			    const struct drm_vdxg_vm_bind_op *op)
+{
+	struct drm_vdxg_sync out = { 0 };
+	int ret;
+
+	ret = vdxg_syncobj_create(dev, 0, &out.handle);
+	if (ret)
+		return ret;
+	ret = vdxg_vm_bind(dev, vm_id, op, 1, NULL, 0, &out, 1);
+	if (!ret)
+		ret = vdxg_syncobj_wait(dev, &out.handle, NULL, 1, INT64_MAX,
+					0, NULL);
+	vdxg_syncobj_destroy(dev, out.handle);
+	return ret;
+}
+
+int vdxg_vm_map(struct vdxg_device *dev, uint32_t vm_id, struct vdxg_bo *bo,
+		uint64_t offset, uint64_t va, uint64_t range, uint32_t flags)
+{
+	struct drm_vdxg_vm_bind_op op = {
+		.op = DRM_VDXG_VM_BIND_OP_MAP,
+		.flags = flags,
+		.handle = bo->handle,
+		.obj_offset = offset,
+		.va = va,
+		.range = range,
+	};
+
+	return vdxg_vm_bind_one(dev, vm_id, &op);
+}
+
+int vdxg_vm_unmap(struct vdxg_device *dev, uint32_t vm_id, uint64_t va,
+		  uint64_t range)
+{
+	struct drm_vdxg_vm_bind_op op = {
+		.op = DRM_VDXG_VM_BIND_OP_UNMAP,
+		.va = va,
+		.range = range,
+	};
+
+	return vdxg_vm_bind_one(dev, vm_id, &op);
+}
+
 int vdxg_context_destroy(struct vdxg_device *dev, uint32_t ctx_id)
 {
 	struct drm_vdxg_context_destroy cd = { .ctx_id = ctx_id };
