@@ -42,6 +42,9 @@
  * - ``paging_inject_fault`` and ``paging_hold`` (write-only, for tests):
  *   queue N paging jobs that fault; pause (1) or resume (0) the paging
  *   engine, so that moves queue up behind such a job.
+ * - ``vms`` and ``vm_read`` (a device with a GPU MMU): every VM with its
+ *   page-table memory and mappings; reads through a VM's page tables
+ *   (see "GPU virtual memory").
  */
 
 static int vdxg_debugfs_resources(struct seq_file *m, void *data)
@@ -296,4 +299,5 @@ void vdxg_debugfs_init(struct vdxg_device *vdxg)
 	if (vdxg->sriov.total_vfs)
 		drm_debugfs_add_file(&vdxg->drm, "sriov", vdxg_debugfs_sriov,
 				     NULL);
+	vdxg_vm_debugfs_init(vdxg);
 }

@@ -3,6 +3,8 @@
  * Copyright 2026 The vdxg authors
  */
 
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -86,11 +88,16 @@ int vdxg_vm_init(struct vdxg_device *vdxg)
 	int ret;
 
 	ida_init(&mgr->asids);
+	mutex_init(&mgr->lock);
+	INIT_LIST_HEAD(&mgr->list);
 	if (!(vdxg->caps & VDXG_CAP_GPU_MMU) || !vdxg->paging.engine.vdxg)
 		return 0;
 
 	ret = vdxg_kmem_alloc(vdxg, VDXG_VM_TABLE_BYTES, &mgr->table_gpu,
 			      &mgr->table_cpu);
+	if (!ret)
+		ret = vdxg_kmem_alloc(vdxg, VDXG_VM_STAGE_SIZE, &mgr->stage_gpu,
+				      &mgr->stage_cpu);
 	if (ret)
 		return ret;
 	/* No address space is in use yet: the engines never read it. */
@@ -109,6 +116,7 @@ void vdxg_vm_fini(struct vdxg_device *vdxg)
 	if (vdxg->vm.enabled)
 		vdxg_wr(vdxg, VDXG_REG_VM_CTRL, 0);
 	ida_destroy(&vdxg->vm.asids);
+	mutex_destroy(&vdxg->vm.lock);
 }
 
 /* --------------------------------------------------------- table pages */
@@ -810,6 +818,11 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 	struct drm_exec exec;
 	int ret;
 
+	mutex_lock(&vm->vdxg->vm.lock);
+	if (!list_empty(&vm->link))
+		list_del_init(&vm->link);
+	mutex_unlock(&vm->vdxg->vm.lock);
+
 	mutex_lock(&vm->lock);
 	vm->closed = true;
 	drm_exec_init(&exec, 0, 0);
@@ -883,6 +896,7 @@ int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
 	}
 	vm->asid = ret;
 	vm->vdxg = vdxg;
+	INIT_LIST_HEAD(&vm->link);
 	mutex_init(&vm->lock);
 	mutex_init(&vm->pt_lock);
 	xa_init(&vm->tables);
@@ -909,6 +923,9 @@ int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
 	}
 	vm->id = id;
 	args->vm_id = id;
+	mutex_lock(&vdxg->vm.lock);
+	list_add_tail(&vm->link, &vdxg->vm.list);
+	mutex_unlock(&vdxg->vm.lock);
 	return 0;
 
 err_close:
@@ -1030,4 +1047,162 @@ int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 			break;
 	}
 	return ret;
+}
+
+/* ------------------------------------------------------------- debugfs */
+
+static const char *vdxg_vm_place(const struct drm_gpuva *va)
+{
+	struct ttm_buffer_object *tbo;
+
+	if (!va->gem.obj)
+		return "null";
+	tbo = container_of(va->gem.obj, struct ttm_buffer_object, base);
+	switch (tbo->resource ? tbo->resource->mem_type : TTM_PL_SYSTEM) {
+	case TTM_PL_VRAM:
+		return "vram";
+	case TTM_PL_TT:
+		return "aperture";
+	default:
+		return "system";
+	}
+}
+
+/* ``vms``: each VM, its page-table memory and its mappings. */
+static int vdxg_vm_debugfs_show(struct seq_file *m, void *data)
+{
+	struct vdxg_device *vdxg = m->private;
+	struct drm_gpuva *va;
+	struct vdxg_vm *vm;
+
+	mutex_lock(&vdxg->vm.lock);
+	list_for_each_entry(vm, &vdxg->vm.list, link) {
+		u64 n = 0;
+
+		mutex_lock(&vm->lock);
+		drm_gpuvm_for_each_va(va, &vm->gpuvm)
+			n++;
+		seq_printf(m, "vm asid %u: %llu mappings, %u tables (%u KiB), %u in reserve\n",
+			   vm->asid, n, vm->pt.tables, vm->pt.tables * 4,
+			   vm->nreserve);
+		drm_gpuvm_for_each_va(va, &vm->gpuvm)
+			seq_printf(m, "  0x%012llx-0x%012llx %s%s offset 0x%llx %s\n",
+				   va->va.addr, va->va.addr + va->va.range,
+				   va->gem.obj ? "object" : "null",
+				   va->flags & VDXG_GPUVA_READ_ONLY ? " ro" : "",
+				   va->gem.offset, vdxg_vm_place(va));
+		mutex_unlock(&vm->lock);
+	}
+	mutex_unlock(&vdxg->vm.lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vdxg_vm_debugfs);
+
+/*
+ * ``vm_read`` (root, for tests): write "ASID VA SIZE" (SIZE at most 64 KiB),
+ * then read: the bytes at VA in that address space, as the GPU sees them,
+ * copied by a TRANSFER_VIRTUAL on the paging engine. A virtual address
+ * the address space does not map makes the read fail with -EFAULT (the
+ * paging engine faults and is reset, as for any paging fault).
+ */
+static ssize_t vdxg_vm_read_write(struct file *f, const char __user *ubuf,
+				  size_t len, loff_t *pos)
+{
+	struct vdxg_device *vdxg = file_inode(f)->i_private;
+	char buf[64];
+	u32 asid, size;
+	u64 va;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	if (sscanf(buf, "%u %llx %u", &asid, &va, &size) != 3 ||
+	    asid >= VDXG_VM_MAX_AS || !size || size > VDXG_VM_STAGE_SIZE)
+		return -EINVAL;
+	mutex_lock(&vdxg->vm.lock);
+	vdxg->vm.peek.asid = asid;
+	vdxg->vm.peek.va = va;
+	vdxg->vm.peek.size = size;
+	mutex_unlock(&vdxg->vm.lock);
+	return len;
+}
+
+static ssize_t vdxg_vm_read_read(struct file *f, char __user *ubuf,
+				 size_t len, loff_t *pos)
+{
+	struct vdxg_device *vdxg = file_inode(f)->i_private;
+	struct vdxg_vm_mgr *mgr = &vdxg->vm;
+	struct vdxg_pg_batch b;
+	struct dma_fence *fence;
+	u64 progress = 0;
+	void *data;
+	ssize_t ret;
+
+	if (*pos)
+		return 0;
+	if (!mgr->enabled)
+		return -ENODEV;
+	mutex_lock(&mgr->lock);
+	ret = -EINVAL;
+	if (!mgr->peek.size || len < mgr->peek.size)
+		goto out;
+	ret = vdxg_pg_batch_begin(&b, vdxg, NULL);
+	if (ret)
+		goto out;
+	ret = vdxg_pg_emit(&b, vdxg_pg_transfer_virtual(&b.pb, mgr->peek.asid,
+							VDXG_PG_XV_DST_PHYS,
+							mgr->peek.va,
+							mgr->stage_gpu,
+							mgr->peek.size,
+							&progress, &b.stats));
+	fence = vdxg_pg_batch_end(&b);
+	if (IS_ERR(fence)) {
+		ret = PTR_ERR(fence);
+		goto out;
+	}
+	if (fence) {
+		dma_fence_wait(fence, false);
+		if (!ret && fence->error)
+			ret = -EFAULT;
+		dma_fence_put(fence);
+	}
+	if (ret)
+		goto out;
+	data = kvmalloc(mgr->peek.size, GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!data)
+		goto out;
+	memcpy_fromio(data, mgr->stage_cpu, mgr->peek.size);
+	ret = copy_to_user(ubuf, data, mgr->peek.size) ? -EFAULT :
+	      mgr->peek.size;
+	kvfree(data);
+	if (ret > 0)
+		*pos += ret;
+out:
+	mutex_unlock(&mgr->lock);
+	return ret;
+}
+
+static const struct file_operations vdxg_vm_read_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = vdxg_vm_read_read,
+	.write = vdxg_vm_read_write,
+	.llseek = default_llseek,
+};
+
+/**
+ * vdxg_vm_debugfs_init - the GPU virtual memory's debugfs files
+ * @vdxg: the device
+ */
+void vdxg_vm_debugfs_init(struct vdxg_device *vdxg)
+{
+	if (!(vdxg->caps & VDXG_CAP_GPU_MMU))
+		return;
+	debugfs_create_file("vms", 0444, vdxg->drm.debugfs_root, vdxg,
+			    &vdxg_vm_debugfs_fops);
+	debugfs_create_file("vm_read", 0600, vdxg->drm.debugfs_root, vdxg,
+			    &vdxg_vm_read_fops);
 }

@@ -26,13 +26,30 @@ struct vdxg_pg_batch;
  * @table_gpu: VRAM offset of the address-space table
  * @table_cpu: its CPU mapping (zeroed once, before the MMU is enabled)
  * @asids: address space ids in use (1 and up; 0 is never handed out)
+ * @lock: protects @list and @peek
+ * @list: every VM of every file
+ * @stage_gpu: VRAM offset of a buffer debugfs reads VMs through
+ * @stage_cpu: its CPU mapping
+ * @peek: what the next read of debugfs ``vm_read`` reads: address space,
+ *	virtual address and size
  */
 struct vdxg_vm_mgr {
 	bool enabled;
 	u64 table_gpu;
 	void __iomem *table_cpu;
 	struct ida asids;
+	struct mutex lock; /* protects @list and @peek */
+	struct list_head list;
+	u64 stage_gpu;
+	void __iomem *stage_cpu;
+	struct {
+		u32 asid;
+		u64 va;
+		u32 size;
+	} peek;
 };
+
+#define VDXG_VM_STAGE_SIZE	SZ_64K
 
 /**
  * struct vdxg_vm - a GPU virtual address space (WDDM 2.0's per-process
@@ -54,6 +71,7 @@ struct vdxg_vm_mgr {
  * @slots: 2 MiB regions the mappings cover, at most: how many tables a
  *	move may need to split 2 MiB pages, kept in @reserve
  * @closed: destroyed; binds fail with -ENOENT
+ * @link: in the device's list of VMs
  */
 struct vdxg_vm {
 	struct drm_gpuvm gpuvm;
@@ -70,6 +88,7 @@ struct vdxg_vm {
 	bool no_alloc;
 	u64 slots;
 	bool closed;
+	struct list_head link;
 };
 
 int vdxg_vm_init(struct vdxg_device *vdxg);
@@ -77,6 +96,7 @@ void vdxg_vm_fini(struct vdxg_device *vdxg);
 void vdxg_vm_restore(struct vdxg_device *vdxg);
 
 void vdxg_vm_file_close(struct vdxg_file *vf);
+void vdxg_vm_debugfs_init(struct vdxg_device *vdxg);
 
 int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 		     struct ttm_resource *new);
