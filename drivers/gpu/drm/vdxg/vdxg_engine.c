@@ -125,8 +125,7 @@ int vdxg_engine_init(struct vdxg_engine *engine, struct vdxg_device *vdxg,
 	engine->wq = alloc_ordered_workqueue("%s-tdr", 0, args.name);
 	if (!engine->wq)
 		return -ENOMEM;
-	engine->submit_wq = alloc_workqueue("%s", WQ_HIGHPRI | WQ_MEM_RECLAIM,
-					    0, args.name);
+	engine->submit_wq = alloc_workqueue("%s", WQ_MEM_RECLAIM, 0, args.name);
 	if (!engine->submit_wq) {
 		destroy_workqueue(engine->wq);
 		return -ENOMEM;

@@ -46,9 +46,9 @@ struct vdxg_engine_ops {
  * @ops: recovery callbacks
  * @wq: ordered queue of the scheduler's timeout work and @fault_work, so
  *	that recoveries never run concurrently
- * @submit_wq: the scheduler's run_job and free_job work: per CPU and high
- *	priority, so that a job pushed from an ioctl runs on that CPU as soon
- *	as the ioctl yields, without waking another CPU
+ * @submit_wq: the scheduler's run_job and free_job work, per CPU: a job
+ *	pushed from an ioctl runs on that CPU once the ioctl's thread
+ *	sleeps or yields, without waking another CPU
  * @fault_work: recovers the engine after a fault
  * @watch: what the last timeout saw of the entry at the head of the ring
  * @resets: recoveries so far
