@@ -63,6 +63,7 @@
 #include "vdxg.h"
 #include "vdxg_hw.h"
 #include "vdxg_kms.h"
+#include "vdxg_tool.h"
 
 #define MIB		(1ull << 20)
 #define SEC_NS		1000000000ll
@@ -84,24 +85,10 @@ static struct figure figures[MAX_FIGURES];
 static int num_figures, repeats = 5;
 static struct vdxg_device *dev;		/* the render node */
 
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "vdxg-bench: %s: %s\n", what, vdxg_strerror(err));
-	exit(1);
-}
-
 static void check(int ret, const char *what)
 {
 	if (ret)
 		die(what, ret);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static int cmp_double(const void *a, const void *b)

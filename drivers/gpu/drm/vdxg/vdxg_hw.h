@@ -255,6 +255,17 @@
 #define   VDXG_RD_COPY_RECT_LEN		4
 #define   VDXG_RD_BLEND_LEN		5
 #define   VDXG_RD_DRAW_TRIANGLES_LEN	5
+/* Each command's length in dwords, by opcode: an array initializer */
+#define VDXG_RD_LENGTHS { \
+	[VDXG_RD_NOP] = VDXG_RD_NOP_LEN, \
+	[VDXG_RD_FENCE] = VDXG_RD_FENCE_LEN, \
+	[VDXG_RD_WAIT] = VDXG_RD_WAIT_LEN, \
+	[VDXG_RD_SET_SURFACE] = VDXG_RD_SET_SURFACE_LEN, \
+	[VDXG_RD_FILL_RECT] = VDXG_RD_FILL_RECT_LEN, \
+	[VDXG_RD_COPY_RECT] = VDXG_RD_COPY_RECT_LEN, \
+	[VDXG_RD_BLEND] = VDXG_RD_BLEND_LEN, \
+	[VDXG_RD_DRAW_TRIANGLES] = VDXG_RD_DRAW_TRIANGLES_LEN, \
+}
 
 /* FENCE writes a 64-bit value; WAIT stalls until the value at addr >= it. */
 #define VDXG_RD_MEM_DW_ADDR		1	/* 8-byte aligned */

@@ -21,16 +21,7 @@
 #define VDXG_BAND_READ          0       /* the source rows go to the buffer */
 #define VDXG_BAND_WRITE         1       /* the buffer goes to DST */
 
-static const uint8_t vdxg_rd_lengths[VDXG_RD_NUM_OPS] = {
-    [VDXG_RD_NOP]            = VDXG_RD_NOP_LEN,
-    [VDXG_RD_FENCE]          = VDXG_RD_FENCE_LEN,
-    [VDXG_RD_WAIT]           = VDXG_RD_WAIT_LEN,
-    [VDXG_RD_SET_SURFACE]    = VDXG_RD_SET_SURFACE_LEN,
-    [VDXG_RD_FILL_RECT]      = VDXG_RD_FILL_RECT_LEN,
-    [VDXG_RD_COPY_RECT]      = VDXG_RD_COPY_RECT_LEN,
-    [VDXG_RD_BLEND]          = VDXG_RD_BLEND_LEN,
-    [VDXG_RD_DRAW_TRIANGLES] = VDXG_RD_DRAW_TRIANGLES_LEN,
-};
+static const uint8_t vdxg_rd_lengths[VDXG_RD_NUM_OPS] = VDXG_RD_LENGTHS;
 
 /* Bytes per pixel of each format; 0 for the invalid ones */
 static const uint8_t vdxg_fmt_cpp[VDXG_NUM_FMTS] = {
