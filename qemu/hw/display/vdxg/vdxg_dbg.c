@@ -20,6 +20,14 @@ const char *const vdxg_pg_op_names[VDXG_PG_NUM_OPS] = {
     [VDXG_PG_FLUSH_TLB]      = "flush-tlb",
     [VDXG_PG_WRITE_PHYSICAL] = "write-physical",
     [VDXG_PG_READ_PHYSICAL]  = "read-physical",
+    [VDXG_PG_UPDATE_PAGE_TABLE]     = "update-page-table",
+    [VDXG_PG_COPY_PTES]             = "copy-page-table-entries",
+    [VDXG_PG_FLUSH_VM_TLB]          = "flush-vm-tlb",
+    [VDXG_PG_TRANSFER_VIRTUAL]      = "transfer-virtual",
+    [VDXG_PG_FILL_VIRTUAL]          = "fill-virtual",
+    [VDXG_PG_UPDATE_CONTEXT_ALLOC]  = "update-context-allocation",
+    [VDXG_PG_INIT_CONTEXT_RESOURCE] = "init-context-resource",
+    [VDXG_PG_NOTIFY_RESIDENCY]      = "notify-residency",
 };
 
 const char *const vdxg_rd_op_names[VDXG_RD_NUM_OPS] = {

@@ -317,7 +317,8 @@ VdxgRun vdxg_pg_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
     if (start) {
         trace_vdxg_pg_op(op_addr, hdr);
     }
-    if ((hdr & 0xff00) || op >= VDXG_PG_NUM_OPS) {
+    if ((hdr & 0xff00) || op >= VDXG_PG_NUM_OPS ||
+        (op >= VDXG_PG_UPDATE_PAGE_TABLE && !(s->caps & VDXG_CAP_GPU_MMU))) {
         vdxg_set_err(err, VDXG_FAULT_OPCODE, op_addr);
         return VDXG_RUN_FAULT;
     }
