@@ -160,7 +160,7 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
 
     s->caps = VDXG_CAP_SELFTEST | VDXG_CAP_RENDER | VDXG_CAP_PAGING |
               VDXG_CAP_GART | VDXG_CAP_DISPLAY | VDXG_CAP_CRC |
-              VDXG_CAP_WRITEBACK;
+              VDXG_CAP_WRITEBACK | VDXG_CAP_GPU_MMU;
     s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
     pci_config_set_interrupt_pin(pdev->config, 1);
 
@@ -281,6 +281,7 @@ static void vdxg_instance_init(Object *obj)
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "x-pg-tlb-misses", &s->tlb_misses,
                                    OBJ_PROP_FLAG_READ);
+    vdxg_vm_instance_init(obj);
     object_property_add_uint64_ptr(obj, "x-pg-bh-runs",
                                    &s->bh_runs[VDXG_ENGINE_PAGING],
                                    OBJ_PROP_FLAG_READ);
@@ -415,6 +416,10 @@ static const VMStateDescription vmstate_vdxg = {
         VMSTATE_STRUCT(wb, VdxgState, 1, vmstate_vdxg_wb, VdxgWriteback),
         VMSTATE_BOOL_ARRAY(connected, VdxgState, VDXG_MAX_CRTCS),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_vdxg_mmu,
+        NULL
     },
 };
 

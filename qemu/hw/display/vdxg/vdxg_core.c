@@ -114,12 +114,17 @@ static void vdxg_fault_clear(VdxgState *s)
     s->fault_addr = 0;
     s->fault_context = 0;
     s->fault_count = 0;
+    s->mmu.fault_vm = 0;
+    s->mmu.fault_access = 0;
 }
 
 bool vdxg_set_err(VdxgErr *err, uint32_t reason, uint64_t addr)
 {
     err->reason = reason;
     err->addr = addr;
+    err->vm = false;
+    err->as = 0;
+    err->access = 0;
     return false;
 }
 
@@ -141,6 +146,7 @@ void vdxg_reset_registers(VdxgState *s)
     s->dummy_page = 0;
     vdxg_tlb_flush(s, "reset");
     vdxg_fault_clear(s);
+    vdxg_vm_reset(s);
     vdxg_display_reset(s);
 }
 
@@ -299,6 +305,7 @@ static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
         break;
     default:
         if (!vdxg_engine_read(s, addr, &val) &&
+            !vdxg_vm_read(s, addr, &val) &&
             !vdxg_display_read(s, addr, &val) &&
             !vdxg_sriov_read(s, addr, &val)) {
             vdxg_unassigned(false, addr, 0);
@@ -417,6 +424,7 @@ static void vdxg_mmio_write(void *opaque, hwaddr addr, uint64_t data,
         break;
     default:
         if (!vdxg_engine_write(s, addr, val) &&
+            !vdxg_vm_write(s, addr, val) &&
             !vdxg_display_write(s, addr, val) &&
             !vdxg_sriov_write(s, addr, val)) {
             vdxg_unassigned(true, addr, val);

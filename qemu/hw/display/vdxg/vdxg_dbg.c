@@ -143,6 +143,26 @@ const char *vdxg_reg_name(hwaddr addr)
         return "FAULT_COUNT";
     case VDXG_REG_FAULT_CLEAR:
         return "FAULT_CLEAR";
+    case VDXG_REG_FAULT_VM:
+        return "FAULT_VM";
+    case VDXG_REG_FAULT_ACCESS:
+        return "FAULT_ACCESS";
+    case VDXG_REG_VM_TABLE_LO:
+        return "VM_TABLE_LO";
+    case VDXG_REG_VM_TABLE_HI:
+        return "VM_TABLE_HI";
+    case VDXG_REG_VM_TABLE_ENTRIES:
+        return "VM_TABLE_ENTRIES";
+    case VDXG_REG_VM_CTRL:
+        return "VM_CTRL";
+    case VDXG_REG_VM_TLB_FLUSH:
+        return "VM_TLB_FLUSH";
+    case VDXG_REG_VM_RES_SELECT:
+        return "VM_RES_SELECT";
+    case VDXG_REG_VM_RES_RESIDENT:
+        return "VM_RES_RESIDENT";
+    case VDXG_REG_VM_RES_EVICTED:
+        return "VM_RES_EVICTED";
     default:
         break;
     }

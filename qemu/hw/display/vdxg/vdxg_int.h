@@ -33,6 +33,7 @@
 #include "qom/object.h"
 #include "hw/display/vdxg_hw.h"
 #include "vdxg_raster.h"
+#include "vdxg_mmu.h"
 
 #define TYPE_VDXG "vdxg"
 OBJECT_DECLARE_SIMPLE_TYPE(VdxgState, VDXG)
@@ -243,6 +244,23 @@ typedef struct VdxgWriteback {
     uint64_t arm_frame;         /* source FRAME_COUNT when armed */
 } VdxgWriteback;
 
+/*
+ * GPU virtual memory (VDXG_CAP_GPU_MMU): registers, residency counters,
+ * the VM part of the fault record and each engine's TLB. Reset clears it;
+ * the TLBs are not migrated.
+ */
+typedef struct VdxgMmu {
+    uint64_t table;                     /* VM_TABLE */
+    uint32_t entries;                   /* VM_TABLE_ENTRIES */
+    uint32_t ctrl;                      /* VM_CTRL */
+    uint32_t res_select;                /* VM_RES_SELECT */
+    uint32_t res_resident[VDXG_VM_MAX_AS];
+    uint32_t res_evicted[VDXG_VM_MAX_AS];
+    uint32_t fault_vm;                  /* FAULT_VM */
+    uint32_t fault_access;              /* FAULT_ACCESS */
+    VdxgMmuTlb tlb[VDXG_NUM_ENGINES];
+} VdxgMmu;
+
 struct VdxgState {
     PCIDevice parent_obj;
 
@@ -320,6 +338,9 @@ struct VdxgState {
     uint32_t fault_context;
     uint32_t fault_count;
 
+    /* GPU virtual memory */
+    VdxgMmu mmu;
+
     /* Statistics since realize, read-only QOM properties; not migrated */
     uint64_t pg_ops[VDXG_PG_NUM_OPS];
     uint64_t pg_bytes[VDXG_PG_NUM_OPS];
@@ -351,6 +372,10 @@ struct VdxgState {
 typedef struct VdxgErr {
     uint32_t reason;
     uint64_t addr;
+    /* A VM_* fault: its address space and VDXG_ACCESS_* (vdxg_vm_xlate) */
+    bool vm;
+    uint32_t as;
+    uint32_t access;
 } VdxgErr;
 
 /*
@@ -363,6 +388,7 @@ typedef struct VdxgSeg {
     uint64_t len;
     uint64_t fault_addr;    /* what a failed access reports */
     bool run;               /* several pages of a page list at once */
+    bool zero;              /* a null page: reads 0, writes dropped */
 } VdxgSeg;
 
 /* vdxg_core.c */
@@ -467,6 +493,21 @@ void vdxg_rebar_set(VdxgState *s, uint64_t size);
 void vdxg_rebar_write(VdxgState *s);
 void vdxg_rebar_init(VdxgState *s, uint16_t offset);
 bool vdxg_rebar_load(VdxgState *s, uint64_t size);
+
+/* vdxg_vm.c */
+void vdxg_vm_flush(VdxgState *s, int64_t as, const char *why);
+void vdxg_vm_flush_range(VdxgState *s, uint32_t as, uint64_t va,
+                         uint64_t size);
+void vdxg_vm_reset(VdxgState *s);
+bool vdxg_vm_as_entry_ok(VdxgState *s, uint64_t q0);
+bool vdxg_vm_xlate(VdxgState *s, VdxgEngine *e, uint32_t as, uint64_t va,
+                   uint32_t access, VdxgMmuXlate *x, VdxgErr *err);
+bool vdxg_vm_seg(VdxgState *s, VdxgEngine *e, uint32_t as, uint64_t va,
+                 uint64_t len, uint32_t access, VdxgSeg *seg, VdxgErr *err);
+bool vdxg_vm_read(VdxgState *s, hwaddr addr, uint32_t *val);
+bool vdxg_vm_write(VdxgState *s, hwaddr addr, uint32_t val);
+void vdxg_vm_instance_init(Object *obj);
+extern const VMStateDescription vmstate_vdxg_mmu;
 
 /* vdxg_dbg.c */
 extern const char *const vdxg_pg_op_names[VDXG_PG_NUM_OPS];

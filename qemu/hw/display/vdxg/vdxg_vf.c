@@ -63,7 +63,7 @@ static void vdxg_vf_realize(PCIDevice *pdev, Error **errp)
     s->use_msi = false;
     s->use_msix = true;
     s->caps = VDXG_CAP_MSIX | VDXG_CAP_SELFTEST | VDXG_CAP_RENDER |
-              VDXG_CAP_PAGING | VDXG_CAP_GART;
+              VDXG_CAP_PAGING | VDXG_CAP_GART | VDXG_CAP_GPU_MMU;
     s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
     s->vram_ptr = pf->vram_ptr;
     s->vram_mr = &pf->vram;
