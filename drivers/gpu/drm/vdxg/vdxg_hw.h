@@ -431,8 +431,9 @@
  * level 0 bits 20:12. Tables live in VRAM. A level-1 entry with LARGE
  * maps a 2 MiB page. Engines cache translations in a TLB per engine,
  * tagged by address space, until FLUSH_VM_TLB, VM_TLB_FLUSH, a write to
- * VM_TABLE or VM_CTRL, UPDATE_CONTEXT_ALLOCATION of that space, or a
- * reset. Page tables change only through paging operations or the CPU.
+ * VM_TABLE, VM_TABLE_ENTRIES or VM_CTRL, UPDATE_CONTEXT_ALLOCATION of
+ * that space, or a reset. Page tables change only through paging
+ * operations or the CPU.
  */
 #define VDXG_VM_VA_BITS			48
 #define VDXG_VM_LEVELS			4
