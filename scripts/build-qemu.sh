@@ -46,7 +46,7 @@ CONFIGURE_OPTS=(
 FIRMWARE_DIRS=(/usr/share/seabios /usr/share/qemu)
 # Result directories kept in the cache, newest first: enough that builds
 # from several work trees do not prune a result another one is using.
-KEEP_RESULTS=8
+KEEP_RESULTS=16
 
 HDR=$VDXG_TOP/drivers/gpu/drm/vdxg/vdxg_hw.h
 # The reference renderer that the qtest compiles in (qemu/tests/qtest links it)

@@ -40,7 +40,7 @@ typedef struct VdxgSide {
  * here; one that is not the next page (or is malformed) ends the run, and
  * is read and checked again when the copy reaches it.
  */
-static void vdxg_side_run(VdxgState *s, const VdxgSide *side, uint64_t idx,
+static void vdxg_side_run(VdxgCore *s, const VdxgSide *side, uint64_t idx,
                           uint64_t page, uint64_t len, VdxgSeg *seg)
 {
     uint8_t buf[VDXG_PAGE_RUN * 8];
@@ -67,7 +67,7 @@ static void vdxg_side_run(VdxgState *s, const VdxgSide *side, uint64_t idx,
 }
 
 /* The piece of at most @len bytes of @side at byte @pos. */
-static bool vdxg_side_seg(VdxgState *s, const VdxgSide *side, uint64_t pos,
+static bool vdxg_side_seg(VdxgCore *s, const VdxgSide *side, uint64_t pos,
                           uint64_t len, bool runs, VdxgSeg *seg, VdxgErr *err)
 {
     uint64_t off, page;
@@ -113,7 +113,7 @@ static bool vdxg_side_seg(VdxgState *s, const VdxgSide *side, uint64_t pos,
  * Copy *@len bytes from @sseg to @dseg, at most a bounce buffer's worth
  * between two bus pieces (*@len is then cut down to it).
  */
-static bool vdxg_copy_seg(VdxgState *s, const VdxgSeg *sseg,
+static bool vdxg_copy_seg(VdxgCore *s, const VdxgSeg *sseg,
                           const VdxgSeg *dseg, uint64_t *len, VdxgErr *err)
 {
     uint64_t n = *len;
@@ -156,7 +156,7 @@ static bool vdxg_copy_seg(VdxgState *s, const VdxgSeg *sseg,
  * Copy @size bytes from @src to @dst, continuing at *@progress, until done
  * or out of budget. Overlapping sides give an undefined result.
  */
-static VdxgRun vdxg_copy(VdxgState *s, const VdxgSide *src,
+static VdxgRun vdxg_copy(VdxgCore *s, const VdxgSide *src,
                          const VdxgSide *dst, uint64_t size,
                          uint64_t *progress, int64_t *budget, VdxgErr *err)
 {
@@ -193,7 +193,7 @@ static VdxgRun vdxg_copy(VdxgState *s, const VdxgSide *src,
 }
 
 /* Fill @size bytes at GPU address @addr with @pattern; both 4-aligned. */
-static VdxgRun vdxg_fill(VdxgState *s, uint64_t addr, uint64_t size,
+static VdxgRun vdxg_fill(VdxgCore *s, uint64_t addr, uint64_t size,
                          uint32_t pattern, uint64_t *progress,
                          int64_t *budget, VdxgErr *err)
 {
@@ -235,7 +235,7 @@ static VdxgRun vdxg_fill(VdxgState *s, uint64_t addr, uint64_t size,
  * addresses listed at GPU address @list, or invalid entries when @list is
  * 0 (unmap).
  */
-static VdxgRun vdxg_gart_write(VdxgState *s, uint32_t first, uint32_t count,
+static VdxgRun vdxg_gart_write(VdxgCore *s, uint32_t first, uint32_t count,
                                uint64_t list, uint64_t *progress,
                                int64_t *budget, VdxgErr *err)
 {
@@ -284,7 +284,7 @@ static VdxgRun vdxg_gart_write(VdxgState *s, uint32_t first, uint32_t count,
  * Fill @size bytes at @va of address space @as with @pattern (4-aligned
  * both), page by page through the engine's TLB. Null pages drop it.
  */
-static VdxgRun vdxg_fill_virtual(VdxgState *s, VdxgEngine *e, uint32_t as,
+static VdxgRun vdxg_fill_virtual(VdxgCore *s, VdxgEngine *e, uint32_t as,
                                  uint64_t va, uint64_t size, uint32_t pattern,
                                  uint64_t *progress, int64_t *budget,
                                  VdxgErr *err)
@@ -328,7 +328,7 @@ static VdxgRun vdxg_fill_virtual(VdxgState *s, VdxgEngine *e, uint32_t as,
  * @count of the page table at VRAM offset @table: those listed at GPU
  * address @list, or with @gen, @base + i * @stride.
  */
-static VdxgRun vdxg_upt_write(VdxgState *s, uint64_t table, uint32_t first,
+static VdxgRun vdxg_upt_write(VdxgCore *s, uint64_t table, uint32_t first,
                               uint32_t count, uint64_t list, bool gen,
                               uint64_t base, uint64_t stride,
                               uint64_t *progress, int64_t *budget,
@@ -361,7 +361,7 @@ static VdxgRun vdxg_upt_write(VdxgState *s, uint64_t table, uint32_t first,
 }
 
 /* A page table operand: PARAM unless 4 KiB aligned, ADDRESS unless in VRAM */
-static bool vdxg_pg_table_ok(VdxgState *s, uint64_t table, VdxgErr *err)
+static bool vdxg_pg_table_ok(VdxgCore *s, uint64_t table, VdxgErr *err)
 {
     if (table & VDXG_PAGE_MASK) {
         return vdxg_set_err(err, VDXG_FAULT_PARAM, 0);
@@ -373,7 +373,7 @@ static bool vdxg_pg_table_ok(VdxgState *s, uint64_t table, VdxgErr *err)
 }
 
 /* One side of TRANSFER_VIRTUAL: a GPU address with @phys, else virtual. */
-static bool vdxg_pg_xv_side(VdxgState *s, VdxgEngine *e, VdxgSide *side,
+static bool vdxg_pg_xv_side(VdxgCore *s, VdxgEngine *e, VdxgSide *side,
                             bool phys, uint32_t as, uint64_t addr,
                             uint32_t access, uint32_t size, VdxgErr *err)
 {
@@ -396,7 +396,7 @@ static bool vdxg_pg_xv_side(VdxgState *s, VdxgEngine *e, VdxgSide *side,
  * 0x11), whose @len dwords start with @dw (the first ARRAY_SIZE of them).
  * The operation's bytes go to *@bytes for the statistics.
  */
-static VdxgRun vdxg_pg_vm_op(VdxgState *s, VdxgEngine *e, uint32_t op,
+static VdxgRun vdxg_pg_vm_op(VdxgCore *s, VdxgEngine *e, uint32_t op,
                              uint64_t op_addr, const uint32_t *dw,
                              uint32_t len, int64_t *budget, uint64_t *bytes,
                              VdxgErr *err)
@@ -614,7 +614,7 @@ static bool vdxg_bus_range_ok(uint64_t addr, uint64_t len)
     return !len || addr + (len - 1) >= addr;
 }
 
-static bool vdxg_pg_xfer_side(VdxgState *s, VdxgSide *side, bool pages,
+static bool vdxg_pg_xfer_side(VdxgCore *s, VdxgSide *side, bool pages,
                               uint64_t addr, uint64_t list, uint32_t npages,
                               uint32_t size, VdxgErr *err)
 {
@@ -642,7 +642,7 @@ static bool vdxg_pg_xfer_side(VdxgState *s, VdxgSide *side, bool pages,
  * On a fault, @err holds the reason and address; for reasons other than
  * ADDRESS the address is the operation's.
  */
-VdxgRun vdxg_pg_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
+VdxgRun vdxg_pg_op(VdxgCore *s, VdxgEngine *e, int64_t *budget,
                    uint32_t *opcode, VdxgErr *err)
 {
     uint64_t op_addr = e->buf_addr + e->buf_off;

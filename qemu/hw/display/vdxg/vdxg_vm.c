@@ -17,7 +17,7 @@
 /* A qword of the function's VRAM, for the walk (a VF's through backing) */
 static bool vdxg_vm_read_qword(void *opaque, uint64_t off, uint64_t *val)
 {
-    VdxgState *s = opaque;
+    VdxgCore *s = opaque;
     uint8_t buf[8];
     VdxgErr err;
 
@@ -29,7 +29,7 @@ static bool vdxg_vm_read_qword(void *opaque, uint64_t off, uint64_t *val)
     return true;
 }
 
-static VdxgMmuCfg vdxg_vm_cfg(VdxgState *s)
+static VdxgMmuCfg vdxg_vm_cfg(VdxgCore *s)
 {
     return (VdxgMmuCfg) {
         .read = vdxg_vm_read_qword,
@@ -42,7 +42,7 @@ static VdxgMmuCfg vdxg_vm_cfg(VdxgState *s)
 }
 
 /* Drop the translations of address space @as (-1: all) of every engine. */
-void vdxg_vm_flush(VdxgState *s, int64_t as, const char *why)
+void vdxg_vm_flush(VdxgCore *s, int64_t as, const char *why)
 {
     unsigned int i;
 
@@ -56,7 +56,7 @@ void vdxg_vm_flush(VdxgState *s, int64_t as, const char *why)
     }
 }
 
-void vdxg_vm_flush_range(VdxgState *s, uint32_t as, uint64_t va,
+void vdxg_vm_flush_range(VdxgCore *s, uint32_t as, uint64_t va,
                          uint64_t size)
 {
     unsigned int i;
@@ -67,7 +67,7 @@ void vdxg_vm_flush_range(VdxgState *s, uint32_t as, uint64_t va,
     }
 }
 
-void vdxg_vm_reset(VdxgState *s)
+void vdxg_vm_reset(VdxgCore *s)
 {
     VdxgMmu *m = &s->mmu;
 
@@ -83,14 +83,14 @@ void vdxg_vm_reset(VdxgState *s)
 }
 
 /* An address-space table of @entries entries at @table fits in VRAM. */
-static bool vdxg_vm_table_ok(VdxgState *s, uint64_t table, uint32_t entries)
+static bool vdxg_vm_table_ok(VdxgCore *s, uint64_t table, uint32_t entries)
 {
     return !(table & VDXG_PAGE_MASK) && entries <= VDXG_VM_MAX_AS &&
            vdxg_in_vram(s, table, (uint64_t)entries * VDXG_VM_AS_ENTRY_SIZE);
 }
 
 /* UPDATE_CONTEXT_ALLOCATION's check of an AS entry's qword 0 */
-bool vdxg_vm_as_entry_ok(VdxgState *s, uint64_t q0)
+bool vdxg_vm_as_entry_ok(VdxgCore *s, uint64_t q0)
 {
     uint64_t root;
 
@@ -103,7 +103,7 @@ bool vdxg_vm_as_entry_ok(VdxgState *s, uint64_t q0)
  * Translate @va of address space @as for an @access of engine @e. A fault
  * sets @err with the virtual address, the address space and the access.
  */
-bool vdxg_vm_xlate(VdxgState *s, VdxgEngine *e, uint32_t as, uint64_t va,
+bool vdxg_vm_xlate(VdxgCore *s, VdxgEngine *e, uint32_t as, uint64_t va,
                    uint32_t access, VdxgMmuXlate *x, VdxgErr *err)
 {
     VdxgMmuCfg cfg = vdxg_vm_cfg(s);
@@ -125,7 +125,7 @@ bool vdxg_vm_xlate(VdxgState *s, VdxgEngine *e, uint32_t as, uint64_t va,
  * The piece of at most @len bytes at @va of address space @as: up to the
  * end of its page. An access the page's memory rejects later reports @va.
  */
-bool vdxg_vm_seg(VdxgState *s, VdxgEngine *e, uint32_t as, uint64_t va,
+bool vdxg_vm_seg(VdxgCore *s, VdxgEngine *e, uint32_t as, uint64_t va,
                  uint64_t len, uint32_t access, VdxgSeg *seg, VdxgErr *err)
 {
     VdxgMmuXlate x;
@@ -155,7 +155,7 @@ bool vdxg_vm_seg(VdxgState *s, VdxgEngine *e, uint32_t as, uint64_t va,
 
 /* Registers */
 
-bool vdxg_vm_read(VdxgState *s, hwaddr addr, uint32_t *val)
+bool vdxg_vm_read(VdxgCore *s, hwaddr addr, uint32_t *val)
 {
     VdxgMmu *m = &s->mmu;
 
@@ -194,7 +194,7 @@ bool vdxg_vm_read(VdxgState *s, hwaddr addr, uint32_t *val)
     return false;
 }
 
-bool vdxg_vm_write(VdxgState *s, hwaddr addr, uint32_t val)
+bool vdxg_vm_write(VdxgCore *s, hwaddr addr, uint32_t val)
 {
     VdxgMmu *m = &s->mmu;
     uint64_t table;
@@ -256,34 +256,51 @@ bool vdxg_vm_write(VdxgState *s, hwaddr addr, uint32_t val)
 }
 
 /* Statistics: the TLBs' hits and misses, all engines together */
-static void vdxg_vm_get_stat(Object *obj, Visitor *v, const char *name,
-                             void *opaque, Error **errp)
+static uint64_t vdxg_vm_tlb_stat(VdxgCore *s, bool hits)
 {
-    VdxgState *s = VDXG(obj);
-    bool hits = opaque != NULL;
     uint64_t n = 0;
     unsigned int i;
 
     for (i = 0; i < VDXG_NUM_ENGINES; i++) {
         n += hits ? s->mmu.tlb[i].hits : s->mmu.tlb[i].misses;
     }
+    return n;
+}
+
+static void vdxg_vm_get_tlb_hits(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    uint64_t n = vdxg_vm_tlb_stat(opaque, true);
+
     visit_type_uint64(v, name, &n, errp);
 }
 
-void vdxg_vm_instance_init(Object *obj)
+static void vdxg_vm_get_tlb_misses(Object *obj, Visitor *v, const char *name,
+                                   void *opaque, Error **errp)
 {
-    object_property_add(obj, "x-vm-tlb-hits", "uint64", vdxg_vm_get_stat,
-                        NULL, NULL, (void *)1);
-    object_property_add(obj, "x-vm-tlb-misses", "uint64", vdxg_vm_get_stat,
-                        NULL, NULL, NULL);
+    uint64_t n = vdxg_vm_tlb_stat(opaque, false);
+
+    visit_type_uint64(v, name, &n, errp);
 }
 
-/* Migration: the registers and counters; the TLBs start empty. */
+/* The MMU's statistics, on the PF and on each VF (vdxg_core_add_stats) */
+void vdxg_vm_add_stats(VdxgCore *s, Object *obj)
+{
+    object_property_add(obj, "x-vm-tlb-hits", "uint64", vdxg_vm_get_tlb_hits,
+                        NULL, NULL, s);
+    object_property_add(obj, "x-vm-tlb-misses", "uint64",
+                        vdxg_vm_get_tlb_misses, NULL, NULL, s);
+}
+
+/*
+ * Migration, of the PF only (a VF is unmigratable): the registers and
+ * counters; the TLBs start empty.
+ */
 
 static bool vdxg_vm_needed(void *opaque)
 {
-    VdxgState *s = opaque;
-    VdxgMmu *m = &s->mmu;
+    VdxgState *pf = opaque;
+    VdxgMmu *m = &pf->core.mmu;
     unsigned int i;
 
     if (m->table || m->entries || m->ctrl || m->res_select ||
@@ -300,7 +317,8 @@ static bool vdxg_vm_needed(void *opaque)
 
 static int vdxg_vm_post_load(void *opaque, int version_id)
 {
-    VdxgState *s = opaque;
+    VdxgState *pf = opaque;
+    VdxgCore *s = &pf->core;
     VdxgMmu *m = &s->mmu;
 
     if (!vdxg_vm_table_ok(s, m->table, m->entries) ||
@@ -323,14 +341,16 @@ const VMStateDescription vmstate_vdxg_mmu = {
     .needed = vdxg_vm_needed,
     .post_load = vdxg_vm_post_load,
     .fields = (const VMStateField[]) {
-        VMSTATE_UINT64(mmu.table, VdxgState),
-        VMSTATE_UINT32(mmu.entries, VdxgState),
-        VMSTATE_UINT32(mmu.ctrl, VdxgState),
-        VMSTATE_UINT32(mmu.res_select, VdxgState),
-        VMSTATE_UINT32_ARRAY(mmu.res_resident, VdxgState, VDXG_VM_MAX_AS),
-        VMSTATE_UINT32_ARRAY(mmu.res_evicted, VdxgState, VDXG_VM_MAX_AS),
-        VMSTATE_UINT32(mmu.fault_vm, VdxgState),
-        VMSTATE_UINT32(mmu.fault_access, VdxgState),
+        VMSTATE_VDXG_CORE(mmu.table, vmstate_info_uint64, uint64_t),
+        VMSTATE_VDXG_CORE(mmu.entries, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE(mmu.ctrl, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE(mmu.res_select, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE_ARRAY(mmu.res_resident, vmstate_info_uint32,
+                                uint32_t, VDXG_VM_MAX_AS),
+        VMSTATE_VDXG_CORE_ARRAY(mmu.res_evicted, vmstate_info_uint32,
+                                uint32_t, VDXG_VM_MAX_AS),
+        VMSTATE_VDXG_CORE(mmu.fault_vm, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE(mmu.fault_access, vmstate_info_uint32, uint32_t),
         VMSTATE_END_OF_LIST()
     },
 };

@@ -7,6 +7,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qobject/qlist.h"
 #include "vdxg-test.h"
 
 /* SR-IOV */
@@ -115,6 +116,98 @@ static void sr_stop(Sr *sr)
     g_free(sr->pf.dev);
     qpci_free_pc(sr->pf.bus);
     qtest_quit(sr->pf.qts);
+}
+
+/*
+ * The QOM path of the VF with function number 1 + @index: the VFs are
+ * unattached children of the machine, in the order the PF created them.
+ */
+static char *sr_vf_path(Sr *sr, int index)
+{
+    QDict *rsp = qtest_qmp(sr->pf.qts, "{ 'execute': 'qom-list', "
+                           "'arguments': { 'path': '/machine/unattached' } }");
+    char *path = NULL;
+    const QListEntry *e;
+    int n = 0;
+
+    g_assert_true(qdict_haskey(rsp, "return"));
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(rsp, "return"), e) {
+        QDict *prop = qobject_to(QDict, qlist_entry_obj(e));
+
+        if (!strcmp(qdict_get_str(prop, "type"), "child<vdxg-vf>") &&
+            n++ == index) {
+            path = g_strdup_printf("/machine/unattached/%s",
+                                   qdict_get_str(prop, "name"));
+        }
+    }
+    qobject_unref(rsp);
+    g_assert_nonnull(path);
+    return path;
+}
+
+/* Whether qom-get of @prop at @path succeeds */
+static bool sr_qom_has(Sr *sr, const char *path, const char *prop)
+{
+    QDict *rsp = qtest_qmp(sr->pf.qts, "{ 'execute': 'qom-get', "
+                           "'arguments': { 'path': %s, 'property': %s } }",
+                           path, prop);
+    bool ok = qdict_haskey(rsp, "return");
+
+    qobject_unref(rsp);
+    return ok;
+}
+
+/* Whether QOM type @name is or implements @type */
+static bool sr_type_implements(Sr *sr, const char *name, const char *type)
+{
+    QDict *rsp = qtest_qmp(sr->pf.qts, "{ 'execute': 'qom-list-types', "
+                           "'arguments': { 'implements': %s } }", type);
+    const QListEntry *e;
+    bool found = false;
+
+    g_assert_true(qdict_haskey(rsp, "return"));
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(rsp, "return"), e) {
+        QDict *info = qobject_to(QDict, qlist_entry_obj(e));
+
+        found |= !strcmp(qdict_get_str(info, "name"), name);
+    }
+    qobject_unref(rsp);
+    return found;
+}
+
+/*
+ * A VF is a PCI Express device type of its own, not a vdxg: it has none of
+ * the PF's properties (sizes, outputs, SR-IOV), only its own engine
+ * statistics.
+ */
+static void test_sriov_vf_type(void)
+{
+    static const char *const pf_only[] = {
+        "vram-size", "aperture-size", "outputs", "total-vfs", "msi",
+        "connected0", "x-disp-composes", "x-max-slice-ns",
+    };
+    g_autofree char *vf0 = NULL;
+    g_autofree char *vf1 = NULL;
+    Sr sr;
+    int i;
+
+    sr_start(&sr, NULL);
+    g_assert_true(sr_type_implements(&sr, "vdxg", "vdxg"));
+    g_assert_false(sr_type_implements(&sr, "vdxg-vf", "vdxg"));
+    g_assert_true(sr_type_implements(&sr, "vdxg-vf", "pci-express-device"));
+
+    vf0 = sr_vf_path(&sr, 0);
+    vf1 = sr_vf_path(&sr, 1);
+    for (i = 0; i < ARRAY_SIZE(pf_only); i++) {
+        g_assert_true(sr_qom_has(&sr, "/machine/peripheral/gpu", pf_only[i]));
+        g_assert_false(sr_qom_has(&sr, vf0, pf_only[i]));
+        g_assert_false(sr_qom_has(&sr, vf1, pf_only[i]));
+    }
+
+    /* Each VF has its own engines' statistics. */
+    g_assert_true(sr_qom_has(&sr, vf0, "x-pg-bh-runs"));
+    g_assert_true(sr_qom_has(&sr, vf1, "x-rd-pixels"));
+    sr_stop(&sr);
 }
 
 /* Set entry @idx of the pending table of (@vf, VRAM BAR). */
@@ -970,6 +1063,7 @@ void vdxg_test_add_sriov_tests(void)
 {
     qtest_add_func("/vdxg/sriov/cap", test_sriov_cap);
     qtest_add_func("/vdxg/sriov/vf-registers", test_sriov_vf_registers);
+    qtest_add_func("/vdxg/sriov/vf-type", test_sriov_vf_type);
     qtest_add_func("/vdxg/sriov/backing", test_sriov_backing);
     qtest_add_func("/vdxg/sriov/layout", test_sriov_layout);
     qtest_add_func("/vdxg/sriov/isolation", test_sriov_isolation);
