@@ -157,6 +157,20 @@ static bool sr_qom_has(Sr *sr, const char *path, const char *prop)
     return ok;
 }
 
+/* qom-get of the uint64 @prop at @path */
+static uint64_t sr_qom_u64(Sr *sr, const char *path, const char *prop)
+{
+    QDict *rsp = qtest_qmp(sr->pf.qts, "{ 'execute': 'qom-get', "
+                           "'arguments': { 'path': %s, 'property': %s } }",
+                           path, prop);
+    uint64_t val;
+
+    g_assert_true(qdict_haskey(rsp, "return"));
+    val = qdict_get_int(rsp, "return");
+    qobject_unref(rsp);
+    return val;
+}
+
 /* Whether QOM type @name is or implements @type */
 static bool sr_type_implements(Sr *sr, const char *name, const char *type)
 {
@@ -980,6 +994,8 @@ static void test_sriov_mmu(void)
         0x91000 | VDXG_PTE_VALID, 0x92000 | VDXG_PTE_VALID,
         0x93000 | VDXG_PTE_VALID, 0x300000 | VDXG_PTE_VALID,
     };
+    g_autofree char *vf0 = NULL;
+    g_autofree char *vf1 = NULL;
     QTestState *qts;
     Vdxg *v;
     uint64_t pf0;
@@ -990,6 +1006,8 @@ static void test_sriov_mmu(void)
     qts = sr.pf.qts;
     pf0 = sr.pf_vram.addr;
     sr_enable_vfs(&sr, 2);
+    vf0 = sr_vf_path(&sr, 0);
+    vf1 = sr_vf_path(&sr, 1);
     v = &sr.vf[0];
     g_assert_cmphex(sr_table(&sr, 0, r, 2), ==,
                     2 << VDXG_BACKING_STATUS_RANGES_SHIFT);
@@ -1025,6 +1043,13 @@ static void test_sriov_mmu(void)
     g_assert_cmphex(qtest_readl(qts, pf0 + 0x80100c), !=, 0x7e57f00d);
     g_assert_cmphex(qtest_readl(qts, pf0 + 0x801010), ==, 0x7e57f00d);
     g_assert_cmphex(qtest_readl(qts, pf0 + 0x80101c), ==, 0x7e57f00d);
+    /* The walks went through VF 0's TLBs, not the PF's nor VF 1's */
+    g_assert_cmpuint(sr_qom_u64(&sr, vf0, "x-vm-tlb-misses"), >, 0);
+    g_assert_cmpuint(sr_qom_u64(&sr, vf1, "x-vm-tlb-misses"), ==, 0);
+    g_assert_cmpuint(sr_qom_u64(&sr, "/machine/peripheral/gpu",
+                                "x-vm-tlb-misses"), ==, 0);
+    g_assert_cmpuint(sr_qom_u64(&sr, "/machine/peripheral/gpu",
+                                "x-vm-tlb-hits"), ==, 0);
 
     /* A page in the VF's VRAM that nothing backs */
     emit_fill_virt(p, 1, 0x1000, 4, 0);
