@@ -69,6 +69,7 @@
 #define   VDXG_CAP_WRITEBACK		BIT(7)
 #define   VDXG_CAP_SRIOV		BIT(8)
 #define   VDXG_CAP_RESIZABLE_BAR	BIT(9)
+#define   VDXG_CAP_GPU_MMU		BIT(10)	/* GPU virtual memory (0x2200) */
 #define VDXG_REG_VRAM_SIZE_LO		0x0010	/* RO: VRAM bytes */
 #define VDXG_REG_VRAM_SIZE_HI		0x0014
 #define VDXG_REG_APERTURE_BASE_LO	0x0018	/* RO: GPU address of aperture */
@@ -210,7 +211,37 @@
 #define VDXG_PG_FLUSH_TLB		0x07	/* len 1 */
 #define VDXG_PG_WRITE_PHYSICAL		0x08	/* bus addr(2), data; len 3+n */
 #define VDXG_PG_READ_PHYSICAL		0x09	/* bus addr(2), size, addr(2); len 6 */
-#define VDXG_PG_NUM_OPS			0x0a
+/* GPU virtual memory (VDXG_CAP_GPU_MMU), WDDM 2.0's paging operations */
+#define VDXG_PG_UPDATE_PAGE_TABLE	0x0a	/* see below */
+#define   VDXG_PG_UPT_GENERATE		BIT(0)	/* base + i * stride */
+#define   VDXG_PG_UPT_DW_FLAGS		1
+#define   VDXG_PG_UPT_DW_TABLE		2	/* VRAM offset(2), page aligned */
+#define   VDXG_PG_UPT_DW_FIRST		4	/* first index, < 512 */
+#define   VDXG_PG_UPT_DW_COUNT		5	/* first + count <= 512 */
+#define   VDXG_PG_UPT_DW_ENTRIES	6	/* count entries(2), or: */
+#define   VDXG_PG_UPT_DW_BASE		6	/* GENERATE: entry 0(2) */
+#define   VDXG_PG_UPT_DW_STRIDE		8	/* GENERATE: address step(2) */
+#define   VDXG_PG_UPT_LEN(n)		(6 + 2 * (n))
+#define   VDXG_PG_UPT_GEN_LEN		10
+#define VDXG_PG_COPY_PTES		0x0b	/* src(2), src idx, dst(2), dst idx, count; len 8 */
+#define VDXG_PG_FLUSH_VM_TLB		0x0c	/* as, flags, va(2), size(2); len 7 */
+#define   VDXG_PG_FLUSH_RANGE		BIT(0)	/* only [va, va + size) */
+#define VDXG_PG_TRANSFER_VIRTUAL	0x0d	/* as, flags, size, src(2), dst(2); len 8 */
+#define   VDXG_PG_XV_SRC_PHYS		BIT(0)	/* source is a GPU address */
+#define   VDXG_PG_XV_DST_PHYS		BIT(1)	/* destination is one */
+#define VDXG_PG_FILL_VIRTUAL		0x0e	/* as, pattern, size, va(2); len 6 */
+#define VDXG_PG_UPDATE_CONTEXT_ALLOC	0x0f	/* as, AS entry qword 0(2); len 4 */
+#define VDXG_PG_INIT_CONTEXT_RESOURCE	0x10	/* state area VRAM offset(2); len 3 */
+#define VDXG_PG_NOTIFY_RESIDENCY	0x11	/* as, flags, count; len 4 */
+#define   VDXG_PG_RES_EVICTED		BIT(0)	/* else made resident */
+#define VDXG_PG_NUM_OPS			0x12
+#define   VDXG_PG_COPY_PTES_LEN		8
+#define   VDXG_PG_FLUSH_VM_TLB_LEN	7
+#define   VDXG_PG_XV_LEN		8
+#define   VDXG_PG_FILL_V_LEN		6
+#define   VDXG_PG_UCA_LEN		4
+#define   VDXG_PG_ICR_LEN		3
+#define   VDXG_PG_NOTIFY_RES_LEN	4
 #define   VDXG_PG_NOP_LEN		1
 #define   VDXG_PG_FENCE_LEN		5
 #define   VDXG_PG_FILL_LEN		5
@@ -388,6 +419,90 @@
 #define VDXG_REG_FAULT_CONTEXT		0x2118	/* RO: ring entry context */
 #define VDXG_REG_FAULT_COUNT		0x211c	/* RO: faults since clear */
 #define VDXG_REG_FAULT_CLEAR		0x2120	/* WO: any value clears */
+/* Virtual-memory faults (reasons VM_*) also latch these two: */
+#define VDXG_REG_FAULT_VM		0x2124	/* RO: address space id */
+#define VDXG_REG_FAULT_ACCESS		0x2128	/* RO: VDXG_ACCESS_* */
+#define   VDXG_ACCESS_READ		0
+#define   VDXG_ACCESS_WRITE		1
+#define   VDXG_ACCESS_FETCH		2	/* a command buffer's dwords */
+#define   VDXG_FAULT_VM_NOT_PRESENT	7	/* no valid entry on the walk */
+#define   VDXG_FAULT_VM_READ_ONLY	8	/* write to a read-only page */
+#define   VDXG_FAULT_VM_BAD_TABLE	9	/* malformed table or AS entry */
+#define   VDXG_FAULT_VM_NO_EXEC		10	/* fetch from a NO_EXEC page */
+
+/* ------------------------------------------------------------------------
+ * GPU virtual memory (0x2200), present with VDXG_CAP_GPU_MMU
+ *
+ * Each function has up to VDXG_VM_MAX_AS address spaces. Address space n
+ * is entry n of the address-space table (AS table) in VRAM at VM_TABLE:
+ * 16 bytes, qword 0 the root table's VRAM offset | VDXG_VM_AS_VALID,
+ * qword 1 zero. A virtual address has 48 bits, translated by four levels
+ * of tables of 512 eight-byte entries (one 4 KiB page each): level 3 (the
+ * root) indexes bits 47:39, level 2 bits 38:30, level 1 bits 29:21 and
+ * level 0 bits 20:12. Tables live in VRAM. A level-1 entry with LARGE
+ * maps a 2 MiB page. Engines cache translations in a TLB per engine,
+ * tagged by address space, until FLUSH_VM_TLB, VM_TLB_FLUSH, a write to
+ * VM_TABLE, VM_TABLE_ENTRIES or VM_CTRL, UPDATE_CONTEXT_ALLOCATION of
+ * that space, or a reset. Page tables change only through paging
+ * operations or the CPU.
+ */
+#define VDXG_VM_VA_BITS			48
+#define VDXG_VM_LEVELS			4
+#define VDXG_VM_TABLE_ENTRIES		512
+#define VDXG_VM_LEVEL_SHIFT(l)		(12 + 9 * (l))	/* 12, 21, 30, 39 */
+#define VDXG_VM_INDEX(va, l)		(((va) >> VDXG_VM_LEVEL_SHIFT(l)) & 511)
+#define VDXG_VM_LARGE_SHIFT		21		/* 2 MiB */
+#define VDXG_VM_MAX_AS			256
+#define VDXG_VM_AS_ENTRY_SIZE		16
+#define   VDXG_VM_AS_VALID		BIT_ULL(0)
+#define   VDXG_VM_AS_ADDR_MASK		0x0000fffffffff000ull
+
+#define VDXG_REG_VM_TABLE_LO		0x2200	/* RW: VRAM offset, page aligned */
+#define VDXG_REG_VM_TABLE_HI		0x2204
+#define VDXG_REG_VM_TABLE_ENTRIES	0x2208	/* RW: 0 .. VDXG_VM_MAX_AS */
+#define VDXG_REG_VM_CTRL		0x220c	/* RW */
+#define   VDXG_VM_CTRL_ENABLE		BIT(0)
+#define VDXG_REG_VM_TLB_FLUSH		0x2210	/* WO: AS id, or ~0: all */
+#define   VDXG_VM_FLUSH_ALL		0xffffffffu
+#define VDXG_REG_VM_RES_SELECT		0x2220	/* RW: AS id the next two show */
+#define VDXG_REG_VM_RES_RESIDENT	0x2224	/* RO: NOTIFY_RESIDENCY, resident */
+#define VDXG_REG_VM_RES_EVICTED		0x2228	/* RO: NOTIFY_RESIDENCY, evicted */
+
+/*
+ * A page-table entry (after DXGK_PTE). Bits 47:12 hold a 4 KiB aligned
+ * address: of the next table (a VRAM offset) in a directory entry
+ * (levels 3 to 1 without LARGE), of the page otherwise: a VRAM offset
+ * (SEGMENT VRAM) or a system bus address (SEGMENT SYSTEM). A 2 MiB page
+ * must be 2 MiB aligned. Bits 63:48 and the reserved bits are zero.
+ */
+#define VDXG_PTE_VALID			BIT_ULL(0)
+#define VDXG_PTE_ZERO			BIT_ULL(1)	/* null: reads 0, drops writes */
+#define VDXG_PTE_COHERENT		BIT_ULL(2)	/* ignored by the device */
+#define VDXG_PTE_READ_ONLY		BIT_ULL(3)
+#define VDXG_PTE_NO_EXEC		BIT_ULL(4)
+#define VDXG_PTE_SEGMENT_SHIFT		5		/* bits 9:5 */
+#define VDXG_PTE_SEGMENT_MASK		(0x1full << VDXG_PTE_SEGMENT_SHIFT)
+#define   VDXG_PTE_SEGMENT_SYSTEM	0
+#define   VDXG_PTE_SEGMENT_VRAM		1
+#define VDXG_PTE_SEGMENT(s)		((unsigned long long)(s) << \
+					 VDXG_PTE_SEGMENT_SHIFT)
+#define VDXG_PTE_LARGE			BIT_ULL(10)	/* level 1 only: 2 MiB */
+#define VDXG_PTE_RESERVED_MASK		0xffff000000000800ull
+#define VDXG_PTE_ADDR_MASK		0x0000fffffffff000ull
+
+/*
+ * The context state area (WDDM's context allocation) of a virtual-mode
+ * RENDER context: one 4 KiB page of VRAM, 4 KiB aligned, where the render
+ * engine keeps the context's surface-slot bindings between its ring
+ * entries. INIT_CONTEXT_RESOURCE writes the initial state: the magic, the
+ * version, and every slot unset (all zero).
+ */
+#define VDXG_CTX_STATE_SIZE		4096
+#define VDXG_CTX_STATE_MAGIC		0x58544356	/* "VCTX" */
+#define VDXG_CTX_STATE_VERSION		1
+#define VDXG_CTX_STATE_DW_MAGIC		0
+#define VDXG_CTX_STATE_DW_VERSION	1
+#define VDXG_CTX_STATE_DW_SLOTS		4	/* 8 dwords a slot, as SET_SURFACE */
 
 /* ------------------------------------------------------------------------
  * Display engine (0x4000 + crtc * 0x200)

@@ -211,7 +211,7 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
     s->core.num_crtcs = s->outputs;
     s->core.caps = VDXG_CAP_SELFTEST | VDXG_CAP_RENDER | VDXG_CAP_PAGING |
                    VDXG_CAP_GART | VDXG_CAP_DISPLAY | VDXG_CAP_CRC |
-                   VDXG_CAP_WRITEBACK;
+                   VDXG_CAP_WRITEBACK | VDXG_CAP_GPU_MMU;
     s->core.gart_entries = s->core.aperture_size >> VDXG_GPU_PAGE_SHIFT;
     pci_config_set_interrupt_pin(pdev->config, 1);
 
@@ -378,36 +378,6 @@ static int vdxg_post_load(void *opaque, int version_id)
 }
 
 /*
- * The core's fields in the PF's vmstate, under the names they had before
- * the core was split out of VdxgState: the description is unchanged.
- */
-#define VMSTATE_VDXG_CORE(_field, _info, _type) {                       \
-    .name   = stringify(_field),                                        \
-    .size   = sizeof(_type),                                            \
-    .info   = &(_info),                                                 \
-    .flags  = VMS_SINGLE,                                               \
-    .offset = vmstate_offset_value(VdxgState, core._field, _type),      \
-}
-#define VMSTATE_VDXG_CORE_ARRAY(_field, _info, _type, _num) {           \
-    .name   = stringify(_field),                                        \
-    .num    = (_num),                                                   \
-    .info   = &(_info),                                                 \
-    .size   = sizeof(_type),                                            \
-    .flags  = VMS_ARRAY,                                                \
-    .offset = vmstate_offset_array(VdxgState, core._field, _type, _num), \
-}
-#define VMSTATE_VDXG_CORE_STRUCT_ARRAY(_field, _num, _version, _vmsd,    \
-                                       _type) {                         \
-    .name       = stringify(_field),                                    \
-    .num        = (_num),                                               \
-    .version_id = (_version),                                           \
-    .vmsd       = &(_vmsd),                                             \
-    .size       = sizeof(_type),                                        \
-    .flags      = VMS_STRUCT | VMS_ARRAY,                               \
-    .offset = vmstate_offset_array(VdxgState, core._field, _type, _num), \
-}
-
-/*
  * Nothing has been released: version 1. The state of an entry in progress
  * is in the engines' subsections.
  */
@@ -448,6 +418,10 @@ static const VMStateDescription vmstate_vdxg = {
         VMSTATE_STRUCT(wb, VdxgState, 1, vmstate_vdxg_wb, VdxgWriteback),
         VMSTATE_BOOL_ARRAY(connected, VdxgState, VDXG_MAX_CRTCS),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_vdxg_mmu,
+        NULL
     },
 };
 

@@ -114,12 +114,17 @@ static void vdxg_fault_clear(VdxgCore *s)
     s->fault_addr = 0;
     s->fault_context = 0;
     s->fault_count = 0;
+    s->mmu.fault_vm = 0;
+    s->mmu.fault_access = 0;
 }
 
 bool vdxg_set_err(VdxgErr *err, uint32_t reason, uint64_t addr)
 {
     err->reason = reason;
     err->addr = addr;
+    err->vm = false;
+    err->as = 0;
+    err->access = 0;
     return false;
 }
 
@@ -144,6 +149,7 @@ void vdxg_reset_registers(VdxgCore *s)
     s->dummy_page = 0;
     vdxg_tlb_flush(s, "reset");
     vdxg_fault_clear(s);
+    vdxg_vm_reset(s);
     if (s->reset) {
         s->reset(s);
     }
@@ -223,7 +229,8 @@ void vdxg_unassigned(bool is_write, hwaddr addr, uint32_t val)
 
 /*
  * The registers every function has: the global, interrupt, GART and fault
- * registers and the engines'. False for an offset that is none of them.
+ * registers, the engines' and the MMU's. False for an offset that is none
+ * of them.
  */
 bool vdxg_core_read(VdxgCore *s, hwaddr addr, uint32_t *ret)
 {
@@ -331,7 +338,8 @@ bool vdxg_core_read(VdxgCore *s, hwaddr addr, uint32_t *ret)
         /* Write-only registers read as zero. */
         break;
     default:
-        return vdxg_engine_read(s, addr, ret);
+        return vdxg_engine_read(s, addr, ret) ||
+               vdxg_vm_read(s, addr, ret);
     }
     *ret = val;
     return true;
@@ -438,7 +446,8 @@ bool vdxg_core_write(VdxgCore *s, hwaddr addr, uint32_t val)
         vdxg_fault_clear(s);
         break;
     default:
-        return vdxg_engine_write(s, addr, val);
+        return vdxg_engine_write(s, addr, val) ||
+               vdxg_vm_write(s, addr, val);
     }
     return true;
 }
@@ -463,6 +472,7 @@ void vdxg_core_add_stats(VdxgCore *s, Object *obj)
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "x-pg-tlb-misses", &s->tlb_misses,
                                    OBJ_PROP_FLAG_READ);
+    vdxg_vm_add_stats(s, obj);
     object_property_add_uint64_ptr(obj, "x-pg-bh-runs",
                                    &s->bh_runs[VDXG_ENGINE_PAGING],
                                    OBJ_PROP_FLAG_READ);

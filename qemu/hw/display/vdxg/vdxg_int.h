@@ -38,6 +38,7 @@
 #include "qom/object.h"
 #include "hw/display/vdxg_hw.h"
 #include "vdxg_raster.h"
+#include "vdxg_mmu.h"
 
 /* The PF */
 #define TYPE_VDXG "vdxg"
@@ -256,10 +257,28 @@ typedef struct VdxgWriteback {
 } VdxgWriteback;
 
 /*
+ * GPU virtual memory (VDXG_CAP_GPU_MMU): registers, residency counters,
+ * the VM part of the fault record and each engine's TLB. Reset clears it;
+ * the TLBs are not migrated.
+ */
+typedef struct VdxgMmu {
+    uint64_t table;                     /* VM_TABLE */
+    uint32_t entries;                   /* VM_TABLE_ENTRIES */
+    uint32_t ctrl;                      /* VM_CTRL */
+    uint32_t res_select;                /* VM_RES_SELECT */
+    uint32_t res_resident[VDXG_VM_MAX_AS];
+    uint32_t res_evicted[VDXG_VM_MAX_AS];
+    uint32_t fault_vm;                  /* FAULT_VM */
+    uint32_t fault_access;              /* FAULT_ACCESS */
+    VdxgMmuTlb tlb[VDXG_NUM_ENGINES];
+} VdxgMmu;
+
+/*
  * What every function has, the PF and each VF: the global, interrupt,
- * GART and fault registers, the engines, the GPU address space and
- * interrupt delivery. The units that run on both functions (vdxg_core.c,
- * vdxg_mem.c, vdxg_ring.c, vdxg_paging.c, vdxg_render.c) work on it.
+ * GART and fault registers, the engines, the GPU address space, the GPU
+ * MMU and interrupt delivery. The units that run on both functions
+ * (vdxg_core.c, vdxg_mem.c, vdxg_ring.c, vdxg_paging.c, vdxg_render.c,
+ * vdxg_vm.c) work on it.
  */
 struct VdxgCore {
     PCIDevice *pdev;                    /* the function */
@@ -324,6 +343,9 @@ struct VdxgCore {
     uint64_t fault_addr;
     uint32_t fault_context;
     uint32_t fault_count;
+
+    /* GPU virtual memory */
+    VdxgMmu mmu;
 
     /* Statistics since realize, read-only QOM properties; not migrated */
     uint64_t pg_ops[VDXG_PG_NUM_OPS];
@@ -395,10 +417,45 @@ struct VdxgVfState {
     MemoryRegion vf_msix;
 };
 
+/*
+ * The core's fields in the PF's vmstate (vmstate_vdxg and its vdxg/mmu
+ * subsection), under the names they had before the core was split out of
+ * VdxgState: the description is unchanged.
+ */
+#define VMSTATE_VDXG_CORE(_field, _info, _type) {                       \
+    .name   = stringify(_field),                                        \
+    .size   = sizeof(_type),                                            \
+    .info   = &(_info),                                                 \
+    .flags  = VMS_SINGLE,                                               \
+    .offset = vmstate_offset_value(VdxgState, core._field, _type),      \
+}
+#define VMSTATE_VDXG_CORE_ARRAY(_field, _info, _type, _num) {           \
+    .name   = stringify(_field),                                        \
+    .num    = (_num),                                                   \
+    .info   = &(_info),                                                 \
+    .size   = sizeof(_type),                                            \
+    .flags  = VMS_ARRAY,                                                \
+    .offset = vmstate_offset_array(VdxgState, core._field, _type, _num), \
+}
+#define VMSTATE_VDXG_CORE_STRUCT_ARRAY(_field, _num, _version, _vmsd,    \
+                                       _type) {                         \
+    .name       = stringify(_field),                                    \
+    .num        = (_num),                                               \
+    .version_id = (_version),                                           \
+    .vmsd       = &(_vmsd),                                             \
+    .size       = sizeof(_type),                                        \
+    .flags      = VMS_STRUCT | VMS_ARRAY,                               \
+    .offset = vmstate_offset_array(VdxgState, core._field, _type, _num), \
+}
+
 /* Why an access failed: a VDXG_FAULT_* reason and the address reported. */
 typedef struct VdxgErr {
     uint32_t reason;
     uint64_t addr;
+    /* A VM_* fault: its address space and VDXG_ACCESS_* (vdxg_vm_xlate) */
+    bool vm;
+    uint32_t as;
+    uint32_t access;
 } VdxgErr;
 
 /*
@@ -411,6 +468,7 @@ typedef struct VdxgSeg {
     uint64_t len;
     uint64_t fault_addr;    /* what a failed access reports */
     bool run;               /* several pages of a page list at once */
+    bool zero;              /* a null page: reads 0, writes dropped */
 } VdxgSeg;
 
 /* vdxg_core.c */
@@ -519,6 +577,21 @@ void vdxg_rebar_set(VdxgState *s, uint64_t size);
 void vdxg_rebar_write(VdxgState *s);
 void vdxg_rebar_init(VdxgState *s, uint16_t offset);
 bool vdxg_rebar_load(VdxgState *s, uint64_t size);
+
+/* vdxg_vm.c */
+void vdxg_vm_flush(VdxgCore *s, int64_t as, const char *why);
+void vdxg_vm_flush_range(VdxgCore *s, uint32_t as, uint64_t va,
+                         uint64_t size);
+void vdxg_vm_reset(VdxgCore *s);
+bool vdxg_vm_as_entry_ok(VdxgCore *s, uint64_t q0);
+bool vdxg_vm_xlate(VdxgCore *s, VdxgEngine *e, uint32_t as, uint64_t va,
+                   uint32_t access, VdxgMmuXlate *x, VdxgErr *err);
+bool vdxg_vm_seg(VdxgCore *s, VdxgEngine *e, uint32_t as, uint64_t va,
+                 uint64_t len, uint32_t access, VdxgSeg *seg, VdxgErr *err);
+bool vdxg_vm_read(VdxgCore *s, hwaddr addr, uint32_t *val);
+bool vdxg_vm_write(VdxgCore *s, hwaddr addr, uint32_t val);
+void vdxg_vm_add_stats(VdxgCore *s, Object *obj);
+extern const VMStateDescription vmstate_vdxg_mmu;
 
 /* vdxg_dbg.c */
 extern const char *const vdxg_pg_op_names[VDXG_PG_NUM_OPS];

@@ -65,9 +65,15 @@ static void vdxg_engine_drop_entry(VdxgEngine *e)
 static void vdxg_engine_fault(VdxgCore *s, VdxgEngine *e, const VdxgErr *err,
                               uint32_t opcode, uint32_t context)
 {
+    bool latch = !(s->fault_status & VDXG_FAULT_STATUS_VALID);
+
     e->halted = true;
     vdxg_engine_drop_entry(e);
     vdxg_fault(s, e->index, err->reason, opcode, err->addr, context);
+    if (latch && err->vm) {
+        s->mmu.fault_vm = err->as;
+        s->mmu.fault_access = err->access;
+    }
 }
 
 /*

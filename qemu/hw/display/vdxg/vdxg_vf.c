@@ -116,7 +116,7 @@ static void vdxg_vf_realize(PCIDevice *pdev, Error **errp)
     s->vram_size = pf->vf_vram_size;
     s->aperture_size = pf->vf_aperture_size;
     s->caps = VDXG_CAP_MSIX | VDXG_CAP_SELFTEST | VDXG_CAP_RENDER |
-              VDXG_CAP_PAGING | VDXG_CAP_GART;
+              VDXG_CAP_PAGING | VDXG_CAP_GART | VDXG_CAP_GPU_MMU;
     s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
     s->vram_ptr = pf->core.vram_ptr;
     s->vram_mr = &pf->vram;
