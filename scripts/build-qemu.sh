@@ -16,6 +16,7 @@
 # built. $VDXG_OUT/qemu is a symlink to it and holds:
 #   qemu-system-x86_64   QEMU with the vdxg device
 #   vdxg-test            the device's qtest (see scripts/qtest.sh)
+#   test-vdxg-mmu        the unit test of the GPU MMU's pure part
 #   firmware-args        the -L options QEMU needs for its firmware
 #
 # Run QEMU as:
@@ -45,7 +46,7 @@ CONFIGURE_OPTS=(
 FIRMWARE_DIRS=(/usr/share/seabios /usr/share/qemu)
 # Result directories kept in the cache, newest first: enough that builds
 # from several work trees do not prune a result another one is using.
-KEEP_RESULTS=8
+KEEP_RESULTS=16
 
 HDR=$VDXG_TOP/drivers/gpu/drm/vdxg/vdxg_hw.h
 # The reference renderer that the qtest compiles in (qemu/tests/qtest links it)
@@ -61,7 +62,7 @@ SRC=$TREE/src
 BUILD=$SRC/build
 LOG_DIR=$VDXG_OUT/logs
 LOG=$LOG_DIR/qemu-build.log
-BINS=(qemu-system-x86_64 tests/qtest/vdxg-test)
+BINS=(qemu-system-x86_64 tests/qtest/vdxg-test tests/unit/test-vdxg-mmu)
 # Its result: $VDXG_CACHE/$NAME-<hash>, published as $VDXG_OUT/$NAME,
 # with these files of the source tree.
 NAME=qemu
@@ -351,6 +352,24 @@ if fs.exists(meson.current_source_dir() / '"'vdxg/meson.build'"')\
   subdir('"'vdxg'"')\
 endif\
 # vdxg: end' | write_if_changed "$f"
+
+	# The unit test of the MMU's pure part (tests/unit/test-vdxg-mmu.c,
+	# with hw/display/vdxg/vdxg_mmu.c), guarded the same way.
+	f=$SRC/tests/unit/meson.build
+	grep -q '^test_env = environment()$' "$f" ||
+		die "cannot find test_env in $f"
+	sed '/^# vdxg: begin$/,/^# vdxg: end$/d' "$f" |
+		sed '/^test_env = environment()$/i\
+# vdxg: begin\
+if fs.exists(meson.current_source_dir() / '"'test-vdxg-mmu.c'"')\
+  tests += {'"'test-vdxg-mmu'"': ['"'../../hw/display/vdxg/vdxg_mmu.c'"']}\
+endif\
+# vdxg: end' | write_if_changed "$f"
+	if [ -f "$OVERLAY/tests/unit/test-vdxg-mmu.c" ] &&
+	   [ -f "$BUILD/build.ninja" ] &&
+	   ! grep -q 'test-vdxg-mmu' "$BUILD/build.ninja"; then
+		touch "$f"
+	fi
 	if [ -f "$OVERLAY/tests/qtest/vdxg/meson.build" ] &&
 	   [ -f "$BUILD/build.ninja" ] &&
 	   ! grep -q 'tests/qtest/vdxg/meson\.build' "$BUILD/build.ninja"; then

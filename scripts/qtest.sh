@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: MIT
 #
 # Run the vdxg device's qtests against out/qemu (built first by
-# scripts/build-qemu.sh, which does nothing when it is up to date).
+# scripts/build-qemu.sh, which does nothing when it is up to date), and
+# the host unit tests of the device's pure parts (test-vdxg-mmu).
 #
 # Prints the TAP output and ends with "N passed, N failed". Exits non-zero
 # when a test fails, when the test binary dies, or when no test ran.
 # Arguments select tests, e.g. -p /x86_64/vdxg/msix to run one (or a
-# group: -p /x86_64/vdxg/bar-sizes).
+# group: -p /x86_64/vdxg/bar-sizes, or the unit tests: -p /vdxg-mmu).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -26,8 +27,17 @@ VDXG_QEMU_ARGS=$(cat "$QEMU_DIR/firmware-args")
 export VDXG_QEMU_ARGS
 
 # Each test runs in its own process: a failed assertion aborts the test
-# binary, and must not hide the tests after it.
-mapfile -t tests < <("$QEMU_DIR/vdxg-test" -l "$@" | grep '^/')
+# binary, and must not hide the tests after it. The unit tests' binary
+# takes the same arguments; it is there once QEMU is built by this tree.
+bins=("$QEMU_DIR/vdxg-test")
+[ ! -x "$QEMU_DIR/test-vdxg-mmu" ] || bins+=("$QEMU_DIR/test-vdxg-mmu")
+tests=() tbins=()
+for b in "${bins[@]}"; do
+	while read -r t; do
+		tests+=("$t")
+		tbins+=("$b")
+	done < <("$b" -l "$@" | grep '^/' || true)
+done
 if [ "${#tests[@]}" -eq 0 ]; then
 	echo "qtest: no test to run" >&2
 	echo "0 passed, 0 failed"
@@ -36,10 +46,11 @@ fi
 
 echo "1..${#tests[@]}"
 passed=0 failed=0 n=0
-for t in "${tests[@]}"; do
+for i in "${!tests[@]}"; do
+	t=${tests[$i]}
 	n=$((n + 1))
 	rc=0
-	out=$(timeout "$TEST_TIMEOUT" "$QEMU_DIR/vdxg-test" --tap -p "$t" 2>&1) ||
+	out=$(timeout "$TEST_TIMEOUT" "${tbins[$i]}" --tap -p "$t" 2>&1) ||
 		rc=$?
 	if [ "$rc" -eq 0 ] && grep -qE "^ok 1 $t( |$)" <<<"$out"; then
 		passed=$((passed + 1))

@@ -143,6 +143,10 @@ fi
 [[ $RUN =~ ^[A-Za-z0-9._-]+$ ]] || die "--name wants [A-Za-z0-9._-]"
 CMD="$*"
 
+# A run that fails from here on leaves no earlier run's results behind.
+DIR=$VDXG_OUT/vm/$RUN
+[ "$INTERACTIVE" = 1 ] || rm -rf "$DIR"
+
 KERNEL=$VDXG_OUT/$GUEST/vmlinuz INITRD=$VDXG_OUT/$GUEST/initrd.img
 if [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
 	[ "$GUEST" = guest ] ||
@@ -232,7 +236,6 @@ if [ "$INTERACTIVE" = 1 ]; then
 	exec "$QEMU" "${QARGS[@]}" -serial mon:stdio -serial null -serial null
 fi
 
-DIR=$VDXG_OUT/vm/$RUN
 rm -rf "$DIR"
 mkdir -p "$DIR"
 : >"$DIR/output.log"

@@ -11,7 +11,10 @@
  * paging   A 64 MiB object moved VRAM -> system -> VRAM by MAKE_RESIDENT
  *          (chains of paging buffers on the PAGING engine), against memcpy
  *          of the same bytes there and back: both in MiB/s, and their
- *          ratio per repeat. And the latency of one 4 KiB move.
+ *          ratio per repeat. Then, on its own (the 64 MiB object freed),
+ *          the latency of one 4 KiB move from VRAM to system memory,
+ *          MAKE_RESIDENT until GEM_WAIT returns, and of that MAKE_RESIDENT
+ *          ioctl alone, once a repeat.
  * submit   The NOP submit rate: one NOP submitted and waited for through
  *          an out-syncobj, back to back. The SUBMIT ioctl's cost alone (the
  *          median call of a few hundred, jobs drained outside the timing)
@@ -60,6 +63,7 @@
 #include "vdxg.h"
 #include "vdxg_hw.h"
 #include "vdxg_kms.h"
+#include "vdxg_tool.h"
 
 #define MIB		(1ull << 20)
 #define SEC_NS		1000000000ll
@@ -73,30 +77,18 @@ struct figure {
 	const char *group, *unit;
 	char name[64];
 	double med, min, max;
+	double v[MAX_REPEATS];	/* each repeat's value, in order */
+	int n;
 };
 
 static struct figure figures[MAX_FIGURES];
 static int num_figures, repeats = 5;
 static struct vdxg_device *dev;		/* the render node */
 
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "vdxg-bench: %s: %s\n", what, vdxg_strerror(err));
-	exit(1);
-}
-
 static void check(int ret, const char *what)
 {
 	if (ret)
 		die(what, ret);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -123,6 +115,8 @@ static void figure(const char *group, const char *name, const char *unit,
 		die("too many figures", -ENOSPC);
 	num_figures++;
 	memcpy(s, v, n * sizeof(*s));
+	memcpy(f->v, v, n * sizeof(*s));
+	f->n = n;
 	qsort(s, n, sizeof(*s), cmp_double);
 	f->group = group;
 	f->unit = unit;
@@ -160,7 +154,7 @@ static void json_string(FILE *f, const char *s)
 static int write_json(const char *path)
 {
 	FILE *f = fopen(path, "w");
-	int i;
+	int i, j;
 
 	if (!f)
 		return -errno;
@@ -175,8 +169,12 @@ static int write_json(const char *path)
 		json_string(f, g->name);
 		fprintf(f, ", \"unit\": ");
 		json_string(f, g->unit);
-		fprintf(f, ", \"median\": %.6g, \"min\": %.6g, \"max\": %.6g}",
+		fprintf(f, ", \"median\": %.6g, \"min\": %.6g, \"max\": %.6g",
 			g->med, g->min, g->max);
+		fprintf(f, ", \"values\": [");
+		for (j = 0; j < g->n; j++)
+			fprintf(f, "%s%.6g", j ? ", " : "", g->v[j]);
+		fprintf(f, "]}");
 	}
 	fprintf(f, "\n  ]\n}\n");
 	return fclose(f) ? -errno : 0;
@@ -263,6 +261,7 @@ static void bench_paging(void)
 		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
 	};
 	double cpu[MAX_REPEATS], gpu[MAX_REPEATS], lat[MAX_REPEATS];
+	double call[MAX_REPEATS];
 	double r[MAX_REPEATS];
 	char *a = malloc(PAGING_SIZE), *b = malloc(PAGING_SIZE);
 	struct vdxg_bo *big, *small;
@@ -287,8 +286,20 @@ static void bench_paging(void)
 		move(big, DRM_VDXG_SEGMENT_SYSTEM);
 		move(big, DRM_VDXG_SEGMENT_VRAM);
 		gpu[i] = 2 * PAGING_SIZE / (now() - t) / MIB;
-		t = now();
-		move(small, DRM_VDXG_SEGMENT_SYSTEM);
+	}
+	/*
+	 * The latency on its own, after the transfers: the 64 MiB moves'
+	 * clean-up (freeing their pages) is not what a 4 KiB move costs.
+	 */
+	vdxg_bo_free(big);
+	usleep(100000);
+	for (i = 0; i < repeats; i++) {
+		double t = now();
+
+		check(vdxg_bo_make_resident(small, DRM_VDXG_SEGMENT_SYSTEM),
+		      "MAKE_RESIDENT");
+		call[i] = (now() - t) * 1e6;
+		check(vdxg_bo_wait(small, WAIT_NS), "GEM_WAIT");
 		lat[i] = (now() - t) * 1e6;
 		move(small, DRM_VDXG_SEGMENT_VRAM);
 	}
@@ -299,7 +310,8 @@ static void bench_paging(void)
 	ratio(r, gpu, cpu, repeats);
 	figure("paging", "paging / memcpy", "ratio", r, repeats);
 	figure("paging", "one 4 KiB move", "us", lat, repeats);
-	vdxg_bo_free(big);
+	figure("paging", "one 4 KiB move, the ioctl alone", "us", call,
+	       repeats);
 	vdxg_bo_free(small);
 	free(a);
 	free(b);

@@ -49,6 +49,7 @@
 #include "vdxg_hw.h"
 #include "vdxg_ref.h"
 #include "vdxg_kms.h"
+#include "vdxg_tool.h"
 
 #define TEX_DIM		128
 #define BALLAST_SIZE	(4u << 20)
@@ -79,20 +80,6 @@ static void on_usr1(int sig)
 {
 	(void)sig;
 	print_frame = 1;
-}
-
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "vdxg-demo: %s: %s\n", what, vdxg_strerror(err));
-	exit(1);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* The debugfs directory is named after the card's minor. */
@@ -482,9 +469,9 @@ int main(int argc, char **argv)
 	paging_stats(&d, &ops0, &bytes0);
 	lops = ops0;
 	lbytes = bytes0;
-	t0 = last = now_s();
-	for (frame = 1; (t = now_s()) - t0 < seconds; frame++, back ^= 1) {
-		bool last_one = now_s() - t0 >= seconds - 0.001;
+	t0 = last = now();
+	for (frame = 1; (t = now()) - t0 < seconds; frame++, back ^= 1) {
+		bool last_one = now() - t0 >= seconds - 0.001;
 
 		render(&d, back, frame, t - t0);
 		if (d.check_every && (frame == 1 || last_one ||
@@ -494,7 +481,7 @@ int main(int argc, char **argv)
 		if (print_frame) {
 			print_frame = 0;
 			printf("vdxg-demo: at frame %u, %.1f s, %u checked, %u wrong\n",
-			       frame, now_s() - t0, d.checked, d.bad_frames);
+			       frame, now() - t0, d.checked, d.bad_frames);
 		}
 		if (t - last >= 1) {
 			paging_stats(&d, &ops, &bytes);
@@ -508,7 +495,7 @@ int main(int argc, char **argv)
 		}
 	}
 	paging_stats(&d, &ops, &bytes);
-	t = now_s() - t0;
+	t = now() - t0;
 	printf("vdxg-demo: %u frames in %.1f s (%.1f fps); the paging engine "
 	       "moved %.1f MiB in %llu transfers\n", frame - 1, t,
 	       (frame - 1) / t, (bytes - bytes0) / 1048576.0, ops - ops0);

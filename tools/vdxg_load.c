@@ -42,6 +42,7 @@
 #define BIT_ULL(n)	(1ull << (n))
 #include "vdxg.h"
 #include "vdxg_hw.h"
+#include "vdxg_tool.h"
 
 #define MIB		(1ull << 20)
 #define WAIT_NS		(30 * 1000000000ll)
@@ -55,20 +56,6 @@ static void on_usr1(int sig)
 {
 	(void)sig;
 	want_status = 1;
-}
-
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "vdxg-load: %s: %s\n", what, vdxg_strerror(err));
-	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static uint32_t hash32(uint32_t a, uint32_t b)

@@ -60,16 +60,7 @@ struct vdxg_cp {
 	struct vdxg_cp_error *err;
 };
 
-static const u8 vdxg_cp_len[VDXG_RD_NUM_OPS] = {
-	[VDXG_RD_NOP] = VDXG_RD_NOP_LEN,
-	[VDXG_RD_FENCE] = VDXG_RD_FENCE_LEN,
-	[VDXG_RD_WAIT] = VDXG_RD_WAIT_LEN,
-	[VDXG_RD_SET_SURFACE] = VDXG_RD_SET_SURFACE_LEN,
-	[VDXG_RD_FILL_RECT] = VDXG_RD_FILL_RECT_LEN,
-	[VDXG_RD_COPY_RECT] = VDXG_RD_COPY_RECT_LEN,
-	[VDXG_RD_BLEND] = VDXG_RD_BLEND_LEN,
-	[VDXG_RD_DRAW_TRIANGLES] = VDXG_RD_DRAW_TRIANGLES_LEN,
-};
+static const u8 vdxg_cp_len[VDXG_RD_NUM_OPS] = VDXG_RD_LENGTHS;
 
 static int vdxg_cp_fail(struct vdxg_cp *cp, u32 dword, const char *what,
 			int ret)

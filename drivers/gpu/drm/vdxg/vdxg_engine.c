@@ -125,7 +125,13 @@ int vdxg_engine_init(struct vdxg_engine *engine, struct vdxg_device *vdxg,
 	engine->wq = alloc_ordered_workqueue("%s-tdr", 0, args.name);
 	if (!engine->wq)
 		return -ENOMEM;
+	engine->submit_wq = alloc_workqueue("%s", WQ_MEM_RECLAIM, 0, args.name);
+	if (!engine->submit_wq) {
+		destroy_workqueue(engine->wq);
+		return -ENOMEM;
+	}
 	args.timeout_wq = engine->wq;
+	args.submit_wq = engine->submit_wq;
 	INIT_WORK(&engine->fault_work, vdxg_engine_fault_work);
 	engine->ops = engine_ops;
 	engine->vdxg = vdxg;
@@ -144,8 +150,10 @@ int vdxg_engine_init(struct vdxg_engine *engine, struct vdxg_device *vdxg,
 	vdxg_engine_program(engine);
 
 	ret = drm_sched_init(&engine->sched, &args);
-	if (ret)
+	if (ret) {
+		destroy_workqueue(engine->submit_wq);
 		destroy_workqueue(engine->wq);
+	}
 	return ret;
 }
 
@@ -177,6 +185,7 @@ void vdxg_engine_fini(struct vdxg_engine *engine)
 	cancel_work_sync(&engine->fault_work);
 	drm_sched_fini(&engine->sched);
 	vdxg_engine_stop(engine);
+	destroy_workqueue(engine->submit_wq);
 	destroy_workqueue(engine->wq);
 }
 
@@ -188,6 +197,7 @@ void vdxg_engine_release(struct vdxg_engine *engine)
 {
 	cancel_work_sync(&engine->fault_work);
 	drm_sched_fini(&engine->sched);
+	destroy_workqueue(engine->submit_wq);
 	destroy_workqueue(engine->wq);
 }
 

@@ -46,6 +46,9 @@ struct vdxg_engine_ops {
  * @ops: recovery callbacks
  * @wq: ordered queue of the scheduler's timeout work and @fault_work, so
  *	that recoveries never run concurrently
+ * @submit_wq: the scheduler's run_job and free_job work, per CPU: a job
+ *	pushed from an ioctl runs on that CPU once the ioctl's thread
+ *	sleeps or yields, without waking another CPU
  * @fault_work: recovers the engine after a fault
  * @watch: what the last timeout saw of the entry at the head of the ring
  * @resets: recoveries so far
@@ -72,6 +75,7 @@ struct vdxg_engine {
 
 	const struct vdxg_engine_ops *ops;
 	struct workqueue_struct *wq;
+	struct workqueue_struct *submit_wq;
 	struct work_struct fault_work;
 	struct vdxg_hang_watch watch;
 	atomic_t resets;

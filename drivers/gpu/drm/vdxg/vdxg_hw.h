@@ -286,6 +286,17 @@
 #define   VDXG_RD_COPY_RECT_LEN		4
 #define   VDXG_RD_BLEND_LEN		5
 #define   VDXG_RD_DRAW_TRIANGLES_LEN	5
+/* Each command's length in dwords, by opcode: an array initializer */
+#define VDXG_RD_LENGTHS { \
+	[VDXG_RD_NOP] = VDXG_RD_NOP_LEN, \
+	[VDXG_RD_FENCE] = VDXG_RD_FENCE_LEN, \
+	[VDXG_RD_WAIT] = VDXG_RD_WAIT_LEN, \
+	[VDXG_RD_SET_SURFACE] = VDXG_RD_SET_SURFACE_LEN, \
+	[VDXG_RD_FILL_RECT] = VDXG_RD_FILL_RECT_LEN, \
+	[VDXG_RD_COPY_RECT] = VDXG_RD_COPY_RECT_LEN, \
+	[VDXG_RD_BLEND] = VDXG_RD_BLEND_LEN, \
+	[VDXG_RD_DRAW_TRIANGLES] = VDXG_RD_DRAW_TRIANGLES_LEN, \
+}
 
 /* FENCE writes a 64-bit value; WAIT stalls until the value at addr >= it. */
 #define VDXG_RD_MEM_DW_ADDR		1	/* 8-byte aligned */
@@ -431,8 +442,9 @@
  * level 0 bits 20:12. Tables live in VRAM. A level-1 entry with LARGE
  * maps a 2 MiB page. Engines cache translations in a TLB per engine,
  * tagged by address space, until FLUSH_VM_TLB, VM_TLB_FLUSH, a write to
- * VM_TABLE or VM_CTRL, UPDATE_CONTEXT_ALLOCATION of that space, or a
- * reset. Page tables change only through paging operations or the CPU.
+ * VM_TABLE, VM_TABLE_ENTRIES or VM_CTRL, UPDATE_CONTEXT_ALLOCATION of
+ * that space, or a reset. Page tables change only through paging
+ * operations or the CPU.
  */
 #define VDXG_VM_VA_BITS			48
 #define VDXG_VM_LEVELS			4

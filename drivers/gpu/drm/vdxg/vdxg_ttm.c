@@ -242,7 +242,17 @@ static int vdxg_bo_move_ops(struct ttm_buffer_object *tbo, bool evict,
 		ttm_bo_move_null(tbo, new);
 		dma_fence_put(fence);
 	} else if (fence) {
-		ret = ttm_bo_move_accel_cleanup(tbo, fence, evict, true, new);
+		/*
+		 * Out of VRAM, the old range is freed at once, as for an
+		 * eviction: TTM makes its next user wait for this fence (the
+		 * manager's move fence; every move fence is the paging
+		 * queue's, in order), instead of keeping it on a ghost object
+		 * that is freed by a worker later.
+		 */
+		ret = ttm_bo_move_accel_cleanup(tbo, fence,
+						evict || vdxg_in(tbo->resource,
+								 TTM_PL_VRAM),
+						true, new);
 		dma_fence_put(fence);
 	} else {
 		ttm_bo_move_null(tbo, new);

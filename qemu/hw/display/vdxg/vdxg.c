@@ -29,22 +29,69 @@
 
 /* Reset */
 
+/* What a reset of the registers clears besides the core's */
+static void vdxg_pf_reset_registers(VdxgCore *core)
+{
+    VdxgState *s = core->pf;
+
+    vdxg_display_reset(s);
+    vdxg_backing_reset(s);
+}
+
 static void vdxg_reset_hold(Object *obj, ResetType type)
 {
     VdxgState *s = VDXG(obj);
 
     trace_vdxg_device_reset();
-    vdxg_reset_registers(s);
-    s->reset_count = 0;
-    if (!s->pf) {
-        vdxg_backing_reset(s);
-        vdxg_rebar_set(s, MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->vram_size));
-    } else {
-        /* Also when the VF is enabled: lay its BAR out from the table. */
-        vdxg_vf_map_backing(s);
-    }
-    vdxg_update_intx(s);
+    vdxg_reset_registers(&s->core);
+    s->core.reset_count = 0;
+    vdxg_rebar_set(s, MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->core.vram_size));
+    vdxg_update_intx(&s->core);
 }
+
+/* MMIO: the core's registers, the display's and the SR-IOV block */
+
+static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    VdxgState *s = opaque;
+    uint32_t val = 0;
+
+    if (!vdxg_core_read(&s->core, addr, &val) &&
+        !vdxg_display_read(s, addr, &val) &&
+        !vdxg_sriov_read(s, addr, &val)) {
+        vdxg_unassigned(false, addr, 0);
+    }
+    trace_vdxg_mmio_read(addr, val);
+    return val;
+}
+
+static void vdxg_mmio_write(void *opaque, hwaddr addr, uint64_t data,
+                            unsigned size)
+{
+    VdxgState *s = opaque;
+    uint32_t val = data;
+
+    trace_vdxg_mmio_write(addr, val);
+    if (!vdxg_core_write(&s->core, addr, val) &&
+        !vdxg_display_write(s, addr, val) &&
+        !vdxg_sriov_write(s, addr, val)) {
+        vdxg_unassigned(true, addr, val);
+    }
+}
+
+static const MemoryRegionOps vdxg_mmio_ops = {
+    .read = vdxg_mmio_read,
+    .write = vdxg_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
 
 /* PCI */
 
@@ -60,7 +107,7 @@ static void vdxg_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
         vdxg_rebar_write(s);
     }
     /* Enabling or disabling MSI or MSI-X moves the interrupt off or to INTx */
-    vdxg_update_intx(s);
+    vdxg_update_intx(&s->core);
 }
 
 static bool vdxg_check_size(const char *name, uint64_t size, uint64_t min,
@@ -116,7 +163,7 @@ static bool vdxg_pf_ext_caps(VdxgState *s, Error **errp)
          */
         next += PCI_EXT_CAP_SRIOV_SIZEOF + 4;
         s->has_sriov = true;
-        s->caps |= VDXG_CAP_SRIOV;
+        s->core.caps |= VDXG_CAP_SRIOV;
     }
 
     if (!s->use_rebar) {
@@ -132,9 +179,9 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
     Error *err = NULL;
     int ret;
 
-    if (!vdxg_check_size("vram-size", s->vram_size, VDXG_VRAM_SIZE_MIN,
+    if (!vdxg_check_size("vram-size", s->core.vram_size, VDXG_VRAM_SIZE_MIN,
                          VDXG_VRAM_SIZE_MAX, errp) ||
-        !vdxg_check_size("aperture-size", s->aperture_size,
+        !vdxg_check_size("aperture-size", s->core.aperture_size,
                          VDXG_APERTURE_SIZE_MIN, VDXG_APERTURE_SIZE_MAX,
                          errp)) {
         return;
@@ -158,10 +205,14 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
         return;
     }
 
-    s->caps = VDXG_CAP_SELFTEST | VDXG_CAP_RENDER | VDXG_CAP_PAGING |
-              VDXG_CAP_GART | VDXG_CAP_DISPLAY | VDXG_CAP_CRC |
-              VDXG_CAP_WRITEBACK;
-    s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
+    s->core.pdev = pdev;
+    s->core.pf = s;
+    s->core.reset = vdxg_pf_reset_registers;
+    s->core.num_crtcs = s->outputs;
+    s->core.caps = VDXG_CAP_SELFTEST | VDXG_CAP_RENDER | VDXG_CAP_PAGING |
+                   VDXG_CAP_GART | VDXG_CAP_DISPLAY | VDXG_CAP_CRC |
+                   VDXG_CAP_WRITEBACK | VDXG_CAP_GPU_MMU;
+    s->core.gart_entries = s->core.aperture_size >> VDXG_GPU_PAGE_SHIFT;
     pci_config_set_interrupt_pin(pdev->config, 1);
 
     if (!pci_bus_is_express(pci_get_bus(pdev))) {
@@ -205,25 +256,25 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
             for (vector = 0; vector < VDXG_MSIX_VECTORS; vector++) {
                 msix_vector_use(pdev, vector);
             }
-            s->caps |= VDXG_CAP_MSIX;
+            s->core.caps |= VDXG_CAP_MSIX;
         }
     }
 
-    memory_region_init_io(&s->mmio, OBJECT(s), &vdxg_mmio_ops, s,
+    memory_region_init_io(&s->core.mmio, OBJECT(s), &vdxg_mmio_ops, s,
                           "vdxg.mmio", VDXG_MMIO_SIZE);
     pci_register_bar(pdev, VDXG_BAR_MMIO, PCI_BASE_ADDRESS_SPACE_MEMORY,
-                     &s->mmio);
+                     &s->core.mmio);
 
     if (!memory_region_init_ram(&s->vram, OBJECT(s), "vdxg.vram",
-                                s->vram_size, errp)) {
+                                s->core.vram_size, errp)) {
         msix_uninit_exclusive_bar(pdev);
         msi_uninit(pdev);
         return;
     }
-    s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
-    s->vram_mr = &s->vram;
+    s->core.vram_ptr = memory_region_get_ram_ptr(&s->vram);
+    s->core.vram_mr = &s->vram;
     /* A resizable window onto the start of VRAM */
-    s->vram_bar_size = MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->vram_size);
+    s->vram_bar_size = MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->core.vram_size);
     memory_region_init_alias(&s->vram_bar, OBJECT(s), "vdxg.vram-bar",
                              &s->vram, 0, s->vram_bar_size);
     pci_register_bar(pdev, VDXG_BAR_VRAM,
@@ -232,19 +283,19 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_MEM_PREFETCH,
                      &s->vram_bar);
 
-    vdxg_engines_init(s);
+    vdxg_engines_init(&s->core);
     vdxg_display_realize(s);
 
     /* Last: the VFs are realized here and use what is set up above. */
     if (!vdxg_pf_ext_caps(s, errp)) {
         vdxg_display_exit(s);
-        vdxg_engines_exit(s);
+        vdxg_engines_exit(&s->core);
         msix_uninit_exclusive_bar(pdev);
         msi_uninit(pdev);
         return;
     }
 
-    trace_vdxg_realize(s->vram_size, s->aperture_size, s->caps);
+    trace_vdxg_realize(s->core.vram_size, s->core.aperture_size, s->core.caps);
 }
 
 static void vdxg_exit(PCIDevice *pdev)
@@ -255,7 +306,7 @@ static void vdxg_exit(PCIDevice *pdev)
         pcie_sriov_pf_exit(pdev);
     }
     vdxg_display_exit(s);
-    vdxg_engines_exit(s);
+    vdxg_engines_exit(&s->core);
     msix_uninit_exclusive_bar(pdev);
     msi_uninit(pdev);
 }
@@ -265,39 +316,8 @@ static void vdxg_instance_init(Object *obj)
     VdxgState *s = VDXG(obj);
     unsigned int op;
 
-    /* Paging statistics, e.g. qom-get of x-pg-discard-ops */
-    for (op = 0; op < VDXG_PG_NUM_OPS; op++) {
-        g_autofree char *ops = g_strdup_printf("x-pg-%s-ops",
-                                               vdxg_pg_op_names[op]);
-        g_autofree char *bytes = g_strdup_printf("x-pg-%s-bytes",
-                                                 vdxg_pg_op_names[op]);
-
-        object_property_add_uint64_ptr(obj, ops, &s->pg_ops[op],
-                                       OBJ_PROP_FLAG_READ);
-        object_property_add_uint64_ptr(obj, bytes, &s->pg_bytes[op],
-                                       OBJ_PROP_FLAG_READ);
-    }
-    object_property_add_uint64_ptr(obj, "x-pg-tlb-hits", &s->tlb_hits,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "x-pg-tlb-misses", &s->tlb_misses,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "x-pg-bh-runs",
-                                   &s->bh_runs[VDXG_ENGINE_PAGING],
-                                   OBJ_PROP_FLAG_READ);
-
-    /* Render statistics, e.g. qom-get of x-rd-draw-triangles-ops */
-    for (op = 0; op < VDXG_RD_NUM_OPS; op++) {
-        g_autofree char *ops = g_strdup_printf("x-rd-%s-ops",
-                                               vdxg_rd_op_names[op]);
-
-        object_property_add_uint64_ptr(obj, ops, &s->rd_ops[op],
-                                       OBJ_PROP_FLAG_READ);
-    }
-    object_property_add_uint64_ptr(obj, "x-rd-pixels", &s->rd_pixels,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "x-rd-bh-runs",
-                                   &s->bh_runs[VDXG_ENGINE_RENDER],
-                                   OBJ_PROP_FLAG_READ);
+    /* Engine statistics, e.g. qom-get of x-pg-discard-ops */
+    vdxg_core_add_stats(&s->core, obj);
 
     /* Display: hotplug of each output, statistics */
     for (op = 0; op < VDXG_MAX_CRTCS; op++) {
@@ -340,27 +360,8 @@ static bool vdxg_vram_bar_size_ok(void *opaque, int version_id)
 static int vdxg_post_load(void *opaque, int version_id)
 {
     VdxgState *s = opaque;
-    unsigned int i;
 
-    if ((s->int_status | s->int_mask) & ~VDXG_INT_VALID_MASK) {
-        return -EINVAL;
-    }
-    /* The model relies on these; the rest is checked when it is used. */
-    if (!vdxg_gart_table_ok(s, s->gart_table) ||
-        (s->dummy_page & VDXG_PAGE_MASK) ||
-        (s->gart_ctrl & ~VDXG_GART_CTRL_ENABLE) ||
-        (s->fault_status & ~VDXG_FAULT_STATUS_VALID)) {
-        return -EINVAL;
-    }
-    /* A cached GART entry sits in its page's slot, for a page there is. */
-    for (i = 0; i < VDXG_TLB_ENTRIES; i++) {
-        if ((s->tlb_valid & BIT_ULL(i)) &&
-            (s->tlb_page[i] % VDXG_TLB_ENTRIES != i ||
-             s->tlb_page[i] >= s->gart_entries)) {
-            return -EINVAL;
-        }
-    }
-    if (!vdxg_display_post_load(s)) {
+    if (!vdxg_core_post_load(&s->core) || !vdxg_display_post_load(s)) {
         return -EINVAL;
     }
     /* The REBAR control register and the BAR agree. */
@@ -391,37 +392,43 @@ static const VMStateDescription vmstate_vdxg = {
         VMSTATE_VALIDATE("vram BAR size", vdxg_vram_bar_size_ok),
         VMSTATE_PCI_DEVICE(parent_obj, VdxgState),
         VMSTATE_MSIX(parent_obj, VdxgState),
-        VMSTATE_UINT32(scratch, VdxgState),
-        VMSTATE_UINT32(reset_count, VdxgState),
-        VMSTATE_UINT32(int_status, VdxgState),
-        VMSTATE_UINT32(int_mask, VdxgState),
-        VMSTATE_STRUCT_ARRAY(engine, VdxgState, VDXG_NUM_ENGINES, 1,
-                             vmstate_vdxg_engine, VdxgEngine),
-        VMSTATE_UINT64(gart_table, VdxgState),
-        VMSTATE_UINT32(gart_ctrl, VdxgState),
-        VMSTATE_UINT64(dummy_page, VdxgState),
-        VMSTATE_UINT64(tlb_valid, VdxgState),
-        VMSTATE_UINT32_ARRAY(tlb_page, VdxgState, VDXG_TLB_ENTRIES),
-        VMSTATE_UINT64_ARRAY(tlb_pte, VdxgState, VDXG_TLB_ENTRIES),
-        VMSTATE_UINT32(fault_status, VdxgState),
-        VMSTATE_UINT32(fault_engine, VdxgState),
-        VMSTATE_UINT32(fault_reason, VdxgState),
-        VMSTATE_UINT32(fault_opcode, VdxgState),
-        VMSTATE_UINT64(fault_addr, VdxgState),
-        VMSTATE_UINT32(fault_context, VdxgState),
-        VMSTATE_UINT32(fault_count, VdxgState),
+        VMSTATE_VDXG_CORE(scratch, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE(reset_count, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE(int_status, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE(int_mask, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE_STRUCT_ARRAY(engine, VDXG_NUM_ENGINES, 1,
+                                       vmstate_vdxg_engine, VdxgEngine),
+        VMSTATE_VDXG_CORE(gart_table, vmstate_info_uint64, uint64_t),
+        VMSTATE_VDXG_CORE(gart_ctrl, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE(dummy_page, vmstate_info_uint64, uint64_t),
+        VMSTATE_VDXG_CORE(tlb_valid, vmstate_info_uint64, uint64_t),
+        VMSTATE_VDXG_CORE_ARRAY(tlb_page, vmstate_info_uint32, uint32_t,
+                                VDXG_TLB_ENTRIES),
+        VMSTATE_VDXG_CORE_ARRAY(tlb_pte, vmstate_info_uint64, uint64_t,
+                                VDXG_TLB_ENTRIES),
+        VMSTATE_VDXG_CORE(fault_status, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE(fault_engine, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE(fault_reason, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE(fault_opcode, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE(fault_addr, vmstate_info_uint64, uint64_t),
+        VMSTATE_VDXG_CORE(fault_context, vmstate_info_uint32, uint32_t),
+        VMSTATE_VDXG_CORE(fault_count, vmstate_info_uint32, uint32_t),
         VMSTATE_STRUCT_ARRAY(crtc, VdxgState, VDXG_MAX_CRTCS, 1,
                              vmstate_vdxg_crtc, VdxgCrtc),
         VMSTATE_STRUCT(wb, VdxgState, 1, vmstate_vdxg_wb, VdxgWriteback),
         VMSTATE_BOOL_ARRAY(connected, VdxgState, VDXG_MAX_CRTCS),
         VMSTATE_END_OF_LIST()
     },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_vdxg_mmu,
+        NULL
+    },
 };
 
 static const Property vdxg_properties[] = {
-    DEFINE_PROP_SIZE("vram-size", VdxgState, vram_size,
+    DEFINE_PROP_SIZE("vram-size", VdxgState, core.vram_size,
                      VDXG_VRAM_SIZE_DEFAULT),
-    DEFINE_PROP_SIZE("aperture-size", VdxgState, aperture_size,
+    DEFINE_PROP_SIZE("aperture-size", VdxgState, core.aperture_size,
                      VDXG_APERTURE_SIZE_DEFAULT),
     DEFINE_PROP_BOOL("msix", VdxgState, use_msix, true),
     DEFINE_PROP_BOOL("msi", VdxgState, use_msi, true),

@@ -71,7 +71,7 @@ uint32_t vdxg_plane_check(VdxgState *s, unsigned int p,
         pl->zpos > VDXG_ZPOS_MAX) {
         return VDXG_FAULT_PARAM;
     }
-    if (!vdxg_gpu_range_ok(s, pl->addr, vdxg_plane_span(pl))) {
+    if (!vdxg_gpu_range_ok(&s->core, pl->addr, vdxg_plane_span(pl))) {
         return VDXG_FAULT_ADDRESS;
     }
     return VDXG_FAULT_NONE;
@@ -386,10 +386,10 @@ static bool vdxg_compose_row(VdxgState *s, VdxgCrtc *c, uint32_t y)
         if (!r[j].n) {
             continue;
         }
-        if (vdxg_in_vram(s, r[j].addr, r[j].n * cpp)) {
-            src[j] = s->vram_ptr + r[j].addr;
+        if (vdxg_in_vram(&s->core, r[j].addr, r[j].n * cpp)) {
+            src[j] = s->core.vram_ptr + r[j].addr;
         } else {
-            if (!vdxg_gpu_rw(s, r[j].addr, s->disp_src[j], r[j].n * cpp,
+            if (!vdxg_gpu_rw(&s->core, r[j].addr, s->disp_src[j], r[j].n * cpp,
                              false, &err)) {
                 c->pstatus[p] = VDXG_PLANE_STATUS_FAULT;
                 vdxg_display_fault(s, c, p, err.reason, err.addr);
@@ -522,7 +522,7 @@ static void vdxg_display_harvest(VdxgState *s)
                 continue;
             }
             span = vdxg_plane_span(pl);
-            if (vdxg_in_vram(s, pl->addr, span)) {
+            if (vdxg_in_vram(&s->core, pl->addr, span)) {
                 lo = MIN(lo, pl->addr);
                 hi = MAX(hi, pl->addr + span);
             } else if (c->composing) {
@@ -545,7 +545,7 @@ static void vdxg_display_harvest(VdxgState *s)
 
             span = vdxg_plane_span(pl);
             if ((c->pstatus[p] & VDXG_PLANE_STATUS_ACTIVE) &&
-                vdxg_in_vram(s, pl->addr, span) &&
+                vdxg_in_vram(&s->core, pl->addr, span) &&
                 memory_region_snapshot_get_dirty(&s->vram, snap, pl->addr,
                                                  span)) {
                 if (c->composing) {
@@ -657,7 +657,7 @@ void vdxg_compose_bh(void *opaque)
     }
     cpu = vdxg_thread_ns() - cpu;
     trace_vdxg_compose_bh(get_clock() - start, cpu);
-    vdxg_note_slice(s, get_clock() - start, cpu);
+    vdxg_note_slice(&s->core, get_clock() - start, cpu);
 }
 
 /*

@@ -26,12 +26,12 @@ static const uint32_t vdxg_msix_vector_sources[VDXG_MSIX_VECTORS] = {
 /* Interrupts */
 
 /* INTx is used only while neither MSI-X nor MSI is enabled; not by a VF. */
-void vdxg_update_intx(VdxgState *s)
+void vdxg_update_intx(VdxgCore *s)
 {
-    PCIDevice *pdev = PCI_DEVICE(s);
+    PCIDevice *pdev = s->pdev;
     bool level;
 
-    if (s->pf) {
+    if (s->vf) {
         return;
     }
     level = !msix_enabled(pdev) && !msi_enabled(pdev) &&
@@ -46,9 +46,9 @@ void vdxg_update_intx(VdxgState *s)
  * for the sources that have become pending since, and the INTx level is
  * recomputed.
  */
-static void vdxg_irq_update(VdxgState *s, uint32_t old_pending)
+static void vdxg_irq_update(VdxgCore *s, uint32_t old_pending)
 {
-    PCIDevice *pdev = PCI_DEVICE(s);
+    PCIDevice *pdev = s->pdev;
     uint32_t fired = s->int_status & s->int_mask & ~old_pending;
     unsigned int vector;
 
@@ -60,7 +60,7 @@ static void vdxg_irq_update(VdxgState *s, uint32_t old_pending)
                     msix_notify(pdev, vector);
                 }
             }
-        } else if (!s->pf && msi_enabled(pdev)) {
+        } else if (msi_enabled(pdev)) {
             trace_vdxg_irq_msi(fired);
             msi_notify(pdev, 0);
         }
@@ -68,7 +68,7 @@ static void vdxg_irq_update(VdxgState *s, uint32_t old_pending)
     vdxg_update_intx(s);
 }
 
-void vdxg_irq_raise(VdxgState *s, uint32_t sources)
+void vdxg_irq_raise(VdxgCore *s, uint32_t sources)
 {
     uint32_t old_pending = s->int_status & s->int_mask;
 
@@ -83,7 +83,7 @@ void vdxg_irq_raise(VdxgState *s, uint32_t sources)
  * Record a fault of @engine. The first one since FAULT_CLEAR latches the
  * record; later ones only count.
  */
-void vdxg_fault(VdxgState *s, uint32_t engine, uint32_t reason,
+void vdxg_fault(VdxgCore *s, uint32_t engine, uint32_t reason,
                 uint32_t opcode, uint64_t addr, uint32_t context)
 {
     if (!(s->fault_status & VDXG_FAULT_STATUS_VALID)) {
@@ -105,7 +105,7 @@ void vdxg_fault(VdxgState *s, uint32_t engine, uint32_t reason,
     vdxg_irq_raise(s, VDXG_INT_FAULT);
 }
 
-static void vdxg_fault_clear(VdxgState *s)
+static void vdxg_fault_clear(VdxgCore *s)
 {
     s->fault_status = 0;
     s->fault_engine = 0;
@@ -114,19 +114,27 @@ static void vdxg_fault_clear(VdxgState *s)
     s->fault_addr = 0;
     s->fault_context = 0;
     s->fault_count = 0;
+    s->mmu.fault_vm = 0;
+    s->mmu.fault_access = 0;
 }
 
 bool vdxg_set_err(VdxgErr *err, uint32_t reason, uint64_t addr)
 {
     err->reason = reason;
     err->addr = addr;
+    err->vm = false;
+    err->as = 0;
+    err->access = 0;
     return false;
 }
 
 /* Reset */
 
-/* Put the register state to its power-on values, except RESET_COUNT. */
-void vdxg_reset_registers(VdxgState *s)
+/*
+ * Put the register state to its power-on values, except RESET_COUNT: the
+ * core's, then the function's own (the PF's display and backing tables).
+ */
+void vdxg_reset_registers(VdxgCore *s)
 {
     unsigned int i;
 
@@ -141,7 +149,10 @@ void vdxg_reset_registers(VdxgState *s)
     s->dummy_page = 0;
     vdxg_tlb_flush(s, "reset");
     vdxg_fault_clear(s);
-    vdxg_display_reset(s);
+    vdxg_vm_reset(s);
+    if (s->reset) {
+        s->reset(s);
+    }
 }
 
 /*
@@ -149,17 +160,14 @@ void vdxg_reset_registers(VdxgState *s)
  * table are left alone; messages still pending for masked vectors are
  * dropped since every interrupt source has been cleared.
  */
-static void vdxg_soft_reset(VdxgState *s)
+static void vdxg_soft_reset(VdxgCore *s)
 {
-    PCIDevice *pdev = PCI_DEVICE(s);
+    PCIDevice *pdev = s->pdev;
     unsigned int vector;
 
     vdxg_reset_registers(s);
     s->reset_count++;
     trace_vdxg_soft_reset(s->reset_count);
-    if (!s->pf) {
-        vdxg_backing_reset(s);
-    }
 
     if (msix_present(pdev)) {
         for (vector = 0; vector < VDXG_MSIX_VECTORS; vector++) {
@@ -167,6 +175,34 @@ static void vdxg_soft_reset(VdxgState *s)
         }
     }
     vdxg_update_intx(s);
+}
+
+/* Migration */
+
+/* The loaded registers are ones the model relies on (see vdxg_post_load). */
+bool vdxg_core_post_load(VdxgCore *s)
+{
+    unsigned int i;
+
+    if ((s->int_status | s->int_mask) & ~VDXG_INT_VALID_MASK) {
+        return false;
+    }
+    /* The model relies on these; the rest is checked when it is used. */
+    if (!vdxg_gart_table_ok(s, s->gart_table) ||
+        (s->dummy_page & VDXG_PAGE_MASK) ||
+        (s->gart_ctrl & ~VDXG_GART_CTRL_ENABLE) ||
+        (s->fault_status & ~VDXG_FAULT_STATUS_VALID)) {
+        return false;
+    }
+    /* A cached GART entry sits in its page's slot, for a page there is. */
+    for (i = 0; i < VDXG_TLB_ENTRIES; i++) {
+        if ((s->tlb_valid & BIT_ULL(i)) &&
+            (s->tlb_page[i] % VDXG_TLB_ENTRIES != i ||
+             s->tlb_page[i] >= s->gart_entries)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 /* Register access */
@@ -182,7 +218,7 @@ void vdxg_guest_error(const char *what, hwaddr addr, uint32_t val)
 }
 
 /* An access that no implemented register decodes. */
-static void vdxg_unassigned(bool is_write, hwaddr addr, uint32_t val)
+void vdxg_unassigned(bool is_write, hwaddr addr, uint32_t val)
 {
     if (is_write) {
         vdxg_guest_error("write to undefined register", addr, val);
@@ -191,9 +227,13 @@ static void vdxg_unassigned(bool is_write, hwaddr addr, uint32_t val)
     }
 }
 
-static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
+/*
+ * The registers every function has: the global, interrupt, GART and fault
+ * registers, the engines' and the MMU's. False for an offset that is none
+ * of them.
+ */
+bool vdxg_core_read(VdxgCore *s, hwaddr addr, uint32_t *ret)
 {
-    VdxgState *s = opaque;
     uint32_t val = 0;
 
     switch (addr) {
@@ -228,7 +268,7 @@ static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = BIT(VDXG_ENGINE_RENDER) | BIT(VDXG_ENGINE_PAGING);
         break;
     case VDXG_REG_NUM_CRTCS:
-        val = s->outputs;
+        val = s->num_crtcs;
         break;
     case VDXG_REG_STATUS:
         val = VDXG_STATUS_READY;
@@ -240,7 +280,7 @@ static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = s->reset_count;
         break;
     case VDXG_REG_FUNCTION:
-        val = s->pf ? 1 + s->vf_index : 0;
+        val = s->function;
         break;
     case VDXG_REG_INT_STATUS:
         val = s->int_status;
@@ -298,26 +338,16 @@ static uint64_t vdxg_mmio_read(void *opaque, hwaddr addr, unsigned size)
         /* Write-only registers read as zero. */
         break;
     default:
-        if (!vdxg_engine_read(s, addr, &val) &&
-            !vdxg_display_read(s, addr, &val) &&
-            !vdxg_sriov_read(s, addr, &val)) {
-            vdxg_unassigned(false, addr, 0);
-        }
-        break;
+        return vdxg_engine_read(s, addr, ret) ||
+               vdxg_vm_read(s, addr, ret);
     }
-
-    trace_vdxg_mmio_read(addr, val);
-    return val;
+    *ret = val;
+    return true;
 }
 
-static void vdxg_mmio_write(void *opaque, hwaddr addr, uint64_t data,
-                            unsigned size)
+bool vdxg_core_write(VdxgCore *s, hwaddr addr, uint32_t val)
 {
-    VdxgState *s = opaque;
-    uint32_t val = data;
     uint32_t old_pending = s->int_status & s->int_mask;
-
-    trace_vdxg_mmio_write(addr, val);
 
     switch (addr) {
     case VDXG_REG_ID:
@@ -416,25 +446,48 @@ static void vdxg_mmio_write(void *opaque, hwaddr addr, uint64_t data,
         vdxg_fault_clear(s);
         break;
     default:
-        if (!vdxg_engine_write(s, addr, val) &&
-            !vdxg_display_write(s, addr, val) &&
-            !vdxg_sriov_write(s, addr, val)) {
-            vdxg_unassigned(true, addr, val);
-        }
-        break;
+        return vdxg_engine_write(s, addr, val) ||
+               vdxg_vm_write(s, addr, val);
     }
+    return true;
 }
 
-const MemoryRegionOps vdxg_mmio_ops = {
-    .read = vdxg_mmio_read,
-    .write = vdxg_mmio_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = {
-        .min_access_size = 4,
-        .max_access_size = 4,
-    },
-    .impl = {
-        .min_access_size = 4,
-        .max_access_size = 4,
-    },
-};
+/* The statistics as read-only QOM properties, e.g. x-pg-discard-ops */
+void vdxg_core_add_stats(VdxgCore *s, Object *obj)
+{
+    unsigned int op;
+
+    for (op = 0; op < VDXG_PG_NUM_OPS; op++) {
+        g_autofree char *ops = g_strdup_printf("x-pg-%s-ops",
+                                               vdxg_pg_op_names[op]);
+        g_autofree char *bytes = g_strdup_printf("x-pg-%s-bytes",
+                                                 vdxg_pg_op_names[op]);
+
+        object_property_add_uint64_ptr(obj, ops, &s->pg_ops[op],
+                                       OBJ_PROP_FLAG_READ);
+        object_property_add_uint64_ptr(obj, bytes, &s->pg_bytes[op],
+                                       OBJ_PROP_FLAG_READ);
+    }
+    object_property_add_uint64_ptr(obj, "x-pg-tlb-hits", &s->tlb_hits,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "x-pg-tlb-misses", &s->tlb_misses,
+                                   OBJ_PROP_FLAG_READ);
+    vdxg_vm_add_stats(s, obj);
+    object_property_add_uint64_ptr(obj, "x-pg-bh-runs",
+                                   &s->bh_runs[VDXG_ENGINE_PAGING],
+                                   OBJ_PROP_FLAG_READ);
+
+    /* Render statistics, e.g. qom-get of x-rd-draw-triangles-ops */
+    for (op = 0; op < VDXG_RD_NUM_OPS; op++) {
+        g_autofree char *ops = g_strdup_printf("x-rd-%s-ops",
+                                               vdxg_rd_op_names[op]);
+
+        object_property_add_uint64_ptr(obj, ops, &s->rd_ops[op],
+                                       OBJ_PROP_FLAG_READ);
+    }
+    object_property_add_uint64_ptr(obj, "x-rd-pixels", &s->rd_pixels,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "x-rd-bh-runs",
+                                   &s->bh_runs[VDXG_ENGINE_RENDER],
+                                   OBJ_PROP_FLAG_READ);
+}

@@ -20,6 +20,14 @@ const char *const vdxg_pg_op_names[VDXG_PG_NUM_OPS] = {
     [VDXG_PG_FLUSH_TLB]      = "flush-tlb",
     [VDXG_PG_WRITE_PHYSICAL] = "write-physical",
     [VDXG_PG_READ_PHYSICAL]  = "read-physical",
+    [VDXG_PG_UPDATE_PAGE_TABLE]     = "update-page-table",
+    [VDXG_PG_COPY_PTES]             = "copy-page-table-entries",
+    [VDXG_PG_FLUSH_VM_TLB]          = "flush-vm-tlb",
+    [VDXG_PG_TRANSFER_VIRTUAL]      = "transfer-virtual",
+    [VDXG_PG_FILL_VIRTUAL]          = "fill-virtual",
+    [VDXG_PG_UPDATE_CONTEXT_ALLOC]  = "update-context-allocation",
+    [VDXG_PG_INIT_CONTEXT_RESOURCE] = "init-context-resource",
+    [VDXG_PG_NOTIFY_RESIDENCY]      = "notify-residency",
 };
 
 const char *const vdxg_rd_op_names[VDXG_RD_NUM_OPS] = {
@@ -135,6 +143,26 @@ const char *vdxg_reg_name(hwaddr addr)
         return "FAULT_COUNT";
     case VDXG_REG_FAULT_CLEAR:
         return "FAULT_CLEAR";
+    case VDXG_REG_FAULT_VM:
+        return "FAULT_VM";
+    case VDXG_REG_FAULT_ACCESS:
+        return "FAULT_ACCESS";
+    case VDXG_REG_VM_TABLE_LO:
+        return "VM_TABLE_LO";
+    case VDXG_REG_VM_TABLE_HI:
+        return "VM_TABLE_HI";
+    case VDXG_REG_VM_TABLE_ENTRIES:
+        return "VM_TABLE_ENTRIES";
+    case VDXG_REG_VM_CTRL:
+        return "VM_CTRL";
+    case VDXG_REG_VM_TLB_FLUSH:
+        return "VM_TLB_FLUSH";
+    case VDXG_REG_VM_RES_SELECT:
+        return "VM_RES_SELECT";
+    case VDXG_REG_VM_RES_RESIDENT:
+        return "VM_RES_RESIDENT";
+    case VDXG_REG_VM_RES_EVICTED:
+        return "VM_RES_EVICTED";
     default:
         break;
     }

@@ -231,7 +231,7 @@ void vdxg_display_fault(VdxgState *s, VdxgCrtc *c, unsigned int unit,
                         uint32_t reason, uint64_t addr)
 {
     trace_vdxg_display_fault(c->index, unit, reason, addr);
-    vdxg_fault(s, VDXG_FAULT_ENGINE_DISPLAY, reason,
+    vdxg_fault(&s->core, VDXG_FAULT_ENGINE_DISPLAY, reason,
                VDXG_FAULT_OPCODE_DISPLAY(c->index, unit), addr,
                vdxg_crtc_frames(c));
 }
@@ -293,7 +293,7 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
     }
     trace_vdxg_vblank(c->index, frame, irq, c->crc);
     if (irq) {
-        vdxg_irq_raise(s, irq);
+        vdxg_irq_raise(&s->core, irq);
     }
 }
 
@@ -440,7 +440,7 @@ void vdxg_set_connected(Object *obj, Visitor *v, const char *name,
         *connected = value;
         s->crtc[index].conn_changed = true;
         trace_vdxg_hotplug(index, value);
-        vdxg_irq_raise(s, VDXG_INT_HOTPLUG);
+        vdxg_irq_raise(&s->core, VDXG_INT_HOTPLUG);
     }
 }
 
@@ -503,7 +503,7 @@ void vdxg_display_reset(VdxgState *s)
 {
     unsigned int i;
 
-    s->reset_gen++;
+    s->core.reset_gen++;
     for (i = 0; i < VDXG_MAX_CRTCS; i++) {
         VdxgCrtc *c = vdxg_crtc(s, i);
 
@@ -770,9 +770,6 @@ bool vdxg_display_read(VdxgState *s, hwaddr addr, uint32_t *val)
     hwaddr off;
     int m;
 
-    if (s->pf) {
-        return false;           /* a VF has no display */
-    }
     if (!c) {
         return vdxg_wb_read(s, addr, val);
     }
@@ -840,9 +837,6 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
     hwaddr off;
     int m;
 
-    if (s->pf) {
-        return false;           /* a VF has no display */
-    }
     if (!c) {
         return vdxg_wb_write(s, addr, val);
     }
@@ -878,7 +872,7 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
         }
         vdxg_crtc_arm(s, c);
         if (irq) {
-            vdxg_irq_raise(s, irq);
+            vdxg_irq_raise(&s->core, irq);
         }
         break;
     case VDXG_CRTC_FLIP:
@@ -890,7 +884,7 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
         } else {
             trace_vdxg_flip(c->index, c->frame_off, true);
             vdxg_crtc_latch_all(s, c);
-            vdxg_irq_raise(s, VDXG_INT_FLIP_DONE(c->index));
+            vdxg_irq_raise(&s->core, VDXG_INT_FLIP_DONE(c->index));
         }
         break;
     case VDXG_CRTC_CURSOR_UPDATE:

@@ -19,6 +19,11 @@
  * MSI-X, and a VRAM BAR assembled from ranges of the PF's VRAM by the PF's
  * backing tables. On PCI Express the PF's VRAM BAR is resizable.
  *
+ * The PF (VdxgState, type vdxg) and a VF (VdxgVfState, type vdxg-vf) are
+ * two PCI device types, each embedding a VdxgCore: what every function
+ * has. The units that run on both work on the core; display, writeback,
+ * SR-IOV and Resizable BAR are the PF's and work on VdxgState.
+ *
  * Copyright (c) 2026 The vdxg authors
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -33,12 +38,20 @@
 #include "qom/object.h"
 #include "hw/display/vdxg_hw.h"
 #include "vdxg_raster.h"
+#include "vdxg_mmu.h"
 
+/* The PF */
 #define TYPE_VDXG "vdxg"
 OBJECT_DECLARE_SIMPLE_TYPE(VdxgState, VDXG)
 
-/* A virtual function: a subtype sharing VdxgState, created by the PF. */
+/*
+ * A virtual function, created by the PF: a PCI device type of its own.
+ * Both types embed a VdxgCore, the state every function has.
+ */
 #define TYPE_VDXG_VF "vdxg-vf"
+OBJECT_DECLARE_SIMPLE_TYPE(VdxgVfState, VDXG_VF)
+
+typedef struct VdxgCore VdxgCore;
 
 /* Limit of the total-vfs property */
 #define VDXG_SRIOV_MAX_VFS      16
@@ -140,7 +153,7 @@ typedef struct VdxgEngine {
 
     /* Fixed at realize, kept by an engine reset: from here on */
     unsigned int index;         /* VDXG_ENGINE_* */
-    VdxgState *s;
+    VdxgCore *s;
     QEMUBH *bh;                 /* runs the ring in slices */
     QEMUTimer *wait_timer;      /* re-polls a WAIT */
 } VdxgEngine;
@@ -243,47 +256,59 @@ typedef struct VdxgWriteback {
     uint64_t arm_frame;         /* source FRAME_COUNT when armed */
 } VdxgWriteback;
 
-struct VdxgState {
-    PCIDevice parent_obj;
+/*
+ * GPU virtual memory (VDXG_CAP_GPU_MMU): registers, residency counters,
+ * the VM part of the fault record and each engine's TLB. Reset clears it;
+ * the TLBs are not migrated.
+ */
+typedef struct VdxgMmu {
+    uint64_t table;                     /* VM_TABLE */
+    uint32_t entries;                   /* VM_TABLE_ENTRIES */
+    uint32_t ctrl;                      /* VM_CTRL */
+    uint32_t res_select;                /* VM_RES_SELECT */
+    uint32_t res_resident[VDXG_VM_MAX_AS];
+    uint32_t res_evicted[VDXG_VM_MAX_AS];
+    uint32_t fault_vm;                  /* FAULT_VM */
+    uint32_t fault_access;              /* FAULT_ACCESS */
+    VdxgMmuTlb tlb[VDXG_NUM_ENGINES];
+} VdxgMmu;
 
+/*
+ * What every function has, the PF and each VF: the global, interrupt,
+ * GART and fault registers, the engines, the GPU address space, the GPU
+ * MMU and interrupt delivery. The units that run on both functions
+ * (vdxg_core.c, vdxg_mem.c, vdxg_ring.c, vdxg_paging.c, vdxg_render.c,
+ * vdxg_vm.c) work on it.
+ */
+struct VdxgCore {
+    PCIDevice *pdev;                    /* the function */
     MemoryRegion mmio;
-    MemoryRegion vram;          /* PF: the VRAM RAM block */
-    MemoryRegion vram_bar;      /* PF on PCI Express: resizable window */
-    MemoryRegion *vram_mr;      /* the RAM region VRAM accesses dirty */
 
-    /* Properties */
+    /*
+     * The PF: the function itself on the PF. It keeps the longest slice
+     * of every function; on a VF, its backing table maps the VF's VRAM.
+     */
+    VdxgState *pf;
+    /*
+     * A VF: its VRAM is ranges of PF VRAM (VdxgState.backing[vf_index]),
+     * its bus accesses must not reach a BAR of the device, and it only
+     * has MSI-X.
+     */
+    bool vf;
+    uint32_t vf_index;
+    uint32_t function;                  /* VDXG_REG_FUNCTION */
+    /* Function-specific state a reset of the registers clears, or NULL */
+    void (*reset)(VdxgCore *s);
+
+    /* VRAM as this function sees it, and its GART aperture */
     uint64_t vram_size;
     uint64_t aperture_size;
-    bool use_msix;
-    bool use_msi;
-    bool use_rebar;                     /* offer the Resizable BAR cap */
-    uint32_t outputs;
-    bool connected[VDXG_MAX_CRTCS];     /* "connected<n>", hotplug */
-    uint32_t total_vfs;
-    uint64_t vf_vram_size;
-    uint64_t vf_aperture_size;
+    uint8_t *vram_ptr;                  /* PF VRAM */
+    MemoryRegion *vram_mr;              /* the RAM region VRAM accesses dirty */
 
-    /* PF: SR-IOV, backing tables (per VF, of VDXG_BAR_VRAM) and REBAR */
-    bool has_sriov;
-    uint32_t backing_select;
-    uint32_t backing_status;
-    VdxgRange backing_pend[VDXG_SRIOV_MAX_VFS][VDXG_MAX_BACKING_RANGES];
-    VdxgRange backing[VDXG_SRIOV_MAX_VFS][VDXG_MAX_BACKING_RANGES];
-    uint32_t backing_n[VDXG_SRIOV_MAX_VFS];
-    uint16_t rebar_cap;                 /* 0: the BAR is the whole VRAM */
-    uint64_t vram_bar_size;
-    uint64_t mig_vram_bar_size;         /* migrated before config space */
-
-    /* VF: its PF, and its VRAM BAR built from the PF's backing table */
-    VdxgState *pf;                      /* NULL on the PF */
-    uint32_t vf_index;
-    MemoryRegion vf_vram;
-    MemoryRegion vf_unbacked;
-    MemoryRegion vf_alias[VDXG_MAX_BACKING_RANGES];
-    MemoryRegion vf_msix;
-
-    /* VDXG_REG_CAPS, fixed at realize */
+    /* VDXG_REG_CAPS and VDXG_REG_NUM_CRTCS, fixed at realize */
     uint32_t caps;
+    uint32_t num_crtcs;
 
     /* Register state */
     uint32_t scratch;
@@ -302,7 +327,6 @@ struct VdxgState {
     VMChangeStateEntry *vmse;
 
     /* GART, and the TLB of GART entries */
-    uint8_t *vram_ptr;
     uint32_t gart_entries;
     uint64_t gart_table;
     uint32_t gart_ctrl;
@@ -320,6 +344,9 @@ struct VdxgState {
     uint32_t fault_context;
     uint32_t fault_count;
 
+    /* GPU virtual memory */
+    VdxgMmu mmu;
+
     /* Statistics since realize, read-only QOM properties; not migrated */
     uint64_t pg_ops[VDXG_PG_NUM_OPS];
     uint64_t pg_bytes[VDXG_PG_NUM_OPS];
@@ -328,6 +355,39 @@ struct VdxgState {
     uint64_t tlb_hits;
     uint64_t tlb_misses;
     uint64_t bh_runs[VDXG_NUM_ENGINES];
+
+    /* Staging for bus-to-bus copies, fill patterns and GART entries */
+    uint8_t bounce[VDXG_GPU_PAGE_SIZE];
+};
+
+/* The physical function */
+struct VdxgState {
+    PCIDevice parent_obj;
+    VdxgCore core;
+
+    MemoryRegion vram;          /* the VRAM RAM block */
+    MemoryRegion vram_bar;      /* on PCI Express: resizable window */
+
+    /* Properties (vram-size and aperture-size are in core) */
+    bool use_msix;
+    bool use_msi;
+    bool use_rebar;                     /* offer the Resizable BAR cap */
+    uint32_t outputs;
+    bool connected[VDXG_MAX_CRTCS];     /* "connected<n>", hotplug */
+    uint32_t total_vfs;
+    uint64_t vf_vram_size;
+    uint64_t vf_aperture_size;
+
+    /* SR-IOV, backing tables (per VF, of VDXG_BAR_VRAM) and REBAR */
+    bool has_sriov;
+    uint32_t backing_select;
+    uint32_t backing_status;
+    VdxgRange backing_pend[VDXG_SRIOV_MAX_VFS][VDXG_MAX_BACKING_RANGES];
+    VdxgRange backing[VDXG_SRIOV_MAX_VFS][VDXG_MAX_BACKING_RANGES];
+    uint32_t backing_n[VDXG_SRIOV_MAX_VFS];
+    uint16_t rebar_cap;                 /* 0: the BAR is the whole VRAM */
+    uint64_t vram_bar_size;
+    uint64_t mig_vram_bar_size;         /* migrated before config space */
 
     /* Display engine */
     VdxgCrtc crtc[VDXG_MAX_CRTCS];
@@ -338,8 +398,6 @@ struct VdxgState {
     uint64_t max_slice_cpu_ns;          /* the same in CPU time */
     uint64_t disp_crcs;
 
-    /* Staging for bus-to-bus copies, fill patterns and GART entries */
-    uint8_t bounce[VDXG_GPU_PAGE_SIZE];
     /* A row of scanout or writeback pixels, as read and as ARGB */
     uint8_t disp_row[VDXG_MODE_MAX_DISPLAY * 4];
     uint8_t disp_src[VDXG_NUM_PLANES][VDXG_MODE_MAX_DISPLAY * 4];
@@ -347,10 +405,57 @@ struct VdxgState {
     uint32_t disp_px[VDXG_MODE_MAX_DISPLAY];
 };
 
+/* A virtual function, created by its PF */
+struct VdxgVfState {
+    PCIDevice parent_obj;
+    VdxgCore core;
+
+    /* The VRAM BAR, built from the PF's backing table, and the MSI-X BAR */
+    MemoryRegion vf_vram;
+    MemoryRegion vf_unbacked;
+    MemoryRegion vf_alias[VDXG_MAX_BACKING_RANGES];
+    MemoryRegion vf_msix;
+};
+
+/*
+ * The core's fields in the PF's vmstate (vmstate_vdxg and its vdxg/mmu
+ * subsection), under the names they had before the core was split out of
+ * VdxgState: the description is unchanged.
+ */
+#define VMSTATE_VDXG_CORE(_field, _info, _type) {                       \
+    .name   = stringify(_field),                                        \
+    .size   = sizeof(_type),                                            \
+    .info   = &(_info),                                                 \
+    .flags  = VMS_SINGLE,                                               \
+    .offset = vmstate_offset_value(VdxgState, core._field, _type),      \
+}
+#define VMSTATE_VDXG_CORE_ARRAY(_field, _info, _type, _num) {           \
+    .name   = stringify(_field),                                        \
+    .num    = (_num),                                                   \
+    .info   = &(_info),                                                 \
+    .size   = sizeof(_type),                                            \
+    .flags  = VMS_ARRAY,                                                \
+    .offset = vmstate_offset_array(VdxgState, core._field, _type, _num), \
+}
+#define VMSTATE_VDXG_CORE_STRUCT_ARRAY(_field, _num, _version, _vmsd,    \
+                                       _type) {                         \
+    .name       = stringify(_field),                                    \
+    .num        = (_num),                                               \
+    .version_id = (_version),                                           \
+    .vmsd       = &(_vmsd),                                             \
+    .size       = sizeof(_type),                                        \
+    .flags      = VMS_STRUCT | VMS_ARRAY,                               \
+    .offset = vmstate_offset_array(VdxgState, core._field, _type, _num), \
+}
+
 /* Why an access failed: a VDXG_FAULT_* reason and the address reported. */
 typedef struct VdxgErr {
     uint32_t reason;
     uint64_t addr;
+    /* A VM_* fault: its address space and VDXG_ACCESS_* (vdxg_vm_xlate) */
+    bool vm;
+    uint32_t as;
+    uint32_t access;
 } VdxgErr;
 
 /*
@@ -363,58 +468,63 @@ typedef struct VdxgSeg {
     uint64_t len;
     uint64_t fault_addr;    /* what a failed access reports */
     bool run;               /* several pages of a page list at once */
+    bool zero;              /* a null page: reads 0, writes dropped */
 } VdxgSeg;
 
 /* vdxg_core.c */
-void vdxg_update_intx(VdxgState *s);
-void vdxg_irq_raise(VdxgState *s, uint32_t sources);
-void vdxg_fault(VdxgState *s, uint32_t engine, uint32_t reason,
+void vdxg_update_intx(VdxgCore *s);
+void vdxg_irq_raise(VdxgCore *s, uint32_t sources);
+void vdxg_fault(VdxgCore *s, uint32_t engine, uint32_t reason,
                 uint32_t opcode, uint64_t addr, uint32_t context);
 bool vdxg_set_err(VdxgErr *err, uint32_t reason, uint64_t addr);
-void vdxg_reset_registers(VdxgState *s);
+void vdxg_reset_registers(VdxgCore *s);
 void vdxg_guest_error(const char *what, hwaddr addr, uint32_t val);
-extern const MemoryRegionOps vdxg_mmio_ops;
+void vdxg_unassigned(bool is_write, hwaddr addr, uint32_t val);
+bool vdxg_core_read(VdxgCore *s, hwaddr addr, uint32_t *val);
+bool vdxg_core_write(VdxgCore *s, hwaddr addr, uint32_t val);
+void vdxg_core_add_stats(VdxgCore *s, Object *obj);
+bool vdxg_core_post_load(VdxgCore *s);
 
 /* vdxg_mem.c */
 bool vdxg_in_window(uint64_t addr, uint64_t len, uint64_t base,
                     uint64_t size);
-bool vdxg_in_vram(VdxgState *s, uint64_t addr, uint64_t len);
-bool vdxg_gpu_range_ok(VdxgState *s, uint64_t addr, uint64_t len);
-bool vdxg_gart_table_ok(VdxgState *s, uint64_t table);
-bool vdxg_vram_rw(VdxgState *s, uint64_t off, void *buf, uint64_t len,
+bool vdxg_in_vram(VdxgCore *s, uint64_t addr, uint64_t len);
+bool vdxg_gpu_range_ok(VdxgCore *s, uint64_t addr, uint64_t len);
+bool vdxg_gart_table_ok(VdxgCore *s, uint64_t table);
+bool vdxg_vram_rw(VdxgCore *s, uint64_t off, void *buf, uint64_t len,
                   bool is_write, VdxgErr *err);
-MemTxResult vdxg_dma_read(VdxgState *s, uint64_t addr, void *buf,
+MemTxResult vdxg_dma_read(VdxgCore *s, uint64_t addr, void *buf,
                           uint64_t len);
-void vdxg_tlb_flush(VdxgState *s, const char *why);
-bool vdxg_gpu_seg(VdxgState *s, uint64_t gpu, uint64_t len,
+void vdxg_tlb_flush(VdxgCore *s, const char *why);
+bool vdxg_gpu_seg(VdxgCore *s, uint64_t gpu, uint64_t len,
                   VdxgSeg *seg, VdxgErr *err);
-bool vdxg_seg_read(VdxgState *s, const VdxgSeg *seg, void *buf,
+bool vdxg_seg_read(VdxgCore *s, const VdxgSeg *seg, void *buf,
                    uint64_t len, VdxgErr *err);
-bool vdxg_seg_write(VdxgState *s, const VdxgSeg *seg, const void *buf,
+bool vdxg_seg_write(VdxgCore *s, const VdxgSeg *seg, const void *buf,
                     uint64_t len, VdxgErr *err);
 void vdxg_fill_pattern(uint8_t *p, uint64_t len, const uint8_t *pat,
                        unsigned int unit);
-bool vdxg_gpu_rw(VdxgState *s, uint64_t gpu, void *buf, uint64_t len,
+bool vdxg_gpu_rw(VdxgCore *s, uint64_t gpu, void *buf, uint64_t len,
                  bool is_write, VdxgErr *err);
 
 /* vdxg_ring.c */
-void vdxg_engine_reset(VdxgState *s, VdxgEngine *e);
-bool vdxg_engine_read(VdxgState *s, hwaddr addr, uint32_t *val);
-bool vdxg_engine_write(VdxgState *s, hwaddr addr, uint32_t val);
-void vdxg_engines_init(VdxgState *s);
-void vdxg_engines_exit(VdxgState *s);
+void vdxg_engine_reset(VdxgCore *s, VdxgEngine *e);
+bool vdxg_engine_read(VdxgCore *s, hwaddr addr, uint32_t *val);
+bool vdxg_engine_write(VdxgCore *s, hwaddr addr, uint32_t val);
+void vdxg_engines_init(VdxgCore *s);
+void vdxg_engines_exit(VdxgCore *s);
 extern const VMStateDescription vmstate_vdxg_engine;
 
 /* vdxg_paging.c */
 uint64_t vdxg_dw64(const uint32_t *dw, unsigned int i);
-VdxgRun vdxg_pg_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
+VdxgRun vdxg_pg_op(VdxgCore *s, VdxgEngine *e, int64_t *budget,
                    uint32_t *opcode, VdxgErr *err);
 
 /* vdxg_render.c */
-uint32_t vdxg_surface_check(VdxgState *s, uint32_t slot,
+uint32_t vdxg_surface_check(VdxgCore *s, uint32_t slot,
                             const VdxgSurface *sf);
 void vdxg_rd_snap_free(VdxgEngine *e);
-VdxgRun vdxg_rd_cmd(VdxgState *s, VdxgEngine *e, int64_t *budget,
+VdxgRun vdxg_rd_cmd(VdxgCore *s, VdxgEngine *e, int64_t *budget,
                     uint32_t *opcode, VdxgErr *err);
 
 /* vdxg_compose.c */
@@ -457,7 +567,7 @@ bool vdxg_wb_write(VdxgState *s, hwaddr addr, uint32_t val);
 extern const VMStateDescription vmstate_vdxg_wb;
 
 /* vdxg_sriov.c */
-void vdxg_vf_map_backing(VdxgState *vf);
+void vdxg_vf_map_backing(VdxgVfState *vf);
 void vdxg_backing_reset(VdxgState *s);
 bool vdxg_sriov_read(VdxgState *s, hwaddr addr, uint32_t *val);
 bool vdxg_sriov_write(VdxgState *s, hwaddr addr, uint32_t val);
@@ -467,6 +577,21 @@ void vdxg_rebar_set(VdxgState *s, uint64_t size);
 void vdxg_rebar_write(VdxgState *s);
 void vdxg_rebar_init(VdxgState *s, uint16_t offset);
 bool vdxg_rebar_load(VdxgState *s, uint64_t size);
+
+/* vdxg_vm.c */
+void vdxg_vm_flush(VdxgCore *s, int64_t as, const char *why);
+void vdxg_vm_flush_range(VdxgCore *s, uint32_t as, uint64_t va,
+                         uint64_t size);
+void vdxg_vm_reset(VdxgCore *s);
+bool vdxg_vm_as_entry_ok(VdxgCore *s, uint64_t q0);
+bool vdxg_vm_xlate(VdxgCore *s, VdxgEngine *e, uint32_t as, uint64_t va,
+                   uint32_t access, VdxgMmuXlate *x, VdxgErr *err);
+bool vdxg_vm_seg(VdxgCore *s, VdxgEngine *e, uint32_t as, uint64_t va,
+                 uint64_t len, uint32_t access, VdxgSeg *seg, VdxgErr *err);
+bool vdxg_vm_read(VdxgCore *s, hwaddr addr, uint32_t *val);
+bool vdxg_vm_write(VdxgCore *s, hwaddr addr, uint32_t val);
+void vdxg_vm_add_stats(VdxgCore *s, Object *obj);
+extern const VMStateDescription vmstate_vdxg_mmu;
 
 /* vdxg_dbg.c */
 extern const char *const vdxg_pg_op_names[VDXG_PG_NUM_OPS];
@@ -494,9 +619,9 @@ static inline int64_t vdxg_thread_ns(void)
  * real time and @cpu_ns of CPU time; the PF keeps the longest of its own
  * and its VFs' (x-max-slice-ns, x-max-slice-cpu-ns).
  */
-static inline void vdxg_note_slice(VdxgState *s, int64_t ns, int64_t cpu_ns)
+static inline void vdxg_note_slice(VdxgCore *s, int64_t ns, int64_t cpu_ns)
 {
-    VdxgState *t = s->pf ? s->pf : s;
+    VdxgState *t = s->pf;
 
     if (ns > 0 && (uint64_t)ns > t->max_slice_ns) {
         t->max_slice_ns = ns;

@@ -27,24 +27,24 @@ bool vdxg_in_window(uint64_t addr, uint64_t len, uint64_t base,
            len <= size - (addr - base);
 }
 
-bool vdxg_in_vram(VdxgState *s, uint64_t addr, uint64_t len)
+bool vdxg_in_vram(VdxgCore *s, uint64_t addr, uint64_t len)
 {
     return vdxg_in_window(addr, len, 0, s->vram_size);
 }
 
-static bool vdxg_in_aperture(VdxgState *s, uint64_t addr, uint64_t len)
+static bool vdxg_in_aperture(VdxgCore *s, uint64_t addr, uint64_t len)
 {
     return vdxg_in_window(addr, len, VDXG_APERTURE_BASE, s->aperture_size);
 }
 
 /* A GPU range is valid when it lies inside VRAM or inside the aperture. */
-bool vdxg_gpu_range_ok(VdxgState *s, uint64_t addr, uint64_t len)
+bool vdxg_gpu_range_ok(VdxgCore *s, uint64_t addr, uint64_t len)
 {
     return vdxg_in_vram(s, addr, len) || vdxg_in_aperture(s, addr, len);
 }
 
 /* A GART table at VRAM offset @table fits in VRAM. */
-bool vdxg_gart_table_ok(VdxgState *s, uint64_t table)
+bool vdxg_gart_table_ok(VdxgCore *s, uint64_t table)
 {
     return !(table & VDXG_PAGE_MASK) &&
            vdxg_in_vram(s, table, (uint64_t)s->gart_entries * 8);
@@ -56,14 +56,14 @@ bool vdxg_gart_table_ok(VdxgState *s, uint64_t table)
  * bytes from @off (at most @len) are contiguous there, 0 when @off is
  * unbacked.
  */
-static uint64_t vdxg_vram_xlate(VdxgState *s, uint64_t off, uint64_t len,
+static uint64_t vdxg_vram_xlate(VdxgCore *s, uint64_t off, uint64_t len,
                                 uint64_t *pf_off)
 {
     const VdxgRange *r;
     uint64_t base = 0;
     uint32_t i, n;
 
-    if (likely(!s->pf)) {
+    if (likely(!s->vf)) {
         *pf_off = off;
         return len;
     }
@@ -83,7 +83,7 @@ static uint64_t vdxg_vram_xlate(VdxgState *s, uint64_t off, uint64_t len,
  * Copy between @buf and this function's VRAM at @off, through the backing
  * table on a VF; an unbacked byte is an ADDRESS fault at its offset.
  */
-bool vdxg_vram_rw(VdxgState *s, uint64_t off, void *buf, uint64_t len,
+bool vdxg_vram_rw(VdxgCore *s, uint64_t off, void *buf, uint64_t len,
                   bool is_write, VdxgErr *err)
 {
     uint8_t *p = buf;
@@ -143,12 +143,12 @@ static bool vdxg_hits_mmcfg(PCIDevice *d, uint64_t addr, uint64_t len)
  * or of any of its VFs, nor configuration space through MMCFG; the PF's
  * accesses are not restricted.
  */
-static bool vdxg_dma_allowed(VdxgState *s, uint64_t addr, uint64_t len)
+static bool vdxg_dma_allowed(VdxgCore *s, uint64_t addr, uint64_t len)
 {
     PCIDevice *pf, *vf;
     int i;
 
-    if (likely(!s->pf) || !len) {
+    if (likely(!s->vf) || !len) {
         return true;
     }
     pf = PCI_DEVICE(s->pf);
@@ -164,10 +164,10 @@ static bool vdxg_dma_allowed(VdxgState *s, uint64_t addr, uint64_t len)
 }
 
 /*
- * Bus DMA. One that reset the device (see VdxgState.reset_gen) fails, so
+ * Bus DMA. One that reset the device (see VdxgCore.reset_gen) fails, so
  * that the loop doing it stops there.
  */
-static MemTxResult vdxg_dma_rw(VdxgState *s, uint64_t addr, void *buf,
+static MemTxResult vdxg_dma_rw(VdxgCore *s, uint64_t addr, void *buf,
                                uint64_t len, DMADirection dir)
 {
     uint32_t gen = s->reset_gen;
@@ -180,25 +180,25 @@ static MemTxResult vdxg_dma_rw(VdxgState *s, uint64_t addr, void *buf,
                       addr);
         return MEMTX_ACCESS_ERROR;
     }
-    res = pci_dma_rw(PCI_DEVICE(s), addr, buf, len, dir,
+    res = pci_dma_rw(s->pdev, addr, buf, len, dir,
                      MEMTXATTRS_UNSPECIFIED);
     return s->reset_gen == gen ? res : MEMTX_ERROR;
 }
 
-MemTxResult vdxg_dma_read(VdxgState *s, uint64_t addr, void *buf,
+MemTxResult vdxg_dma_read(VdxgCore *s, uint64_t addr, void *buf,
                           uint64_t len)
 {
     return vdxg_dma_rw(s, addr, buf, len, DMA_DIRECTION_TO_DEVICE);
 }
 
-static MemTxResult vdxg_dma_write(VdxgState *s, uint64_t addr,
+static MemTxResult vdxg_dma_write(VdxgCore *s, uint64_t addr,
                                   const void *buf, uint64_t len)
 {
     return vdxg_dma_rw(s, addr, (void *)buf, len,
                        DMA_DIRECTION_FROM_DEVICE);
 }
 
-void vdxg_tlb_flush(VdxgState *s, const char *why)
+void vdxg_tlb_flush(VdxgCore *s, const char *why)
 {
     trace_vdxg_tlb_flush(why);
     s->tlb_valid = 0;
@@ -210,7 +210,7 @@ void vdxg_tlb_flush(VdxgState *s, const char *why)
  * is kept until it is evicted by another page or the TLB is flushed, so a
  * GART entry changed without a flush may still translate to its old page.
  */
-static uint64_t vdxg_gart_pte(VdxgState *s, uint32_t page)
+static uint64_t vdxg_gart_pte(VdxgCore *s, uint32_t page)
 {
     unsigned int slot = page % VDXG_TLB_ENTRIES;
     uint64_t off = s->gart_table + (uint64_t)page * 8;
@@ -237,7 +237,7 @@ static uint64_t vdxg_gart_pte(VdxgState *s, uint32_t page)
 }
 
 /* The bus address an aperture address goes to: its page or the dummy page */
-static uint64_t vdxg_gart_translate(VdxgState *s, uint64_t gpu)
+static uint64_t vdxg_gart_translate(VdxgCore *s, uint64_t gpu)
 {
     uint64_t page = (gpu - VDXG_APERTURE_BASE) >> VDXG_GPU_PAGE_SHIFT;
     uint64_t pte = 0;
@@ -252,7 +252,7 @@ static uint64_t vdxg_gart_translate(VdxgState *s, uint64_t gpu)
 }
 
 /* The piece of at most @len bytes at GPU address @gpu. */
-bool vdxg_gpu_seg(VdxgState *s, uint64_t gpu, uint64_t len,
+bool vdxg_gpu_seg(VdxgCore *s, uint64_t gpu, uint64_t len,
                   VdxgSeg *seg, VdxgErr *err)
 {
     if (vdxg_in_vram(s, gpu, len)) {
@@ -272,7 +272,7 @@ bool vdxg_gpu_seg(VdxgState *s, uint64_t gpu, uint64_t len,
     return true;
 }
 
-bool vdxg_seg_read(VdxgState *s, const VdxgSeg *seg, void *buf,
+bool vdxg_seg_read(VdxgCore *s, const VdxgSeg *seg, void *buf,
                    uint64_t len, VdxgErr *err)
 {
     if (seg->vram) {
@@ -284,7 +284,7 @@ bool vdxg_seg_read(VdxgState *s, const VdxgSeg *seg, void *buf,
     return true;
 }
 
-bool vdxg_seg_write(VdxgState *s, const VdxgSeg *seg, const void *buf,
+bool vdxg_seg_write(VdxgCore *s, const VdxgSeg *seg, const void *buf,
                     uint64_t len, VdxgErr *err)
 {
     if (seg->vram) {
@@ -298,7 +298,7 @@ bool vdxg_seg_write(VdxgState *s, const VdxgSeg *seg, const void *buf,
 }
 
 /* Read or write @len bytes at GPU address @gpu. */
-bool vdxg_gpu_rw(VdxgState *s, uint64_t gpu, void *buf, uint64_t len,
+bool vdxg_gpu_rw(VdxgCore *s, uint64_t gpu, void *buf, uint64_t len,
                  bool is_write, VdxgErr *err)
 {
     uint8_t *p = buf;

@@ -17,12 +17,17 @@ typedef enum VdxgSideKind {
     VDXG_SIDE_GPU,      /* a GPU address */
     VDXG_SIDE_PAGES,    /* a page list and a byte offset into it */
     VDXG_SIDE_BUS,      /* a bus address */
+    VDXG_SIDE_VIRT,     /* a virtual address of an address space */
 } VdxgSideKind;
 
 typedef struct VdxgSide {
     VdxgSideKind kind;
-    uint64_t addr;      /* GPU or bus address, or offset into the pages */
+    uint64_t addr;      /* GPU, bus or virtual address, or page offset */
     uint64_t list;      /* GPU address of the page list */
+    /* VIRT: the engine whose TLB translates, address space, access */
+    VdxgEngine *e;
+    uint32_t as;
+    uint32_t access;
 } VdxgSide;
 
 /* Page list entries read at once to find a run of contiguous pages */
@@ -35,7 +40,7 @@ typedef struct VdxgSide {
  * here; one that is not the next page (or is malformed) ends the run, and
  * is read and checked again when the copy reaches it.
  */
-static void vdxg_side_run(VdxgState *s, const VdxgSide *side, uint64_t idx,
+static void vdxg_side_run(VdxgCore *s, const VdxgSide *side, uint64_t idx,
                           uint64_t page, uint64_t len, VdxgSeg *seg)
 {
     uint8_t buf[VDXG_PAGE_RUN * 8];
@@ -62,7 +67,7 @@ static void vdxg_side_run(VdxgState *s, const VdxgSide *side, uint64_t idx,
 }
 
 /* The piece of at most @len bytes of @side at byte @pos. */
-static bool vdxg_side_seg(VdxgState *s, const VdxgSide *side, uint64_t pos,
+static bool vdxg_side_seg(VdxgCore *s, const VdxgSide *side, uint64_t pos,
                           uint64_t len, bool runs, VdxgSeg *seg, VdxgErr *err)
 {
     uint64_t off, page;
@@ -97,6 +102,9 @@ static bool vdxg_side_seg(VdxgState *s, const VdxgSide *side, uint64_t pos,
         seg->len = len;
         seg->fault_addr = seg->addr;
         return true;
+    case VDXG_SIDE_VIRT:
+        return vdxg_vm_seg(s, side->e, side->as, side->addr + pos, len,
+                           side->access, seg, err);
     }
     g_assert_not_reached();
 }
@@ -105,11 +113,25 @@ static bool vdxg_side_seg(VdxgState *s, const VdxgSide *side, uint64_t pos,
  * Copy *@len bytes from @sseg to @dseg, at most a bounce buffer's worth
  * between two bus pieces (*@len is then cut down to it).
  */
-static bool vdxg_copy_seg(VdxgState *s, const VdxgSeg *sseg,
+static bool vdxg_copy_seg(VdxgCore *s, const VdxgSeg *sseg,
                           const VdxgSeg *dseg, uint64_t *len, VdxgErr *err)
 {
     uint64_t n = *len;
 
+    if (dseg->zero) {
+        /* A null page drops what is written to it. */
+        return true;
+    }
+    if (sseg->zero) {
+        if (dseg->vram) {
+            memset(s->vram_ptr + dseg->addr, 0, n);
+            memory_region_set_dirty(s->vram_mr, dseg->addr, n);
+            return true;
+        }
+        *len = n = MIN(n, sizeof(s->bounce));
+        memset(s->bounce, 0, n);
+        return vdxg_seg_write(s, dseg, s->bounce, n, err);
+    }
     if (sseg->vram && dseg->vram) {
         memmove(s->vram_ptr + dseg->addr, s->vram_ptr + sseg->addr, n);
         memory_region_set_dirty(s->vram_mr, dseg->addr, n);
@@ -134,7 +156,7 @@ static bool vdxg_copy_seg(VdxgState *s, const VdxgSeg *sseg,
  * Copy @size bytes from @src to @dst, continuing at *@progress, until done
  * or out of budget. Overlapping sides give an undefined result.
  */
-static VdxgRun vdxg_copy(VdxgState *s, const VdxgSide *src,
+static VdxgRun vdxg_copy(VdxgCore *s, const VdxgSide *src,
                          const VdxgSide *dst, uint64_t size,
                          uint64_t *progress, int64_t *budget, VdxgErr *err)
 {
@@ -163,13 +185,15 @@ static VdxgRun vdxg_copy(VdxgState *s, const VdxgSide *src,
             return VDXG_RUN_FAULT;
         }
         *progress += len;
-        *budget -= len;
+        /* A translated page costs as much as a GART entry. */
+        *budget -= len + (src->kind == VDXG_SIDE_VIRT ? VDXG_COST_ENTRY : 0) +
+                   (dst->kind == VDXG_SIDE_VIRT ? VDXG_COST_ENTRY : 0);
     }
     return VDXG_RUN_DONE;
 }
 
 /* Fill @size bytes at GPU address @addr with @pattern; both 4-aligned. */
-static VdxgRun vdxg_fill(VdxgState *s, uint64_t addr, uint64_t size,
+static VdxgRun vdxg_fill(VdxgCore *s, uint64_t addr, uint64_t size,
                          uint32_t pattern, uint64_t *progress,
                          int64_t *budget, VdxgErr *err)
 {
@@ -211,7 +235,7 @@ static VdxgRun vdxg_fill(VdxgState *s, uint64_t addr, uint64_t size,
  * addresses listed at GPU address @list, or invalid entries when @list is
  * 0 (unmap).
  */
-static VdxgRun vdxg_gart_write(VdxgState *s, uint32_t first, uint32_t count,
+static VdxgRun vdxg_gart_write(VdxgCore *s, uint32_t first, uint32_t count,
                                uint64_t list, uint64_t *progress,
                                int64_t *budget, VdxgErr *err)
 {
@@ -254,6 +278,331 @@ static VdxgRun vdxg_gart_write(VdxgState *s, uint32_t first, uint32_t count,
     return VDXG_RUN_DONE;
 }
 
+/* GPU virtual memory */
+
+/*
+ * Fill @size bytes at @va of address space @as with @pattern (4-aligned
+ * both), page by page through the engine's TLB. Null pages drop it.
+ */
+static VdxgRun vdxg_fill_virtual(VdxgCore *s, VdxgEngine *e, uint32_t as,
+                                 uint64_t va, uint64_t size, uint32_t pattern,
+                                 uint64_t *progress, int64_t *budget,
+                                 VdxgErr *err)
+{
+    uint64_t len, i;
+    VdxgSeg seg;
+
+    for (i = 0; i < sizeof(s->bounce); i += 4) {
+        stl_le_p(s->bounce + i, pattern);
+    }
+    while (*progress < size) {
+        if (*budget <= 0) {
+            return VDXG_RUN_YIELD;
+        }
+        len = MIN(size - *progress, QEMU_ALIGN_UP((uint64_t)*budget, 4));
+        if (!vdxg_vm_seg(s, e, as, va + *progress, len, VDXG_ACCESS_WRITE,
+                         &seg, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        len = seg.len;
+        if (seg.zero) {
+            /* dropped */
+        } else if (seg.vram) {
+            vdxg_fill_pattern(s->vram_ptr + seg.addr, QEMU_ALIGN_DOWN(len, 4),
+                              s->bounce, 4);
+            memory_region_set_dirty(s->vram_mr, seg.addr, len);
+        } else {
+            len = MIN(len, sizeof(s->bounce));
+            if (!vdxg_seg_write(s, &seg, s->bounce, len, err)) {
+                return VDXG_RUN_FAULT;
+            }
+        }
+        *progress += len;
+        *budget -= len + VDXG_COST_ENTRY;
+    }
+    return VDXG_RUN_DONE;
+}
+
+/*
+ * UPDATE_PAGE_TABLE: write entries @first + *@progress up to @first +
+ * @count of the page table at VRAM offset @table: those listed at GPU
+ * address @list, or with @gen, @base + i * @stride.
+ */
+static VdxgRun vdxg_upt_write(VdxgCore *s, uint64_t table, uint32_t first,
+                              uint32_t count, uint64_t list, bool gen,
+                              uint64_t base, uint64_t stride,
+                              uint64_t *progress, int64_t *budget,
+                              VdxgErr *err)
+{
+    uint64_t n, i;
+
+    while (*progress < count) {
+        if (*budget <= 0) {
+            return VDXG_RUN_YIELD;
+        }
+        n = MIN(count - *progress, sizeof(s->bounce) / 8);
+        n = MIN(n, (uint64_t)*budget / VDXG_COST_PTE + 1);
+        if (gen) {
+            for (i = 0; i < n; i++) {
+                stq_le_p(s->bounce + i * 8, base + (*progress + i) * stride);
+            }
+        } else if (!vdxg_gpu_rw(s, list + *progress * 8, s->bounce, n * 8,
+                                false, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        if (!vdxg_vram_rw(s, table + (first + *progress) * 8, s->bounce,
+                          n * 8, true, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        *progress += n;
+        *budget -= n * VDXG_COST_PTE;
+    }
+    return VDXG_RUN_DONE;
+}
+
+/* A page table operand: PARAM unless 4 KiB aligned, ADDRESS unless in VRAM */
+static bool vdxg_pg_table_ok(VdxgCore *s, uint64_t table, VdxgErr *err)
+{
+    if (table & VDXG_PAGE_MASK) {
+        return vdxg_set_err(err, VDXG_FAULT_PARAM, 0);
+    }
+    if (!vdxg_in_vram(s, table, VDXG_GPU_PAGE_SIZE)) {
+        return vdxg_set_err(err, VDXG_FAULT_ADDRESS, table);
+    }
+    return true;
+}
+
+/* One side of TRANSFER_VIRTUAL: a GPU address with @phys, else virtual. */
+static bool vdxg_pg_xv_side(VdxgCore *s, VdxgEngine *e, VdxgSide *side,
+                            bool phys, uint32_t as, uint64_t addr,
+                            uint32_t access, uint32_t size, VdxgErr *err)
+{
+    if (phys) {
+        *side = (VdxgSide) { .kind = VDXG_SIDE_GPU, .addr = addr };
+        if (!vdxg_gpu_range_ok(s, addr, size)) {
+            return vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
+        }
+        return true;
+    }
+    *side = (VdxgSide) {
+        .kind = VDXG_SIDE_VIRT, .addr = addr, .e = e, .as = as,
+        .access = access,
+    };
+    return true;
+}
+
+/*
+ * Run (or continue) one of the GPU virtual memory's operations (0x0a to
+ * 0x11), whose @len dwords start with @dw (the first ARRAY_SIZE of them).
+ * The operation's bytes go to *@bytes for the statistics.
+ */
+static VdxgRun vdxg_pg_vm_op(VdxgCore *s, VdxgEngine *e, uint32_t op,
+                             uint64_t op_addr, const uint32_t *dw,
+                             uint32_t len, int64_t *budget, uint64_t *bytes,
+                             VdxgErr *err)
+{
+    bool start = !e->op_progress;
+    VdxgSide src, dst;
+    uint64_t addr, q0;
+    uint8_t buf[VDXG_VM_AS_ENTRY_SIZE];
+
+    switch (op) {
+    case VDXG_PG_UPDATE_PAGE_TABLE: {
+        uint32_t flags = dw[VDXG_PG_UPT_DW_FLAGS];
+        uint64_t table = vdxg_dw64(dw, VDXG_PG_UPT_DW_TABLE);
+        uint32_t first = dw[VDXG_PG_UPT_DW_FIRST];
+        uint32_t count = dw[VDXG_PG_UPT_DW_COUNT];
+        bool gen = flags & VDXG_PG_UPT_GENERATE;
+        uint64_t stride = 0;
+
+        if (len < VDXG_PG_UPT_LEN(0)) {
+            goto bad_length;
+        }
+        if (flags & ~VDXG_PG_UPT_GENERATE) {
+            goto bad_param;
+        }
+        if (len != (gen ? VDXG_PG_UPT_GEN_LEN :
+                    VDXG_PG_UPT_LEN((uint64_t)count))) {
+            goto bad_length;
+        }
+        if (gen) {
+            stride = vdxg_dw64(dw, VDXG_PG_UPT_DW_STRIDE);
+            if (stride & VDXG_PAGE_MASK) {
+                goto bad_param;
+            }
+        }
+        if (start) {
+            trace_vdxg_pg_vm_op(op, first, table, count);
+        }
+        if (!vdxg_pg_table_ok(s, table, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        if ((uint64_t)first + count > VDXG_VM_TABLE_ENTRIES) {
+            goto bad_bounds;
+        }
+        *bytes = (uint64_t)count * 8;
+        return vdxg_upt_write(s, table, first, count,
+                              op_addr + VDXG_PG_UPT_DW_ENTRIES * 4, gen,
+                              gen ? vdxg_dw64(dw, VDXG_PG_UPT_DW_BASE) : 0,
+                              stride, &e->op_progress, budget, err);
+    }
+
+    case VDXG_PG_COPY_PTES: {
+        uint64_t stab = vdxg_dw64(dw, 1), dtab = vdxg_dw64(dw, 4);
+        uint32_t sidx = dw[3], didx = dw[6], count = dw[7];
+
+        if (len != VDXG_PG_COPY_PTES_LEN) {
+            goto bad_length;
+        }
+        trace_vdxg_pg_vm_op(op, count, stab + sidx * 8ull,
+                            dtab + didx * 8ull);
+        if (!vdxg_pg_table_ok(s, stab, err) ||
+            !vdxg_pg_table_ok(s, dtab, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        if ((uint64_t)sidx + count > VDXG_VM_TABLE_ENTRIES ||
+            (uint64_t)didx + count > VDXG_VM_TABLE_ENTRIES) {
+            goto bad_bounds;
+        }
+        /* At most one table: through the bounce buffer, overlap or not */
+        QEMU_BUILD_BUG_ON(sizeof(s->bounce) < VDXG_VM_TABLE_ENTRIES * 8);
+        if (!vdxg_vram_rw(s, stab + sidx * 8ull, s->bounce, count * 8ull,
+                          false, err) ||
+            !vdxg_vram_rw(s, dtab + didx * 8ull, s->bounce, count * 8ull,
+                          true, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        *budget -= count * VDXG_COST_PTE;
+        *bytes = count * 8ull;
+        return VDXG_RUN_DONE;
+    }
+
+    case VDXG_PG_FLUSH_VM_TLB:
+        if (len != VDXG_PG_FLUSH_VM_TLB_LEN) {
+            goto bad_length;
+        }
+        trace_vdxg_pg_vm_op(op, dw[1], vdxg_dw64(dw, 3), vdxg_dw64(dw, 5));
+        if (dw[1] >= VDXG_VM_MAX_AS || (dw[2] & ~VDXG_PG_FLUSH_RANGE)) {
+            goto bad_param;
+        }
+        if (dw[2] & VDXG_PG_FLUSH_RANGE) {
+            vdxg_vm_flush_range(s, dw[1], vdxg_dw64(dw, 3), vdxg_dw64(dw, 5));
+        } else {
+            vdxg_vm_flush(s, dw[1], "FLUSH_VM_TLB");
+        }
+        return VDXG_RUN_DONE;
+
+    case VDXG_PG_TRANSFER_VIRTUAL: {
+        uint32_t as = dw[1], flags = dw[2], size = dw[3];
+
+        if (len != VDXG_PG_XV_LEN) {
+            goto bad_length;
+        }
+        if (start) {
+            trace_vdxg_pg_vm_op(op, as, vdxg_dw64(dw, 4), vdxg_dw64(dw, 6));
+        }
+        if (as >= VDXG_VM_MAX_AS ||
+            (flags & ~(VDXG_PG_XV_SRC_PHYS | VDXG_PG_XV_DST_PHYS))) {
+            goto bad_param;
+        }
+        if (!vdxg_pg_xv_side(s, e, &src, flags & VDXG_PG_XV_SRC_PHYS, as,
+                             vdxg_dw64(dw, 4), VDXG_ACCESS_READ, size, err) ||
+            !vdxg_pg_xv_side(s, e, &dst, flags & VDXG_PG_XV_DST_PHYS, as,
+                             vdxg_dw64(dw, 6), VDXG_ACCESS_WRITE, size,
+                             err)) {
+            return VDXG_RUN_FAULT;
+        }
+        *bytes = size;
+        return vdxg_copy(s, &src, &dst, size, &e->op_progress, budget, err);
+    }
+
+    case VDXG_PG_FILL_VIRTUAL:
+        if (len != VDXG_PG_FILL_V_LEN) {
+            goto bad_length;
+        }
+        addr = vdxg_dw64(dw, 4);
+        if (start) {
+            trace_vdxg_pg_vm_op(op, dw[1], addr, dw[3]);
+        }
+        if (dw[1] >= VDXG_VM_MAX_AS || ((addr | dw[3] | e->op_progress) & 3)) {
+            goto bad_param;
+        }
+        *bytes = dw[3];
+        return vdxg_fill_virtual(s, e, dw[1], addr, dw[3], dw[2],
+                                 &e->op_progress, budget, err);
+
+    case VDXG_PG_UPDATE_CONTEXT_ALLOC:
+        if (len != VDXG_PG_UCA_LEN) {
+            goto bad_length;
+        }
+        q0 = vdxg_dw64(dw, 2);
+        trace_vdxg_pg_vm_op(op, dw[1], q0, 0);
+        if (dw[1] >= VDXG_VM_MAX_AS || !vdxg_vm_as_entry_ok(s, q0)) {
+            goto bad_param;
+        }
+        if (dw[1] >= s->mmu.entries) {
+            goto bad_bounds;
+        }
+        memset(buf, 0, sizeof(buf));
+        stq_le_p(buf, q0);
+        if (!vdxg_vram_rw(s, s->mmu.table + dw[1] * VDXG_VM_AS_ENTRY_SIZE,
+                          buf, sizeof(buf), true, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        vdxg_vm_flush(s, dw[1], "UPDATE_CONTEXT_ALLOCATION");
+        return VDXG_RUN_DONE;
+
+    case VDXG_PG_INIT_CONTEXT_RESOURCE:
+        if (len != VDXG_PG_ICR_LEN) {
+            goto bad_length;
+        }
+        addr = vdxg_dw64(dw, 1);
+        trace_vdxg_pg_vm_op(op, 0, addr, 0);
+        if (!vdxg_pg_table_ok(s, addr, err)) {
+            return VDXG_RUN_FAULT;
+        }
+        QEMU_BUILD_BUG_ON(sizeof(s->bounce) < VDXG_CTX_STATE_SIZE);
+        memset(s->bounce, 0, VDXG_CTX_STATE_SIZE);
+        stl_le_p(s->bounce + VDXG_CTX_STATE_DW_MAGIC * 4,
+                 VDXG_CTX_STATE_MAGIC);
+        stl_le_p(s->bounce + VDXG_CTX_STATE_DW_VERSION * 4,
+                 VDXG_CTX_STATE_VERSION);
+        if (!vdxg_vram_rw(s, addr, s->bounce, VDXG_CTX_STATE_SIZE, true,
+                          err)) {
+            return VDXG_RUN_FAULT;
+        }
+        *budget -= VDXG_CTX_STATE_SIZE;
+        *bytes = VDXG_CTX_STATE_SIZE;
+        return VDXG_RUN_DONE;
+
+    case VDXG_PG_NOTIFY_RESIDENCY:
+        if (len != VDXG_PG_NOTIFY_RES_LEN) {
+            goto bad_length;
+        }
+        trace_vdxg_pg_vm_op(op, dw[1], dw[2], dw[3]);
+        if (dw[1] >= VDXG_VM_MAX_AS || (dw[2] & ~VDXG_PG_RES_EVICTED)) {
+            goto bad_param;
+        }
+        if (dw[2] & VDXG_PG_RES_EVICTED) {
+            s->mmu.res_evicted[dw[1]] += dw[3];
+        } else {
+            s->mmu.res_resident[dw[1]] += dw[3];
+        }
+        return VDXG_RUN_DONE;
+    }
+    g_assert_not_reached();
+
+bad_length:
+    vdxg_set_err(err, VDXG_FAULT_LENGTH, 0);
+    return VDXG_RUN_FAULT;
+bad_param:
+    vdxg_set_err(err, VDXG_FAULT_PARAM, 0);
+    return VDXG_RUN_FAULT;
+bad_bounds:
+    vdxg_set_err(err, VDXG_FAULT_BOUNDS, 0);
+    return VDXG_RUN_FAULT;
+}
+
 uint64_t vdxg_dw64(const uint32_t *dw, unsigned int i)
 {
     return dw[i] | (uint64_t)dw[i + 1] << 32;
@@ -265,7 +614,7 @@ static bool vdxg_bus_range_ok(uint64_t addr, uint64_t len)
     return !len || addr + (len - 1) >= addr;
 }
 
-static bool vdxg_pg_xfer_side(VdxgState *s, VdxgSide *side, bool pages,
+static bool vdxg_pg_xfer_side(VdxgCore *s, VdxgSide *side, bool pages,
                               uint64_t addr, uint64_t list, uint32_t npages,
                               uint32_t size, VdxgErr *err)
 {
@@ -293,11 +642,12 @@ static bool vdxg_pg_xfer_side(VdxgState *s, VdxgSide *side, bool pages,
  * On a fault, @err holds the reason and address; for reasons other than
  * ADDRESS the address is the operation's.
  */
-VdxgRun vdxg_pg_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
+VdxgRun vdxg_pg_op(VdxgCore *s, VdxgEngine *e, int64_t *budget,
                    uint32_t *opcode, VdxgErr *err)
 {
     uint64_t op_addr = e->buf_addr + e->buf_off;
-    uint32_t dw[VDXG_PG_XFER_DW_PAGES] = { 0 };
+    /* The operands that any operation needs, at most */
+    uint32_t dw[VDXG_PG_UPT_GEN_LEN] = { 0 };
     uint8_t buf[sizeof(dw)];
     uint64_t addr, bytes = 0;
     uint32_t hdr, op, len, i;
@@ -305,6 +655,7 @@ VdxgRun vdxg_pg_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
     VdxgRun r = VDXG_RUN_DONE;
     bool start = !e->op_progress;
 
+    QEMU_BUILD_BUG_ON(VDXG_PG_UPT_GEN_LEN < VDXG_PG_XFER_DW_PAGES);
     *opcode = 0;
     *budget -= VDXG_COST_OP;
     if (!vdxg_gpu_rw(s, op_addr, buf, 4, false, err)) {
@@ -317,7 +668,8 @@ VdxgRun vdxg_pg_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
     if (start) {
         trace_vdxg_pg_op(op_addr, hdr);
     }
-    if ((hdr & 0xff00) || op >= VDXG_PG_NUM_OPS) {
+    if ((hdr & 0xff00) || op >= VDXG_PG_NUM_OPS ||
+        (op >= VDXG_PG_UPDATE_PAGE_TABLE && !(s->caps & VDXG_CAP_GPU_MMU))) {
         vdxg_set_err(err, VDXG_FAULT_OPCODE, op_addr);
         return VDXG_RUN_FAULT;
     }
@@ -493,7 +845,8 @@ VdxgRun vdxg_pg_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
         break;
 
     default:
-        g_assert_not_reached();
+        r = vdxg_pg_vm_op(s, e, op, op_addr, dw, len, budget, &bytes, err);
+        break;
     }
 
     if (r == VDXG_RUN_FAULT) {
@@ -514,7 +867,8 @@ bad_length:
 bad_param:
     vdxg_set_err(err, VDXG_FAULT_PARAM, 0);
 fault:
-    if (err->reason != VDXG_FAULT_ADDRESS) {
+    /* A virtual access's faults report its virtual address. */
+    if (err->reason != VDXG_FAULT_ADDRESS && !err->vm) {
         err->addr = op_addr;
     }
     return VDXG_RUN_FAULT;

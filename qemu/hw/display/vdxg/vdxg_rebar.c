@@ -23,7 +23,7 @@ static uint32_t vdxg_rebar_sizes(VdxgState *s)
     uint32_t sizes = 0;
     uint64_t size;
 
-    for (size = VDXG_VRAM_BAR_SIZE_MIN; size <= s->vram_size; size <<= 1) {
+    for (size = VDXG_VRAM_BAR_SIZE_MIN; size <= s->core.vram_size; size <<= 1) {
         sizes |= BIT(ctz64(size) - 20);
     }
     return sizes;
@@ -122,5 +122,5 @@ void vdxg_rebar_init(VdxgState *s, uint16_t offset)
     pci_set_long(pdev->config + offset + PCI_REBAR_CTRL, ctrl);
     pci_set_long(pdev->wmask + offset + PCI_REBAR_CTRL,
                  PCI_REBAR_CTRL_BAR_SIZE);
-    s->caps |= VDXG_CAP_RESIZABLE_BAR;
+    s->core.caps |= VDXG_CAP_RESIZABLE_BAR;
 }

@@ -21,16 +21,7 @@
 #define VDXG_BAND_READ          0       /* the source rows go to the buffer */
 #define VDXG_BAND_WRITE         1       /* the buffer goes to DST */
 
-static const uint8_t vdxg_rd_lengths[VDXG_RD_NUM_OPS] = {
-    [VDXG_RD_NOP]            = VDXG_RD_NOP_LEN,
-    [VDXG_RD_FENCE]          = VDXG_RD_FENCE_LEN,
-    [VDXG_RD_WAIT]           = VDXG_RD_WAIT_LEN,
-    [VDXG_RD_SET_SURFACE]    = VDXG_RD_SET_SURFACE_LEN,
-    [VDXG_RD_FILL_RECT]      = VDXG_RD_FILL_RECT_LEN,
-    [VDXG_RD_COPY_RECT]      = VDXG_RD_COPY_RECT_LEN,
-    [VDXG_RD_BLEND]          = VDXG_RD_BLEND_LEN,
-    [VDXG_RD_DRAW_TRIANGLES] = VDXG_RD_DRAW_TRIANGLES_LEN,
-};
+static const uint8_t vdxg_rd_lengths[VDXG_RD_NUM_OPS] = VDXG_RD_LENGTHS;
 
 /* Bytes per pixel of each format; 0 for the invalid ones */
 static const uint8_t vdxg_fmt_cpp[VDXG_NUM_FMTS] = {
@@ -51,7 +42,7 @@ static uint64_t vdxg_surface_span(const VdxgSurface *sf)
  * Can @sf be bound to @slot? Returns VDXG_FAULT_NONE, or the reason of the
  * fault that SET_SURFACE raises.
  */
-uint32_t vdxg_surface_check(VdxgState *s, uint32_t slot,
+uint32_t vdxg_surface_check(VdxgCore *s, uint32_t slot,
                             const VdxgSurface *sf)
 {
     uint32_t cpp;
@@ -111,7 +102,7 @@ static uint32_t vdxg_px_from_argb(uint32_t format, uint32_t argb)
  * fault, and the VRAM it wrote (by slot), marked dirty when it stops.
  */
 typedef struct VdxgRdRun {
-    VdxgState *s;
+    VdxgCore *s;
     VdxgEngine *e;
     int64_t *budget;
     VdxgErr *err;
@@ -119,7 +110,7 @@ typedef struct VdxgRdRun {
     uint64_t dirty_hi[VDXG_NUM_SLOTS];
 } VdxgRdRun;
 
-static void vdxg_rd_run_init(VdxgRdRun *r, VdxgState *s, VdxgEngine *e,
+static void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
                              int64_t *budget, VdxgErr *err)
 {
     unsigned int i;
@@ -160,7 +151,7 @@ static bool vdxg_px_load(VdxgRdRun *r, unsigned int slot, uint32_t x,
     uint8_t buf[4];
     const uint8_t *p = buf;
 
-    if (gpu < r->s->vram_size && !r->s->pf) {
+    if (gpu < r->s->vram_size && !r->s->vf) {
         p = r->s->vram_ptr + gpu;
     } else {
         /* Through the aperture or a VF's backing table */
@@ -187,7 +178,7 @@ static bool vdxg_px_store(VdxgRdRun *r, unsigned int slot, uint32_t x,
         stl_le_p(buf, raw);
     }
     if (gpu < r->s->vram_size) {
-        if (r->s->pf) {
+        if (r->s->vf) {
             /* A VF's VRAM: through its backing table */
             *r->budget -= VDXG_COST_BUS;
             return vdxg_gpu_rw(r->s, gpu, buf, cpp, true, r->err);
@@ -217,7 +208,7 @@ static uint8_t *vdxg_px_run(VdxgRdRun *r, unsigned int slot, uint32_t x,
     uint64_t gpu = sf->addr + (uint64_t)y * sf->pitch + (uint64_t)x * cpp;
     uint64_t len = (uint64_t)n * cpp;
 
-    if (r->s->pf || !n || !vdxg_in_vram(r->s, gpu, len)) {
+    if (r->s->vf || !n || !vdxg_in_vram(r->s, gpu, len)) {
         return NULL;
     }
     if (write) {
@@ -804,7 +795,7 @@ static VdxgRun vdxg_rd_mem(VdxgRdRun *r, const uint32_t *dw, bool wait)
  * On a fault, @err holds the reason and address; for reasons other than
  * ADDRESS the address is the command's.
  */
-VdxgRun vdxg_rd_cmd(VdxgState *s, VdxgEngine *e, int64_t *budget,
+VdxgRun vdxg_rd_cmd(VdxgCore *s, VdxgEngine *e, int64_t *budget,
                     uint32_t *opcode, VdxgErr *err)
 {
     uint64_t op_addr = e->buf_addr + e->buf_off;

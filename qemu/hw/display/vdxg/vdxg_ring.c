@@ -23,7 +23,7 @@
 /* Rings: the machinery both engines share */
 
 /* Run (or continue) the operation at the engine's buffer offset. */
-static VdxgRun vdxg_engine_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
+static VdxgRun vdxg_engine_op(VdxgCore *s, VdxgEngine *e, int64_t *budget,
                               uint32_t *opcode, VdxgErr *err)
 {
     if (e->index == VDXG_ENGINE_RENDER) {
@@ -33,7 +33,7 @@ static VdxgRun vdxg_engine_op(VdxgState *s, VdxgEngine *e, int64_t *budget,
 }
 
 /* Check the ring programming before the engine uses it. */
-static bool vdxg_ring_check(VdxgState *s, VdxgEngine *e, VdxgErr *err)
+static bool vdxg_ring_check(VdxgCore *s, VdxgEngine *e, VdxgErr *err)
 {
     if ((e->ring_base & VDXG_PAGE_MASK) || !is_power_of_2(e->ring_size) ||
         e->ring_size < VDXG_RING_SIZE_MIN ||
@@ -62,19 +62,25 @@ static void vdxg_engine_drop_entry(VdxgEngine *e)
 }
 
 /* Halt @e on a fault. The entry in progress is abandoned. */
-static void vdxg_engine_fault(VdxgState *s, VdxgEngine *e, const VdxgErr *err,
+static void vdxg_engine_fault(VdxgCore *s, VdxgEngine *e, const VdxgErr *err,
                               uint32_t opcode, uint32_t context)
 {
+    bool latch = !(s->fault_status & VDXG_FAULT_STATUS_VALID);
+
     e->halted = true;
     vdxg_engine_drop_entry(e);
     vdxg_fault(s, e->index, err->reason, opcode, err->addr, context);
+    if (latch && err->vm) {
+        s->mmu.fault_vm = err->as;
+        s->mmu.fault_access = err->access;
+    }
 }
 
 /*
  * Fetch the ring entry at HEAD. A NOP becomes an empty buffer to run, so
  * that every entry completes the same way.
  */
-static bool vdxg_engine_fetch(VdxgState *s, VdxgEngine *e, int64_t *budget,
+static bool vdxg_engine_fetch(VdxgCore *s, VdxgEngine *e, int64_t *budget,
                               uint32_t *opcode, uint32_t *context,
                               VdxgErr *err)
 {
@@ -137,7 +143,7 @@ static bool vdxg_engine_fetch(VdxgState *s, VdxgEngine *e, int64_t *budget,
 }
 
 /* The entry in progress is done: write its fence back, then signal. */
-static bool vdxg_engine_complete(VdxgState *s, VdxgEngine *e, VdxgErr *err)
+static bool vdxg_engine_complete(VdxgCore *s, VdxgEngine *e, VdxgErr *err)
 {
     uint32_t gen = s->reset_gen;
     uint8_t buf[8];
@@ -198,7 +204,7 @@ static bool vdxg_engine_refill(int64_t *budget, int64_t *left,
  */
 static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
 {
-    VdxgState *s = e->s;
+    VdxgCore *s = e->s;
     int64_t budget = VDXG_BH_QUANTUM;
     int64_t left = VDXG_BH_BUDGET - VDXG_BH_QUANTUM;
     uint32_t opcode, context, gen = s->reset_gen;
@@ -317,7 +323,7 @@ static void vdxg_engine_wait_timer(void *opaque)
  * device's re-entrancy guard holds during that slice as it does in the
  * bottom half, and the reset generation is checked after each DMA alike.
  */
-static void vdxg_engine_kick(VdxgState *s, VdxgEngine *e)
+static void vdxg_engine_kick(VdxgCore *s, VdxgEngine *e)
 {
     VdxgErr err;
 
@@ -341,7 +347,7 @@ static void vdxg_engine_kick(VdxgState *s, VdxgEngine *e)
  * Engine RESET: every register to 0, the entry in progress (a WAIT
  * included) dropped. What follows rd in VdxgEngine stays.
  */
-void vdxg_engine_reset(VdxgState *s, VdxgEngine *e)
+void vdxg_engine_reset(VdxgCore *s, VdxgEngine *e)
 {
     trace_vdxg_engine_reset(e->index, e->head, e->tail, e->halted);
     s->reset_gen++;
@@ -354,7 +360,7 @@ void vdxg_engine_reset(VdxgState *s, VdxgEngine *e)
 
 static void vdxg_vm_state_change(void *opaque, bool running, RunState state)
 {
-    VdxgState *s = opaque;
+    VdxgCore *s = opaque;
     unsigned int i;
 
     /* The engines do not run while the VM is stopped; catch up now. */
@@ -382,7 +388,7 @@ static uint32_t vdxg_engine_status(VdxgEngine *e)
 }
 
 /* The engine whose register block holds @addr, or NULL */
-static VdxgEngine *vdxg_engine_at(VdxgState *s, hwaddr addr)
+static VdxgEngine *vdxg_engine_at(VdxgCore *s, hwaddr addr)
 {
     if (addr < VDXG_ENGINE_BASE(0) ||
         addr >= VDXG_ENGINE_BASE(VDXG_NUM_ENGINES)) {
@@ -392,7 +398,7 @@ static VdxgEngine *vdxg_engine_at(VdxgState *s, hwaddr addr)
 }
 
 /* The engines' registers; false for an offset that is none. */
-bool vdxg_engine_read(VdxgState *s, hwaddr addr, uint32_t *val)
+bool vdxg_engine_read(VdxgCore *s, hwaddr addr, uint32_t *val)
 {
     VdxgEngine *e = vdxg_engine_at(s, addr);
 
@@ -447,7 +453,7 @@ bool vdxg_engine_read(VdxgState *s, hwaddr addr, uint32_t *val)
     return true;
 }
 
-bool vdxg_engine_write(VdxgState *s, hwaddr addr, uint32_t val)
+bool vdxg_engine_write(VdxgCore *s, hwaddr addr, uint32_t val)
 {
     VdxgEngine *e = vdxg_engine_at(s, addr);
 
@@ -506,7 +512,7 @@ bool vdxg_engine_write(VdxgState *s, hwaddr addr, uint32_t val)
 }
 
 /* The engines' bottom halves and timers, on the PF and on each VF */
-void vdxg_engines_init(VdxgState *s)
+void vdxg_engines_init(VdxgCore *s)
 {
     unsigned int i;
 
@@ -516,14 +522,14 @@ void vdxg_engines_init(VdxgState *s)
         e->index = i;
         e->s = s;
         e->bh = qemu_bh_new_guarded(vdxg_engine_bh, e,
-                                    &DEVICE(s)->mem_reentrancy_guard);
+                                    &DEVICE(s->pdev)->mem_reentrancy_guard);
         e->wait_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
                                      vdxg_engine_wait_timer, e);
     }
     s->vmse = qemu_add_vm_change_state_handler(vdxg_vm_state_change, s);
 }
 
-void vdxg_engines_exit(VdxgState *s)
+void vdxg_engines_exit(VdxgCore *s)
 {
     unsigned int i;
 
@@ -578,7 +584,7 @@ static int vdxg_engine_pre_load(void *opaque)
 static int vdxg_engine_post_load(void *opaque, int version_id)
 {
     VdxgEngine *e = opaque;
-    VdxgState *s = e->s;
+    VdxgCore *s = e->s;
     unsigned int slot;
 
     if ((e->ctrl & ~VDXG_ENG_CTRL_ENABLE) ||

@@ -15,10 +15,10 @@
 /* SR-IOV */
 
 /*
- * Enabled VF @index of PF @pf as a VdxgState, or NULL; a VF lays its BAR
- * out again when it is enabled (its reset).
+ * Enabled VF @index of PF @pf, or NULL; a VF lays its BAR out again when
+ * it is enabled (its reset).
  */
-static VdxgState *vdxg_vf(VdxgState *pf, uint32_t index)
+static VdxgVfState *vdxg_vf(VdxgState *pf, uint32_t index)
 {
     PCIDevice *vf;
 
@@ -26,18 +26,18 @@ static VdxgState *vdxg_vf(VdxgState *pf, uint32_t index)
         return NULL;
     }
     vf = pcie_sriov_get_vf_at_index(PCI_DEVICE(pf), index);
-    return vf ? VDXG(vf) : NULL;
+    return vf ? VDXG_VF(vf) : NULL;
 }
 
 /*
  * Lay a VF's VRAM BAR out from its applied backing table: one alias of PF
  * VRAM per range, end to end; the rest is the unbacked background.
  */
-void vdxg_vf_map_backing(VdxgState *vf)
+void vdxg_vf_map_backing(VdxgVfState *vf)
 {
-    VdxgState *pf = vf->pf;
-    const VdxgRange *r = pf->backing[vf->vf_index];
-    uint32_t n = pf->backing_n[vf->vf_index];
+    VdxgState *pf = vf->core.pf;
+    const VdxgRange *r = pf->backing[vf->core.vf_index];
+    uint32_t n = pf->backing_n[vf->core.vf_index];
     uint64_t pos = 0;
     unsigned int i;
 
@@ -61,7 +61,7 @@ void vdxg_vf_map_backing(VdxgState *vf)
 /* The PF's table of @vf changed: show it in the VF's BAR. */
 static void vdxg_backing_changed(VdxgState *s, uint32_t vf)
 {
-    VdxgState *v = vdxg_vf(s, vf);
+    VdxgVfState *v = vdxg_vf(s, vf);
 
     if (v) {
         vdxg_vf_map_backing(v);
@@ -126,7 +126,7 @@ static void vdxg_backing_commit(VdxgState *s, uint32_t val)
     for (n = 0; n < VDXG_MAX_BACKING_RANGES && r[n].len; n++) {
         if ((r[n].off | r[n].len) & VDXG_PAGE_MASK) {
             why = "range not page aligned";
-        } else if (!vdxg_in_window(r[n].off, r[n].len, 0, s->vram_size)) {
+        } else if (!vdxg_in_window(r[n].off, r[n].len, 0, s->core.vram_size)) {
             why = "range outside VRAM";
         } else if (r[n].len > s->vf_vram_size - sum) {
             why = "ranges longer than the BAR";
@@ -154,7 +154,7 @@ bool vdxg_sriov_read(VdxgState *s, hwaddr addr, uint32_t *val)
 {
     VdxgRange *e;
 
-    if (s->pf || addr < VDXG_REG_BACKING_SELECT ||
+    if (addr < VDXG_REG_BACKING_SELECT ||
         addr > VDXG_REG_SRIOV_NUM_VFS) {
         return false;
     }
@@ -203,7 +203,7 @@ bool vdxg_sriov_write(VdxgState *s, hwaddr addr, uint32_t val)
 {
     VdxgRange *e;
 
-    if (s->pf || addr < VDXG_REG_BACKING_SELECT ||
+    if (addr < VDXG_REG_BACKING_SELECT ||
         addr > VDXG_REG_SRIOV_NUM_VFS) {
         return false;
     }

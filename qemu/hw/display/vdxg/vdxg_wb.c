@@ -43,7 +43,7 @@ bool vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame)
 {
     VdxgWriteback *wb = &s->wb;
     uint32_t w = c->fw, h = c->fh, x, y, reason = VDXG_FAULT_NONE;
-    uint32_t alpha = 0xff000000u, gen = s->reset_gen;
+    uint32_t alpha = 0xff000000u, gen = s->core.reset_gen;
     VdxgErr err;
 
     if (wb->format != VDXG_FOURCC_XRGB8888 &&
@@ -52,8 +52,8 @@ bool vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame)
     } else if (wb->pitch % 4 || wb->pitch < w * 4 ||
                wb->pitch > VDXG_PLANE_MAX_PITCH || wb->addr % 4) {
         reason = VDXG_FAULT_PARAM;
-    } else if (!vdxg_gpu_range_ok(s, wb->addr, (uint64_t)wb->pitch * (h - 1) +
-                                  w * 4)) {
+    } else if (!vdxg_gpu_range_ok(&s->core, wb->addr,
+                                  (uint64_t)wb->pitch * (h - 1) + w * 4)) {
         reason = VDXG_FAULT_ADDRESS;
     }
     if (reason != VDXG_FAULT_NONE) {
@@ -63,14 +63,14 @@ bool vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame)
     }
     vdxg_crtc_refresh(s, c);
     /* Each row is indexed with the frame's size as it is now. */
-    for (y = 0; y < h && s->reset_gen == gen && y < c->fh && w <= c->fw;
+    for (y = 0; y < h && s->core.reset_gen == gen && y < c->fh && w <= c->fw;
          y++) {
         for (x = 0; x < w; x++) {
             stl_le_p(s->disp_row + x * 4, c->frame[y * c->fw + x] | alpha);
         }
-        if (!vdxg_gpu_rw(s, wb->addr + (uint64_t)y * wb->pitch, s->disp_row,
-                         w * 4, true, &err)) {
-            if (s->reset_gen != gen) {
+        if (!vdxg_gpu_rw(&s->core, wb->addr + (uint64_t)y * wb->pitch,
+                         s->disp_row, w * 4, true, &err)) {
+            if (s->core.reset_gen != gen) {
                 break;
             }
             vdxg_display_fault(s, c, VDXG_DISP_UNIT_WRITEBACK, err.reason,
@@ -80,7 +80,7 @@ bool vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame)
             return true;
         }
     }
-    if (s->reset_gen != gen) {
+    if (s->core.reset_gen != gen) {
         trace_vdxg_wb_cancel(vdxg_wb_crtc(s));
         return false;
     }
@@ -109,7 +109,7 @@ void vdxg_wb_bh(void *opaque)
         /* Its DMA reset the device: nothing more. */
         return;
     }
-    vdxg_irq_raise(s, VDXG_INT_WRITEBACK);
+    vdxg_irq_raise(&s->core, VDXG_INT_WRITEBACK);
     vdxg_crtc_arm(s, c);
 }
 
@@ -183,12 +183,12 @@ bool vdxg_wb_write(VdxgState *s, hwaddr addr, uint32_t val)
             c = vdxg_crtc(s, crtc % VDXG_MAX_CRTCS);
             vdxg_guest_error("writeback armed on a CRTC that is off", addr,
                              val);
-            vdxg_fault(s, VDXG_FAULT_ENGINE_DISPLAY, VDXG_FAULT_PARAM,
+            vdxg_fault(&s->core, VDXG_FAULT_ENGINE_DISPLAY, VDXG_FAULT_PARAM,
                        VDXG_FAULT_OPCODE_DISPLAY(crtc,
                                                  VDXG_DISP_UNIT_WRITEBACK),
                        wb->addr, crtc < s->outputs ? c->frame_off : 0);
             vdxg_wb_finish(s, VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR, 0);
-            vdxg_irq_raise(s, VDXG_INT_WRITEBACK);
+            vdxg_irq_raise(&s->core, VDXG_INT_WRITEBACK);
             break;
         }
         c = vdxg_crtc(s, crtc);

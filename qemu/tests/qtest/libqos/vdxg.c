@@ -408,6 +408,98 @@ void emit_read_phys(Pg *p, uint64_t bus, uint32_t size, uint64_t addr)
     pb_qw(p, addr);
 }
 
+/* GPU virtual memory's paging operations */
+
+void emit_upt(Pg *p, uint64_t table, uint32_t first, const uint64_t *ptes,
+              uint32_t count)
+{
+    uint32_t i;
+
+    pb_dw(p, VDXG_PG_HDR(VDXG_PG_UPDATE_PAGE_TABLE, VDXG_PG_UPT_LEN(count)));
+    pb_dw(p, 0);
+    pb_qw(p, table);
+    pb_dw(p, first);
+    pb_dw(p, count);
+    for (i = 0; i < count; i++) {
+        pb_qw(p, ptes[i]);
+    }
+}
+
+void emit_upt_gen(Pg *p, uint64_t table, uint32_t first, uint32_t count,
+                  uint64_t base, uint64_t stride)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_PG_UPDATE_PAGE_TABLE, VDXG_PG_UPT_GEN_LEN));
+    pb_dw(p, VDXG_PG_UPT_GENERATE);
+    pb_qw(p, table);
+    pb_dw(p, first);
+    pb_dw(p, count);
+    pb_qw(p, base);
+    pb_qw(p, stride);
+}
+
+void emit_copy_ptes(Pg *p, uint64_t src, uint32_t src_idx, uint64_t dst,
+                    uint32_t dst_idx, uint32_t count)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_PG_COPY_PTES, VDXG_PG_COPY_PTES_LEN));
+    pb_qw(p, src);
+    pb_dw(p, src_idx);
+    pb_qw(p, dst);
+    pb_dw(p, dst_idx);
+    pb_dw(p, count);
+}
+
+void emit_flush_vm(Pg *p, uint32_t as, uint32_t flags, uint64_t va,
+                   uint64_t size)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_PG_FLUSH_VM_TLB, VDXG_PG_FLUSH_VM_TLB_LEN));
+    pb_dw(p, as);
+    pb_dw(p, flags);
+    pb_qw(p, va);
+    pb_qw(p, size);
+}
+
+void emit_xfer_virt(Pg *p, uint32_t as, uint32_t flags, uint32_t size,
+                    uint64_t src, uint64_t dst)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_PG_TRANSFER_VIRTUAL, VDXG_PG_XV_LEN));
+    pb_dw(p, as);
+    pb_dw(p, flags);
+    pb_dw(p, size);
+    pb_qw(p, src);
+    pb_qw(p, dst);
+}
+
+void emit_fill_virt(Pg *p, uint32_t as, uint64_t va, uint32_t size,
+                    uint32_t pattern)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_PG_FILL_VIRTUAL, VDXG_PG_FILL_V_LEN));
+    pb_dw(p, as);
+    pb_dw(p, pattern);
+    pb_dw(p, size);
+    pb_qw(p, va);
+}
+
+void emit_uca(Pg *p, uint32_t as, uint64_t q0)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_PG_UPDATE_CONTEXT_ALLOC, VDXG_PG_UCA_LEN));
+    pb_dw(p, as);
+    pb_qw(p, q0);
+}
+
+void emit_icr(Pg *p, uint64_t addr)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_PG_INIT_CONTEXT_RESOURCE, VDXG_PG_ICR_LEN));
+    pb_qw(p, addr);
+}
+
+void emit_notify_res(Pg *p, uint32_t as, uint32_t flags, uint32_t count)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_PG_NOTIFY_RESIDENCY, VDXG_PG_NOTIFY_RES_LEN));
+    pb_dw(p, as);
+    pb_dw(p, flags);
+    pb_dw(p, count);
+}
+
 /* Ring */
 
 void ring_entry(Pg *p, uint32_t cmd, uint32_t len, uint64_t addr,

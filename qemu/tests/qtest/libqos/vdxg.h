@@ -40,7 +40,8 @@
 #define BASE_CAPS           (VDXG_CAP_SELFTEST | VDXG_CAP_RENDER | \
                              VDXG_CAP_PAGING | VDXG_CAP_GART | \
                              VDXG_CAP_DISPLAY | VDXG_CAP_CRC | \
-                             VDXG_CAP_WRITEBACK | VDXG_CAP_RESIZABLE_BAR)
+                             VDXG_CAP_WRITEBACK | VDXG_CAP_RESIZABLE_BAR | \
+                             VDXG_CAP_GPU_MMU)
 
 /* ENGINES: RENDER and PAGING */
 #define ALL_ENGINES         (BIT(VDXG_ENGINE_RENDER) | BIT(VDXG_ENGINE_PAGING))
@@ -231,6 +232,32 @@ void emit_write_phys(Pg *p, uint64_t bus, const uint32_t *data,
                      uint32_t n);
 
 void emit_read_phys(Pg *p, uint64_t bus, uint32_t size, uint64_t addr);
+
+/* GPU virtual memory (VDXG_CAP_GPU_MMU) */
+void emit_upt(Pg *p, uint64_t table, uint32_t first, const uint64_t *ptes,
+              uint32_t count);
+
+/* UPDATE_PAGE_TABLE with GENERATE: entry i is @base + i * @stride */
+void emit_upt_gen(Pg *p, uint64_t table, uint32_t first, uint32_t count,
+                  uint64_t base, uint64_t stride);
+
+void emit_copy_ptes(Pg *p, uint64_t src, uint32_t src_idx, uint64_t dst,
+                    uint32_t dst_idx, uint32_t count);
+
+void emit_flush_vm(Pg *p, uint32_t as, uint32_t flags, uint64_t va,
+                   uint64_t size);
+
+void emit_xfer_virt(Pg *p, uint32_t as, uint32_t flags, uint32_t size,
+                    uint64_t src, uint64_t dst);
+
+void emit_fill_virt(Pg *p, uint32_t as, uint64_t va, uint32_t size,
+                    uint32_t pattern);
+
+void emit_uca(Pg *p, uint32_t as, uint64_t q0);
+
+void emit_icr(Pg *p, uint64_t addr);
+
+void emit_notify_res(Pg *p, uint32_t as, uint32_t flags, uint32_t count);
 
 void ring_entry(Pg *p, uint32_t cmd, uint32_t len, uint64_t addr,
                 uint64_t seqno, uint32_t context, uint32_t rsvd);

@@ -434,6 +434,150 @@ static void test_migration_bad_entry(void)
     g_rmdir(tmpdir);
 }
 
+/* GPU virtual memory: AS table, page tables and a page at these offsets */
+#define MIG_AS_TABLE        0x200000ull
+#define MIG_TBL(l)          (0x210000ull + (3 - (l)) * PG_PAGE)
+#define MIG_PAGE            0x300000ull
+
+/*
+ * A PG device with address space 2 mapping virtual page 0 to MIG_PAGE,
+ * residency counters for spaces 3 and 255, and a VM fault latched (a
+ * write to a read-only page of space 2 at 0x1010).
+ */
+static Pg *mig_mmu_start(void)
+{
+    Pg *p = pg_start(NULL);
+    uint64_t ro = MIG_PAGE | VDXG_PTE_VALID | VDXG_PTE_READ_ONLY |
+                  VDXG_PTE_SEGMENT(VDXG_PTE_SEGMENT_VRAM);
+    int l;
+
+    wr64(&p->v, VDXG_REG_VM_TABLE_LO, MIG_AS_TABLE);
+    wr(&p->v, VDXG_REG_VM_TABLE_ENTRIES, 3);
+    wr(&p->v, VDXG_REG_VM_CTRL, VDXG_VM_CTRL_ENABLE);
+    pb_reset(p);
+    emit_uca(p, 2, MIG_TBL(3) | VDXG_VM_AS_VALID);
+    for (l = 3; l > 0; l--) {
+        uint64_t dir = MIG_TBL(l - 1) | VDXG_PTE_VALID;
+
+        emit_upt(p, MIG_TBL(l), 0, &dir, 1);
+    }
+    emit_upt(p, MIG_TBL(0), 0, &ro, 1);
+    emit_upt(p, MIG_TBL(0), 1, &ro, 1);
+    emit_notify_res(p, 3, 0, 11);
+    emit_notify_res(p, 3, VDXG_PG_RES_EVICTED, 4);
+    emit_notify_res(p, 255, VDXG_PG_RES_EVICTED, 99);
+    pb_run(p);
+    vram_writel(p, MIG_PAGE, 0x5ca1ab1e);
+    wr(&p->v, VDXG_REG_VM_RES_SELECT, 3);
+
+    pb_reset(p);
+    emit_fill_virt(p, 2, 0x1010, 4, 0);
+    pb_queue(p);
+    ring_kick(p);
+    g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
+    g_assert_cmpuint(rd(&p->v, VDXG_REG_FAULT_VM), ==, 2);
+    g_assert_cmpuint(rd(&p->v, VDXG_REG_FAULT_ACCESS), ==, VDXG_ACCESS_WRITE);
+    return p;
+}
+
+/* The MMU registers, counters and VM fault record migrate. */
+static void test_migration_mmu(void)
+{
+    Pg *p = mig_mmu_start();
+
+    mig_switch(&p->v, PG_PROPS);
+    g_assert_cmphex(rd64(&p->v, VDXG_REG_VM_TABLE_LO), ==, MIG_AS_TABLE);
+    g_assert_cmpuint(rd(&p->v, VDXG_REG_VM_TABLE_ENTRIES), ==, 3);
+    g_assert_cmpuint(rd(&p->v, VDXG_REG_VM_CTRL), ==, VDXG_VM_CTRL_ENABLE);
+    g_assert_cmpuint(rd(&p->v, VDXG_REG_VM_RES_SELECT), ==, 3);
+    g_assert_cmpuint(rd(&p->v, VDXG_REG_VM_RES_RESIDENT), ==, 11);
+    g_assert_cmpuint(rd(&p->v, VDXG_REG_VM_RES_EVICTED), ==, 4);
+    wr(&p->v, VDXG_REG_VM_RES_SELECT, 255);
+    g_assert_cmpuint(rd(&p->v, VDXG_REG_VM_RES_EVICTED), ==, 99);
+    g_assert_cmpuint(rd(&p->v, VDXG_REG_FAULT_VM), ==, 2);
+    g_assert_cmpuint(rd(&p->v, VDXG_REG_FAULT_ACCESS), ==, VDXG_ACCESS_WRITE);
+    pg_expect_fault(p, VDXG_FAULT_VM_READ_ONLY,
+                    VDXG_PG_HDR(VDXG_PG_FILL_VIRTUAL, VDXG_PG_FILL_V_LEN) &
+                    0xffff, 0x1010, PG_CONTEXT);
+    /* The address space still translates on the destination */
+    pb_reset(p);
+    emit_xfer_virt(p, 2, VDXG_PG_XV_DST_PHYS, 4, 0, PG_PEEK);
+    pb_run(p);
+    g_assert_cmphex(vram_readl(p, PG_PEEK), ==, 0x5ca1ab1e);
+    pg_stop(p);
+}
+
+/* Offsets in vdxg/mmu */
+#define MIG_MMU_TABLE       0
+#define MIG_MMU_ENTRIES     8
+#define MIG_MMU_CTRL        12
+#define MIG_MMU_RES_SELECT  16
+#define MIG_MMU_FAULT_VM    (20 + 2 * 4 * VDXG_VM_MAX_AS)
+#define MIG_MMU_FAULT_ACC   (MIG_MMU_FAULT_VM + 4)
+
+/*
+ * The MMU's registers are checked on load: a stream loads as it is; with
+ * a misaligned or too large table, an undefined VM_CTRL bit, a
+ * VM_RES_SELECT, FAULT_VM or FAULT_ACCESS out of range, the load fails.
+ */
+static void test_migration_bad_mmu(void)
+{
+    static const struct {
+        uint32_t off;
+        uint32_t size;
+        uint64_t val;
+    } bad[] = {
+        { MIG_MMU_TABLE, 8, MIG_AS_TABLE + 8 },
+        { MIG_MMU_TABLE, 8, PG_VRAM_SIZE },
+        { MIG_MMU_ENTRIES, 4, VDXG_VM_MAX_AS + 1 },
+        { MIG_MMU_CTRL, 4, 2 },
+        { MIG_MMU_RES_SELECT, 4, VDXG_VM_MAX_AS },
+        { MIG_MMU_FAULT_VM, 4, VDXG_VM_MAX_AS },
+        { MIG_MMU_FAULT_ACC, 4, 3 },
+    };
+    g_autofree char *tmpdir = g_dir_make_tmp("vdxg-test-XXXXXX", NULL);
+    g_autofree char *file = g_strdup_printf("%s/stream", tmpdir);
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    g_autofree uint8_t *buf = NULL;
+    g_autofree uint8_t *orig = NULL;
+    g_autofree char *good = NULL;
+    Pg *p = mig_mmu_start();
+    size_t mmu;
+    gsize len;
+    int i;
+
+    qtest_qmp_assert_success(p->v.qts, "{ 'execute': 'migrate', "
+                             "'arguments': { 'uri': %s } }", uri);
+    g_free(mig_wait_status(p->v.qts));
+    g_assert_true(g_file_get_contents(file, (char **)&orig, &len, NULL));
+    mmu = mig_find_subsection(orig, len, "vdxg/mmu");
+    g_assert_cmphex(ldq_be_p(orig + mmu + MIG_MMU_TABLE), ==, MIG_AS_TABLE);
+    g_assert_cmpuint(ldl_be_p(orig + mmu + MIG_MMU_ENTRIES), ==, 3);
+    g_assert_cmpuint(ldl_be_p(orig + mmu + MIG_MMU_FAULT_VM), ==, 2);
+    g_assert_cmpuint(ldl_be_p(orig + mmu + MIG_MMU_FAULT_ACC), ==, 1);
+
+    good = mig_load_file(file);
+    g_assert_cmpstr(good, ==, "completed");
+
+    buf = g_memdup2(orig, len);
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        g_autofree char *status = NULL;
+
+        memcpy(buf, orig, len);
+        if (bad[i].size == 8) {
+            stq_be_p(buf + mmu + bad[i].off, bad[i].val);
+        } else {
+            stl_be_p(buf + mmu + bad[i].off, bad[i].val);
+        }
+        g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
+        status = mig_load_file(file);
+        g_assert_cmpstr(status, ==, "failed");
+    }
+    pg_stop(p);
+    g_unlink(file);
+    g_rmdir(tmpdir);
+}
+
 void vdxg_test_add_migration_tests(void)
 {
     qtest_add_func("/vdxg/migration", test_migration);
@@ -441,4 +585,6 @@ void vdxg_test_add_migration_tests(void)
     qtest_add_func("/vdxg/migration/rebar", test_migration_rebar);
     qtest_add_func("/vdxg/migration/bad-t0", test_migration_bad_t0);
     qtest_add_func("/vdxg/migration/bad-entry", test_migration_bad_entry);
+    qtest_add_func("/vdxg/migration/mmu", test_migration_mmu);
+    qtest_add_func("/vdxg/migration/bad-mmu", test_migration_bad_mmu);
 }

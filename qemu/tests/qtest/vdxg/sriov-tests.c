@@ -7,6 +7,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qobject/qlist.h"
 #include "vdxg-test.h"
 
 /* SR-IOV */
@@ -115,6 +116,112 @@ static void sr_stop(Sr *sr)
     g_free(sr->pf.dev);
     qpci_free_pc(sr->pf.bus);
     qtest_quit(sr->pf.qts);
+}
+
+/*
+ * The QOM path of the VF with function number 1 + @index: the VFs are
+ * unattached children of the machine, in the order the PF created them.
+ */
+static char *sr_vf_path(Sr *sr, int index)
+{
+    QDict *rsp = qtest_qmp(sr->pf.qts, "{ 'execute': 'qom-list', "
+                           "'arguments': { 'path': '/machine/unattached' } }");
+    char *path = NULL;
+    const QListEntry *e;
+    int n = 0;
+
+    g_assert_true(qdict_haskey(rsp, "return"));
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(rsp, "return"), e) {
+        QDict *prop = qobject_to(QDict, qlist_entry_obj(e));
+
+        if (!strcmp(qdict_get_str(prop, "type"), "child<vdxg-vf>") &&
+            n++ == index) {
+            path = g_strdup_printf("/machine/unattached/%s",
+                                   qdict_get_str(prop, "name"));
+        }
+    }
+    qobject_unref(rsp);
+    g_assert_nonnull(path);
+    return path;
+}
+
+/* Whether qom-get of @prop at @path succeeds */
+static bool sr_qom_has(Sr *sr, const char *path, const char *prop)
+{
+    QDict *rsp = qtest_qmp(sr->pf.qts, "{ 'execute': 'qom-get', "
+                           "'arguments': { 'path': %s, 'property': %s } }",
+                           path, prop);
+    bool ok = qdict_haskey(rsp, "return");
+
+    qobject_unref(rsp);
+    return ok;
+}
+
+/* qom-get of the uint64 @prop at @path */
+static uint64_t sr_qom_u64(Sr *sr, const char *path, const char *prop)
+{
+    QDict *rsp = qtest_qmp(sr->pf.qts, "{ 'execute': 'qom-get', "
+                           "'arguments': { 'path': %s, 'property': %s } }",
+                           path, prop);
+    uint64_t val;
+
+    g_assert_true(qdict_haskey(rsp, "return"));
+    val = qdict_get_int(rsp, "return");
+    qobject_unref(rsp);
+    return val;
+}
+
+/* Whether QOM type @name is or implements @type */
+static bool sr_type_implements(Sr *sr, const char *name, const char *type)
+{
+    QDict *rsp = qtest_qmp(sr->pf.qts, "{ 'execute': 'qom-list-types', "
+                           "'arguments': { 'implements': %s } }", type);
+    const QListEntry *e;
+    bool found = false;
+
+    g_assert_true(qdict_haskey(rsp, "return"));
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(rsp, "return"), e) {
+        QDict *info = qobject_to(QDict, qlist_entry_obj(e));
+
+        found |= !strcmp(qdict_get_str(info, "name"), name);
+    }
+    qobject_unref(rsp);
+    return found;
+}
+
+/*
+ * A VF is a PCI Express device type of its own, not a vdxg: it has none of
+ * the PF's properties (sizes, outputs, SR-IOV), only its own engine
+ * statistics.
+ */
+static void test_sriov_vf_type(void)
+{
+    static const char *const pf_only[] = {
+        "vram-size", "aperture-size", "outputs", "total-vfs", "msi",
+        "connected0", "x-disp-composes", "x-max-slice-ns",
+    };
+    g_autofree char *vf0 = NULL;
+    g_autofree char *vf1 = NULL;
+    Sr sr;
+    int i;
+
+    sr_start(&sr, NULL);
+    g_assert_true(sr_type_implements(&sr, "vdxg", "vdxg"));
+    g_assert_false(sr_type_implements(&sr, "vdxg-vf", "vdxg"));
+    g_assert_true(sr_type_implements(&sr, "vdxg-vf", "pci-express-device"));
+
+    vf0 = sr_vf_path(&sr, 0);
+    vf1 = sr_vf_path(&sr, 1);
+    for (i = 0; i < ARRAY_SIZE(pf_only); i++) {
+        g_assert_true(sr_qom_has(&sr, "/machine/peripheral/gpu", pf_only[i]));
+        g_assert_false(sr_qom_has(&sr, vf0, pf_only[i]));
+        g_assert_false(sr_qom_has(&sr, vf1, pf_only[i]));
+    }
+
+    /* Each VF has its own engines' statistics. */
+    g_assert_true(sr_qom_has(&sr, vf0, "x-pg-bh-runs"));
+    g_assert_true(sr_qom_has(&sr, vf1, "x-rd-pixels"));
+    sr_stop(&sr);
 }
 
 /* Set entry @idx of the pending table of (@vf, VRAM BAR). */
@@ -231,7 +338,7 @@ static void test_sriov_vf_registers(void)
         g_assert_cmpuint(rd(v, VDXG_REG_FUNCTION), ==, 1 + i);
         g_assert_cmphex(rd(v, VDXG_REG_CAPS), ==,
                         VDXG_CAP_MSIX | VDXG_CAP_SELFTEST | VDXG_CAP_RENDER |
-                        VDXG_CAP_PAGING | VDXG_CAP_GART);
+                        VDXG_CAP_PAGING | VDXG_CAP_GART | VDXG_CAP_GPU_MMU);
         g_assert_cmpuint(rd(v, VDXG_REG_NUM_CRTCS), ==, 0);
         g_assert_cmphex(rd64(v, VDXG_REG_VRAM_SIZE_LO), ==, SR_VF_VRAM);
         g_assert_cmphex(rd64(v, VDXG_REG_APERTURE_SIZE_LO), ==,
@@ -843,13 +950,149 @@ static void test_sriov_slice_time(void)
     sr_stop(&sr);
 }
 
+/*
+ * A VF's GPU virtual memory: its MMU registers, AS table, page tables and
+ * pages are in its own VRAM, reached through its backing ranges; a page
+ * outside its VRAM is a bad table, an unbacked page an ADDRESS fault.
+ */
+#define SR_MM_PTE(a)        ((uint64_t)(a) | VDXG_PTE_VALID | \
+                             VDXG_PTE_SEGMENT(VDXG_PTE_SEGMENT_VRAM))
+
+static void sr_vf_mmu_fault(Sr *sr, Pg *p, uint32_t reason, uint64_t addr,
+                            uint32_t as, uint32_t access)
+{
+    Vdxg *v = &sr->vf[0];
+
+    pb_queue(p);
+    ring_kick(p);
+    g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
+    g_assert_cmpuint(rd(v, VDXG_REG_FAULT_REASON), ==, reason);
+    g_assert_cmphex(rd64(v, VDXG_REG_FAULT_ADDR_LO), ==, addr);
+    g_assert_cmpuint(rd(v, VDXG_REG_FAULT_VM), ==, as);
+    g_assert_cmpuint(rd(v, VDXG_REG_FAULT_ACCESS), ==, access);
+    g_assert_cmphex(rd(&sr->pf, VDXG_REG_FAULT_STATUS), ==, 0);
+    wr(v, VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) + VDXG_ENG_RESET, 1);
+    wr(v, VDXG_REG_FAULT_CLEAR, 1);
+    g_assert_cmpuint(rd(v, VDXG_REG_FAULT_VM), ==, 0);
+    sr_vf_pg(sr, 0, p);
+    pb_reset(p);
+}
+
+static void test_sriov_mmu(void)
+{
+    /* VF 0's first 2 MiB: PF 8M + 1M, PF 4M + 1M */
+    static const SrRange r[] = {
+        { 0x800000, 0x100000 }, { 0x400000, 0x100000 },
+    };
+    const uint64_t l0[] = {
+        SR_MM_PTE(0x100000),            /* PF 0x400000 */
+        SR_MM_PTE(0x300000),            /* not backed */
+        SR_MM_PTE(SR_VF_VRAM),          /* outside the VF's VRAM */
+        SR_MM_PTE(0x1000),              /* PF 0x801000 */
+    };
+    const uint64_t dir[] = {
+        0x91000 | VDXG_PTE_VALID, 0x92000 | VDXG_PTE_VALID,
+        0x93000 | VDXG_PTE_VALID, 0x300000 | VDXG_PTE_VALID,
+    };
+    g_autofree char *vf0 = NULL;
+    g_autofree char *vf1 = NULL;
+    QTestState *qts;
+    Vdxg *v;
+    uint64_t pf0;
+    Pg *p = g_new0(Pg, 1);
+    Sr sr;
+
+    sr_start(&sr, NULL);
+    qts = sr.pf.qts;
+    pf0 = sr.pf_vram.addr;
+    sr_enable_vfs(&sr, 2);
+    vf0 = sr_vf_path(&sr, 0);
+    vf1 = sr_vf_path(&sr, 1);
+    v = &sr.vf[0];
+    g_assert_cmphex(sr_table(&sr, 0, r, 2), ==,
+                    2 << VDXG_BACKING_STATUS_RANGES_SHIFT);
+    sr_vf_pg(&sr, 0, p);
+
+    g_assert_cmphex(rd(v, VDXG_REG_CAPS) & VDXG_CAP_GPU_MMU, ==,
+                    VDXG_CAP_GPU_MMU);
+    wr64(v, VDXG_REG_VM_TABLE_LO, 0x80000);
+    wr(v, VDXG_REG_VM_TABLE_ENTRIES, 2);
+    wr(v, VDXG_REG_VM_CTRL, VDXG_VM_CTRL_ENABLE);
+    /* Its own VRAM's size bounds the table; the PF's registers are apart */
+    wr(v, VDXG_REG_VM_TABLE_LO, SR_VF_VRAM);
+    g_assert_cmphex(rd64(v, VDXG_REG_VM_TABLE_LO), ==, 0x80000);
+    g_assert_cmphex(rd64(&sr.pf, VDXG_REG_VM_TABLE_LO), ==, 0);
+    g_assert_cmpuint(rd(&sr.pf, VDXG_REG_VM_CTRL), ==, 0);
+
+    pb_reset(p);
+    emit_uca(p, 1, 0x90000 | VDXG_VM_AS_VALID);
+    emit_upt(p, 0x90000, 0, &dir[0], 1);
+    emit_upt(p, 0x91000, 0, &dir[1], 1);
+    emit_upt(p, 0x92000, 0, &dir[2], 2);
+    emit_upt(p, 0x93000, 0, l0, ARRAY_SIZE(l0));
+    emit_fill_virt(p, 1, 0, PG_PAGE, 0x7e57f00d);
+    emit_xfer_virt(p, 1, 0, 16, 0, 0x3010);
+    pb_run(p);
+    /* Tables and pages are where the backing puts them in PF VRAM */
+    g_assert_cmphex(qtest_readq(qts, pf0 + 0x880010), ==,
+                    0x90000 | VDXG_VM_AS_VALID);
+    g_assert_cmphex(qtest_readq(qts, pf0 + 0x893000), ==, l0[0]);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x400000), ==, 0x7e57f00d);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x400ffc), ==, 0x7e57f00d);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x401000), !=, 0x7e57f00d);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x80100c), !=, 0x7e57f00d);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x801010), ==, 0x7e57f00d);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x80101c), ==, 0x7e57f00d);
+    /* The walks went through VF 0's TLBs, not the PF's nor VF 1's */
+    g_assert_cmpuint(sr_qom_u64(&sr, vf0, "x-vm-tlb-misses"), >, 0);
+    g_assert_cmpuint(sr_qom_u64(&sr, vf1, "x-vm-tlb-misses"), ==, 0);
+    g_assert_cmpuint(sr_qom_u64(&sr, "/machine/peripheral/gpu",
+                                "x-vm-tlb-misses"), ==, 0);
+    g_assert_cmpuint(sr_qom_u64(&sr, "/machine/peripheral/gpu",
+                                "x-vm-tlb-hits"), ==, 0);
+
+    /* A page in the VF's VRAM that nothing backs */
+    emit_fill_virt(p, 1, 0x1000, 4, 0);
+    sr_vf_mmu_fault(&sr, p, VDXG_FAULT_ADDRESS, 0x1000, 0, 0);
+    /* A page past the VF's VRAM, a table that nothing backs */
+    emit_xfer_virt(p, 1, VDXG_PG_XV_DST_PHYS, 4, 0x2000, 0x4000);
+    sr_vf_mmu_fault(&sr, p, VDXG_FAULT_VM_BAD_TABLE, 0x2000, 1,
+                    VDXG_ACCESS_READ);
+    emit_xfer_virt(p, 1, VDXG_PG_XV_DST_PHYS, 4, 0x200000, 0x4000);
+    sr_vf_mmu_fault(&sr, p, VDXG_FAULT_VM_BAD_TABLE, 0x200000, 1,
+                    VDXG_ACCESS_READ);
+    /* A system page on a vdxg BAR: the VF's DMA checks refuse it */
+    {
+        uint64_t sys = (pf0 + 0x10000) | VDXG_PTE_VALID |
+                       VDXG_PTE_SEGMENT(VDXG_PTE_SEGMENT_SYSTEM);
+
+        qtest_writel(qts, pf0 + 0x10000, 0xa5a5a5a5);
+        emit_upt(p, 0x93000, 4, &sys, 1);
+        pb_run(p);
+        emit_fill_virt(p, 1, 0x4000, 4, 0x12345678);
+        sr_vf_mmu_fault(&sr, p, VDXG_FAULT_ADDRESS, 0x4000, 0, 0);
+        g_assert_cmphex(qtest_readl(qts, pf0 + 0x10000), ==, 0xa5a5a5a5);
+    }
+    /* Address space 0 of the VF is not set up */
+    emit_fill_virt(p, 0, 0, 4, 0);
+    sr_vf_mmu_fault(&sr, p, VDXG_FAULT_VM_NOT_PRESENT, 0, 0,
+                    VDXG_ACCESS_WRITE);
+    /* The PF's own MMU is off: its address space 1 is not the VF's */
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_FAULT_STATUS), ==, 0);
+
+    g_free(p);
+    sr_stop(&sr);
+}
+
 void vdxg_test_add_sriov_tests(void)
 {
     qtest_add_func("/vdxg/sriov/cap", test_sriov_cap);
     qtest_add_func("/vdxg/sriov/vf-registers", test_sriov_vf_registers);
+    qtest_add_func("/vdxg/sriov/vf-type", test_sriov_vf_type);
     qtest_add_func("/vdxg/sriov/backing", test_sriov_backing);
     qtest_add_func("/vdxg/sriov/layout", test_sriov_layout);
     qtest_add_func("/vdxg/sriov/isolation", test_sriov_isolation);
+    qtest_add_func("/vdxg/sriov/mmu", test_sriov_mmu);
     qtest_add_func("/vdxg/sriov/slice-time", test_sriov_slice_time);
     qtest_add_func("/vdxg/sriov/self-reset/paging", test_sriov_self_reset);
     qtest_add_func("/vdxg/sriov/self-reset/writeback",

@@ -35,6 +35,7 @@ void vdxg_test_add_display_tests(void);
 void vdxg_test_add_compose_tests(void);
 void vdxg_test_add_wb_tests(void);
 void vdxg_test_add_sriov_tests(void);
+void vdxg_test_add_mmu_tests(void);
 
 typedef struct PgFaultCase {
     const char *name;
