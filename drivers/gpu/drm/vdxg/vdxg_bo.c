@@ -244,6 +244,7 @@ int vdxg_bo_create_sg(struct vdxg_device *vdxg, u64 size, u32 flags,
 
 	bo->tbo.base.funcs = &vdxg_gem_funcs;
 	drm_gem_private_object_init(&vdxg->drm, &bo->tbo.base, size);
+	drm_gem_gpuva_init(&bo->tbo.base);
 
 	/* On failure TTM drops the object through vdxg_bo_destroy(). */
 	ret = ttm_bo_init_validate(&vdxg->ttm, &bo->tbo,

@@ -34,6 +34,10 @@ static const char *vdxg_fault_reason(u32 reason)
 		[VDXG_FAULT_LENGTH] = "length",
 		[VDXG_FAULT_RING] = "ring",
 		[VDXG_FAULT_PARAM] = "parameter",
+		[VDXG_FAULT_VM_NOT_PRESENT] = "not present",
+		[VDXG_FAULT_VM_READ_ONLY] = "read-only",
+		[VDXG_FAULT_VM_BAD_TABLE] = "bad page table",
+		[VDXG_FAULT_VM_NO_EXEC] = "no-exec",
 	};
 
 	return reason < ARRAY_SIZE(names) ? names[reason] : "unknown";

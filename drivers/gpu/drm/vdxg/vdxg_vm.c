@@ -1029,6 +1029,8 @@ int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 	int ret = 0;
 
 	dma_resv_assert_held(obj->resv);
+	if (!to_vdxg(obj->dev)->vm.enabled)
+		return 0;
 	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
 		struct vdxg_vm *vm = to_vdxg_vm(vm_bo->vm);
 
