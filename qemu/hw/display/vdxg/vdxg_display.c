@@ -573,6 +573,12 @@ bool vdxg_display_post_load(VdxgState *s)
 {
     unsigned int i, p;
 
+    /*
+     * A capture under way is not migrated: the arm stays, and the capture
+     * starts again at the next vblank.
+     */
+    s->wb.capturing = false;
+
     if ((s->wb.ctrl & ~VDXG_WB_CTRL_MASK) ||
         (s->wb.status & ~(VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR))) {
         return false;
