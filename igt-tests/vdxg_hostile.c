@@ -680,16 +680,20 @@ static void slow_job(void)
 	dst = vr_bo(&vr, (uint64_t)pitch * h, DRM_VDXG_SEGMENT_VRAM, 0);
 
 	/*
-	 * How long a full-surface FILL takes: from jobs of 8, 16, ... FILLs
-	 * until one takes 50 ms, so that the cost of a submission does not
-	 * pass for the cost of the FILLs.
+	 * How long a full-surface FILL takes: the difference between jobs of
+	 * n and 2n FILLs, n = 8, 16, ... until it is 50 ms, so that neither
+	 * the cost of a submission nor the object's first placement (its
+	 * clear, on the paging engine) passes for the cost of the FILLs.
 	 */
+	fill_job_time(&vr, ctx, dst, w, h, 1);
 	for (n = 8;; n *= 2) {
-		t = fill_job_time(&vr, ctx, dst, w, h, n);
+		double t1 = fill_job_time(&vr, ctx, dst, w, h, n);
+
+		t = fill_job_time(&vr, ctx, dst, w, h, 2 * n) - t1;
 		if (t >= 0.05 || n >= 2048)
 			break;
 	}
-	per_fill = t / n;
+	per_fill = t > 0 ? t / n : 1;
 
 	/* A job of about 0.4 s: four timeouts, well under the ten allowed. */
 	n = (uint32_t)(0.4 / per_fill) + 1;
