@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <pthread.h>
@@ -663,7 +664,7 @@ static double fill_job_time(struct vr *vr, uint32_t ctx, struct vdxg_bo *dst,
  * keeps the engine making progress completes, with its pixels, and no one
  * is blamed.
  */
-static void test_slow_job(void)
+static void slow_job(void)
 {
 	const uint32_t w = 2048, h = 2048, pitch = w * 4;
 	struct vdxg_bo *dst;
@@ -673,25 +674,26 @@ static void test_slow_job(void)
 	double t, per_fill;
 	struct vr vr;
 
-	vr_open(&vr);
-	vr_close(&vr);
-	vtest_require(vtest_system("modprobe -r vdxg && "
-				   "modprobe vdxg job_timeout_ms=100") == 0);
+	vtest_assert_eq_u64(vr_module_param("job_timeout_ms"), 100);
 	vr_open(&vr);
 	ctx = vr_ctx(&vr);
 	dst = vr_bo(&vr, (uint64_t)pitch * h, DRM_VDXG_SEGMENT_VRAM, 0);
 
 	/*
-	 * How long a full-surface FILL takes: from jobs of 8, 16, ... FILLs
-	 * until one takes 50 ms, so that the cost of a submission does not
-	 * pass for the cost of the FILLs.
+	 * How long a full-surface FILL takes: the difference between jobs of
+	 * n and 2n FILLs, n = 8, 16, ... until it is 50 ms, so that neither
+	 * the cost of a submission nor the object's first placement (its
+	 * clear, on the paging engine) passes for the cost of the FILLs.
 	 */
+	fill_job_time(&vr, ctx, dst, w, h, 1);
 	for (n = 8;; n *= 2) {
-		t = fill_job_time(&vr, ctx, dst, w, h, n);
+		double t1 = fill_job_time(&vr, ctx, dst, w, h, n);
+
+		t = fill_job_time(&vr, ctx, dst, w, h, 2 * n) - t1;
 		if (t >= 0.05 || n >= 2048)
 			break;
 	}
-	per_fill = t / n;
+	per_fill = t > 0 ? t / n : 1;
 
 	/* A job of about 0.4 s: four timeouts, well under the ten allowed. */
 	n = (uint32_t)(0.4 / per_fill) + 1;
@@ -731,7 +733,102 @@ static void test_slow_job(void)
 	vdxg_cs_free(cs);
 	vdxg_bo_free(dst);
 	vr_close(&vr);
-	vtest_assert(vtest_system("modprobe -r vdxg && modprobe vdxg") == 0);
+}
+
+/*
+ * job_timeout_ms=100 holds for the job only: vdxg is reloaded with the
+ * value it had however the job ends, so that a failure here does not
+ * leave later tests with 100 ms jobs (module-params checks the reload).
+ */
+static void test_slow_job(void)
+{
+	struct vr vr;
+
+	vr_open(&vr);
+	vr_close(&vr);
+	vr_with_module_params("job_timeout_ms=100", slow_job);
+}
+
+static void params_fail(void)
+{
+	vtest_assert_eq_u64(vr_module_param("job_timeout_ms"), 100);
+	vtest_fail("failing on purpose");
+}
+
+static void params_skip(void)
+{
+	vtest_skip("skipping on purpose");
+}
+
+static void params_crash(void)
+{
+	raise(SIGKILL);
+}
+
+static void params_hang(void)
+{
+	for (;;)
+		pause();
+}
+
+/*
+ * vr_with_module_params() (slow-job's reload) restores job_timeout_ms
+ * whether the function under it fails, skips, crashes or outlives the
+ * subtest's timeout, and the subtest ends the same way.
+ */
+static void test_module_params(void)
+{
+	static const struct {
+		const char *what;
+		void (*fn)(void);
+		int exit_code;		/* or -signal */
+		bool own_alarm;		/* the subtest's timeout, here 2 s */
+	} cases[] = {
+		{ "a failure", params_fail, VTEST_EXIT_FAILURE, false },
+		{ "a skip", params_skip, VTEST_EXIT_SKIP, false },
+		{ "a crash", params_crash, -SIGKILL, false },
+		{ "a timeout", params_hang, -SIGALRM, true },
+	};
+	uint64_t before = vr_module_param("job_timeout_ms");
+	unsigned int i;
+	struct vr vr;
+	int status, fd;
+	pid_t pid;
+
+	vr_open(&vr);
+	vr_close(&vr);
+	vtest_require(before != 100);
+	for (i = 0; i < VTEST_ARRAY_SIZE(cases); i++) {
+		fflush(NULL);
+		pid = fork();
+		vtest_assert(pid >= 0);
+		if (!pid) {
+			/* Its messages are expected: not the subtest's */
+			fd = open("/dev/null", O_WRONLY);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			if (cases[i].own_alarm)
+				alarm(2);
+			vr_with_module_params("job_timeout_ms=100",
+					      cases[i].fn);
+			_exit(VTEST_EXIT_SUCCESS);
+		}
+		vtest_assert_eq(waitpid(pid, &status, 0), pid);
+		vtest_info("%s: %s %d; job_timeout_ms %" PRIu64, cases[i].what,
+			   WIFSIGNALED(status) ? "signal" : "exit",
+			   WIFSIGNALED(status) ? WTERMSIG(status) :
+						 WEXITSTATUS(status),
+			   vr_module_param("job_timeout_ms"));
+		if (cases[i].exit_code < 0) {
+			vtest_assert(WIFSIGNALED(status));
+			vtest_assert_eq(WTERMSIG(status), -cases[i].exit_code);
+		} else {
+			vtest_assert(WIFEXITED(status));
+			vtest_assert_eq(WEXITSTATUS(status),
+					cases[i].exit_code);
+		}
+		vtest_assert_eq_u64(vr_module_param("job_timeout_ms"), before);
+	}
 }
 
 /*
@@ -892,6 +989,8 @@ static const struct vtest_subtest subtests[] = {
 	  "latency stays bounded" },
 	{ "slow-job", test_slow_job,
 	  "a valid job of several timeouts completes, unblamed" },
+	{ "module-params", test_module_params,
+	  "slow-job's module parameter is restored however the job ends" },
 	{ "fault-storm", test_fault_storm,
 	  "100 faults: each reset at once, the log rate-limited" },
 	{ "paging-fault", test_paging_fault,

@@ -3,12 +3,14 @@
  * vrender: helpers for vdxg's RENDER-engine tests. See vrender.h.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -561,6 +563,78 @@ uint64_t vr_module_param(const char *name)
 	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
 		       "cannot read %s", path);
 	return strtoull(buf, NULL, 0);
+}
+
+static volatile sig_atomic_t vr_alarmed;
+
+static void vr_alarm(int sig)
+{
+	(void)sig;
+	vr_alarmed = 1;
+}
+
+void vr_with_module_params(const char *params, void (*fn)(void))
+{
+	char restore[512] = "", name[64], *p, *tok, *save = NULL;
+	char list[256];
+	struct sigaction sa = { .sa_handler = vr_alarm }, old;
+	int status, ret;
+	pid_t pid, w;
+
+	/* The parameters' values now: what the reload puts back */
+	snprintf(list, sizeof(list), "%s", params);
+	for (tok = strtok_r(list, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		snprintf(name, sizeof(name), "%s", tok);
+		p = strchr(name, '=');
+		vtest_assert_f(p, "module parameter without a value: %s", tok);
+		*p = '\0';
+		snprintf(restore + strlen(restore),
+			 sizeof(restore) - strlen(restore), " %s=%" PRIu64,
+			 name, vr_module_param(name));
+	}
+	vtest_info("vdxg reloaded with%s%s; restored with%s afterwards",
+		   *params ? " " : "", params, restore);
+	if (vtest_system("modprobe -r vdxg && modprobe vdxg %s", params)) {
+		vtest_system("modprobe vdxg%s", restore);
+		vtest_skip("vdxg cannot be reloaded with %s", params);
+	}
+
+	/* FN in a child: whatever becomes of it, this process restores. */
+	fflush(NULL);
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (!pid) {
+		fn();
+		fflush(NULL);
+		_exit(VTEST_EXIT_SUCCESS);
+	}
+	/* The subtest's alarm (its timeout) kills FN, not the restore. */
+	vr_alarmed = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+		if (vr_alarmed)
+			kill(pid, SIGKILL);
+	}
+	vtest_assert_eq(w, pid);
+
+	ret = vtest_system("modprobe -r vdxg && modprobe vdxg%s", restore);
+	vtest_assert_f(ret == 0, "reloading vdxg with%s exited %d", restore,
+		       ret);
+	if (vr_alarmed) {
+		/* The subtest timed out: so it ends, as it would have. */
+		sigaction(SIGALRM, &old, NULL);
+		raise(SIGALRM);
+	}
+	sigaction(SIGALRM, &old, NULL);
+	fflush(NULL);
+	if (WIFSIGNALED(status)) {
+		signal(WTERMSIG(status), SIG_DFL);
+		raise(WTERMSIG(status));
+	}
+	if (WEXITSTATUS(status) != VTEST_EXIT_SUCCESS)
+		exit(WEXITSTATUS(status));
 }
 
 bool vr_fdinfo(int fd, const char *key, uint64_t *value)

@@ -179,6 +179,14 @@ int32_t vr_rand_range(uint64_t *state, int32_t lo, int32_t hi);
 uint64_t vr_debugfs(struct vr *vr, const char *name, const char *key);
 /* /sys/module/vdxg/parameters/NAME as a number. */
 uint64_t vr_module_param(const char *name);
+/*
+ * Reload vdxg with the module parameters PARAMS ("job_timeout_ms=100 ..."),
+ * run FN in a child process, then reload vdxg with those parameters as
+ * they were, however FN ended: success, failure, skip, a crash, or the
+ * subtest's timeout (which kills FN). The subtest then ends as FN did.
+ * Skips when vdxg cannot be reloaded with PARAMS.
+ */
+void vr_with_module_params(const char *params, void (*fn)(void));
 /* The value of KEY ("drm-engine-render") in /proc/self/fdinfo/FD. */
 bool vr_fdinfo(int fd, const char *key, uint64_t *value);
 

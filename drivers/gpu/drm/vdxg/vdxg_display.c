@@ -385,10 +385,18 @@ static void vdxg_crtc_flip_done(struct vdxg_crtc *vc)
 	vdxg_crtc_send_event(vc, true);
 }
 
+/*
+ * A CRC of a large frame comes late: the device composes such a frame in
+ * slices and stores CRC and CRC_FRAME when it is done, after the vblank
+ * it belongs to (docs/hardware.md), and the vblank interrupt that sees it
+ * may be a later one. It is reported with the vblank count of its own
+ * frame: the count drm_crtc_handle_vblank() has just reached, less the
+ * device frames since CRC_FRAME.
+ */
 static void vdxg_crtc_vblank(struct vdxg_crtc *vc)
 {
 	struct drm_device *drm = &vc->vdxg->drm;
-	u32 frame, crc;
+	u32 frame, now, crc;
 	bool report;
 
 	drm_crtc_handle_vblank(&vc->base);
@@ -397,15 +405,17 @@ static void vdxg_crtc_vblank(struct vdxg_crtc *vc)
 
 	spin_lock(&drm->event_lock);
 	frame = vdxg_crtc_rd(vc, VDXG_CRTC_CRC_FRAME);
-	report = vc->crc && frame != vc->crc_frame;
+	/* CRC_FRAME 0: no CRC since the CRTC was enabled */
+	report = vc->crc && frame && frame != vc->crc_frame;
 	if (report)
 		vc->crc_frame = frame;
 	spin_unlock(&drm->event_lock);
 	if (report) {
 		crc = vdxg_crtc_rd(vc, VDXG_CRTC_CRC);
-		/* drm_crtc_handle_vblank() has just counted this vblank. */
+		now = vdxg_crtc_rd(vc, VDXG_CRTC_FRAME_COUNT);
 		drm_crtc_add_crc_entry(&vc->base, true,
-				       drm_crtc_vblank_count(&vc->base), &crc);
+				       (u32)drm_crtc_vblank_count(&vc->base) -
+				       (now - frame), &crc);
 	}
 }
 

@@ -559,19 +559,6 @@ static void vdxg_display_harvest(VdxgState *s)
     g_free(snap);
 }
 
-/* Bring the frame of @c up to date with its planes and memory, at once. */
-void vdxg_crtc_refresh(VdxgState *s, VdxgCrtc *c)
-{
-    if (!vdxg_crtc_active(c)) {
-        return;
-    }
-    vdxg_display_harvest(s);
-    if (c->composing && c->dirty_again) {
-        c->stale = true;
-    }
-    vdxg_crtc_compose_step(s, c, INT64_MAX);
-}
-
 /*
  * About the work of composing @c, in pixels (a translucent plane's count
  * eight times). Up to VDXG_COMPOSE_SYNC_WORK a frame is composed when it
@@ -597,7 +584,8 @@ static uint64_t vdxg_compose_work(const VdxgCrtc *c)
 
 /*
  * Bring the frame of @c up to date if that is quick; otherwise let the
- * compose bottom half do it in slices and return false.
+ * compose bottom half do it in slices and return false. A frame that a
+ * writeback capture is reading is composed once the capture ends.
  */
 bool vdxg_crtc_refresh_sliced(VdxgState *s, VdxgCrtc *c)
 {
@@ -610,6 +598,10 @@ bool vdxg_crtc_refresh_sliced(VdxgState *s, VdxgCrtc *c)
     if (!c->stale && !c->composing) {
         return true;
     }
+    if (vdxg_wb_holds(s, c)) {
+        /* vdxg_wb_end_capture() schedules the compose bottom half */
+        return false;
+    }
     if (vdxg_compose_work(c) <= VDXG_COMPOSE_SYNC_WORK) {
         vdxg_crtc_compose_step(s, c, INT64_MAX);
         return true;
@@ -620,8 +612,9 @@ bool vdxg_crtc_refresh_sliced(VdxgState *s, VdxgCrtc *c)
 
 /*
  * The compose bottom half: compose the frames that are wanted (a CRC,
- * the console) for about VDXG_SLICE_NS, then let the main loop run. A
- * CRC that waited for its frame is stored when the frame is done.
+ * the console, a writeback capture) for about VDXG_SLICE_NS, then let
+ * the main loop run. A CRC that waited for its frame is stored when the
+ * frame is done, and a capture that waited for it is started.
  */
 void vdxg_compose_bh(void *opaque)
 {
@@ -638,12 +631,18 @@ void vdxg_compose_bh(void *opaque)
             c->crc_pending = false;
             continue;
         }
-        if (!c->composing && !c->stale && !c->crc_pending) {
+        if ((!c->composing && !c->stale && !c->crc_pending) ||
+            vdxg_wb_holds(s, c)) {
+            /* A capture reads the frame: composed when it ends */
             continue;
         }
         if (!vdxg_crtc_compose_step(s, c, start + VDXG_SLICE_NS)) {
             more = true;
             break;
+        }
+        if (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == ci) {
+            /* A capture waits for the frame. */
+            qemu_bh_schedule(s->wb_bh);
         }
         if (c->crc_pending && (c->ctrl & VDXG_CRTC_CTRL_CRC)) {
             c->crc = vdxg_crtc_crc(s, c);

@@ -572,6 +572,13 @@ void vdxg_display_exit(VdxgState *s)
 bool vdxg_display_post_load(VdxgState *s)
 {
     unsigned int i, p;
+    uint64_t frames;
+
+    /*
+     * A capture under way is not migrated: the arm stays, and the capture
+     * starts again at the next vblank.
+     */
+    s->wb.capturing = false;
 
     if ((s->wb.ctrl & ~VDXG_WB_CTRL_MASK) ||
         (s->wb.status & ~(VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR))) {
@@ -599,6 +606,16 @@ bool vdxg_display_post_load(VdxgState *s)
                 !vdxg_crtc_time_ok(c, vdxg_now())) {
                 return false;
             }
+            /*
+             * Frame numbers are counts of vblanks that have been: none is
+             * ahead of FRAME_COUNT (such a one never came, and the flip
+             * waiting for it neither).
+             */
+            frames = vdxg_frames_at(c, vdxg_now());
+            if (c->event_frame > frames ||
+                (c->flip_pending && c->flip_frame > frames)) {
+                return false;
+            }
             vdxg_crtc_set_frame(c, c->amode[VDXG_M_HDISPLAY],
                                 c->amode[VDXG_M_VDISPLAY]);
         } else if (c->flip_pending) {
@@ -615,6 +632,11 @@ bool vdxg_display_post_load(VdxgState *s)
                 return false;
             }
         }
+    }
+    /* The same for the arm of a capture, on an active source (above) */
+    if (vdxg_wb_busy(s) &&
+        s->wb.arm_frame > vdxg_crtc_frames(vdxg_crtc(s, vdxg_wb_crtc(s)))) {
+        return false;
     }
     /* The vblank timers follow from the state and the clock. */
     for (i = 0; i < s->outputs; i++) {

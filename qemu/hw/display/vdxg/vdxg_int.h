@@ -254,6 +254,18 @@ typedef struct VdxgWriteback {
     uint32_t seqno;
     uint32_t frame;
     uint64_t arm_frame;         /* source FRAME_COUNT when armed */
+
+    /*
+     * The capture under way, written in slices; not migrated (it starts
+     * again on the destination). The source's frame is not composed again
+     * until it ends.
+     */
+    bool capturing;
+    uint32_t cap_row;           /* the next line to write */
+    uint32_t cap_w, cap_h;
+    uint32_t cap_pitch;
+    uint64_t cap_addr;
+    uint64_t cap_frame;
 } VdxgWriteback;
 
 /*
@@ -532,7 +544,6 @@ uint32_t vdxg_plane_check(VdxgState *s, unsigned int p,
                           const VdxgPlane *pl);
 void vdxg_plane_latch(VdxgState *s, VdxgCrtc *c, unsigned int p);
 void vdxg_crtc_latch_all(VdxgState *s, VdxgCrtc *c);
-void vdxg_crtc_refresh(VdxgState *s, VdxgCrtc *c);
 bool vdxg_crtc_refresh_sliced(VdxgState *s, VdxgCrtc *c);
 void vdxg_compose_bh(void *opaque);
 uint32_t vdxg_crtc_crc(VdxgState *s, VdxgCrtc *c);
@@ -560,7 +571,8 @@ extern const VMStateDescription vmstate_vdxg_crtc;
 bool vdxg_wb_busy(VdxgState *s);
 unsigned int vdxg_wb_crtc(VdxgState *s);
 void vdxg_wb_finish(VdxgState *s, uint32_t status, uint64_t frame);
-bool vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame);
+bool vdxg_wb_holds(VdxgState *s, const VdxgCrtc *c);
+void vdxg_wb_end_capture(VdxgState *s);
 void vdxg_wb_bh(void *opaque);
 bool vdxg_wb_read(VdxgState *s, hwaddr addr, uint32_t *val);
 bool vdxg_wb_write(VdxgState *s, hwaddr addr, uint32_t val);

@@ -8,6 +8,8 @@
 
 #include "qemu/osdep.h"
 #include "qemu/bitops.h"
+#include "qemu/main-loop.h"
+#include "qemu/timer.h"
 #include "migration/vmstate.h"
 #include "vdxg_int.h"
 #include "hw/display/trace.h"
@@ -24,93 +26,178 @@ unsigned int vdxg_wb_crtc(VdxgState *s)
 
 /* Writeback */
 
+/* Is the capture under way reading the frame of @c? */
+bool vdxg_wb_holds(VdxgState *s, const VdxgCrtc *c)
+{
+    return s->wb.capturing && vdxg_wb_crtc(s) == c->index;
+}
+
+/*
+ * The capture under way, if any, ends: its source's frame may be composed
+ * again, which the compose bottom half does if it is wanted.
+ */
+void vdxg_wb_end_capture(VdxgState *s)
+{
+    if (s->wb.capturing) {
+        s->wb.capturing = false;
+        qemu_bh_schedule(s->compose_bh);
+    }
+}
+
 void vdxg_wb_finish(VdxgState *s, uint32_t status, uint64_t frame)
 {
     VdxgWriteback *wb = &s->wb;
 
+    vdxg_wb_end_capture(s);
     wb->ctrl &= ~VDXG_WB_CTRL_ENABLE;
     wb->status = status;
     wb->frame = frame;
     trace_vdxg_wb_done(vdxg_wb_crtc(s), frame, wb->addr, status, wb->seqno);
 }
 
-/*
- * Write the composed frame of @c to the writeback target. Returns false
- * when a DMA of the capture reset the device: the capture is abandoned,
- * without status, fault or interrupt, and nothing of @c may be used.
- */
-bool vdxg_wb_capture(VdxgState *s, VdxgCrtc *c, uint64_t frame)
+/* Why the target cannot take the frame of @c: VDXG_FAULT_* */
+static uint32_t vdxg_wb_check(VdxgState *s, const VdxgCrtc *c)
 {
     VdxgWriteback *wb = &s->wb;
-    uint32_t w = c->fw, h = c->fh, x, y, reason = VDXG_FAULT_NONE;
-    uint32_t alpha = 0xff000000u, gen = s->core.reset_gen;
-    VdxgErr err;
 
     if (wb->format != VDXG_FOURCC_XRGB8888 &&
         wb->format != VDXG_FOURCC_ARGB8888) {
-        reason = VDXG_FAULT_PARAM;
-    } else if (wb->pitch % 4 || wb->pitch < w * 4 ||
-               wb->pitch > VDXG_PLANE_MAX_PITCH || wb->addr % 4) {
-        reason = VDXG_FAULT_PARAM;
-    } else if (!vdxg_gpu_range_ok(&s->core, wb->addr,
-                                  (uint64_t)wb->pitch * (h - 1) + w * 4)) {
-        reason = VDXG_FAULT_ADDRESS;
+        return VDXG_FAULT_PARAM;
     }
-    if (reason != VDXG_FAULT_NONE) {
-        vdxg_display_fault(s, c, VDXG_DISP_UNIT_WRITEBACK, reason, wb->addr);
-        vdxg_wb_finish(s, VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR, frame);
-        return true;
+    if (wb->pitch % 4 || wb->pitch < c->fw * 4 ||
+        wb->pitch > VDXG_PLANE_MAX_PITCH || wb->addr % 4) {
+        return VDXG_FAULT_PARAM;
     }
-    vdxg_crtc_refresh(s, c);
-    /* Each row is indexed with the frame's size as it is now. */
-    for (y = 0; y < h && s->core.reset_gen == gen && y < c->fh && w <= c->fw;
-         y++) {
+    if (!vdxg_gpu_range_ok(&s->core, wb->addr,
+                           (uint64_t)wb->pitch * (c->fh - 1) + c->fw * 4)) {
+        return VDXG_FAULT_ADDRESS;
+    }
+    return VDXG_FAULT_NONE;
+}
+
+typedef enum VdxgWbRun {
+    VDXG_WB_MORE,               /* lines are left: run again */
+    VDXG_WB_DONE,               /* the arm ended: DONE, maybe ERROR */
+    VDXG_WB_GONE,               /* a DMA reset the device: nothing more */
+} VdxgWbRun;
+
+/*
+ * Write lines of the capture of @c's frame, the next first, until all are
+ * written or get_clock() passes @deadline. The capture holds the frame:
+ * it is not composed again until the capture ends.
+ */
+static VdxgWbRun vdxg_wb_capture_step(VdxgState *s, VdxgCrtc *c,
+                                      int64_t deadline)
+{
+    VdxgWriteback *wb = &s->wb;
+    uint32_t w = wb->cap_w, gen = s->core.reset_gen, x;
+    const uint32_t *row;
+    VdxgErr err;
+
+    if (w != c->fw || wb->cap_h != c->fh) {
+        /* Not expected: the frame changes size only with the CRTC off */
+        vdxg_wb_finish(s, VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR,
+                       wb->cap_frame);
+        return VDXG_WB_DONE;
+    }
+    while (wb->cap_row < wb->cap_h) {
+        row = c->frame + (size_t)wb->cap_row * w;
         for (x = 0; x < w; x++) {
-            stl_le_p(s->disp_row + x * 4, c->frame[y * c->fw + x] | alpha);
+            stl_le_p(s->disp_row + x * 4, row[x] | 0xff000000u);
         }
-        if (!vdxg_gpu_rw(&s->core, wb->addr + (uint64_t)y * wb->pitch,
-                         s->disp_row, w * 4, true, &err)) {
+        if (!vdxg_gpu_rw(&s->core, wb->cap_addr + (uint64_t)wb->cap_row *
+                         wb->cap_pitch, s->disp_row, w * 4, true, &err)) {
             if (s->core.reset_gen != gen) {
                 break;
             }
             vdxg_display_fault(s, c, VDXG_DISP_UNIT_WRITEBACK, err.reason,
                                err.addr);
             vdxg_wb_finish(s, VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR,
-                           frame);
-            return true;
+                           wb->cap_frame);
+            return VDXG_WB_DONE;
+        }
+        if (s->core.reset_gen != gen) {
+            break;
+        }
+        wb->cap_row++;
+        if (wb->cap_row < wb->cap_h && get_clock() >= deadline) {
+            return VDXG_WB_MORE;
         }
     }
     if (s->core.reset_gen != gen) {
-        trace_vdxg_wb_cancel(vdxg_wb_crtc(s));
-        return false;
+        /* The reset dropped the capture without status or interrupt. */
+        trace_vdxg_wb_cancel(c->index);
+        return VDXG_WB_GONE;
     }
     wb->seqno++;
-    vdxg_wb_finish(s, VDXG_WB_STATUS_DONE, frame);
-    return true;
+    vdxg_wb_finish(s, VDXG_WB_STATUS_DONE, wb->cap_frame);
+    return VDXG_WB_DONE;
 }
 
 /*
- * The writeback bottom half, guarded against reentrancy: capture the
- * vblank that has run since the arm, then signal it.
+ * The writeback bottom half, guarded against reentrancy. After the first
+ * vblank since the arm it checks the target, waits for the frame to be
+ * composed (the compose bottom half calls it again), then writes the
+ * frame in slices of about VDXG_SLICE_NS, and signals the end.
  */
 void vdxg_wb_bh(void *opaque)
 {
     VdxgState *s = opaque;
+    VdxgWriteback *wb = &s->wb;
+    int64_t start = get_clock(), cpu = vdxg_thread_ns();
+    VdxgWbRun run;
+    uint32_t reason;
     VdxgCrtc *c;
 
     if (!vdxg_wb_busy(s) || vdxg_wb_crtc(s) >= s->outputs) {
         return;
     }
     c = vdxg_crtc(s, vdxg_wb_crtc(s));
-    if (!vdxg_crtc_active(c) || c->event_frame <= s->wb.arm_frame) {
+    if (!vdxg_crtc_active(c)) {
         return;
     }
-    if (!vdxg_wb_capture(s, c, c->event_frame)) {
-        /* Its DMA reset the device: nothing more. */
+    if (!wb->capturing) {
+        if (c->event_frame <= wb->arm_frame) {
+            return;
+        }
+        reason = vdxg_wb_check(s, c);
+        if (reason != VDXG_FAULT_NONE) {
+            vdxg_display_fault(s, c, VDXG_DISP_UNIT_WRITEBACK, reason,
+                               wb->addr);
+            vdxg_wb_finish(s, VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR,
+                           c->event_frame);
+            vdxg_irq_raise(&s->core, VDXG_INT_WRITEBACK);
+            vdxg_crtc_arm(s, c);
+            goto out;
+        }
+        if (!vdxg_crtc_refresh_sliced(s, c)) {
+            /* Composed in slices; the compose bottom half calls again. */
+            goto out;
+        }
+        /* The frame of the last vblank, and the target, as they are now */
+        wb->capturing = true;
+        wb->cap_row = 0;
+        wb->cap_w = c->fw;
+        wb->cap_h = c->fh;
+        wb->cap_addr = wb->addr;
+        wb->cap_pitch = wb->pitch;
+        wb->cap_frame = c->event_frame;
+        trace_vdxg_wb_start(c->index, wb->cap_frame, c->fw, c->fh);
+    }
+    run = vdxg_wb_capture_step(s, c, start + VDXG_SLICE_NS);
+    if (run == VDXG_WB_GONE) {
         return;
     }
-    vdxg_irq_raise(&s->core, VDXG_INT_WRITEBACK);
-    vdxg_crtc_arm(s, c);
+    if (run == VDXG_WB_MORE) {
+        qemu_bh_schedule(s->wb_bh);
+    } else {
+        vdxg_irq_raise(&s->core, VDXG_INT_WRITEBACK);
+        vdxg_crtc_arm(s, c);
+    }
+out:
+    trace_vdxg_wb_slice(vdxg_wb_crtc(s), wb->cap_row, wb->cap_h,
+                        get_clock() - start, vdxg_thread_ns() - cpu);
+    vdxg_note_slice(&s->core, get_clock() - start, vdxg_thread_ns() - cpu);
 }
 
 bool vdxg_wb_read(VdxgState *s, hwaddr addr, uint32_t *val)
@@ -167,7 +254,11 @@ bool vdxg_wb_write(VdxgState *s, hwaddr addr, uint32_t val)
                 vdxg_guest_error("writeback already armed", addr, val);
                 break;
             }
-            /* Disarm: the capture is dropped without interrupt. */
+            /*
+             * Disarm: the capture is dropped without interrupt (lines
+             * already written stay).
+             */
+            vdxg_wb_end_capture(s);
             wb->ctrl = val;
             wb->status = 0;
             trace_vdxg_wb_cancel(old_crtc);

@@ -137,17 +137,12 @@ static void test_dp_crc_1024(void)
  * when its frame is done; the longest run it reports in CPU time
  * (x-max-slice-cpu-ns; real time, x-max-slice-ns, also counts the time
  * the host runs others) must stay under DP_SLICE_MAX_NS, generous for a
- * loaded 2-core machine.
+ * loaded 2-core machine (vdxg-test.h).
  */
-#define DP_SLICE_MAX_NS     (5 * 1000 * 1000)
 #define DP_HUGE_GART        0x1800000ull    /* 128 KiB: a 64 MiB aperture */
 #define DP_HUGE_PAGES       (64 * MiB / PG_PAGE)
 
-static const DpMode dp_4096 = {
-    4096, 4100, 4104, 4112, 4096, 4097, 4098, 4100, 1011552,
-};
-
-static void dp_qom_reset_max_slice(Dp *d)
+void dp_qom_reset_max_slice(Dp *d)
 {
     qobject_unref(qtest_qmp(d->qts, "{ 'execute': 'qom-set', 'arguments': "
                             "{ 'path': '/machine/peripheral/gpu', "

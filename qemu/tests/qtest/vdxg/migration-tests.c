@@ -212,12 +212,20 @@ static size_t mig_find_t0(const uint8_t *buf, size_t len)
     return found;
 }
 
-/* Load @file into a new destination: the final status, and it answers. */
-static char *mig_load_file(const char *file)
+/*
+ * Load @file into a new destination whose virtual clock is at @now: the
+ * final status, and it answers. The qtest clock is not migrated (an
+ * accelerator's is): the destination's is moved to the source's first.
+ */
+static char *mig_load_file(const char *file, int64_t now)
 {
     g_autofree char *uri = g_strdup_printf("file:%s", file);
     QTestState *dst = mig_dest(PG_PROPS, "defer");
     char *status;
+
+    if (now) {
+        qtest_clock_step(dst, now);
+    }
 
     qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
                              "'arguments': { 'uri': %s, "
@@ -258,7 +266,7 @@ static void test_migration_bad_t0(void)
     g_assert_cmpint((int64_t)ldq_be_p(buf + off), ==, d->t0[0]);
 
     /* The stream as it is loads */
-    good = mig_load_file(file);
+    good = mig_load_file(file, d->now);
     g_assert_cmpstr(good, ==, "completed");
 
     for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -266,7 +274,112 @@ static void test_migration_bad_t0(void)
 
         stq_be_p(buf + off, bad[i]);
         g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
-        status = mig_load_file(file);
+        status = mig_load_file(file, d->now);
+        g_assert_cmpstr(status, ==, "failed");
+    }
+    dp_stop(d);
+    g_unlink(file);
+    g_rmdir(tmpdir);
+}
+
+/* Offsets from CRTC 0's t0 (mig_find_t0) in vdxg/crtc */
+#define MIG_CRTC_EVENT_FRAME    8
+#define MIG_CRTC_FLIP_PENDING   16
+#define MIG_CRTC_FLIP_FRAME     17
+
+/* A writeback target whose registers are easy to find in the stream */
+#define MIG_WB_ADDR             0x0123456789abcdf0ull
+#define MIG_WB_PITCH            0x7654320u
+
+/* The offset of vdxg/writeback's arm_frame in @buf */
+static size_t mig_find_wb_arm_frame(const uint8_t *buf, size_t len)
+{
+    uint8_t pat[16];
+    size_t i, found = 0, n = 0;
+
+    /* addr, format, pitch; then status, seqno, frame, arm_frame */
+    stq_be_p(pat, MIG_WB_ADDR);
+    stl_be_p(pat + 8, XR24);
+    stl_be_p(pat + 12, MIG_WB_PITCH);
+    for (i = 0; i + sizeof(pat) + 20 <= len; i++) {
+        if (!memcmp(buf + i, pat, sizeof(pat))) {
+            found = i + sizeof(pat) + 12;
+            n++;
+        }
+    }
+    g_assert_cmpuint(n, ==, 1);
+    return found;
+}
+
+/*
+ * The frame numbers a CRTC and the writeback wait on are checked on load
+ * against the CRTC's FRAME_COUNT: a pending flip, the last vblank whose
+ * events ran and an armed capture, as migrated, load; any of them ahead of
+ * FRAME_COUNT fails the load. Loaded, a flip_frame near 2^64 left the flip
+ * (and the guest's commit) pending for ever, an event_frame ahead of the
+ * clock silenced the CRTC's vblanks and an arm_frame ahead its capture.
+ */
+static void test_migration_bad_frames(void)
+{
+    static const struct {
+        size_t field;           /* 0: the writeback's arm_frame */
+        uint64_t ahead;         /* added to FRAME_COUNT */
+    } bad[] = {
+        { MIG_CRTC_EVENT_FRAME, 1 },
+        { MIG_CRTC_EVENT_FRAME, UINT64_MAX / 2 },
+        { MIG_CRTC_FLIP_FRAME, 1 },
+        { MIG_CRTC_FLIP_FRAME, UINT64_MAX - 100 },
+        { 0, 1 },
+        { 0, 1ull << 40 },
+    };
+    g_autofree char *tmpdir = g_dir_make_tmp("vdxg-test-XXXXXX", NULL);
+    g_autofree char *file = g_strdup_printf("%s/stream", tmpdir);
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    g_autofree char *good = NULL;
+    g_autofree uint8_t *buf = NULL, *orig = NULL;
+    gsize len;
+    size_t off, wb;
+    Dp *d = dp_start(NULL);
+    uint32_t k;
+    int i;
+
+    /* Some vblanks run, a flip pending, a capture armed, all at frame k */
+    dp_enable(d, 0, &mig_mode, VDXG_CRTC_CTRL_VBLANK_IRQ);
+    dp_next_vblank(d, 0);
+    dp_next_vblank(d, 0);
+    k = dp_next_vblank(d, 0);
+    wr(d->v, CR(0, VDXG_CRTC_FLIP), 1);
+    wr64(d->v, VDXG_REG_WB_ADDR_LO, MIG_WB_ADDR);
+    wr(d->v, VDXG_REG_WB_FORMAT, XR24);
+    wr(d->v, VDXG_REG_WB_PITCH, MIG_WB_PITCH);
+    wr(d->v, VDXG_REG_WB_CTRL, VDXG_WB_CTRL_ENABLE);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, k);
+    qtest_qmp_assert_success(d->qts, "{ 'execute': 'migrate', "
+                             "'arguments': { 'uri': %s } }", uri);
+    g_free(mig_wait_status(d->qts));
+    g_assert_true(g_file_get_contents(file, (char **)&buf, &len, NULL));
+    off = mig_find_t0(buf, len);
+    wb = mig_find_wb_arm_frame(buf, len);
+    g_assert_cmpuint(ldq_be_p(buf + off + MIG_CRTC_EVENT_FRAME), ==, k);
+    g_assert_cmpuint(buf[off + MIG_CRTC_FLIP_PENDING], ==, 1);
+    g_assert_cmpuint(ldq_be_p(buf + off + MIG_CRTC_FLIP_FRAME), ==, k);
+    g_assert_cmpuint(ldq_be_p(buf + wb), ==, k);
+    orig = g_memdup2(buf, len);
+
+    /* The stream as it is loads */
+    good = mig_load_file(file, d->now);
+    g_assert_cmpstr(good, ==, "completed");
+
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        g_autofree char *status = NULL;
+        size_t at = bad[i].field ? off + bad[i].field : wb;
+
+        memcpy(buf, orig, len);
+        stq_be_p(buf + at, k + bad[i].ahead);
+        g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
+        status = mig_load_file(file, d->now);
+        g_test_message("field at %zu, FRAME_COUNT + %" PRIu64 ": %s", at,
+                       bad[i].ahead, status);
         g_assert_cmpstr(status, ==, "failed");
     }
     dp_stop(d);
@@ -405,7 +518,7 @@ static void test_migration_bad_entry(void)
     g_assert_cmpuint(ldl_be_p(orig + render + MIG_SURF(VDXG_SLOT_DST) +
                               MIG_SURF_WIDTH), ==, 4);
 
-    good = mig_load_file(file);
+    good = mig_load_file(file, 0);
     g_assert_cmpstr(good, ==, "completed");
 
     buf = g_memdup2(orig, len);
@@ -426,7 +539,7 @@ static void test_migration_bad_entry(void)
             break;
         }
         g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
-        status = mig_load_file(file);
+        status = mig_load_file(file, 0);
         g_assert_cmpstr(status, ==, "failed");
     }
     rd_stop(p);
@@ -556,7 +669,7 @@ static void test_migration_bad_mmu(void)
     g_assert_cmpuint(ldl_be_p(orig + mmu + MIG_MMU_FAULT_VM), ==, 2);
     g_assert_cmpuint(ldl_be_p(orig + mmu + MIG_MMU_FAULT_ACC), ==, 1);
 
-    good = mig_load_file(file);
+    good = mig_load_file(file, 0);
     g_assert_cmpstr(good, ==, "completed");
 
     buf = g_memdup2(orig, len);
@@ -570,7 +683,7 @@ static void test_migration_bad_mmu(void)
             stl_be_p(buf + mmu + bad[i].off, bad[i].val);
         }
         g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
-        status = mig_load_file(file);
+        status = mig_load_file(file, 0);
         g_assert_cmpstr(status, ==, "failed");
     }
     pg_stop(p);
@@ -584,6 +697,7 @@ void vdxg_test_add_migration_tests(void)
     qtest_add_func("/vdxg/migration/mid-entry", test_migration_mid_entry);
     qtest_add_func("/vdxg/migration/rebar", test_migration_rebar);
     qtest_add_func("/vdxg/migration/bad-t0", test_migration_bad_t0);
+    qtest_add_func("/vdxg/migration/bad-frames", test_migration_bad_frames);
     qtest_add_func("/vdxg/migration/bad-entry", test_migration_bad_entry);
     qtest_add_func("/vdxg/migration/mmu", test_migration_mmu);
     qtest_add_func("/vdxg/migration/bad-mmu", test_migration_bad_mmu);

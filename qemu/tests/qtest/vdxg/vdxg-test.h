@@ -135,6 +135,17 @@ static const DpMode dp_small = {
 static const DpMode dp_tiny = {
     64, 64, 64, 80, 48, 48, 48, 50, 240,
 };
+/* The largest frame: 4096x4096 at about 60 Hz */
+static const DpMode dp_4096 = {
+    4096, 4100, 4104, 4112, 4096, 4097, 4098, 4100, 1011552,
+};
+
+/*
+ * The longest run of device work in the main loop a test accepts, in
+ * CPU time (x-max-slice-cpu-ns): the device yields after about 1 ms,
+ * this is generous for a loaded 2-core machine.
+ */
+#define DP_SLICE_MAX_NS     (5 * 1000 * 1000)
 
 /* A plane's registers as a test programs them */
 typedef struct DpPlane {
@@ -226,6 +237,7 @@ void dp_check_screendump(Dp *d, const char *device, int head,
                          const uint32_t *want, int w, int h);
 
 /* compose-tests.c */
+void dp_qom_reset_max_slice(Dp *d);
 DpPlane dp_cursor_plane(Dp *d, uint64_t addr, uint32_t size, int x,
                         int y, uint32_t blend, uint32_t seed);
 

@@ -159,7 +159,189 @@ static void test_dp_writeback(void)
     dp_stop(d);
 }
 
+/*
+ * A 4096x4096 capture: 64 MiB through the aperture, over 16384 system
+ * pages of their own (SYS_PAGE(DP_SYS_PAGE) on).
+ */
+#define WB_HUGE_GART        0x1800000ull    /* 128 KiB: a 64 MiB aperture */
+#define WB_HUGE_PAGES       (64 * MiB / PG_PAGE)
+#define WB_HUGE_PITCH       (4096 * 4)
+
+static void wb_huge_setup(Dp *d)
+{
+    g_autofree uint64_t *gart = g_new(uint64_t, WB_HUGE_PAGES);
+    uint32_t i;
+
+    for (i = 0; i < WB_HUGE_PAGES; i++) {
+        gart[i] = cpu_to_le64(SYS_PAGE(DP_SYS_PAGE + i) |
+                              VDXG_GART_PTE_VALID);
+    }
+    qtest_bufwrite(d->qts, d->p->vram.addr + WB_HUGE_GART, gart,
+                   WB_HUGE_PAGES * 8);
+    wr(d->v, VDXG_REG_GART_CTRL, 0);
+    wr64(d->v, VDXG_REG_GART_TABLE_LO, WB_HUGE_GART);
+    wr(d->v, VDXG_REG_GART_CTRL, VDXG_GART_CTRL_ENABLE);
+    wr(d->v, VDXG_REG_TLB_FLUSH, 1);
+}
+
+/*
+ * Fill the target with 0xaa: nothing left of a capture before, and the
+ * host's memory is in place (a first touch of fresh pages can cost the
+ * host milliseconds, which are not the device's).
+ */
+static void wb_huge_clear(Dp *d)
+{
+    qtest_memset(d->qts, SYS_PAGE(DP_SYS_PAGE), 0xaa, 64 * MiB);
+}
+
+/* Arm a capture of CRTC 0 into the aperture and step to its vblank. */
+static uint32_t wb_huge_arm(Dp *d)
+{
+    wb_huge_clear(d);
+    wr64(d->v, VDXG_REG_WB_ADDR_LO, APERTURE(0));
+    wr(d->v, VDXG_REG_WB_FORMAT, XR24);
+    wr(d->v, VDXG_REG_WB_PITCH, WB_HUGE_PITCH);
+    wr(d->v, VDXG_REG_INT_ACK, VDXG_INT_WRITEBACK);
+    wr(d->v, VDXG_REG_WB_CTRL, VDXG_WB_CTRL_ENABLE);
+    return dp_next_vblank(d, 0);
+}
+
+/* Wait for the capture to end; returns WB_STATUS. */
+static uint32_t wb_huge_wait(Dp *d, uint32_t *busy_reads)
+{
+    int64_t end = g_get_monotonic_time() + 300 * G_USEC_PER_SEC;
+    uint32_t status;
+
+    *busy_reads = 0;
+    while ((status = rd(d->v, VDXG_REG_WB_STATUS)) & VDXG_WB_STATUS_BUSY) {
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        (*busy_reads)++;
+    }
+    return status;
+}
+
+/* The capture's 64 MiB equal @want with the top byte 0xff. */
+static void wb_huge_check(Dp *d, const uint32_t *want)
+{
+    g_autofree uint8_t *buf = g_malloc(64 * MiB);
+    size_t i;
+
+    /* By the MiB: libqtest finds the end of a reply in quadratic time */
+    for (i = 0; i < 64; i++) {
+        qtest_bufread(d->qts, SYS_PAGE(DP_SYS_PAGE) + i * MiB, buf + i * MiB,
+                      MiB);
+    }
+    for (i = 0; i < 4096 * 4096; i++) {
+        uint32_t got = ldl_le_p(buf + i * 4);
+
+        if (got != (0xff000000u | want[i])) {
+            g_test_message("pixel (%zu, %zu): got 0x%08x, want 0x%08x",
+                           i % 4096, i / 4096, got, 0xff000000u | want[i]);
+        }
+        g_assert_cmphex(got, ==, 0xff000000u | want[i]);
+    }
+}
+
+/*
+ * The writeback of a 4096x4096 frame: 64 MiB written, which in one go
+ * held the main loop about a second. The capture is written in slices of
+ * about a millisecond from its bottom half, the frame composed before it
+ * (in slices too) and not composed again until the last line is
+ * written; the longest run of device work (x-max-slice-cpu-ns, the
+ * writeback's bottom half included) stays under DP_SLICE_MAX_NS.
+ */
+static void test_dp_writeback_huge(void)
+{
+    Dp *d = dp_start("aperture-size=64M");
+    g_autofree uint32_t *want_a = g_new(uint32_t, 4096 * 4096);
+    g_autofree uint32_t *want_b = g_new(uint32_t, 4096 * 4096);
+    DpPlane a = dp_rand_plane(d, DP_FB(0), XR24, 1024, 256, 1500, 2000, 80);
+    DpPlane b = dp_rand_plane(d, DP_FB(4), XR24, 512, 512, 3800, 3700, 81);
+    uint32_t k, status, busy, frame;
+    int64_t t, us;
+
+    wb_huge_setup(d);
+    dp_plane(d, 0, PRIMARY, &a);
+    wr(d->v, CR(0, VDXG_CRTC_BG_COLOR), 0x123456);
+    dp_enable(d, 0, &dp_4096, 0);
+    ref_compose(&dp_4096, 0x123456, &a, 1, want_a);
+    ref_compose(&dp_4096, 0x123456, &b, 1, want_b);
+    dp_qom_reset_max_slice(d);
+
+    /* The first capture: composed, then written, in slices */
+    t = g_get_monotonic_time();
+    k = wb_huge_arm(d);
+    status = wb_huge_wait(d, &busy);
+    us = g_get_monotonic_time() - t;
+    g_test_message("4096x4096 writeback: done in %" PRId64 " us, %u reads "
+                   "saw BUSY, x-max-slice-ns %" PRIu64
+                   " x-max-slice-cpu-ns %" PRIu64, us, busy,
+                   dp_qom_u64(d, "x-max-slice-ns"),
+                   dp_qom_u64(d, "x-max-slice-cpu-ns"));
+    g_assert_cmphex(status, ==, VDXG_WB_STATUS_DONE);
+    g_assert_cmpuint(rd(d->v, VDXG_REG_WB_FRAME), ==, k);
+    g_assert_cmpuint(rd(d->v, VDXG_REG_WB_SEQNO), ==, 1);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS) & VDXG_INT_WRITEBACK, ==,
+                    VDXG_INT_WRITEBACK);
+    g_assert_cmpuint(dp_qom_u64(d, "x-max-slice-cpu-ns"), <,
+                     DP_SLICE_MAX_NS);
+    wb_huge_check(d, want_a);
+    dp_assert_no_fault(d);
+
+    /*
+     * A flip latched while the capture is under way: the capture is one
+     * frame, either the one before the flip (WB_FRAME k) or, when the
+     * flip latched before the frame was composed, the one after it.
+     */
+    k = wb_huge_arm(d);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_STATUS), ==, VDXG_WB_STATUS_BUSY);
+    dp_plane(d, 0, PRIMARY, &b);
+    dp_flip(d, 0);
+    status = wb_huge_wait(d, &busy);
+    g_assert_cmphex(status, ==, VDXG_WB_STATUS_DONE);
+    g_assert_cmpuint(rd(d->v, VDXG_REG_WB_SEQNO), ==, 2);
+    frame = rd(d->v, VDXG_REG_WB_FRAME);
+    g_test_message("flip under way: the capture is of frame %u (armed at "
+                   "%u)", frame, k);
+    g_assert_cmpuint(frame, >=, k);
+    g_assert_cmpuint(frame, <=, k + 1);
+    wb_huge_check(d, frame == k ? want_a : want_b);
+
+    /* Disarmed while under way: no interrupt, no status, armed again */
+    wr(d->v, VDXG_REG_INT_ACK, VDXG_INT_WRITEBACK);
+    wb_huge_arm(d);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_STATUS), ==, VDXG_WB_STATUS_BUSY);
+    wr(d->v, VDXG_REG_WB_CTRL, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_STATUS), ==, 0);
+    k = wb_huge_arm(d);
+    g_assert_cmphex(wb_huge_wait(d, &busy), ==, VDXG_WB_STATUS_DONE);
+    g_assert_cmpuint(rd(d->v, VDXG_REG_WB_FRAME), ==, k);
+    g_assert_cmpuint(rd(d->v, VDXG_REG_WB_SEQNO), ==, 3);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS) & VDXG_INT_WRITEBACK, ==,
+                    VDXG_INT_WRITEBACK);
+    wb_huge_check(d, want_b);
+
+    /* The source turned off while under way: DONE | ERROR, no fault */
+    wr(d->v, VDXG_REG_INT_ACK, VDXG_INT_WRITEBACK);
+    wb_huge_arm(d);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_STATUS), ==, VDXG_WB_STATUS_BUSY);
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_WB_STATUS), ==,
+                    VDXG_WB_STATUS_DONE | VDXG_WB_STATUS_ERROR);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS) & VDXG_INT_WRITEBACK, ==,
+                    VDXG_INT_WRITEBACK);
+    g_assert_cmpuint(rd(d->v, VDXG_REG_WB_SEQNO), ==, 3);
+    dp_assert_no_fault(d);
+    g_assert_cmpuint(dp_qom_u64(d, "x-max-slice-cpu-ns"), <,
+                     DP_SLICE_MAX_NS);
+    g_free((void *)a.data);
+    g_free((void *)b.data);
+    dp_stop(d);
+}
+
 void vdxg_test_add_wb_tests(void)
 {
     qtest_add_func("/vdxg/display/writeback", test_dp_writeback);
+    qtest_add_func("/vdxg/display/writeback-huge-sliced",
+                   test_dp_writeback_huge);
 }
