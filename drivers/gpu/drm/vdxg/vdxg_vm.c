@@ -377,6 +377,9 @@ static int vdxg_vm_step_map(struct drm_gpuva_op *op, void *priv)
 	}
 	drm_gpuva_map(&st->vm->gpuvm, va, &op->map);
 	va->flags = st->flags;
+	/* On the extobj list, an object is locked with the VM's own. */
+	if (vm_bo)
+		drm_gpuvm_bo_extobj_add(vm_bo);
 	st->vm->slots += vdxg_vm_slots(va->va.addr, va->va.range);
 	if (vm_bo) {
 		drm_gpuva_link(va, vm_bo);
