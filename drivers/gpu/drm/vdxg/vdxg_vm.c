@@ -10,6 +10,7 @@
 
 #include <drm/drm_exec.h>
 #include <drm/drm_file.h>
+#include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
 #include <drm/vdxg_drm.h>
 #include <drm/ttm/ttm_bo.h>
@@ -639,6 +640,28 @@ static int vdxg_vm_bind_deps(struct vdxg_pg_batch *b, struct drm_exec *exec)
 	return 0;
 }
 
+/*
+ * A bind that failed half-way (no memory for a paging job) may have left
+ * the tables behind the mapping tree: an unmapped range could still point
+ * at an object about to be freed. The address space is switched off at
+ * once, by the CPU in the AS table and a TLB flush through the register,
+ * so that nothing of it translates any more; the VM then only takes
+ * VM_DESTROY.
+ */
+static void vdxg_vm_break(struct vdxg_vm *vm)
+{
+	struct vdxg_vm_mgr *mgr = &vm->vdxg->vm;
+
+	vm->broken = true;
+	memset_io(mgr->table_cpu + vm->asid * VDXG_VM_AS_ENTRY_SIZE, 0,
+		  VDXG_VM_AS_ENTRY_SIZE);
+	wmb(); /* the entry is off before the flush */
+	vdxg_wr(vm->vdxg, VDXG_REG_VM_TLB_FLUSH, vm->asid);
+	drm_err_ratelimited(&vm->vdxg->drm,
+			    "VM of address space %u switched off: a bind failed half-way\n",
+			    vm->asid);
+}
+
 /* Tables a bind's steps may need, and what its maps add to the slots. */
 static u64 vdxg_vm_bind_tables(const struct vdxg_vm_bind *vb)
 {
@@ -687,6 +710,8 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 		ret = vdxg_vm_bind_apply(vb, &b);
 		if (!ret)
 			ret = vdxg_vm_emit_flush(vm, &b);
+		if (ret)
+			vdxg_vm_break(vm);
 		vm->no_alloc = false;
 		mutex_unlock(&vm->pt_lock);
 	}
@@ -757,7 +782,12 @@ int vdxg_vm_bind_ioctl(struct drm_device *drm, void *data,
 	}
 
 	mutex_lock(&vb.vm->lock);
-	ret = vb.vm->closed ? -ENOENT : vdxg_vm_bind_run(&vb, &sync);
+	if (vb.vm->closed)
+		ret = -ENOENT;
+	else if (vb.vm->broken)
+		ret = -EIO;
+	else
+		ret = vdxg_vm_bind_run(&vb, &sync);
 	mutex_unlock(&vb.vm->lock);
 	vdxg_sync_args_fini(&sync);
 out:

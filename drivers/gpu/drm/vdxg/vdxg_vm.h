@@ -71,6 +71,8 @@ struct vdxg_vm_mgr {
  * @slots: 2 MiB regions the mappings cover, at most: how many tables a
  *	move may need to split 2 MiB pages, kept in @reserve
  * @closed: destroyed; binds fail with -ENOENT
+ * @broken: a bind failed half-way: the address space is switched off
+ *	and binds fail with -EIO
  * @link: in the device's list of VMs
  */
 struct vdxg_vm {
@@ -88,6 +90,7 @@ struct vdxg_vm {
 	bool no_alloc;
 	u64 slots;
 	bool closed;
+	bool broken;
 	struct list_head link;
 };
 
