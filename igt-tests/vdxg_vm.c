@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <drm.h>
@@ -55,45 +56,32 @@ static uint32_t vm_new(struct vr *vr)
 	return id;
 }
 
-/* The address space ids debugfs vms lists, as a bitmap of 256. */
-static void vm_asids(struct vr *vr, uint64_t set[4])
+/* Create a VM and find its address space id in debugfs vms. */
+static uint32_t vm_new_asid(struct vr *vr, uint32_t *asid)
 {
+	unsigned long long client, c;
+	unsigned int a, i;
 	char path[96], line[256];
-	unsigned int asid;
+	uint32_t id = vm_new(vr);
+	uint64_t v;
 	FILE *f;
 
-	memset(set, 0, 4 * sizeof(*set));
+	vtest_assert(vr_fdinfo(vdxg_device_fd(vr->dev), "drm-client-id", &v));
+	client = v;
 	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vms",
 		 vtest_drm_minor(vdxg_device_fd(vr->dev)));
 	f = fopen(path, "r");
 	vtest_assert_f(f, "%s: %m", path);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "vm asid %u:", &asid) == 1 && asid < 256)
-			set[asid / 64] |= 1ull << (asid % 64);
-	fclose(f);
-}
-
-/* Create a VM and find its address space id in debugfs. */
-static uint32_t vm_new_asid(struct vr *vr, uint32_t *asid)
-{
-	uint64_t before[4], after[4];
-	uint32_t id;
-	int i, b;
-
-	vm_asids(vr, before);
-	id = vm_new(vr);
-	vm_asids(vr, after);
-	for (i = 0; i < 4; i++) {
-		uint64_t n = after[i] & ~before[i];
-
-		if (n) {
-			b = __builtin_ctzll(n);
-			vtest_assert_eq(n, 1ull << b);
-			*asid = i * 64 + b;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "vm asid %u: client %llu id %u", &a, &c,
+			   &i) == 3 && c == client && i == id) {
+			fclose(f);
+			*asid = a;
 			return id;
 		}
 	}
-	vtest_fail("the new VM is not in debugfs vms");
+	fclose(f);
+	vtest_fail("VM %u of client %llu is not in debugfs vms", id, client);
 	return 0;
 }
 
@@ -323,6 +311,165 @@ static void test_isolation(void)
 	vr_close(&a);
 }
 
+/*
+ * A job held on the render ring by a WAIT until the CPU writes 1 at
+ * HOLD + 0, writing WHAT, with OUT signalled when it is done.
+ */
+static void held_job(struct vr *vr, uint32_t ctx, struct vdxg_bo *hold,
+		     struct vdxg_bo *what, uint32_t out)
+{
+	struct drm_vdxg_sync o = vdxg_sync(out, 0);
+	struct vdxg_submit_opts opts = { .out_syncs = &o, .num_out_syncs = 1 };
+	struct vdxg_cs *cs = vr_cs();
+
+	vdxg_cs_wait(cs, hold, 0, 0, 1);
+	vdxg_cs_fence(cs, what, 0, DRM_VDXG_ALLOC_WRITE, 0x1234);
+	vr_submit(vr, ctx, cs, &opts);
+	vdxg_cs_free(cs);
+}
+
+/*
+ * A bind waits for its in-syncobj; its out-syncobj signals once the tables
+ * are written, and the mapping reads then.
+ */
+static void test_bind_in_sync(void)
+{
+	struct drm_vdxg_vm_bind_op op = { .op = DRM_VDXG_VM_BIND_OP_MAP };
+	struct drm_vdxg_sync in, out;
+	struct vdxg_bo *hold, *bo, *scratch;
+	uint32_t asid, vm, ctx, s_in, s_out;
+	uint8_t *map;
+	struct vr vr;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	vm = vm_new_asid(&vr, &asid);
+	ctx = vr_ctx(&vr);
+	map = vr_hold_bo(&vr, &hold);
+	scratch = vr_bo(&vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
+	bo = patterned(&vr, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 5);
+	s_in = vr_syncobj(&vr, false);
+	s_out = vr_syncobj(&vr, false);
+	held_job(&vr, ctx, hold, scratch, s_in);
+
+	in = vdxg_sync(s_in, 0);
+	out = vdxg_sync(s_out, 0);
+	op.handle = bo->handle;
+	op.va = VA;
+	op.range = 64 * KIB;
+	vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, &in, 1, &out, 1));
+	vr_sleep_ms(200);
+	vtest_assert_eq(vr_syncobj_wait(&vr, s_out, 0, 0), -ETIME);
+
+	map[0] = 1;	/* let the job go: then the bind */
+	vtest_assert_eq(vr_syncobj_wait(&vr, s_out, 0, VR_WAIT_NS), 0);
+	expect_bytes(&vr, asid, VA, bo, 0, 64 * KIB);
+	vdxg_bo_free(bo);
+	vdxg_bo_free(scratch);
+	vdxg_bo_free(hold);
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+	vr_close(&vr);
+}
+
+/*
+ * An unmap of an object that a queued job uses waits for the job: its
+ * out-syncobj signals only after the job's.
+ */
+static void test_unbind_waits(void)
+{
+	struct drm_vdxg_vm_bind_op op = {
+		.op = DRM_VDXG_VM_BIND_OP_UNMAP,
+		.va = VA,
+		.range = 64 * KIB,
+	};
+	struct vdxg_bo *hold, *bo;
+	uint32_t asid, vm, ctx, s_job, s_out;
+	struct drm_vdxg_sync out;
+	uint8_t *map;
+	struct vr vr;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	vm = vm_new_asid(&vr, &asid);
+	ctx = vr_ctx(&vr);
+	map = vr_hold_bo(&vr, &hold);
+	bo = patterned(&vr, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 6);
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, 64 * KIB, 0));
+	s_job = vr_syncobj(&vr, false);
+	s_out = vr_syncobj(&vr, false);
+	held_job(&vr, ctx, hold, bo, s_job);	/* writes the object */
+
+	out = vdxg_sync(s_out, 0);
+	vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, &out, 1));
+	vr_sleep_ms(200);
+	vtest_assert_eq(vr_syncobj_wait(&vr, s_out, 0, 0), -ETIME);
+	vtest_assert_eq(vr_syncobj_wait(&vr, s_job, 0, 0), -ETIME);
+
+	map[0] = 1;
+	vtest_assert_eq(vr_syncobj_wait(&vr, s_out, 0, VR_WAIT_NS), 0);
+	vtest_assert_eq(vr_syncobj_wait(&vr, s_job, 0, 0), 0);
+	expect_fault(&vr, asid, VA);
+	vdxg_bo_free(bo);
+	vdxg_bo_free(hold);
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+	vr_close(&vr);
+}
+
+/* One process of test_concurrent: bind, check, unbind, again. */
+static void concurrent_child(unsigned int k)
+{
+	uint32_t asid, vm, round;
+	struct vr vr;
+
+	vr_open(&vr);
+	vm = vm_new_asid(&vr, &asid);
+	for (round = 0; round < 6; round++) {
+		uint64_t va = VA + (uint64_t)round * 4 * MIB;
+		uint32_t seg = round % 2 ? DRM_VDXG_SEGMENT_SYSTEM :
+					   DRM_VDXG_SEGMENT_VRAM;
+		struct vdxg_bo *bo = patterned(&vr, 256 * KIB, seg,
+					       k * 16 + round);
+
+		vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, va, 256 * KIB,
+					    0));
+		expect_bytes(&vr, asid, va, bo, 0, 64 * KIB);
+		expect_bytes(&vr, asid, va + 192 * KIB, bo, 192 * KIB,
+			     64 * KIB);
+		vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, va, 128 * KIB));
+		expect_bytes(&vr, asid, va + 128 * KIB, bo, 128 * KIB,
+			     64 * KIB);
+		vdxg_bo_free(bo);
+	}
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+	vr_close(&vr);
+}
+
+/* Eight processes binding and unbinding at once, contents verified. */
+static void test_concurrent(void)
+{
+	pid_t pid[8];
+	unsigned int k;
+	int status;
+	struct vr vr;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	vr_close(&vr);
+	for (k = 0; k < 8; k++) {
+		pid[k] = fork();
+		vtest_assert(pid[k] >= 0);
+		if (!pid[k]) {
+			concurrent_child(k);
+			_exit(0);
+		}
+	}
+	for (k = 0; k < 8; k++) {
+		vtest_assert_eq(waitpid(pid[k], &status, 0), pid[k]);
+		vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+			       "process %u: status 0x%x", k, status);
+	}
+}
+
 struct bad_row {
 	const char *what;
 	struct drm_vdxg_vm_bind_op op;
@@ -455,6 +602,12 @@ static const struct vtest_subtest subtests[] = {
 	  "contents at its virtual address" },
 	{ "isolation", test_isolation,
 	  "an address mapped in one process's VM faults in another's" },
+	{ "bind-in-sync", test_bind_in_sync,
+	  "a bind waits for its in-syncobj; its out-syncobj follows" },
+	{ "unbind-waits", test_unbind_waits,
+	  "an unmap waits for a queued job using the object" },
+	{ "concurrent", test_concurrent,
+	  "eight processes binding and unbinding, contents verified" },
 	{ "bad-bind", test_bad_bind,
 	  "malformed VM_BIND calls: the errno of each, then a valid one works" },
 };

@@ -955,6 +955,7 @@ int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
 		goto err_close;
 	}
 	vm->id = id;
+	vm->client_id = file->client_id;
 	args->vm_id = id;
 	mutex_lock(&vdxg->vm.lock);
 	list_add_tail(&vm->link, &vdxg->vm.list);
@@ -1117,9 +1118,9 @@ static int vdxg_vm_debugfs_show(struct seq_file *m, void *data)
 		mutex_lock(&vm->lock);
 		drm_gpuvm_for_each_va(va, &vm->gpuvm)
 			n++;
-		seq_printf(m, "vm asid %u: %llu mappings, %u tables (%u KiB), %u in reserve\n",
-			   vm->asid, n, vm->pt.tables, vm->pt.tables * 4,
-			   vm->nreserve);
+		seq_printf(m, "vm asid %u: client %llu id %u, %llu mappings, %u tables (%u KiB), %u in reserve\n",
+			   vm->asid, vm->client_id, vm->id, n, vm->pt.tables,
+			   vm->pt.tables * 4, vm->nreserve);
 		drm_gpuvm_for_each_va(va, &vm->gpuvm)
 			seq_printf(m, "  0x%012llx-0x%012llx %s%s offset 0x%llx %s\n",
 				   va->va.addr, va->va.addr + va->va.range,

@@ -57,6 +57,7 @@ struct vdxg_vm_mgr {
  * @gpuvm: the mappings; its reservation object is the VM's
  * @vdxg: the device
  * @id: the id the file knows it by
+ * @client_id: the file's DRM client id (fdinfo drm-client-id)
  * @asid: the device's address space id
  * @lock: serialises binds and the VM's destruction
  * @pt_lock: protects @pt: taken inside the reservations, by binds and by
@@ -79,6 +80,7 @@ struct vdxg_vm {
 	struct drm_gpuvm gpuvm;
 	struct vdxg_device *vdxg;
 	u32 id;
+	u64 client_id;
 	u32 asid;
 	struct mutex lock; /* serialises binds and destruction */
 	struct mutex pt_lock; /* protects @pt and @tables */
