@@ -231,9 +231,11 @@ static void test_caps(void)
 
 	vtest_info("caps 0x%llx", (unsigned long long)caps);
 	/* Only the bits docs/hardware.md defines. */
-	vtest_assert_eq_u64(caps & ~(uint64_t)(BIT(10) - 1), 0);
+	vtest_assert_eq_u64(caps & ~(uint64_t)(VDXG_CAP_GPU_MMU * 2 - 1), 0);
 	vtest_assert_eq_u64(!!(caps & VDXG_CAP_MSIX), expect_msix());
 	vtest_assert_neq_u64(caps & VDXG_CAP_SELFTEST, 0);
+	/* Every vdxg function, PF or VF, has the GPU MMU. */
+	vtest_assert_neq_u64(caps & VDXG_CAP_GPU_MMU, 0);
 	close(fd);
 }
 
