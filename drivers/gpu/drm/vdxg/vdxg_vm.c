@@ -191,7 +191,9 @@ static int vdxg_vm_reserve_fill(struct vdxg_vm *vm, u64 want)
 	u64 offset;
 	int ret;
 
-	ret = vdxg_vm_reserve_room(vm, 2 * want);
+	/* Room also for every table of the tree to come back unlinked. */
+	ret = vdxg_vm_reserve_room(vm, 2 * want + vm->nreserve +
+				   vm->pt.tables);
 	while (!ret && vm->nreserve < want) {
 		ret = vdxg_vm_table_create(vm, &offset);
 		if (!ret)
@@ -200,11 +202,36 @@ static int vdxg_vm_reserve_fill(struct vdxg_vm *vm, u64 want)
 	return ret;
 }
 
-/* Give back what @reserve holds beyond @keep tables. */
+/*
+ * A table once linked may be unlinked by a paging job that has not run
+ * yet: until it has, the device may still walk it. Such a table goes back
+ * to @reserve marked (VDXG_VM_RESERVE_USED): only a later paging job may
+ * use it again (the queue runs in order), and only VM destruction, once
+ * the device is idle, frees it. Tables never linked are freed at will.
+ */
+#define VDXG_VM_RESERVE_USED	BIT_ULL(0)
+
+/* Give back unused tables of @reserve while it holds more than @keep. */
 static void vdxg_vm_reserve_trim(struct vdxg_vm *vm, u64 keep)
 {
-	while (vm->nreserve > keep)
-		vdxg_vm_table_destroy(vm, vm->reserve[--vm->nreserve]);
+	u32 i = vm->nreserve;
+
+	while (i-- && vm->nreserve > keep) {
+		u64 e = vm->reserve[i];
+
+		if (e & VDXG_VM_RESERVE_USED)
+			continue;
+		vm->reserve[i] = vm->reserve[--vm->nreserve];
+		vdxg_vm_table_destroy(vm, e);
+	}
+}
+
+/* At destruction, with the device done with the VM: every table goes. */
+static void vdxg_vm_reserve_free(struct vdxg_vm *vm)
+{
+	while (vm->nreserve)
+		vdxg_vm_table_destroy(vm, vm->reserve[--vm->nreserve] &
+				      ~VDXG_VM_RESERVE_USED);
 }
 
 static int vdxg_vm_pt_alloc(void *priv, u64 *offset)
@@ -212,7 +239,7 @@ static int vdxg_vm_pt_alloc(void *priv, u64 *offset)
 	struct vdxg_vm *vm = priv;
 
 	if (vm->nreserve) {
-		*offset = vm->reserve[--vm->nreserve];
+		*offset = vm->reserve[--vm->nreserve] & ~VDXG_VM_RESERVE_USED;
 		return 0;
 	}
 	if (vm->no_alloc)
@@ -224,8 +251,9 @@ static void vdxg_vm_pt_free(void *priv, u64 offset)
 {
 	struct vdxg_vm *vm = priv;
 
-	if (vm->no_alloc && vm->nreserve < vm->reserve_cap) {
-		vm->reserve[vm->nreserve++] = offset;
+	/* Room is made before a bind for every table the VM has. */
+	if (!vm->closed && !WARN_ON(vm->nreserve >= vm->reserve_cap)) {
+		vm->reserve[vm->nreserve++] = offset | VDXG_VM_RESERVE_USED;
 		return;
 	}
 	vdxg_vm_table_destroy(vm, offset);
@@ -605,17 +633,12 @@ static struct vdxg_vm *vdxg_vm_lookup(struct vdxg_file *vf, u32 id)
 }
 
 /*
- * The tables a batch unlinked may still be walked until its last job's
- * FLUSH_VM_TLB: they are freed once that job is done. The caller holds the
- * VM's reservation.
+ * The tables a batch unlinked may still be walked until its jobs have run:
+ * they go back to the reserve, marked (see VDXG_VM_RESERVE_USED), with no
+ * wait. The caller holds the VM's reservation.
  */
-static void vdxg_vm_free_tables(struct vdxg_vm *vm, struct dma_fence *fence,
-				struct list_head *tables)
+static void vdxg_vm_free_tables(struct vdxg_vm *vm, struct list_head *tables)
 {
-	if (list_empty(tables))
-		return;
-	if (fence)
-		dma_fence_wait(fence, false);
 	mutex_lock(&vm->pt_lock);
 	vdxg_pt_free_deferred(&vm->pt, tables);
 	mutex_unlock(&vm->pt_lock);
@@ -727,7 +750,7 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 		if (!ret)
 			vdxg_sync_signal(sync, fence);
 	}
-	vdxg_vm_free_tables(vm, fence, &b.deferred_tables);
+	vdxg_vm_free_tables(vm, &b.deferred_tables);
 	/* What moves may need stays; the rest of the worst case goes. */
 	vdxg_vm_reserve_trim(vm, vm->slots);
 	dma_fence_put(fence);
@@ -882,7 +905,7 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 			fence = NULL;
 		if (fence)
 			dma_fence_wait(fence, false);
-		vdxg_vm_free_tables(vm, NULL, &b.deferred_tables);
+		vdxg_vm_free_tables(vm, &b.deferred_tables);
 		dma_fence_put(fence);
 	}
 	drm_gpuvm_for_each_va_safe(va, next, &vm->gpuvm) {
@@ -896,7 +919,7 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 	dma_resv_lock(r_obj->resv, NULL);
 	mutex_lock(&vm->pt_lock);
 	vdxg_pt_vm_fini(&vm->pt);
-	vdxg_vm_reserve_trim(vm, 0);
+	vdxg_vm_reserve_free(vm);
 	mutex_unlock(&vm->pt_lock);
 	dma_resv_unlock(r_obj->resv);
 	mutex_unlock(&vm->lock);
@@ -1136,15 +1159,40 @@ DEFINE_SHOW_ATTRIBUTE(vdxg_vm_debugfs);
 
 /*
  * ``vm_read`` (root, for tests): write "ASID VA SIZE" (SIZE at most 64 KiB),
- * then read: the bytes at VA in that address space, as the GPU sees them,
- * copied by a TRANSFER_VIRTUAL on the paging engine. A virtual address
- * the address space does not map makes the read fail with -EFAULT (the
- * paging engine faults and is reset, as for any paging fault).
+ * then read on the same open file: the bytes at VA in that address space,
+ * as the GPU sees them, copied by a TRANSFER_VIRTUAL on the paging
+ * engine. A virtual address the address space does not map makes the
+ * read fail with -EFAULT (the paging engine faults and is reset, as for
+ * any paging fault).
  */
+struct vdxg_vm_peek {
+	struct vdxg_device *vdxg;
+	u32 asid;
+	u64 va;
+	u32 size;
+};
+
+static int vdxg_vm_read_open(struct inode *inode, struct file *f)
+{
+	struct vdxg_vm_peek *p = kzalloc(sizeof(*p), GFP_KERNEL);
+
+	if (!p)
+		return -ENOMEM;
+	p->vdxg = inode->i_private;
+	f->private_data = p;
+	return 0;
+}
+
+static int vdxg_vm_read_release(struct inode *inode, struct file *f)
+{
+	kfree(f->private_data);
+	return 0;
+}
+
 static ssize_t vdxg_vm_read_write(struct file *f, const char __user *ubuf,
 				  size_t len, loff_t *pos)
 {
-	struct vdxg_device *vdxg = file_inode(f)->i_private;
+	struct vdxg_vm_peek *p = f->private_data;
 	char buf[64];
 	u32 asid, size;
 	u64 va;
@@ -1157,73 +1205,75 @@ static ssize_t vdxg_vm_read_write(struct file *f, const char __user *ubuf,
 	if (sscanf(buf, "%u %llx %u", &asid, &va, &size) != 3 ||
 	    asid >= VDXG_VM_MAX_AS || !size || size > VDXG_VM_STAGE_SIZE)
 		return -EINVAL;
-	mutex_lock(&vdxg->vm.lock);
-	vdxg->vm.peek.asid = asid;
-	vdxg->vm.peek.va = va;
-	vdxg->vm.peek.size = size;
-	mutex_unlock(&vdxg->vm.lock);
+	p->asid = asid;
+	p->va = va;
+	p->size = size;
 	return len;
 }
 
-static ssize_t vdxg_vm_read_read(struct file *f, char __user *ubuf,
-				 size_t len, loff_t *pos)
+/* Copy @p's bytes to the staging buffer; the caller holds the lock. */
+static int vdxg_vm_peek(struct vdxg_vm_peek *p)
 {
-	struct vdxg_device *vdxg = file_inode(f)->i_private;
-	struct vdxg_vm_mgr *mgr = &vdxg->vm;
+	struct vdxg_vm_mgr *mgr = &p->vdxg->vm;
 	struct vdxg_pg_batch b;
 	struct dma_fence *fence;
 	u64 progress = 0;
-	void *data;
-	ssize_t ret;
+	int ret;
 
-	if (*pos)
-		return 0;
-	if (!mgr->enabled)
-		return -ENODEV;
-	mutex_lock(&mgr->lock);
-	ret = -EINVAL;
-	if (!mgr->peek.size || len < mgr->peek.size)
-		goto out;
-	ret = vdxg_pg_batch_begin(&b, vdxg, NULL);
+	ret = vdxg_pg_batch_begin(&b, p->vdxg, NULL);
 	if (ret)
-		goto out;
-	ret = vdxg_pg_emit(&b, vdxg_pg_transfer_virtual(&b.pb, mgr->peek.asid,
+		return ret;
+	ret = vdxg_pg_emit(&b, vdxg_pg_transfer_virtual(&b.pb, p->asid,
 							VDXG_PG_XV_DST_PHYS,
-							mgr->peek.va,
-							mgr->stage_gpu,
-							mgr->peek.size,
-							&progress, &b.stats));
+							p->va, mgr->stage_gpu,
+							p->size, &progress,
+							&b.stats));
 	fence = vdxg_pg_batch_end(&b);
-	if (IS_ERR(fence)) {
-		ret = PTR_ERR(fence);
-		goto out;
-	}
+	if (IS_ERR(fence))
+		return PTR_ERR(fence);
 	if (fence) {
 		dma_fence_wait(fence, false);
 		if (!ret && fence->error)
 			ret = -EFAULT;
 		dma_fence_put(fence);
 	}
-	if (ret)
-		goto out;
-	data = kvmalloc(mgr->peek.size, GFP_KERNEL);
-	ret = -ENOMEM;
+	return ret;
+}
+
+static ssize_t vdxg_vm_read_read(struct file *f, char __user *ubuf,
+				 size_t len, loff_t *pos)
+{
+	struct vdxg_vm_peek *p = f->private_data;
+	struct vdxg_vm_mgr *mgr = &p->vdxg->vm;
+	ssize_t ret;
+	void *data;
+
+	if (*pos)
+		return 0;
+	if (!mgr->enabled)
+		return -ENODEV;
+	if (!p->size || len < p->size)
+		return -EINVAL;
+	data = kvmalloc(p->size, GFP_KERNEL);
 	if (!data)
-		goto out;
-	memcpy_fromio(data, mgr->stage_cpu, mgr->peek.size);
-	ret = copy_to_user(ubuf, data, mgr->peek.size) ? -EFAULT :
-	      mgr->peek.size;
+		return -ENOMEM;
+	mutex_lock(&mgr->lock);
+	ret = vdxg_vm_peek(p);
+	if (!ret)
+		memcpy_fromio(data, mgr->stage_cpu, p->size);
+	mutex_unlock(&mgr->lock);
+	if (!ret)
+		ret = copy_to_user(ubuf, data, p->size) ? -EFAULT : p->size;
 	kvfree(data);
 	if (ret > 0)
 		*pos += ret;
-out:
-	mutex_unlock(&mgr->lock);
 	return ret;
 }
 
 static const struct file_operations vdxg_vm_read_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
+	.open = vdxg_vm_read_open,
+	.release = vdxg_vm_read_release,
 	.read = vdxg_vm_read_read,
 	.write = vdxg_vm_read_write,
 	.llseek = default_llseek,

@@ -26,27 +26,20 @@ struct vdxg_pg_batch;
  * @table_gpu: VRAM offset of the address-space table
  * @table_cpu: its CPU mapping (zeroed once, before the MMU is enabled)
  * @asids: address space ids in use (1 and up; 0 is never handed out)
- * @lock: protects @list and @peek
+ * @lock: protects @list and the staging buffer
  * @list: every VM of every file
  * @stage_gpu: VRAM offset of a buffer debugfs reads VMs through
  * @stage_cpu: its CPU mapping
- * @peek: what the next read of debugfs ``vm_read`` reads: address space,
- *	virtual address and size
  */
 struct vdxg_vm_mgr {
 	bool enabled;
 	u64 table_gpu;
 	void __iomem *table_cpu;
 	struct ida asids;
-	struct mutex lock; /* protects @list and @peek */
+	struct mutex lock; /* protects @list and the staging buffer */
 	struct list_head list;
 	u64 stage_gpu;
 	void __iomem *stage_cpu;
-	struct {
-		u32 asid;
-		u64 va;
-		u32 size;
-	} peek;
 };
 
 #define VDXG_VM_STAGE_SIZE	SZ_64K
