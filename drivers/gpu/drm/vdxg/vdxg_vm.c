@@ -501,8 +501,7 @@ static const struct drm_gpuvm_ops vdxg_gpuvm_ops = {
 
 /* ------------------------------------------------------------ VM_BIND */
 
-static int vdxg_vm_check_op(struct vdxg_device *vdxg,
-			    const struct drm_vdxg_vm_bind_op *op)
+static int vdxg_vm_check_op(const struct drm_vdxg_vm_bind_op *op)
 {
 	if (op->pad || !op->range || !IS_ALIGNED(op->va, SZ_4K) ||
 	    !IS_ALIGNED(op->range, SZ_4K) || op->va >= VDXG_VM_VA_END ||
@@ -664,6 +663,21 @@ static int vdxg_vm_bind_deps(struct vdxg_pg_batch *b, struct drm_exec *exec)
 }
 
 /*
+ * Switch the address space off by the CPU: its AS entry zeroed, then its
+ * translations flushed through the register. For address spaces whose
+ * tables can no longer be trusted; the AS table is the driver's own.
+ */
+static void vdxg_vm_as_off(struct vdxg_vm *vm)
+{
+	struct vdxg_vm_mgr *mgr = &vm->vdxg->vm;
+
+	memset_io(mgr->table_cpu + vm->asid * VDXG_VM_AS_ENTRY_SIZE, 0,
+		  VDXG_VM_AS_ENTRY_SIZE);
+	wmb(); /* the entry is off before the flush */
+	vdxg_wr(vm->vdxg, VDXG_REG_VM_TLB_FLUSH, vm->asid);
+}
+
+/*
  * A bind that failed half-way (no memory for a paging job) may have left
  * the tables behind the mapping tree: an unmapped range could still point
  * at an object about to be freed. The address space is switched off at
@@ -673,13 +687,8 @@ static int vdxg_vm_bind_deps(struct vdxg_pg_batch *b, struct drm_exec *exec)
  */
 static void vdxg_vm_break(struct vdxg_vm *vm)
 {
-	struct vdxg_vm_mgr *mgr = &vm->vdxg->vm;
-
 	vm->broken = true;
-	memset_io(mgr->table_cpu + vm->asid * VDXG_VM_AS_ENTRY_SIZE, 0,
-		  VDXG_VM_AS_ENTRY_SIZE);
-	wmb(); /* the entry is off before the flush */
-	vdxg_wr(vm->vdxg, VDXG_REG_VM_TLB_FLUSH, vm->asid);
+	vdxg_vm_as_off(vm);
 	drm_err_ratelimited(&vm->vdxg->drm,
 			    "VM of address space %u switched off: a bind failed half-way\n",
 			    vm->asid);
@@ -788,7 +797,7 @@ int vdxg_vm_bind_ioctl(struct drm_device *drm, void *data,
 			   vb.n * sizeof(*vb.ops)))
 		goto out;
 	for (i = 0; i < vb.n; i++) {
-		ret = vdxg_vm_check_op(to_vdxg(drm), &vb.ops[i]);
+		ret = vdxg_vm_check_op(&vb.ops[i]);
 		if (ret)
 			goto out;
 	}
@@ -851,9 +860,15 @@ static int vdxg_vm_activate(struct vdxg_vm *vm)
 		fence = NULL;
 	}
 	if (fence) {
-		ret = ret ?: dma_fence_wait(fence, false);
+		dma_fence_wait(fence, false);
 		ret = ret ?: fence->error;
 		dma_fence_put(fence);
+	}
+	if (ret) {
+		/* The device is done with the job: the root goes now. */
+		vdxg_vm_as_off(vm);
+		vm->closed = true;
+		vdxg_pt_vm_fini(&vm->pt);
 	}
 out:
 	dma_resv_unlock(r_obj->resv);
