@@ -3,7 +3,6 @@
  * Copyright 2026 The vdxg authors
  */
 
-#include <linux/dma-fence-chain.h>
 #include <linux/dma-resv.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -13,13 +12,13 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
-#include <drm/drm_syncobj.h>
 #include <drm/vdxg_drm.h>
 
 #include "vdxg_bo.h"
 #include "vdxg_cmdparse.h"
 #include "vdxg_drv.h"
 #include "vdxg_render.h"
+#include "vdxg_sync.h"
 
 /**
  * DOC: Submission
@@ -60,10 +59,7 @@
  * @objs: the allocations' objects
  * @cp: what the parser needs of each allocation
  * @gpu_addr: the allocations' GPU addresses, once resident
- * @in: in-syncobjs
- * @out: out-syncobjs
- * @out_syncobjs: the out-syncobjs looked up
- * @chains: preallocated timeline points for them
+ * @sync: in- and out-syncobjs
  * @job: the job
  * @exec: the locking context
  */
@@ -78,10 +74,7 @@ struct vdxg_submit {
 	struct drm_gem_object **objs;
 	struct vdxg_cp_alloc *cp;
 	u64 *gpu_addr;
-	struct drm_vdxg_sync *in;
-	struct drm_vdxg_sync *out;
-	struct drm_syncobj **out_syncobjs;
-	struct dma_fence_chain **chains;
+	struct vdxg_sync_args sync;
 	struct vdxg_job *job;
 	struct drm_exec exec;
 };
@@ -137,13 +130,9 @@ static int vdxg_submit_copy_in(struct vdxg_submit *s)
 				      sizeof(*s->patches), &ret);
 	if (ret)
 		return ret;
-	s->in = vdxg_submit_copy(args->in_syncs, args->num_in_syncs,
-				 sizeof(*s->in), &ret);
-	if (ret)
-		return ret;
-	s->out = vdxg_submit_copy(args->out_syncs, args->num_out_syncs,
-				  sizeof(*s->out), &ret);
-	return ret;
+	return vdxg_sync_args_copy(&s->sync, s->file, args->in_syncs,
+				   args->num_in_syncs, args->out_syncs,
+				   args->num_out_syncs);
 }
 
 /* Has the object a segment the engines reach (VRAM, aperture)? */
@@ -197,52 +186,6 @@ static int vdxg_submit_validate(struct vdxg_submit *s)
 			err.dword, err.what, ret);
 	}
 	return ret;
-}
-
-/* Look up the out-syncobjs and preallocate their timeline points. */
-static int vdxg_submit_prepare_out(struct vdxg_submit *s)
-{
-	u32 n = s->args->num_out_syncs;
-	u32 i;
-
-	if (!n)
-		return 0;
-	s->out_syncobjs = kcalloc(n, sizeof(*s->out_syncobjs), GFP_KERNEL);
-	s->chains = kcalloc(n, sizeof(*s->chains), GFP_KERNEL);
-	if (!s->out_syncobjs || !s->chains)
-		return -ENOMEM;
-
-	for (i = 0; i < n; i++) {
-		if (s->out[i].flags)
-			return -EINVAL;
-		s->out_syncobjs[i] = drm_syncobj_find(s->file, s->out[i].handle);
-		if (!s->out_syncobjs[i])
-			return -ENOENT;
-		if (s->out[i].point) {
-			s->chains[i] = dma_fence_chain_alloc();
-			if (!s->chains[i])
-				return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-static int vdxg_submit_in_deps(struct vdxg_submit *s)
-{
-	u32 i;
-	int ret;
-
-	for (i = 0; i < s->args->num_in_syncs; i++) {
-		if (s->in[i].flags)
-			return -EINVAL;
-		ret = drm_sched_job_add_syncobj_dependency(&s->job->base,
-							   s->file,
-							   s->in[i].handle,
-							   s->in[i].point);
-		if (ret)
-			return ret;
-	}
-	return 0;
 }
 
 /* Lock the objects, page them in, and collect their dependencies. */
@@ -360,15 +303,7 @@ static void vdxg_submit_push(struct vdxg_submit *s)
 	drm_sched_entity_push_job(&s->job->base);
 	s->job = NULL;
 
-	for (i = 0; i < s->args->num_out_syncs; i++) {
-		if (s->chains[i]) {
-			drm_syncobj_add_point(s->out_syncobjs[i], s->chains[i],
-					      fence, s->out[i].point);
-			s->chains[i] = NULL;
-		} else {
-			drm_syncobj_replace_fence(s->out_syncobjs[i], fence);
-		}
-	}
+	vdxg_sync_signal(&s->sync, fence);
 	dma_fence_put(fence);
 	atomic64_inc(&s->vdxg->render.stats.submits);
 }
@@ -404,7 +339,7 @@ static int vdxg_submit_job(struct vdxg_submit *s)
 		return ret;
 	}
 
-	ret = vdxg_submit_in_deps(s);
+	ret = vdxg_sync_add_deps(&s->sync, &s->job->base);
 	if (ret)
 		return ret;
 
@@ -448,21 +383,13 @@ static void vdxg_submit_cleanup(struct vdxg_submit *s)
 		drm_sched_job_cleanup(&s->job->base);
 		vdxg_job_free(s->job);
 	}
-	for (i = 0; s->out_syncobjs && i < s->args->num_out_syncs; i++)
-		if (s->out_syncobjs[i])
-			drm_syncobj_put(s->out_syncobjs[i]);
-	for (i = 0; s->chains && i < s->args->num_out_syncs; i++)
-		dma_fence_chain_free(s->chains[i]);
-	kfree(s->chains);
-	kfree(s->out_syncobjs);
+	vdxg_sync_args_fini(&s->sync);
 	for (i = 0; s->objs && i < s->args->num_allocations; i++)
 		if (s->objs[i])
 			drm_gem_object_put(s->objs[i]);
 	kvfree(s->gpu_addr);
 	kvfree(s->cp);
 	kvfree(s->objs);
-	kvfree(s->out);
-	kvfree(s->in);
 	kvfree(s->patches);
 	kvfree(s->allocs);
 	kvfree(s->cmds);
@@ -513,10 +440,13 @@ int vdxg_submit_kernel(struct drm_file *file, const struct vdxg_kbuf *kb)
 	s.objs = kvcalloc(kb->nobjs, sizeof(*s.objs), GFP_KERNEL);
 	s.cp = kvcalloc(kb->nobjs, sizeof(*s.cp), GFP_KERNEL);
 	s.gpu_addr = kvcalloc(kb->nobjs, sizeof(*s.gpu_addr), GFP_KERNEL);
-	if (args.num_out_syncs)
-		s.out = kvmemdup(&out, sizeof(out), GFP_KERNEL);
+	s.sync.file = file;
+	if (args.num_out_syncs) {
+		s.sync.out = kvmemdup(&out, sizeof(out), GFP_KERNEL);
+		s.sync.num_out = s.sync.out ? 1 : 0;
+	}
 	if (!s.cmds || !s.patches || !s.allocs || !s.objs || !s.cp ||
-	    !s.gpu_addr || (args.num_out_syncs && !s.out))
+	    !s.gpu_addr || s.sync.num_out != args.num_out_syncs)
 		goto out;
 
 	for (i = 0; i < kb->nobjs; i++) {
@@ -532,7 +462,7 @@ int vdxg_submit_kernel(struct drm_file *file, const struct vdxg_kbuf *kb)
 
 	ret = vdxg_submit_validate(&s);
 	if (!ret)
-		ret = vdxg_submit_prepare_out(&s);
+		ret = vdxg_sync_prepare_out(&s.sync);
 	if (!ret)
 		ret = vdxg_submit_job(&s);
 out:
@@ -577,7 +507,7 @@ int vdxg_submit_ioctl(struct drm_device *drm, void *data,
 	if (!ret)
 		ret = vdxg_submit_validate(&s);
 	if (!ret)
-		ret = vdxg_submit_prepare_out(&s);
+		ret = vdxg_sync_prepare_out(&s.sync);
 	if (!ret)
 		ret = vdxg_submit_job(&s);
 	if (!ret)

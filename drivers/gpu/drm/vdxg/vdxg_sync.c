@@ -9,6 +9,7 @@
 #include <linux/xarray.h>
 
 #include <drm/drm_syncobj.h>
+#include <drm/gpu_scheduler.h>
 #include <drm/vdxg_drm.h>
 
 #include "vdxg_sync.h"
@@ -27,7 +28,6 @@
 static void *vdxg_sync_copy(u64 uptr, u32 n, int *ret)
 {
 	struct drm_vdxg_sync *p;
-	u32 i;
 
 	if (!n)
 		return NULL;
@@ -38,22 +38,14 @@ static void *vdxg_sync_copy(u64 uptr, u32 n, int *ret)
 	}
 	if (copy_from_user(p, u64_to_user_ptr(uptr), (size_t)n * sizeof(*p))) {
 		*ret = -EFAULT;
-		goto err;
-	}
-	for (i = 0; i < n; i++) {
-		if (p[i].flags) {
-			*ret = -EINVAL;
-			goto err;
-		}
+		kvfree(p);
+		return NULL;
 	}
 	return p;
-err:
-	kvfree(p);
-	return NULL;
 }
 
 /**
- * vdxg_sync_args_init - copy, check and look up an ioctl's syncobjs
+ * vdxg_sync_args_copy - copy an ioctl's syncobj arrays
  * @s: the arguments; vdxg_sync_args_fini() frees them, also on error
  * @file: the file
  * @in: user pointer to the in-syncobjs
@@ -61,15 +53,13 @@ err:
  * @out: user pointer to the out-syncobjs
  * @num_out: how many
  *
- * Return: 0, -E2BIG for more than DRM_VDXG_MAX_SYNCS of either, -EFAULT,
- * -EINVAL for non-zero flags, -ENOENT for an unknown out-syncobj, or
+ * Return: 0, -E2BIG for more than DRM_VDXG_MAX_SYNCS of either, -EFAULT or
  * -ENOMEM.
  */
-int vdxg_sync_args_init(struct vdxg_sync_args *s, struct drm_file *file,
+int vdxg_sync_args_copy(struct vdxg_sync_args *s, struct drm_file *file,
 			u64 in, u32 num_in, u64 out, u32 num_out)
 {
 	int ret = 0;
-	u32 i;
 
 	memset(s, 0, sizeof(*s));
 	s->file = file;
@@ -83,16 +73,31 @@ int vdxg_sync_args_init(struct vdxg_sync_args *s, struct drm_file *file,
 	if (ret)
 		return ret;
 	s->num_out = num_out;
-	if (!num_out)
-		return 0;
+	return 0;
+}
 
-	s->out_syncobjs = kcalloc(num_out, sizeof(*s->out_syncobjs),
+/**
+ * vdxg_sync_prepare_out - look up the out-syncobjs, allocate their points
+ * @s: the arguments, with @s->out and @s->num_out set
+ *
+ * Return: 0, -EINVAL for non-zero flags, -ENOENT for an unknown syncobj,
+ * or -ENOMEM.
+ */
+int vdxg_sync_prepare_out(struct vdxg_sync_args *s)
+{
+	u32 i;
+
+	if (!s->num_out)
+		return 0;
+	s->out_syncobjs = kcalloc(s->num_out, sizeof(*s->out_syncobjs),
 				  GFP_KERNEL);
-	s->chains = kcalloc(num_out, sizeof(*s->chains), GFP_KERNEL);
+	s->chains = kcalloc(s->num_out, sizeof(*s->chains), GFP_KERNEL);
 	if (!s->out_syncobjs || !s->chains)
 		return -ENOMEM;
-	for (i = 0; i < num_out; i++) {
-		s->out_syncobjs[i] = drm_syncobj_find(file, s->out[i].handle);
+	for (i = 0; i < s->num_out; i++) {
+		if (s->out[i].flags)
+			return -EINVAL;
+		s->out_syncobjs[i] = drm_syncobj_find(s->file, s->out[i].handle);
 		if (!s->out_syncobjs[i])
 			return -ENOENT;
 		if (s->out[i].point) {
@@ -105,12 +110,57 @@ int vdxg_sync_args_init(struct vdxg_sync_args *s, struct drm_file *file,
 }
 
 /**
+ * vdxg_sync_args_init - copy and check an ioctl's syncobjs, look up the
+ * out-syncobjs
+ * @s: the arguments; vdxg_sync_args_fini() frees them, also on error
+ * @file: the file
+ * @in: user pointer to the in-syncobjs
+ * @num_in: how many
+ * @out: user pointer to the out-syncobjs
+ * @num_out: how many
+ *
+ * Return: 0, or an error of vdxg_sync_args_copy() or
+ * vdxg_sync_prepare_out().
+ */
+int vdxg_sync_args_init(struct vdxg_sync_args *s, struct drm_file *file,
+			u64 in, u32 num_in, u64 out, u32 num_out)
+{
+	return vdxg_sync_args_copy(s, file, in, num_in, out, num_out) ?:
+	       vdxg_sync_prepare_out(s);
+}
+
+/**
+ * vdxg_sync_add_deps - make a job wait for the in-syncobjs
+ * @s: the arguments
+ * @job: the job, initialised
+ *
+ * Return: 0, -EINVAL for non-zero flags, or the error of
+ * drm_sched_job_add_syncobj_dependency().
+ */
+int vdxg_sync_add_deps(struct vdxg_sync_args *s, struct drm_sched_job *job)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < s->num_in; i++) {
+		if (s->in[i].flags)
+			return -EINVAL;
+		ret = drm_sched_job_add_syncobj_dependency(job, s->file,
+							   s->in[i].handle,
+							   s->in[i].point);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
  * vdxg_sync_in_fences - collect the in-syncobjs' fences
  * @s: the arguments
  * @deps: an allocating xarray that receives a reference to each fence
  *
- * Return: 0, -ENOENT for an unknown syncobj or a point with no fence, or
- * -ENOMEM.
+ * Return: 0, -EINVAL for non-zero flags, -ENOENT for an unknown syncobj
+ * or a point with no fence, or -ENOMEM.
  */
 int vdxg_sync_in_fences(struct vdxg_sync_args *s, struct xarray *deps)
 {
@@ -119,6 +169,8 @@ int vdxg_sync_in_fences(struct vdxg_sync_args *s, struct xarray *deps)
 	int ret;
 
 	for (i = 0; i < s->num_in; i++) {
+		if (s->in[i].flags)
+			return -EINVAL;
 		ret = drm_syncobj_find_fence(s->file, s->in[i].handle,
 					     s->in[i].point, 0, &fence);
 		if (ret)

@@ -10,6 +10,7 @@
 struct dma_fence;
 struct dma_fence_chain;
 struct drm_file;
+struct drm_sched_job;
 struct drm_syncobj;
 struct drm_vdxg_sync;
 struct xarray;
@@ -34,8 +35,12 @@ struct vdxg_sync_args {
 	struct dma_fence_chain **chains;
 };
 
+int vdxg_sync_args_copy(struct vdxg_sync_args *s, struct drm_file *file,
+			u64 in, u32 num_in, u64 out, u32 num_out);
+int vdxg_sync_prepare_out(struct vdxg_sync_args *s);
 int vdxg_sync_args_init(struct vdxg_sync_args *s, struct drm_file *file,
 			u64 in, u32 num_in, u64 out, u32 num_out);
+int vdxg_sync_add_deps(struct vdxg_sync_args *s, struct drm_sched_job *job);
 int vdxg_sync_in_fences(struct vdxg_sync_args *s, struct xarray *deps);
 void vdxg_sync_signal(struct vdxg_sync_args *s, struct dma_fence *fence);
 void vdxg_sync_args_fini(struct vdxg_sync_args *s);
