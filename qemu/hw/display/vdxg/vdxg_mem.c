@@ -255,6 +255,7 @@ static uint64_t vdxg_gart_translate(VdxgCore *s, uint64_t gpu)
 bool vdxg_gpu_seg(VdxgCore *s, uint64_t gpu, uint64_t len,
                   VdxgSeg *seg, VdxgErr *err)
 {
+    seg->zero = false;
     if (vdxg_in_vram(s, gpu, len)) {
         seg->vram = true;
         seg->len = vdxg_vram_xlate(s, gpu, len, &seg->addr);

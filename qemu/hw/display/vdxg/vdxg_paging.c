@@ -192,13 +192,19 @@ static VdxgRun vdxg_copy(VdxgCore *s, const VdxgSide *src,
     return VDXG_RUN_DONE;
 }
 
-/* Fill @size bytes at GPU address @addr with @pattern; both 4-aligned. */
-static VdxgRun vdxg_fill(VdxgCore *s, uint64_t addr, uint64_t size,
-                         uint32_t pattern, uint64_t *progress,
-                         int64_t *budget, VdxgErr *err)
+/*
+ * Fill @size bytes at @addr with @pattern (4-aligned both): a GPU address,
+ * or with @as >= 0 a virtual address of address space @as, page by page
+ * through the engine's TLB (a translated page costs a GART entry's worth;
+ * null pages drop the pattern).
+ */
+static VdxgRun vdxg_fill(VdxgCore *s, VdxgEngine *e, int64_t as,
+                         uint64_t addr, uint64_t size, uint32_t pattern,
+                         uint64_t *progress, int64_t *budget, VdxgErr *err)
 {
     uint64_t len, i;
     VdxgSeg seg;
+    bool ok;
 
     for (i = 0; i < sizeof(s->bounce); i += 4) {
         stl_le_p(s->bounce + i, pattern);
@@ -209,11 +215,16 @@ static VdxgRun vdxg_fill(VdxgCore *s, uint64_t addr, uint64_t size,
         }
         /* Whole dwords, so that the pattern stays in phase. */
         len = MIN(size - *progress, QEMU_ALIGN_UP((uint64_t)*budget, 4));
-        if (!vdxg_gpu_seg(s, addr + *progress, len, &seg, err)) {
+        ok = as < 0 ? vdxg_gpu_seg(s, addr + *progress, len, &seg, err) :
+             vdxg_vm_seg(s, e, as, addr + *progress, len, VDXG_ACCESS_WRITE,
+                         &seg, err);
+        if (!ok) {
             return VDXG_RUN_FAULT;
         }
         len = seg.len;
-        if (seg.vram) {
+        if (seg.zero) {
+            /* a null page: dropped */
+        } else if (seg.vram) {
             /* Whole dwords: s->bounce starts with the pattern. */
             vdxg_fill_pattern(s->vram_ptr + seg.addr, QEMU_ALIGN_DOWN(len, 4),
                               s->bounce, 4);
@@ -225,7 +236,7 @@ static VdxgRun vdxg_fill(VdxgCore *s, uint64_t addr, uint64_t size,
             }
         }
         *progress += len;
-        *budget -= len;
+        *budget -= len + (as < 0 ? 0 : VDXG_COST_ENTRY);
     }
     return VDXG_RUN_DONE;
 }
@@ -279,49 +290,6 @@ static VdxgRun vdxg_gart_write(VdxgCore *s, uint32_t first, uint32_t count,
 }
 
 /* GPU virtual memory */
-
-/*
- * Fill @size bytes at @va of address space @as with @pattern (4-aligned
- * both), page by page through the engine's TLB. Null pages drop it.
- */
-static VdxgRun vdxg_fill_virtual(VdxgCore *s, VdxgEngine *e, uint32_t as,
-                                 uint64_t va, uint64_t size, uint32_t pattern,
-                                 uint64_t *progress, int64_t *budget,
-                                 VdxgErr *err)
-{
-    uint64_t len, i;
-    VdxgSeg seg;
-
-    for (i = 0; i < sizeof(s->bounce); i += 4) {
-        stl_le_p(s->bounce + i, pattern);
-    }
-    while (*progress < size) {
-        if (*budget <= 0) {
-            return VDXG_RUN_YIELD;
-        }
-        len = MIN(size - *progress, QEMU_ALIGN_UP((uint64_t)*budget, 4));
-        if (!vdxg_vm_seg(s, e, as, va + *progress, len, VDXG_ACCESS_WRITE,
-                         &seg, err)) {
-            return VDXG_RUN_FAULT;
-        }
-        len = seg.len;
-        if (seg.zero) {
-            /* dropped */
-        } else if (seg.vram) {
-            vdxg_fill_pattern(s->vram_ptr + seg.addr, QEMU_ALIGN_DOWN(len, 4),
-                              s->bounce, 4);
-            memory_region_set_dirty(s->vram_mr, seg.addr, len);
-        } else {
-            len = MIN(len, sizeof(s->bounce));
-            if (!vdxg_seg_write(s, &seg, s->bounce, len, err)) {
-                return VDXG_RUN_FAULT;
-            }
-        }
-        *progress += len;
-        *budget -= len + VDXG_COST_ENTRY;
-    }
-    return VDXG_RUN_DONE;
-}
 
 /*
  * UPDATE_PAGE_TABLE: write entries @first + *@progress up to @first +
@@ -528,8 +496,8 @@ static VdxgRun vdxg_pg_vm_op(VdxgCore *s, VdxgEngine *e, uint32_t op,
             goto bad_param;
         }
         *bytes = dw[3];
-        return vdxg_fill_virtual(s, e, dw[1], addr, dw[3], dw[2],
-                                 &e->op_progress, budget, err);
+        return vdxg_fill(s, e, dw[1], addr, dw[3], dw[2],
+                         &e->op_progress, budget, err);
 
     case VDXG_PG_UPDATE_CONTEXT_ALLOC:
         if (len != VDXG_PG_UCA_LEN) {
@@ -766,7 +734,8 @@ VdxgRun vdxg_pg_op(VdxgCore *s, VdxgEngine *e, int64_t *budget,
             vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
             goto fault;
         }
-        r = vdxg_fill(s, addr, dw[2], dw[1], &e->op_progress, budget, err);
+        r = vdxg_fill(s, e, -1, addr, dw[2], dw[1], &e->op_progress, budget,
+                      err);
         bytes = dw[2];
         break;
 
