@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <drm.h>
@@ -414,6 +415,61 @@ static void test_unbind_waits(void)
 	vr_close(&vr);
 }
 
+/* One process of test_concurrent: bind, check, unbind, again. */
+static void concurrent_child(unsigned int k)
+{
+	uint32_t asid, vm, round;
+	struct vr vr;
+
+	vr_open(&vr);
+	vm = vm_new_asid(&vr, &asid);
+	for (round = 0; round < 6; round++) {
+		uint64_t va = VA + (uint64_t)round * 4 * MIB;
+		uint32_t seg = round % 2 ? DRM_VDXG_SEGMENT_SYSTEM :
+					   DRM_VDXG_SEGMENT_VRAM;
+		struct vdxg_bo *bo = patterned(&vr, 256 * KIB, seg,
+					       k * 16 + round);
+
+		vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, va, 256 * KIB,
+					    0));
+		expect_bytes(&vr, asid, va, bo, 0, 64 * KIB);
+		expect_bytes(&vr, asid, va + 192 * KIB, bo, 192 * KIB,
+			     64 * KIB);
+		vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, va, 128 * KIB));
+		expect_bytes(&vr, asid, va + 128 * KIB, bo, 128 * KIB,
+			     64 * KIB);
+		vdxg_bo_free(bo);
+	}
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+	vr_close(&vr);
+}
+
+/* Eight processes binding and unbinding at once, contents verified. */
+static void test_concurrent(void)
+{
+	pid_t pid[8];
+	unsigned int k;
+	int status;
+	struct vr vr;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	vr_close(&vr);
+	for (k = 0; k < 8; k++) {
+		pid[k] = fork();
+		vtest_assert(pid[k] >= 0);
+		if (!pid[k]) {
+			concurrent_child(k);
+			_exit(0);
+		}
+	}
+	for (k = 0; k < 8; k++) {
+		vtest_assert_eq(waitpid(pid[k], &status, 0), pid[k]);
+		vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+			       "process %u: status 0x%x", k, status);
+	}
+}
+
 struct bad_row {
 	const char *what;
 	struct drm_vdxg_vm_bind_op op;
@@ -550,6 +606,8 @@ static const struct vtest_subtest subtests[] = {
 	  "a bind waits for its in-syncobj; its out-syncobj follows" },
 	{ "unbind-waits", test_unbind_waits,
 	  "an unmap waits for a queued job using the object" },
+	{ "concurrent", test_concurrent,
+	  "eight processes binding and unbinding, contents verified" },
 	{ "bad-bind", test_bad_bind,
 	  "malformed VM_BIND calls: the errno of each, then a valid one works" },
 };

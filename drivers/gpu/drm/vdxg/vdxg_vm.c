@@ -558,6 +558,33 @@ static int vdxg_vm_bind_lookup(struct vdxg_vm_bind *vb, struct drm_file *file)
 	return 0;
 }
 
+/*
+ * drm_exec_fini() puts each object right after unlocking it, while later
+ * ones are still locked. When that is an object's last reference (its
+ * mappings were just removed and its handle closed), the object is freed
+ * while lockdep still names its lock as the instance of the ww class's
+ * entry it merged the others into (the object drm_exec locked first after
+ * a contention): "held lock freed". The references are kept until all is
+ * unlocked; without memory for that, drm_exec puts them as usual.
+ */
+static void vdxg_vm_exec_fini(struct drm_exec *exec)
+{
+	struct drm_gem_object **objs, *obj;
+	unsigned long i, n = 0;
+
+	objs = kvmalloc_array(exec->num_objects, sizeof(*objs), GFP_KERNEL);
+	if (objs) {
+		drm_exec_for_each_locked_object(exec, obj) {
+			drm_gem_object_get(obj);
+			objs[n++] = obj;
+		}
+	}
+	drm_exec_fini(exec);
+	for (i = 0; i < n; i++)
+		drm_gem_object_put(objs[i]);
+	kvfree(objs);
+}
+
 /* Lock the VM and every object whose mappings the operations touch. */
 static int vdxg_vm_bind_lock(struct vdxg_vm_bind *vb, struct drm_exec *exec)
 {
@@ -764,7 +791,7 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	vdxg_vm_reserve_trim(vm, vm->slots);
 	dma_fence_put(fence);
 out_exec:
-	drm_exec_fini(&exec);
+	vdxg_vm_exec_fini(&exec);
 	return ret;
 }
 
@@ -929,7 +956,7 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 			drm_gpuva_unlink(va);
 		kfree(va);
 	}
-	drm_exec_fini(&exec);
+	vdxg_vm_exec_fini(&exec);
 
 	dma_resv_lock(r_obj->resv, NULL);
 	mutex_lock(&vm->pt_lock);
