@@ -415,6 +415,91 @@ static void test_unbind_waits(void)
 	vr_close(&vr);
 }
 
+/*
+ * Run TTM's shrinker (debugfs ttm/tt_shrink swaps out the objects of one
+ * LRU walk a read) until it finds nothing more to swap out.
+ */
+static void swap_out_everything(void)
+{
+	const char *path = "/sys/kernel/debug/ttm/tt_shrink";
+	char buf[32];
+	int i, fd, n;
+
+	for (i = 0; i < 100000; i++) {
+		fd = open(path, O_RDONLY);
+		vtest_require_f(fd >= 0, "%s: %m", path);
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		vtest_assert_f(n > 0, "%s: %m", path);
+		buf[n] = 0;
+		if (atol(buf) <= 0)
+			return;
+	}
+	vtest_fail("TTM's shrinker never ran out of objects");
+}
+
+/* SIZE bytes at VA read through the VM are WANT (64 KiB a read). */
+static void expect_mem(struct vr *vr, uint32_t asid, uint64_t va,
+		       const uint8_t *want, uint32_t size)
+{
+	uint8_t got[64 * KIB];
+	uint32_t off, n;
+
+	for (off = 0; off < size; off += n) {
+		n = size - off < sizeof(got) ? size - off : sizeof(got);
+		vtest_assert_eq(vm_read(vr, asid, va + off, got, n), 0);
+		vtest_assert_f(!memcmp(got, want + off, n),
+			       "VA 0x%" PRIx64 ": not the object's bytes",
+			       va + off);
+	}
+}
+
+/*
+ * An object swapped out by TTM's shrinker loses its entries before its
+ * pages go (its addresses fault instead of reaching freed pages), and the
+ * VM's next bind maps it again, with the same contents, at every address
+ * it had. The CPU does not touch the object meanwhile: that would bring
+ * its pages back by itself.
+ */
+static void test_swapped_out(void)
+{
+	const uint64_t size = 256 * KIB, va2 = VA + 4 * MIB;
+	uint32_t asid, vm;
+	struct vdxg_bo *bo;
+	uint8_t *want;
+	struct vr vr;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	vm = vm_new_asid(&vr, &asid);
+	bo = patterned(&vr, size, DRM_VDXG_SEGMENT_SYSTEM, 21);
+	want = malloc(size);
+	vtest_assert(want);
+	memcpy(want, vr_map(bo), size);
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, size, 0));
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 64 * KIB, va2, 64 * KIB,
+				    DRM_VDXG_VM_BIND_READ_ONLY));
+	expect_mem(&vr, asid, VA, want, size);
+	expect_mem(&vr, asid, va2, want + 64 * KIB, 64 * KIB);
+
+	swap_out_everything();
+	expect_fault(&vr, asid, VA);
+	expect_fault(&vr, asid, VA + size - 4 * KIB);
+	expect_fault(&vr, asid, va2);
+
+	/* Any bind of the VM maps it again: here, unmapping nothing. */
+	vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, VA + 64 * MIB, 4 * KIB));
+	expect_mem(&vr, asid, VA, want, size);
+	expect_mem(&vr, asid, va2, want + 64 * KIB, 64 * KIB);
+	/* And the CPU sees the same bytes. */
+	vtest_assert(!memcmp(vr_map(bo), want, size));
+
+	free(want);
+	vdxg_bo_free(bo);
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+	vr_close(&vr);
+}
+
 /* One process of test_concurrent: bind, check, unbind, again. */
 static void concurrent_child(unsigned int k)
 {
@@ -608,6 +693,8 @@ static const struct vtest_subtest subtests[] = {
 	  "an unmap waits for a queued job using the object" },
 	{ "concurrent", test_concurrent,
 	  "eight processes binding and unbinding, contents verified" },
+	{ "swapped-out", test_swapped_out,
+	  "an object swapped out faults in its VM, then is mapped again" },
 	{ "bad-bind", test_bad_bind,
 	  "malformed VM_BIND calls: the errno of each, then a valid one works" },
 };

@@ -386,8 +386,11 @@ static bool vdxg_pt_can_large(const struct vdxg_pt_walk *w, u64 va)
 		return !(vdxg_pt_src_off(w, va) & (VDXG_PT_LARGE_SIZE - 1));
 	case VDXG_PT_SRC_PAGES:
 		return vdxg_pt_pages_large(w, va);
-	default:
+	case VDXG_PT_SRC_NULL:
 		return true;
+	default:
+		/* A 2 MiB leaf of 0 would read as no leaf in the shadow. */
+		return false;
 	}
 }
 
@@ -633,6 +636,7 @@ static int vdxg_pt_check_src(const struct vdxg_pt_src *src, u64 size)
 			return -EINVAL;
 		return vdxg_pt_check_pages(src, size);
 	case VDXG_PT_SRC_NULL:
+	case VDXG_PT_SRC_INVALID:
 		return 0;
 	default:
 		return -EINVAL;
@@ -706,7 +710,10 @@ static int vdxg_pt_run(struct vdxg_pt_walk *w,
  *
  * Replaces whatever the range mapped. Level-1 entries become 2 MiB leaves
  * where the range and @src allow it. Ends with a FLUSH_VM_TLB of the range.
- * Tables it replaced go on @upd's deferred list.
+ * Tables it replaced go on @upd's deferred list. A %VDXG_PT_SRC_INVALID
+ * source writes invalid 4 KiB entries (@flags unused) that still count as
+ * used: the tables stay, splitting 2 MiB leaves it covers, so that the
+ * range can be mapped again without allocating.
  *
  * Return: 0 when all of it is emitted; -ENOSPC when @pb is full: submit it
  * and call again with the same arguments and a new buffer; -EINVAL for bad
@@ -734,6 +741,8 @@ int vdxg_pt_map(struct vdxg_pt_vm *vm, struct vdxg_pagebuf *pb, u64 va,
 		w.pte |= VDXG_PTE_SEGMENT(VDXG_PTE_SEGMENT_VRAM);
 	else if (src->type == VDXG_PT_SRC_NULL)
 		w.pte |= VDXG_PTE_ZERO;
+	else if (src->type == VDXG_PT_SRC_INVALID)
+		w.pte = 0;
 	return vdxg_pt_run(&w, vdxg_pt_map_step);
 }
 

@@ -64,11 +64,15 @@ struct vdxg_pt_vm {
  * @VDXG_PT_SRC_VRAM: contiguous VRAM from a base offset
  * @VDXG_PT_SRC_PAGES: system pages (bus addresses), one an entry
  * @VDXG_PT_SRC_NULL: null pages (ZERO entries): reads 0, writes dropped
+ * @VDXG_PT_SRC_INVALID: invalid 4 KiB entries (every access faults) that
+ *	keep their tables: a mapping whose pages are gone for a while (an
+ *	object swapped out), to be mapped again in place without allocating
  */
 enum vdxg_pt_src_type {
 	VDXG_PT_SRC_VRAM,
 	VDXG_PT_SRC_PAGES,
 	VDXG_PT_SRC_NULL,
+	VDXG_PT_SRC_INVALID,
 };
 
 /**

@@ -353,6 +353,7 @@ static const struct ttm_device_funcs vdxg_ttm_funcs = {
 	.ttm_tt_populate = vdxg_ttm_tt_populate,
 	.ttm_tt_unpopulate = vdxg_ttm_tt_unpopulate,
 	.eviction_valuable = ttm_bo_eviction_valuable,
+	.swap_notify = vdxg_vm_swap_notify,
 	.evict_flags = vdxg_evict_flags,
 	.move = vdxg_bo_move,
 	.io_mem_reserve = vdxg_io_mem_reserve,

@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_exec.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
@@ -287,13 +288,27 @@ static const struct vdxg_pt_ops vdxg_vm_pt_ops = {
 
 /* ------------------------------------------------- mapping an object */
 
+/*
+ * Give @tbo its pages, if it lives in system memory and has none (new, or
+ * swapped out). With @pt_lock not held: populating may swap other objects
+ * out, and vdxg_vm_swap_notify() takes the @pt_lock of their VMs.
+ */
+static int vdxg_vm_populate(struct ttm_buffer_object *tbo)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+
+	dma_resv_assert_held(tbo->base.resv);
+	if (tbo->resource->mem_type == TTM_PL_VRAM || !tbo->ttm ||
+	    ttm_tt_is_populated(tbo->ttm))
+		return 0;
+	return ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
+}
+
 /* Where @tbo is now, as a source for the page-table builder. */
 static int vdxg_vm_src(struct vdxg_vm *vm, struct ttm_buffer_object *tbo,
 		       u64 offset, struct vdxg_pt_src *src)
 {
 	struct ttm_resource *res = tbo->resource;
-	struct ttm_operation_ctx ctx = { .interruptible = true };
-	int ret;
 
 	memset(src, 0, sizeof(*src));
 	if (res->mem_type == TTM_PL_VRAM) {
@@ -302,13 +317,8 @@ static int vdxg_vm_src(struct vdxg_vm *vm, struct ttm_buffer_object *tbo,
 		return 0;
 	}
 	/* System memory, in the aperture or not: its pages, directly. */
-	if (!tbo->ttm)
+	if (!tbo->ttm || !ttm_tt_is_populated(tbo->ttm))
 		return -EINVAL;
-	if (!ttm_tt_is_populated(tbo->ttm)) {
-		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
-		if (ret)
-			return ret;
-	}
 	src->type = VDXG_PT_SRC_PAGES;
 	src->pages = tbo->ttm->dma_address;
 	src->npages = tbo->ttm->num_pages;
@@ -492,11 +502,15 @@ static void vdxg_vm_free(struct drm_gpuvm *gpuvm)
 	kfree(vm);
 }
 
+static int vdxg_vm_bo_validate(struct drm_gpuvm_bo *vm_bo,
+			       struct drm_exec *exec);
+
 static const struct drm_gpuvm_ops vdxg_gpuvm_ops = {
 	.vm_free = vdxg_vm_free,
 	.sm_step_map = vdxg_vm_step_map,
 	.sm_step_remap = vdxg_vm_step_remap,
 	.sm_step_unmap = vdxg_vm_step_unmap,
+	.vm_bo_validate = vdxg_vm_bo_validate,
 };
 
 /* ------------------------------------------------------------ VM_BIND */
@@ -529,12 +543,15 @@ static int vdxg_vm_check_op(const struct drm_vdxg_vm_bind_op *op)
  * @ops: the operations, copied
  * @objs: for each MAP, its object (a reference), else NULL
  * @n: operations
+ * @validate: every object of the VM is locked too: some were swapped out
+ *	and are mapped again by this bind
  */
 struct vdxg_vm_bind {
 	struct vdxg_vm *vm;
 	struct drm_vdxg_vm_bind_op *ops;
 	struct drm_gem_object **objs;
 	u32 n;
+	bool validate;
 };
 
 static int vdxg_vm_bind_lookup(struct vdxg_vm_bind *vb, struct drm_file *file)
@@ -585,18 +602,40 @@ static void vdxg_vm_exec_fini(struct drm_exec *exec)
 	kvfree(objs);
 }
 
-/* Lock the VM and every object whose mappings the operations touch. */
+static bool vdxg_vm_has_evicted(struct vdxg_vm *vm)
+{
+	bool ret;
+
+	spin_lock(&vm->gpuvm.evict.lock);
+	ret = !list_empty(&vm->gpuvm.evict.list);
+	spin_unlock(&vm->gpuvm.evict.lock);
+	return ret;
+}
+
+/*
+ * Lock the VM and every object whose mappings the operations touch; all
+ * of the VM's objects when some must be mapped again (validated): only
+ * locked objects are validated, and none of them can be swapped out again
+ * meanwhile.
+ */
 static int vdxg_vm_bind_lock(struct vdxg_vm_bind *vb, struct drm_exec *exec)
 {
 	struct drm_gpuvm *gpuvm = &vb->vm->gpuvm;
 	u32 i;
 	int ret = 0;
 
+	vb->validate = vdxg_vm_has_evicted(vb->vm);
 	drm_exec_until_all_locked(exec) {
 		ret = drm_gpuvm_prepare_vm(gpuvm, exec, 1);
 		drm_exec_retry_on_contention(exec);
 		if (ret)
 			return ret;
+		if (vb->validate) {
+			ret = drm_gpuvm_prepare_objects(gpuvm, exec, 1);
+			drm_exec_retry_on_contention(exec);
+			if (ret)
+				return ret;
+		}
 		for (i = 0; i < vb->n; i++) {
 			ret = drm_gpuvm_prepare_range(gpuvm, exec,
 						      vb->ops[i].va,
@@ -712,13 +751,13 @@ static void vdxg_vm_as_off(struct vdxg_vm *vm)
  * so that nothing of it translates any more; the VM then only takes
  * VM_DESTROY.
  */
-static void vdxg_vm_break(struct vdxg_vm *vm)
+static void vdxg_vm_break(struct vdxg_vm *vm, const char *why)
 {
-	vm->broken = true;
+	WRITE_ONCE(vm->broken, true);
 	vdxg_vm_as_off(vm);
 	drm_err_ratelimited(&vm->vdxg->drm,
-			    "VM of address space %u switched off: a bind failed half-way\n",
-			    vm->asid);
+			    "VM of address space %u switched off: %s\n",
+			    vm->asid, why);
 }
 
 /* Tables a bind's steps may need, and what its maps add to the slots. */
@@ -737,6 +776,24 @@ static u64 vdxg_vm_bind_tables(const struct vdxg_vm_bind *vb)
 			     vdxg_vm_slots(op->va, op->range);
 	}
 	return n;
+}
+
+/* The pages of the objects to map, before the steps take @pt_lock. */
+static int vdxg_vm_bind_populate(struct vdxg_vm_bind *vb)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < vb->n; i++) {
+		if (!vb->objs[i])
+			continue;
+		ret = vdxg_vm_populate(container_of(vb->objs[i],
+						    struct ttm_buffer_object,
+						    base));
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
@@ -761,6 +818,13 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	if (!ret)
 		ret = vdxg_vm_bind_deps(&b, &exec);
 	if (!ret)
+		ret = vdxg_vm_bind_populate(vb);
+	if (!ret && vb->validate) {
+		vm->validate = &b;
+		ret = drm_gpuvm_validate(&vm->gpuvm, &exec);
+		vm->validate = NULL;
+	}
+	if (!ret)
 		ret = vdxg_vm_reserve_fill(vm, vm->slots +
 					   vdxg_vm_bind_tables(vb));
 	if (!ret) {
@@ -770,7 +834,7 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 		if (!ret)
 			ret = vdxg_vm_emit_flush(vm, &b);
 		if (ret)
-			vdxg_vm_break(vm);
+			vdxg_vm_break(vm, "a bind failed half-way");
 		vm->no_alloc = false;
 		mutex_unlock(&vm->pt_lock);
 	}
@@ -1071,30 +1135,28 @@ void vdxg_vm_file_close(struct vdxg_file *vf)
 /* ------------------------------------------------------ moves of objects */
 
 /*
- * Rewrite @va's entries for the object's new place @res: the same
- * virtual range, now pointing there.
+ * Rewrite @va's entries for the object's place @res: the same virtual
+ * range, now pointing there, or invalid (tables kept) if not @present.
  */
 static int vdxg_vm_remap_va(struct vdxg_vm *vm, struct vdxg_pg_batch *b,
-			    struct drm_gpuva *va, struct ttm_resource *res)
+			    struct drm_gpuva *va, struct ttm_resource *res,
+			    bool present)
 {
 	struct ttm_buffer_object *tbo = container_of(va->gem.obj,
 						     struct ttm_buffer_object,
 						     base);
 	struct vdxg_pt_update upd;
-	struct vdxg_pt_src src = {};
+	struct vdxg_pt_src src = { .type = VDXG_PT_SRC_INVALID };
 	int ret;
 
-	if (res->mem_type == TTM_PL_VRAM) {
+	if (present && res->mem_type == TTM_PL_VRAM) {
 		src.type = VDXG_PT_SRC_VRAM;
 		src.addr = vdxg_ttm_gpu_addr(vm->vdxg, res) + va->gem.offset;
-	} else if (tbo->ttm && ttm_tt_is_populated(tbo->ttm)) {
+	} else if (present) {
 		src.type = VDXG_PT_SRC_PAGES;
 		src.pages = tbo->ttm->dma_address;
 		src.npages = tbo->ttm->num_pages;
 		src.addr = va->gem.offset;
-	} else {
-		/* No pages (swapped out): the range faults until a bind. */
-		return vdxg_vm_emit_unmap(vm, b, va->va.addr, va->va.range);
 	}
 	vdxg_pt_update_init(&upd);
 	ret = vdxg_pg_emit(b, vdxg_pt_map(&vm->pt, &b->pb, va->va.addr,
@@ -1103,6 +1165,41 @@ static int vdxg_vm_remap_va(struct vdxg_vm *vm, struct vdxg_pg_batch *b,
 					  &b->stats));
 	/* Later paging jobs only, after this one's flush: safe to reuse. */
 	vdxg_pt_free_deferred(&vm->pt, &upd.deferred);
+	return ret;
+}
+
+/*
+ * Rewrite all of @vm_bo's entries for the object's place @res, in @b, and
+ * flush. Without pages (swapped out, or @gone: about to be), the entries
+ * are invalid and the object goes on the VM's evicted list, to be mapped
+ * again when it comes back.
+ */
+static int vdxg_vm_remap_bo(struct drm_gpuvm_bo *vm_bo,
+			    struct vdxg_pg_batch *b, struct ttm_resource *res,
+			    bool gone)
+{
+	struct ttm_buffer_object *tbo = container_of(vm_bo->obj,
+						     struct ttm_buffer_object,
+						     base);
+	struct vdxg_vm *vm = to_vdxg_vm(vm_bo->vm);
+	bool present = !gone && (res->mem_type == TTM_PL_VRAM ||
+				 (tbo->ttm && ttm_tt_is_populated(tbo->ttm)));
+	struct drm_gpuva *va;
+	int ret = 0;
+
+	mutex_lock(&vm->pt_lock);
+	vm->no_alloc = true;
+	drm_gpuvm_bo_for_each_va(va, vm_bo) {
+		ret = vdxg_vm_remap_va(vm, b, va, res, present);
+		if (ret)
+			break;
+	}
+	if (!ret)
+		ret = vdxg_vm_emit_flush(vm, b);
+	vm->no_alloc = false;
+	mutex_unlock(&vm->pt_lock);
+	if (!ret)
+		drm_gpuvm_bo_evict(vm_bo, !present);
 	return ret;
 }
 
@@ -1124,29 +1221,91 @@ int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 {
 	struct drm_gem_object *obj = &tbo->base;
 	struct drm_gpuvm_bo *vm_bo;
-	struct drm_gpuva *va;
-	int ret = 0;
+	int ret;
 
 	dma_resv_assert_held(obj->resv);
 	if (!to_vdxg(obj->dev)->vm.enabled)
 		return 0;
 	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
-		struct vdxg_vm *vm = to_vdxg_vm(vm_bo->vm);
+		ret = vdxg_vm_remap_bo(vm_bo, b, new, false);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
 
-		mutex_lock(&vm->pt_lock);
-		vm->no_alloc = true;
-		drm_gpuvm_bo_for_each_va(va, vm_bo) {
-			ret = vdxg_vm_remap_va(vm, b, va, new);
+/**
+ * vdxg_vm_swap_notify - an object's pages are about to be swapped out
+ * @tbo: the object, reserved and idle, in system memory
+ *
+ * TTM's shrinker frees the pages once this returns. Before that, in every
+ * VM the object is bound in, its entries are made invalid (their tables
+ * kept) and the TLB flushed, and the device has done so: no VM ever points
+ * at a page that is no longer the object's. Each VM maps the object again
+ * at its next VM_BIND, or when the object moves. If the entries cannot be
+ * rewritten, those VMs are switched off instead.
+ */
+void vdxg_vm_swap_notify(struct ttm_buffer_object *tbo)
+{
+	struct vdxg_device *vdxg = to_vdxg(tbo->base.dev);
+	struct drm_gem_object *obj = &tbo->base;
+	struct drm_gpuvm_bo *vm_bo;
+	struct dma_fence *fence;
+	struct vdxg_pg_batch b;
+	int idx, ret;
+
+	dma_resv_assert_held(obj->resv);
+	if (!vdxg->vm.enabled || list_empty(&obj->gpuva.list))
+		return;
+	/* Unplugged, the device reaches no page any more. */
+	if (!drm_dev_enter(&vdxg->drm, &idx))
+		return;
+	ret = vdxg_pg_batch_begin(&b, vdxg, NULL);
+	if (!ret) {
+		drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
+			ret = vdxg_vm_remap_bo(vm_bo, &b, tbo->resource, true);
 			if (ret)
 				break;
 		}
-		if (!ret)
-			ret = vdxg_vm_emit_flush(vm, b);
-		vm->no_alloc = false;
-		mutex_unlock(&vm->pt_lock);
-		if (ret)
-			break;
+		fence = vdxg_pg_batch_end(&b);
+		if (IS_ERR(fence)) {
+			ret = ret ?: PTR_ERR(fence);
+			fence = NULL;
+		}
+		if (fence) {
+			dma_fence_wait(fence, false);
+			ret = ret ?: fence->error;
+			dma_fence_put(fence);
+		}
 	}
+	if (ret) {
+		drm_gem_for_each_gpuvm_bo(vm_bo, obj)
+			vdxg_vm_break(to_vdxg_vm(vm_bo->vm),
+				      "an object bound in it could not be swapped out cleanly");
+	}
+	drm_dev_exit(idx);
+}
+
+/*
+ * drm_gpuvm_validate()'s step, in VM_BIND with every object of the VM
+ * locked: an object swapped out gets its pages back and its entries in
+ * this VM point at them again, in the bind's batch.
+ */
+static int vdxg_vm_bo_validate(struct drm_gpuvm_bo *vm_bo,
+			       struct drm_exec *exec)
+{
+	struct ttm_buffer_object *tbo = container_of(vm_bo->obj,
+						     struct ttm_buffer_object,
+						     base);
+	struct vdxg_vm *vm = to_vdxg_vm(vm_bo->vm);
+	int ret;
+
+	ret = vdxg_vm_populate(tbo);
+	if (ret)
+		return ret;
+	ret = vdxg_vm_remap_bo(vm_bo, vm->validate, tbo->resource, false);
+	if (ret)
+		vdxg_vm_break(vm, "a swapped-out object could not be mapped again");
 	return ret;
 }
 

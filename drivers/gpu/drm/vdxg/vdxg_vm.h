@@ -65,7 +65,9 @@ struct vdxg_vm_mgr {
  * @slots: 2 MiB regions the mappings cover, at most: how many tables a
  *	move may need to split 2 MiB pages, kept in @reserve
  * @closed: destroyed; binds fail with -ENOENT
- * @broken: a bind failed half-way: the address space is switched off
+ * @broken: a bind failed half-way, or an object's entries could not be
+ *	rewritten: the address space is switched off
+ * @validate: during VM_BIND, the batch that maps swapped-out objects again
  *	and binds fail with -EIO
  * @link: in the device's list of VMs
  */
@@ -86,6 +88,7 @@ struct vdxg_vm {
 	u64 slots;
 	bool closed;
 	bool broken;
+	struct vdxg_pg_batch *validate;
 	struct list_head link;
 };
 
@@ -98,6 +101,7 @@ void vdxg_vm_debugfs_init(struct vdxg_device *vdxg);
 
 int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 		     struct ttm_resource *new);
+void vdxg_vm_swap_notify(struct ttm_buffer_object *tbo);
 
 int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
 			 struct drm_file *file);

@@ -663,6 +663,56 @@ static void vdxg_pt_remap(struct kunit *test)
 }
 
 /*
+ * Invalid entries fault but keep their tables: a swapped-out object's
+ * range is mapped again in place, with no table allocated.
+ */
+static void vdxg_pt_invalidate(struct kunit *test)
+{
+	dma_addr_t *pages = make_pages(test, 1024, 0x900000000ull);
+	struct vdxg_pt_src src = {
+		.type = VDXG_PT_SRC_PAGES, .pages = pages, .npages = 1024,
+	};
+	struct vdxg_pt_src inval = { .type = VDXG_PT_SRC_INVALID };
+	const u64 va = 0x40000000, big = 0x80000000;
+	struct pt_ctx *ctx = ctx_new(test, 4096);
+	u32 tables, in_use;
+
+	KUNIT_ASSERT_EQ(test, ctx_op(ctx, va, 1024 * PG, &src, 0), 0);
+	tables = ctx->vm.tables;
+	in_use = ctx->gpu.pages_in_use;
+
+	KUNIT_ASSERT_EQ(test, ctx_op(ctx, va + PG, 1022 * PG, &inval,
+				     VDXG_PTE_READ_ONLY), 0);
+	expect_pages(ctx, va, PG, pages, 0);
+	expect_unmapped(ctx, va + PG, 1022 * PG, PG);
+	expect_pages(ctx, va + 1023 * PG, PG, pages + 1023, 0);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, tables);
+	KUNIT_EXPECT_EQ(test, ctx->gpu.pages_in_use, in_use);
+
+	/* Back in place: still no table allocated. */
+	KUNIT_ASSERT_EQ(test, ctx_op(ctx, va, 1024 * PG, &src, 0), 0);
+	expect_pages(ctx, va, 1024 * PG, pages, 0);
+	KUNIT_EXPECT_EQ(test, ctx->gpu.pages_in_use, in_use);
+
+	/* A 2 MiB leaf is split: one level-0 table, then none more. */
+	KUNIT_ASSERT_EQ(test, ctx_map_vram(ctx, big, SZ_2M, 0x200000, 0), 0);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, big), 1u);
+	tables = ctx->vm.tables;
+	KUNIT_ASSERT_EQ(test, ctx_op(ctx, big, SZ_2M, &inval, 0), 0);
+	expect_unmapped(ctx, big, SZ_2M, PG);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, tables + 1);
+	KUNIT_ASSERT_EQ(test, ctx_map_vram(ctx, big, SZ_2M, 0x400000, 0), 0);
+	expect_vram(ctx, big, SZ_2M, 0x400000, 0, PG);
+
+	/* Unmapping frees them like any other. */
+	KUNIT_ASSERT_EQ(test, ctx_op(ctx, va, 1024 * PG, &inval, 0), 0);
+	KUNIT_ASSERT_EQ(test, ctx_unmap(ctx, va, 1024 * PG), 0);
+	KUNIT_ASSERT_EQ(test, ctx_unmap(ctx, big, SZ_2M), 0);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, 1u);
+	ctx_fini(ctx);
+}
+
+/*
  * Tables left empty are unlinked, and freed only with the deferred list:
  * until then the device may still walk them.
  */
@@ -1176,6 +1226,7 @@ static struct kunit_case vdxg_pt_cases[] = {
 	KUNIT_CASE(vdxg_pt_large_split),
 	KUNIT_CASE(vdxg_pt_remap),
 	KUNIT_CASE(vdxg_pt_free_empty),
+	KUNIT_CASE(vdxg_pt_invalidate),
 	KUNIT_CASE(vdxg_pt_multipass),
 	KUNIT_CASE(vdxg_pt_predict_1g),
 	KUNIT_CASE(vdxg_pt_predict_shapes),
