@@ -672,6 +672,500 @@ static void test_bad_bind(void)
 	vr_close(&vr);
 }
 
+/* ---------------------------------------------- paging statistics, trace */
+
+/* debugfs paging's names of the operations, by opcode (docs/hardware.md). */
+static const char *const pg_names[VDXG_PG_NUM_OPS] = {
+	[VDXG_PG_NOP] = "nop",
+	[VDXG_PG_FENCE] = "fence",
+	[VDXG_PG_TRANSFER] = "transfer",
+	[VDXG_PG_FILL] = "fill",
+	[VDXG_PG_DISCARD] = "discard",
+	[VDXG_PG_MAP_APERTURE] = "map_aperture",
+	[VDXG_PG_UNMAP_APERTURE] = "unmap_aperture",
+	[VDXG_PG_FLUSH_TLB] = "flush_tlb",
+	[VDXG_PG_WRITE_PHYSICAL] = "write_physical",
+	[VDXG_PG_READ_PHYSICAL] = "read_physical",
+	[VDXG_PG_UPDATE_PAGE_TABLE] = "update_page_table",
+	[VDXG_PG_COPY_PTES] = "copy_page_table_entries",
+	[VDXG_PG_FLUSH_VM_TLB] = "flush_vm_tlb",
+	[VDXG_PG_TRANSFER_VIRTUAL] = "transfer_virtual",
+	[VDXG_PG_FILL_VIRTUAL] = "fill_virtual",
+	[VDXG_PG_UPDATE_CONTEXT_ALLOC] = "update_context_allocation",
+	[VDXG_PG_INIT_CONTEXT_RESOURCE] = "init_context_resource",
+	[VDXG_PG_NOTIFY_RESIDENCY] = "notify_residency",
+};
+
+struct pg_stats {
+	uint64_t ops[VDXG_PG_NUM_OPS];
+	uint64_t bytes[VDXG_PG_NUM_OPS];
+	uint64_t buffer_size, buffers, batches, passes_last;
+};
+
+/* All of debugfs paging; every operation must be there by its name. */
+static void pg_stats(struct vr *vr, struct pg_stats *st)
+{
+	static char buf[8192];
+	char path[96], key[64], *line;
+	unsigned long long ops, bytes;
+	unsigned int i;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/paging",
+		 vtest_drm_minor(vdxg_device_fd(vr->dev)));
+	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
+		       "cannot read %s", path);
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < VDXG_PG_NUM_OPS; i++) {
+		snprintf(key, sizeof(key), "\n%s: ", pg_names[i]);
+		line = strstr(buf, key);
+		vtest_assert_f(line, "no \"%s\" in %s", pg_names[i], path);
+		vtest_assert_f(sscanf(line + strlen(key),
+				      "%llu ops, %llu bytes", &ops,
+				      &bytes) == 2,
+			       "%s: bad line for %s", path, pg_names[i]);
+		st->ops[i] = ops;
+		st->bytes[i] = bytes;
+	}
+	st->buffer_size = vr_debugfs(vr, "paging", "buffer_size");
+	st->buffers = vr_debugfs(vr, "paging", "buffers");
+	st->batches = vr_debugfs(vr, "paging", "batches");
+	st->passes_last = vr_debugfs(vr, "paging", "passes_last");
+}
+
+/* Operations and bytes of OP since A, as debugfs paging counts them. */
+#define pg_delta_ops(a, b, op)		((b)->ops[op] - (a)->ops[op])
+#define pg_delta_bytes(a, b, op)	((b)->bytes[op] - (a)->bytes[op])
+
+static void expect_vm_ops(const struct pg_stats *a, const struct pg_stats *b,
+			  uint32_t op, uint64_t ops, uint64_t bytes)
+{
+	vtest_info("%s: %" PRIu64 " ops, %" PRIu64 " bytes (expected %"
+		   PRIu64 ", %" PRIu64 ")", pg_names[op],
+		   pg_delta_ops(a, b, op), pg_delta_bytes(a, b, op), ops,
+		   bytes);
+	vtest_assert_eq_u64(pg_delta_ops(a, b, op), ops);
+	vtest_assert_eq_u64(pg_delta_bytes(a, b, op), bytes);
+}
+
+/* The GPU virtual memory's operations other than those listed in KEEP. */
+static void expect_no_vm_ops(const struct pg_stats *a,
+			     const struct pg_stats *b, uint32_t keep)
+{
+	uint32_t op;
+
+	for (op = VDXG_PG_UPDATE_PAGE_TABLE; op < VDXG_PG_NUM_OPS; op++)
+		if (!(keep & BIT(op - VDXG_PG_UPDATE_PAGE_TABLE)))
+			vtest_assert_f(pg_delta_ops(a, b, op) == 0,
+				       "%s: %" PRIu64 " unexpected ops",
+				       pg_names[op], pg_delta_ops(a, b, op));
+}
+
+#define KEEP(op)	BIT((op) - VDXG_PG_UPDATE_PAGE_TABLE)
+
+/* A tracefs instance of its own with vdxg_paging_op on, if there is one. */
+#define TRACE_DIR	"/sys/kernel/tracing/instances/vdxg_vm"
+
+static bool trace_start(void)
+{
+	if (!vtest_path_exists("/sys/kernel/tracing/events/vdxg/vdxg_paging_op"))
+		return false;
+	vtest_system("rmdir " TRACE_DIR " 2>/dev/null");
+	if (vtest_system("mkdir " TRACE_DIR) != 0)
+		return false;
+	vtest_assert_ok(vtest_write_file(TRACE_DIR "/buffer_size_kb", "4096"));
+	vtest_assert_ok(vtest_write_file(TRACE_DIR
+					 "/events/vdxg/vdxg_paging_op/enable",
+					 "1"));
+	return true;
+}
+
+struct trace_op {
+	uint32_t op, dwords;
+	int as;
+	uint64_t bytes, addr;
+};
+
+/* Stop tracing; the events of the GPU VM operations, in order. */
+static uint32_t trace_stop(struct trace_op *t, uint32_t max,
+			   struct pg_stats *sum)
+{
+	unsigned long long seq, bytes, addr;
+	unsigned int op, dwords;
+	char line[512], *p;
+	uint32_t n = 0;
+	FILE *f;
+	int as;
+
+	vtest_assert_ok(vtest_write_file(TRACE_DIR
+					 "/events/vdxg/vdxg_paging_op/enable",
+					 "0"));
+	memset(sum, 0, sizeof(*sum));
+	f = fopen(TRACE_DIR "/trace", "r");
+	vtest_assert_f(f, TRACE_DIR "/trace: %m");
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, "vdxg_paging_op: ");
+		if (!p)
+			continue;
+		vtest_assert_f(sscanf(p, "vdxg_paging_op: buffer=%llu op=%u "
+				      "dwords=%u as=%d bytes=%llu addr=0x%llx",
+				      &seq, &op, &dwords, &as, &bytes,
+				      &addr) == 6, "bad event: %s", p);
+		vtest_assert(op < VDXG_PG_NUM_OPS);
+		sum->ops[op]++;
+		sum->bytes[op] += bytes;
+		if (op < VDXG_PG_UPDATE_PAGE_TABLE || n == max)
+			continue;
+		t[n].op = op;
+		t[n].dwords = dwords;
+		t[n].as = as;
+		t[n].bytes = bytes;
+		t[n].addr = addr;
+		n++;
+	}
+	fclose(f);
+	vtest_system("rmdir " TRACE_DIR);
+	return n;
+}
+
+/* The trace's counts and bytes are debugfs paging's, operation by one. */
+static void expect_trace_sums(const struct pg_stats *a,
+			      const struct pg_stats *b,
+			      const struct pg_stats *sum)
+{
+	uint32_t op;
+
+	for (op = VDXG_PG_UPDATE_PAGE_TABLE; op < VDXG_PG_NUM_OPS; op++) {
+		vtest_assert_f(sum->ops[op] == pg_delta_ops(a, b, op),
+			       "%s: %" PRIu64 " events, %" PRIu64 " counted",
+			       pg_names[op], sum->ops[op],
+			       pg_delta_ops(a, b, op));
+		vtest_assert_f(sum->bytes[op] == pg_delta_bytes(a, b, op),
+			       "%s: %" PRIu64 " bytes traced, %" PRIu64
+			       " counted", pg_names[op], sum->bytes[op],
+			       pg_delta_bytes(a, b, op));
+	}
+}
+
+/*
+ * Each GPU VM operation under its name in debugfs paging, with the counts
+ * the page-table builder's rules give (vdxg_pt.c), and the same in the
+ * vdxg_paging_op trace events when the guest has tracefs:
+ *
+ * - VM_CREATE: the root's 512 entries (one GENERATE), then
+ *   UPDATE_CONTEXT_ALLOCATION of its 16-byte AS entry;
+ * - a 64 KiB VRAM map at a fresh 4 KiB-aligned address: three tables made
+ *   (a GENERATE of 512 entries and a one-entry link each), a GENERATE of
+ *   the 16 leaves, one FLUSH_VM_TLB of the 64 KiB: one per bind, no more;
+ * - its unmap: the 16 leaves invalidated, the three empty tables unlinked
+ *   bottom up (one entry each), one FLUSH_VM_TLB;
+ * - a read through the VM: one TRANSFER_VIRTUAL of its size;
+ * - VM_DESTROY: UPDATE_CONTEXT_ALLOCATION of an invalid entry.
+ */
+static void test_paging_stats(void)
+{
+	const uint64_t tbl = 512 * 8 + 8;	/* a table made and linked */
+	struct pg_stats s0, s1, s2, s3, s4, s5, sum;
+	struct trace_op t[64];
+	struct vdxg_bo *bo;
+	uint32_t asid, vm, n, i, nupt = 0;
+	uint64_t last_upt = 0;
+	const uint64_t va = VA + 5 * 4096;	/* level-0 entry 5 on */
+	bool traced;
+	struct vr vr;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	bo = patterned(&vr, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 11);
+	vr_bo_wait(bo);
+
+	pg_stats(&vr, &s0);
+	vm = vm_new_asid(&vr, &asid);
+	pg_stats(&vr, &s1);
+	expect_vm_ops(&s0, &s1, VDXG_PG_UPDATE_PAGE_TABLE, 1, 512 * 8);
+	expect_vm_ops(&s0, &s1, VDXG_PG_UPDATE_CONTEXT_ALLOC, 1, 16);
+	expect_no_vm_ops(&s0, &s1, KEEP(VDXG_PG_UPDATE_PAGE_TABLE) |
+			 KEEP(VDXG_PG_UPDATE_CONTEXT_ALLOC));
+
+	traced = trace_start();
+	if (!traced)
+		vtest_info("no tracefs or no vdxg_paging_op event: debugfs only");
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, va, 64 * KIB, 0));
+	pg_stats(&vr, &s2);
+	expect_vm_ops(&s1, &s2, VDXG_PG_UPDATE_PAGE_TABLE, 3 * 2 + 1,
+		      3 * tbl + 16 * 8);
+	expect_vm_ops(&s1, &s2, VDXG_PG_FLUSH_VM_TLB, 1, 64 * KIB);
+	expect_no_vm_ops(&s1, &s2, KEEP(VDXG_PG_UPDATE_PAGE_TABLE) |
+			 KEEP(VDXG_PG_FLUSH_VM_TLB));
+	vtest_assert_eq_u64(s2.passes_last, 1);
+
+	if (traced) {
+		n = trace_stop(t, 64, &sum);
+		vtest_info("trace: %u GPU VM operations in the bind", n);
+		expect_trace_sums(&s1, &s2, &sum);
+		vtest_assert_eq(n, 8);
+		for (i = 0; i < n; i++) {
+			if (t[i].op == VDXG_PG_UPDATE_PAGE_TABLE) {
+				/* The address of the first entry written. */
+				vtest_assert_eq(t[i].as, -1);
+				vtest_assert_f(t[i].bytes == 512 * 8 ?
+					       !(t[i].addr & 4095) :
+					       t[i].bytes == 8 ||
+					       t[i].bytes == 16 * 8,
+					       "UPDATE_PAGE_TABLE of %" PRIu64
+					       " bytes at 0x%" PRIx64,
+					       t[i].bytes, t[i].addr);
+				nupt++;
+				last_upt = t[i].addr;
+			}
+		}
+		vtest_assert_eq(nupt, 7);
+		/* The leaves: entry (va >> 12) & 511 of the level-0 table. */
+		vtest_assert_eq_u64(last_upt & 4095, ((va >> 12) & 511) * 8);
+		/* The flush comes last: this space, the range mapped. */
+		vtest_assert_eq(t[n - 1].op, VDXG_PG_FLUSH_VM_TLB);
+		vtest_assert_eq(t[n - 1].dwords, VDXG_PG_FLUSH_VM_TLB_LEN);
+		vtest_assert_eq(t[n - 1].as, (int)asid);
+		vtest_assert_eq_u64(t[n - 1].addr, va);
+		vtest_assert_eq_u64(t[n - 1].bytes, 64 * KIB);
+	}
+
+	expect_bytes(&vr, asid, va, bo, 0, 4096);
+	pg_stats(&vr, &s3);
+	expect_vm_ops(&s2, &s3, VDXG_PG_TRANSFER_VIRTUAL, 1, 4096);
+	expect_no_vm_ops(&s2, &s3, KEEP(VDXG_PG_TRANSFER_VIRTUAL));
+
+	vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, va, 64 * KIB));
+	pg_stats(&vr, &s4);
+	expect_vm_ops(&s3, &s4, VDXG_PG_UPDATE_PAGE_TABLE, 1 + 3,
+		      16 * 8 + 3 * 8);
+	expect_vm_ops(&s3, &s4, VDXG_PG_FLUSH_VM_TLB, 1, 64 * KIB);
+	expect_no_vm_ops(&s3, &s4, KEEP(VDXG_PG_UPDATE_PAGE_TABLE) |
+			 KEEP(VDXG_PG_FLUSH_VM_TLB));
+
+	traced = traced && trace_start();
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+	pg_stats(&vr, &s5);
+	expect_vm_ops(&s4, &s5, VDXG_PG_UPDATE_CONTEXT_ALLOC, 1, 16);
+	expect_no_vm_ops(&s4, &s5, KEEP(VDXG_PG_UPDATE_CONTEXT_ALLOC));
+	if (traced) {
+		n = trace_stop(t, 64, &sum);
+		expect_trace_sums(&s4, &s5, &sum);
+		vtest_assert_eq(n, 1);
+		vtest_assert_eq(t[0].as, (int)asid);
+		vtest_assert_eq_u64(t[0].bytes, 16);
+		vtest_assert_eq_u64(t[0].addr, 0);	/* not VALID */
+	}
+	vdxg_bo_free(bo);
+	vr_close(&vr);
+}
+
+/* ------------------------------------------------ a 1 GiB bind's buffers */
+
+/*
+ * The paging buffers of a bind, re-derived from the documented encoding
+ * (docs/hardware.md, "Paging buffers"; the builder's rules in vdxg_pt.c):
+ * operations of a fixed length go whole into the buffer, or into a new
+ * one when they do not fit; a table is made by a GENERATE of its 512
+ * entries (10 dwords) and a one-entry UPDATE_PAGE_TABLE linking it (8)
+ * in one buffer; entry lists (6 dwords + 2 an entry) split over buffers;
+ * 2 MiB leaves of contiguous VRAM are one GENERATE per level-1 table run;
+ * every map ends with a FLUSH_VM_TLB of its range (7).
+ */
+struct bind_sim {
+	uint64_t size;		/* dwords in a buffer */
+	uint64_t used;
+	uint64_t buffers;
+	uint64_t upt_ops;	/* UPDATE_PAGE_TABLEs */
+	uint64_t upt_bytes;
+	uint64_t flushes;
+	uint64_t l3, l2;	/* tables made so far: their address ranges */
+};
+
+#define SIM_NONE	(~0ull)
+
+static uint64_t sim_room(const struct bind_sim *s)
+{
+	uint64_t room = s->size - s->used;
+
+	return room < 0xffff ? room : 0xffff;	/* VDXG_PG_MAX_LEN */
+}
+
+static void sim_op(struct bind_sim *s, uint64_t len)
+{
+	if (sim_room(s) < len) {
+		s->buffers++;
+		s->used = 0;
+	}
+	s->used += len;
+}
+
+static void sim_table(struct bind_sim *s)
+{
+	sim_op(s, 10 + 6 + 2);
+	s->upt_ops += 2;
+	s->upt_bytes += 512 * 8 + 8;
+}
+
+static void sim_list(struct bind_sim *s, uint64_t n)
+{
+	while (n) {
+		uint64_t room = sim_room(s), k;
+
+		if (room < 6 + 2) {
+			s->buffers++;
+			s->used = 0;
+			continue;
+		}
+		k = (room - 6) / 2 < n ? (room - 6) / 2 : n;
+		s->used += 6 + 2 * k;
+		s->upt_ops++;
+		s->upt_bytes += 8 * k;
+		n -= k;
+	}
+}
+
+/*
+ * One MAP of [va, va + size) where no level-0 or level-1 table exists yet
+ * but those this simulation made: LARGE for 2 MiB leaves, else system
+ * pages, one listed entry each.
+ */
+static void sim_map(struct bind_sim *s, uint64_t va, uint64_t size,
+		    bool large)
+{
+	uint64_t end = va + size, cur, next;
+
+	for (cur = va; cur < end; cur = next) {
+		if (cur >> 39 != s->l3) {	/* the root's entry: level 2 */
+			s->l3 = cur >> 39;
+			sim_table(s);
+		}
+		if (cur >> 30 != s->l2) {	/* level 1 */
+			s->l2 = cur >> 30;
+			sim_table(s);
+		}
+		if (large) {
+			next = ((cur >> 30) + 1) << 30;
+			next = next < end ? next : end;
+			sim_op(s, 10);
+			s->upt_ops++;
+			s->upt_bytes += (next - cur) / (2 * MIB) * 8;
+		} else {
+			next = (cur & ~(2 * MIB - 1)) + 2 * MIB;
+			next = next < end ? next : end;
+			sim_table(s);		/* level 0 */
+			sim_list(s, (next - cur) / 4096);
+		}
+	}
+	sim_op(s, 7);
+	s->flushes++;
+}
+
+/*
+ * One VM_BIND mapping 1 GiB at a fresh 1 GiB-aligned address with NOPS
+ * MAPs of [OFFSET, OFFSET + 1 GiB / NOPS) of BO at consecutive addresses
+ * (the guest's VRAM and memory are too small for a 1 GiB object): the
+ * paging buffers it takes, from debugfs paging, against the prediction,
+ * then the contents through the VM at both ends and across.
+ */
+static void bind_1g(struct vr *vr, struct vdxg_bo *bo, uint64_t offset,
+		    uint32_t nops, bool large)
+{
+	const uint64_t va = 4 * 1024 * MIB, part = 1024 * MIB / nops;
+	struct drm_vdxg_vm_bind_op *ops = calloc(nops, sizeof(*ops));
+	struct bind_sim sim = { .buffers = 1, .l3 = SIM_NONE, .l2 = SIM_NONE };
+	struct pg_stats a, b;
+	uint32_t asid, vm, i;
+	uint64_t at;
+
+	vtest_assert(ops);
+	vm = vm_new_asid(vr, &asid);
+	for (i = 0; i < nops; i++) {
+		ops[i].op = DRM_VDXG_VM_BIND_OP_MAP;
+		ops[i].handle = bo->handle;
+		ops[i].obj_offset = offset;
+		ops[i].va = va + i * part;
+		ops[i].range = part;
+	}
+	pg_stats(vr, &a);
+	sim.size = a.buffer_size / 4;
+	for (i = 0; i < nops; i++)
+		sim_map(&sim, va + i * part, part, large);
+
+	vtest_assert_ok(vdxg_vm_bind(vr->dev, vm, ops, nops, NULL, 0, NULL,
+				     0));
+	pg_stats(vr, &b);
+	vtest_info("1 GiB in %u MAPs, %s: predicted %" PRIu64 " buffers of %"
+		   PRIu64 " bytes, %" PRIu64 " UPDATE_PAGE_TABLEs; measured %"
+		   PRIu64 " buffers (last batch %" PRIu64 "), %" PRIu64,
+		   nops, large ? "2 MiB pages" : "4 KiB pages", sim.buffers,
+		   a.buffer_size, sim.upt_ops, b.buffers - a.buffers,
+		   b.passes_last, pg_delta_ops(&a, &b,
+					       VDXG_PG_UPDATE_PAGE_TABLE));
+	vtest_assert_eq_u64(b.batches - a.batches, 1);
+	vtest_assert_eq_u64(b.passes_last, sim.buffers);
+	vtest_assert_eq_u64(b.buffers - a.buffers, sim.buffers);
+	expect_vm_ops(&a, &b, VDXG_PG_UPDATE_PAGE_TABLE, sim.upt_ops,
+		      sim.upt_bytes);
+	expect_vm_ops(&a, &b, VDXG_PG_FLUSH_VM_TLB, sim.flushes, 1024 * MIB);
+	expect_no_vm_ops(&a, &b, KEEP(VDXG_PG_UPDATE_PAGE_TABLE) |
+			 KEEP(VDXG_PG_FLUSH_VM_TLB));
+
+	/* Each end, each MAP's first and last page, and inside them. */
+	for (i = 0; i < nops; i++) {
+		at = (i * 7919 * 4096ull) % (part - 4096);
+		expect_bytes(vr, asid, va + i * part, bo, offset, 4096);
+		expect_bytes(vr, asid, va + i * part + at, bo, offset + at,
+			     4096);
+		expect_bytes(vr, asid, va + (i + 1) * part - 4096, bo,
+			     offset + part - 4096, 4096);
+	}
+	expect_fault(vr, asid, va - 4096);
+	expect_fault(vr, asid, va + 1024 * MIB);
+	vtest_assert_ok(vdxg_vm_destroy(vr->dev, vm));
+	free(ops);
+}
+
+/*
+ * "A 1 GiB bind takes the predicted number of paging buffers":
+ *
+ * - VRAM, every MAP's source 2 MiB aligned (an offset into the object
+ *   makes it so, wherever the object lies): 2 MiB pages, one GENERATE per
+ *   MAP; the VRAM is contiguous, so this is deterministic;
+ * - system memory at an object offset of 4 KiB: each 2 MiB of the range
+ *   starts at a page whose bus address is not 2 MiB aligned (TTM's pool
+ *   hands out naturally aligned blocks from the largest order down), so
+ *   none is promoted to a 2 MiB page: 262144 listed entries, about 32
+ *   buffers of 64 KiB.
+ */
+static void test_bind_1g_buffers(void)
+{
+	const uint32_t nops = 16;
+	const uint64_t part = 1024 * MIB / nops;
+	struct vdxg_bo *bo;
+	uint64_t gpu, off;
+	uint32_t seg;
+	struct vr vr;
+
+	vr_open(&vr);
+	vm_require(&vr);
+
+	bo = patterned(&vr, part + 2 * MIB, DRM_VDXG_SEGMENT_VRAM, 21);
+	vr_bo_wait(bo);
+	vtest_assert_ok(vdxg_bo_info(bo, &seg, &gpu));
+	vtest_assert_eq(seg, DRM_VDXG_SEGMENT_VRAM);
+	off = (2 * MIB - (gpu & (2 * MIB - 1))) & (2 * MIB - 1);
+	vtest_info("VRAM object at 0x%" PRIx64 ", mapped from offset 0x%"
+		   PRIx64, gpu, off);
+	bind_1g(&vr, bo, off, nops, true);
+	vdxg_bo_free(bo);
+
+	bo = patterned(&vr, part + 4096, DRM_VDXG_SEGMENT_SYSTEM, 22);
+	vr_bo_wait(bo);
+	bind_1g(&vr, bo, 4096, nops, false);
+	vdxg_bo_free(bo);
+	vr_close(&vr);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "create-destroy", test_create_destroy,
 	  "VM_CREATE up to the per-file limit, VM_DESTROY, bad flags and pads" },
@@ -697,6 +1191,12 @@ static const struct vtest_subtest subtests[] = {
 	  "an object swapped out faults in its VM, then is mapped again" },
 	{ "bad-bind", test_bad_bind,
 	  "malformed VM_BIND calls: the errno of each, then a valid one works" },
+	{ "paging-stats", test_paging_stats,
+	  "VM_CREATE, a bind, a read, an unmap and VM_DESTROY count their "
+	  "GPU VM paging operations in debugfs paging and the trace event" },
+	{ "bind-1g-buffers", test_bind_1g_buffers,
+	  "a 1 GiB VM_BIND (2 MiB VRAM pages, 4 KiB system pages) takes the "
+	  "predicted paging buffers and reads back across the range" },
 };
 
 VTEST_MAIN(subtests)

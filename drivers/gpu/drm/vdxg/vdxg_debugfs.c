@@ -26,10 +26,17 @@
  *   minimum and maximum address or vector range) and what was assigned,
  *   including the options that failed or were not needed.
  * - ``interrupts``: the interrupt mode and a count per source.
- * - ``paging``: paging buffers submitted, device faults, batches (one per
- *   move, bind or clear) with the passes (buffers) the last and the
- *   largest needed, and operations and bytes by operation. There is no
- *   CPU fallback to count: every move runs on the paging engine.
+ * - ``paging``: the paging buffer size in bytes (``buffer_size``), paging
+ *   buffers submitted, device faults, batches (one per move, bind or
+ *   clear) with the passes (buffers) the last and the largest needed, and
+ *   operations and bytes by operation, every opcode under its name in
+ *   lower case (``update_page_table``, ``flush_vm_tlb``...); the bytes
+ *   are those of the ``vdxg_paging_op`` trace event (vdxg_trace.h): for
+ *   the GPU virtual memory's operations 8 per page-table entry written or
+ *   copied, a flush's range (0 for a whole address space), the bytes
+ *   copied or filled through an address space, 16 per AS entry, 4096 per
+ *   context state area. There is no CPU fallback to count: every move
+ *   runs on the paging engine.
  * - ``segments``: size and use of VRAM, aperture and system memory, with
  *   TTM's view of each manager.
  * - ``gart``: the valid GART entries, as runs of aperture pages.
@@ -85,6 +92,14 @@ static int vdxg_debugfs_paging(struct seq_file *m, void *data)
 		[VDXG_PG_FLUSH_TLB] = "flush_tlb",
 		[VDXG_PG_WRITE_PHYSICAL] = "write_physical",
 		[VDXG_PG_READ_PHYSICAL] = "read_physical",
+		[VDXG_PG_UPDATE_PAGE_TABLE] = "update_page_table",
+		[VDXG_PG_COPY_PTES] = "copy_page_table_entries",
+		[VDXG_PG_FLUSH_VM_TLB] = "flush_vm_tlb",
+		[VDXG_PG_TRANSFER_VIRTUAL] = "transfer_virtual",
+		[VDXG_PG_FILL_VIRTUAL] = "fill_virtual",
+		[VDXG_PG_UPDATE_CONTEXT_ALLOC] = "update_context_allocation",
+		[VDXG_PG_INIT_CONTEXT_RESOURCE] = "init_context_resource",
+		[VDXG_PG_NOTIFY_RESIDENCY] = "notify_residency",
 	};
 	struct drm_debugfs_entry *entry = m->private;
 	struct vdxg_paging *paging = &to_vdxg(entry->dev)->paging;
@@ -106,9 +121,11 @@ static int vdxg_debugfs_paging(struct seq_file *m, void *data)
 		   atomic_read(&to_vdxg(entry->dev)->faults));
 	seq_printf(m, "batches: %llu\npasses_last: %u\npasses_max: %u\n",
 		   batches, last_passes, max_passes);
+	/* Every operation has its name: a new one needs one here. */
+	static_assert(ARRAY_SIZE(ops) == VDXG_PG_NUM_OPS);
 	for (i = 0; i < ARRAY_SIZE(ops); i++)
-		seq_printf(m, "%s: %llu ops, %llu bytes\n", ops[i],
-			   stats.ops[i], stats.bytes[i]);
+		seq_printf(m, "%s: %llu ops, %llu bytes\n",
+			   ops[i] ?: "unnamed", stats.ops[i], stats.bytes[i]);
 	return 0;
 }
 

@@ -33,9 +33,13 @@
  * one pass moves. When both sides are page lists the room is split evenly.
  *
  * The GPU virtual memory's operations (UPDATE_PAGE_TABLE and the others
- * from 0x0a on) follow the same rules. Their sizes count what they cover:
- * 4 KiB per page-table entry written or copied, the range of a flush.
- * Operations that carry no list are emitted whole or not at all.
+ * from 0x0a on) follow the same rules. Their byte counts are what they
+ * write: 8 bytes per page-table entry written or copied (whatever the
+ * entry maps), the 16-byte AS entry of UPDATE_CONTEXT_ALLOCATION, the
+ * 4 KiB state area of INIT_CONTEXT_RESOURCE, the bytes copied or filled
+ * through an address space; a FLUSH_VM_TLB counts its range (0 for the
+ * whole space), NOTIFY_RESIDENCY nothing. Operations that carry no list
+ * are emitted whole or not at all.
  *
  * This file is pure logic: it writes dwords to memory and touches no
  * hardware, so KUnit tests it under UML.
@@ -44,6 +48,7 @@
 /* Largest byte count one operation carries: fits the 32-bit size field. */
 #define VDXG_PG_MAX_CHUNK	SZ_1G
 #define VDXG_PG_PAGE		VDXG_GPU_PAGE_SIZE
+#define VDXG_PG_PTE_SIZE	sizeof(u64)	/* a page-table entry */
 
 /**
  * vdxg_pagebuf_init - start an empty paging buffer
@@ -413,7 +418,7 @@ static int vdxg_pg_upt_list(struct vdxg_pagebuf *pb, u64 table, u32 first,
 			vdxg_put64(cs + VDXG_PG_UPT_DW_ENTRIES + 2 * i,
 				   vdxg_pg_pte(src, *progress + i));
 		vdxg_pg_count(stats, VDXG_PG_UPDATE_PAGE_TABLE,
-			      (u64)n * VDXG_PG_PAGE);
+			      (u64)n * VDXG_PG_PTE_SIZE);
 		*progress += n;
 	}
 	return 0;
@@ -500,7 +505,7 @@ int vdxg_pg_update_pt_gen(struct vdxg_pagebuf *pb, u64 table, u32 first,
 	vdxg_put64(cs + VDXG_PG_UPT_DW_BASE, base);
 	vdxg_put64(cs + VDXG_PG_UPT_DW_STRIDE, stride);
 	vdxg_pg_count(stats, VDXG_PG_UPDATE_PAGE_TABLE,
-		      (u64)count * VDXG_PG_PAGE);
+		      (u64)count * VDXG_PG_PTE_SIZE);
 	return 0;
 }
 
@@ -533,7 +538,7 @@ int vdxg_pg_copy_ptes(struct vdxg_pagebuf *pb, u64 src, u32 src_idx, u64 dst,
 	vdxg_put64(cs + 4, dst);
 	cs[6] = dst_idx;
 	cs[7] = count;
-	vdxg_pg_count(stats, VDXG_PG_COPY_PTES, (u64)count * VDXG_PG_PAGE);
+	vdxg_pg_count(stats, VDXG_PG_COPY_PTES, (u64)count * VDXG_PG_PTE_SIZE);
 	return 0;
 }
 
@@ -676,7 +681,8 @@ int vdxg_pg_update_context_alloc(struct vdxg_pagebuf *pb, u32 as, u64 entry,
 	cs = vdxg_pb_emit(pb, VDXG_PG_UPDATE_CONTEXT_ALLOC, VDXG_PG_UCA_LEN);
 	cs[1] = as;
 	vdxg_put64(cs + 2, entry);
-	vdxg_pg_count(stats, VDXG_PG_UPDATE_CONTEXT_ALLOC, 0);
+	vdxg_pg_count(stats, VDXG_PG_UPDATE_CONTEXT_ALLOC,
+		      VDXG_VM_AS_ENTRY_SIZE);
 	return 0;
 }
 

@@ -126,12 +126,42 @@ static u64 vdxg_get64(const u32 *cs)
 	return cs[0] | (u64)cs[1] << 32;
 }
 
-/* Bytes and main address of one operation, for its trace event. */
-static void vdxg_pg_describe(const u32 *cs, u64 *bytes, u64 *addr)
+/* Dwords each operation's decoder below reads, header included. */
+static const u8 vdxg_pg_describe_len[VDXG_PG_NUM_OPS] = {
+	[VDXG_PG_FENCE] = 3,
+	[VDXG_PG_TRANSFER] = VDXG_PG_XFER_DW_DST + 2,
+	[VDXG_PG_FILL] = 5,
+	[VDXG_PG_DISCARD] = 4,
+	[VDXG_PG_MAP_APERTURE] = 3,
+	[VDXG_PG_UNMAP_APERTURE] = 3,
+	[VDXG_PG_UPDATE_PAGE_TABLE] = VDXG_PG_UPT_DW_COUNT + 1,
+	[VDXG_PG_COPY_PTES] = VDXG_PG_COPY_PTES_LEN,
+	[VDXG_PG_FLUSH_VM_TLB] = VDXG_PG_FLUSH_VM_TLB_LEN,
+	[VDXG_PG_TRANSFER_VIRTUAL] = VDXG_PG_XV_LEN,
+	[VDXG_PG_FILL_VIRTUAL] = VDXG_PG_FILL_V_LEN,
+	[VDXG_PG_UPDATE_CONTEXT_ALLOC] = VDXG_PG_UCA_LEN,
+	[VDXG_PG_INIT_CONTEXT_RESOURCE] = VDXG_PG_ICR_LEN,
+	[VDXG_PG_NOTIFY_RESIDENCY] = VDXG_PG_NOTIFY_RES_LEN,
+};
+
+/*
+ * Address space, bytes and main address of the operation at @cs, of @len
+ * dwords, for its trace event (see vdxg_trace.h). It reads only dwords
+ * below @len: an operation too short for its operands reports nothing.
+ */
+static void vdxg_pg_describe(const u32 *cs, u32 len, int *as, u64 *bytes,
+			     u64 *addr)
 {
+	u32 op = VDXG_PG_HDR_OP(cs[0]);
+
+	*as = -1;
 	*bytes = 0;
 	*addr = 0;
-	switch (VDXG_PG_HDR_OP(cs[0])) {
+	if (op >= VDXG_PG_NUM_OPS || !vdxg_pg_describe_len[op] ||
+	    len < vdxg_pg_describe_len[op])
+		return;
+
+	switch (op) {
 	case VDXG_PG_TRANSFER:
 		*bytes = cs[VDXG_PG_XFER_DW_SIZE];
 		*addr = vdxg_get64(cs + VDXG_PG_XFER_DW_DST);
@@ -152,6 +182,45 @@ static void vdxg_pg_describe(const u32 *cs, u64 *bytes, u64 *addr)
 	case VDXG_PG_FENCE:
 		*addr = vdxg_get64(cs + 1);
 		break;
+	case VDXG_PG_UPDATE_PAGE_TABLE:
+		*bytes = (u64)cs[VDXG_PG_UPT_DW_COUNT] * sizeof(u64);
+		*addr = vdxg_get64(cs + VDXG_PG_UPT_DW_TABLE) +
+			(u64)cs[VDXG_PG_UPT_DW_FIRST] * sizeof(u64);
+		break;
+	case VDXG_PG_COPY_PTES:
+		*bytes = (u64)cs[7] * sizeof(u64);
+		*addr = vdxg_get64(cs + 4) + (u64)cs[6] * sizeof(u64);
+		break;
+	case VDXG_PG_FLUSH_VM_TLB:
+		*as = cs[1] & INT_MAX;
+		if (cs[2] & VDXG_PG_FLUSH_RANGE) {
+			*addr = vdxg_get64(cs + 3);
+			*bytes = vdxg_get64(cs + 5);
+		}
+		break;
+	case VDXG_PG_TRANSFER_VIRTUAL:
+		*as = cs[1] & INT_MAX;
+		*bytes = cs[3];
+		*addr = vdxg_get64(cs + 6);
+		break;
+	case VDXG_PG_FILL_VIRTUAL:
+		*as = cs[1] & INT_MAX;
+		*bytes = cs[3];
+		*addr = vdxg_get64(cs + 4);
+		break;
+	case VDXG_PG_UPDATE_CONTEXT_ALLOC:
+		*as = cs[1] & INT_MAX;
+		*bytes = VDXG_VM_AS_ENTRY_SIZE;
+		*addr = vdxg_get64(cs + 2);
+		break;
+	case VDXG_PG_INIT_CONTEXT_RESOURCE:
+		*bytes = VDXG_CTX_STATE_SIZE;
+		*addr = vdxg_get64(cs + 1);
+		break;
+	case VDXG_PG_NOTIFY_RESIDENCY:
+		*as = cs[1] & INT_MAX;
+		*addr = (u64)cs[2] << 32 | cs[3];
+		break;
 	}
 }
 
@@ -159,16 +228,18 @@ static void vdxg_pg_trace(const struct vdxg_pagebuf *pb, u64 seqno)
 {
 	u32 pos, len;
 	u64 bytes, addr;
+	int as;
 
 	if (!trace_vdxg_paging_op_enabled())
 		return;
 	for (pos = 0; pos < pb->used; pos += len) {
 		const u32 *cs = pb->cmd + pos;
 
-		len = max_t(u32, VDXG_PG_HDR_LEN(cs[0]), 1);
-		vdxg_pg_describe(cs, &bytes, &addr);
-		trace_vdxg_paging_op(seqno, VDXG_PG_HDR_OP(cs[0]), len, bytes,
-				     addr);
+		/* At least the header, at most what the buffer holds. */
+		len = clamp_t(u32, VDXG_PG_HDR_LEN(cs[0]), 1, pb->used - pos);
+		vdxg_pg_describe(cs, len, &as, &bytes, &addr);
+		trace_vdxg_paging_op(seqno, VDXG_PG_HDR_OP(cs[0]), len, as,
+				     bytes, addr);
 	}
 }
 

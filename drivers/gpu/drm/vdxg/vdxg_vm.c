@@ -805,7 +805,9 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	struct drm_exec exec;
 	int ret;
 
-	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	/* Several operations may name one object, or one already mapped. */
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
+		      DRM_EXEC_IGNORE_DUPLICATES, 0);
 	ret = vdxg_vm_bind_lock(vb, &exec);
 	if (ret)
 		goto out_exec;
@@ -830,9 +832,8 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	if (!ret) {
 		mutex_lock(&vm->pt_lock);
 		vm->no_alloc = true;
+		/* Each map and unmap ends with a FLUSH_VM_TLB of its range. */
 		ret = vdxg_vm_bind_apply(vb, &b);
-		if (!ret)
-			ret = vdxg_vm_emit_flush(vm, &b);
 		if (ret)
 			vdxg_vm_break(vm, "a bind failed half-way");
 		vm->no_alloc = false;

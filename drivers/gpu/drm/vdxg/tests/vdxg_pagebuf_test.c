@@ -378,8 +378,9 @@ static void vdxg_pg_update_pt_list(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, total, 100u);
 	KUNIT_EXPECT_EQ(test, passes, 4u);
 	KUNIT_EXPECT_EQ(test, stats.ops[VDXG_PG_UPDATE_PAGE_TABLE], 4ull);
+	/* 8 bytes of table written per entry. */
 	KUNIT_EXPECT_EQ(test, stats.bytes[VDXG_PG_UPDATE_PAGE_TABLE],
-			100ull * PG);
+			100ull * 8);
 }
 
 /* The page-list variant ORs the flags into each page address. */
@@ -428,7 +429,7 @@ static void vdxg_pg_update_pt_generate(struct kunit *test)
 			0x5000 | VDXG_PTE_VALID);
 	KUNIT_EXPECT_EQ(test, get64(buf + VDXG_PG_UPT_DW_STRIDE), (u64)PG);
 	KUNIT_EXPECT_EQ(test, stats.bytes[VDXG_PG_UPDATE_PAGE_TABLE],
-			502ull * PG);
+			502ull * 8);
 	/* Two dwords left. */
 	KUNIT_EXPECT_EQ(test, vdxg_pg_update_pt_gen(&pb, 0x2000, 0, 1, 0, 0,
 						    NULL), -ENOSPC);
@@ -543,6 +544,17 @@ static void vdxg_pg_vm_ops(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pb.used, (u32)(cs - buf));
 	KUNIT_EXPECT_EQ(test, stats.ops[VDXG_PG_NOTIFY_RESIDENCY], 1ull);
 	KUNIT_EXPECT_EQ(test, stats.ops[VDXG_PG_INIT_CONTEXT_RESOURCE], 1ull);
+	/* What each writes: table entries, the AS entry, the state area. */
+	KUNIT_EXPECT_EQ(test, stats.bytes[VDXG_PG_COPY_PTES], 12ull * 8);
+	KUNIT_EXPECT_EQ(test, stats.bytes[VDXG_PG_FLUSH_VM_TLB], 1ull << 33);
+	KUNIT_EXPECT_EQ(test, stats.bytes[VDXG_PG_TRANSFER_VIRTUAL],
+			3ull << 30);
+	KUNIT_EXPECT_EQ(test, stats.bytes[VDXG_PG_FILL_VIRTUAL], 0x100ull);
+	KUNIT_EXPECT_EQ(test, stats.bytes[VDXG_PG_UPDATE_CONTEXT_ALLOC],
+			16ull);
+	KUNIT_EXPECT_EQ(test, stats.bytes[VDXG_PG_INIT_CONTEXT_RESOURCE],
+			4096ull);
+	KUNIT_EXPECT_EQ(test, stats.bytes[VDXG_PG_NOTIFY_RESIDENCY], 0ull);
 }
 
 /* Fixed-size operations do not fit in what is left: -ENOSPC, nothing. */
