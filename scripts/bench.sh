@@ -3,7 +3,8 @@
 # make bench: boot the VM with the vdxg device, run vdxg-bench (every group,
 # 5 repeats; see tools/vdxg_bench.c for what each figure is) and keep its
 # figures: the table on stdout and in out/bench.txt, the JSON in
-# out/bench.json. Arguments go to vdxg-bench (e.g. -r 9 paging render).
+# out/bench.json. Arguments go to vdxg-bench: -r REPEATS and the groups to
+# run (e.g. -r 9 paging render, or -r 5 vm).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

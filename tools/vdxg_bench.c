@@ -39,21 +39,48 @@
  * cs       libvdxg's command-stream builder alone (no device): the cost of
  *          an address field with 16 and with 4096 objects in the
  *          allocation list, and their ratio (1 when deduplication is O(1)).
+ * vm       GPU virtual memory (skipped without a GPU MMU). VM_BIND of
+ *          64 MiB timed from the ioctl until its out-syncobj signals (the
+ *          median of 9 binds a repeat), in MiB/s: with 4 KiB entries (a
+ *          system-memory object's pages, one entry each, mapped from
+ *          object offset 4 KiB so that no run of them can make a 2 MiB
+ *          entry) and with 2 MiB entries (the 2 MiB aligned part of a
+ *          contiguous VRAM object, at a 2 MiB aligned address), and
+ *          2 MiB / 4 KiB; the UNMAPs of each are figures of their own.
+ *          Then the time of a move of a 64 MiB object, from MAKE_RESIDENT
+ *          until a polled GEM_WAIT finds it idle (the move's fence comes
+ *          after the object's entries are rewritten in every VM it is
+ *          bound in), VRAM to system memory and back, in ms (the median
+ *          of 7 a repeat, 100 ms apart so that the last move's clean-up is
+ *          done), for three objects moved in turn: unbound, bound in 1 VM
+ *          and bound in 8 VMs (of the same file); 8 VMs / 1 VM, and
+ *          (8 VMs - 1 VM) / 7: the cost of each VM past the first. Checked once a run when root with
+ *          debugfs (else the checks are skipped, and said so): each kind
+ *          of bind's page-table count in debugfs vms (a level-0 table a
+ *          2 MiB for 4 KiB entries, none for 2 MiB ones) and its bytes
+ *          read back through the GPU (debugfs vm_read); after a move each
+ *          way, new bytes written to the object and read back through
+ *          every VM it is bound in. Needs 192 MiB of free VRAM (the three
+ *          objects), as the default 256 MiB device has.
  *
  * Every figure is the median of the repeats (default 5), with min and max.
  * The table goes to stdout; -j also writes the figures as JSON:
  * {"version": 1, "repeats": N, "figures": [{"group", "name", "unit",
  * "median", "min", "max"}, ...]}. Exit status 0 when every group ran or
- * was skipped for want of hardware (a flip without an output), 1 on an
- * error.
+ * was skipped for want of hardware (a flip without an output, vm without
+ * a GPU MMU), 1 on an error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -741,6 +768,460 @@ static void bench_cs(void)
 	free(bo);
 }
 
+/* ------------------------------------------------------------------ vm */
+
+#define VM_SIZE		(64 * MIB)	/* bound, and moved */
+#define VM_LARGE	(2 * MIB)	/* a level-1 leaf */
+#define VM_VA		(1ull << 32)	/* 2 MiB (and 1 GiB) aligned */
+#define VM_MOVE_VMS	8
+#define VM_BINDS	9	/* binds a repeat, the median taken */
+#define VM_MOVES	7	/* round trips a repeat, likewise */
+#define VM_SETTLE_US	100000	/* before each timed move */
+#define VM_SEED_BIND	1
+#define VM_SEED_SYSTEM	2
+#define VM_SEED_VRAM	3
+
+/* Object offsets the correctness checks read back through a VM. */
+static const uint64_t vm_check_at[] = { 0, VM_SIZE / 2 + 4096,
+					VM_SIZE - 4096 };
+#define VM_CHECKS	(sizeof(vm_check_at) / sizeof(vm_check_at[0]))
+
+static uint32_t vm_word(uint32_t seed, uint64_t offset)
+{
+	return seed * 0x9e3779b9u + (uint32_t)(offset / 4);
+}
+
+/* The pattern of SEED over [OFFSET, OFFSET + SIZE) of the object at P. */
+static void vm_fill(void *p, uint32_t seed, uint64_t offset, uint64_t size)
+{
+	uint32_t *w = (uint32_t *)((char *)p + offset);
+	uint64_t i;
+
+	for (i = 0; i < size / 4; i++)
+		w[i] = vm_word(seed, offset + 4 * i);
+}
+
+/*
+ * The root-only view of the VMs, through debugfs dri/N: "vms" gives each
+ * VM's address space id and table count, "vm_read" the bytes at a virtual
+ * address as the paging engine reads them. Without it the checks are
+ * skipped, the figures not.
+ */
+static bool vm_debugfs(char *path, size_t len, const char *name)
+{
+	struct stat st;
+
+	if (geteuid() || fstat(vdxg_device_fd(dev), &st))
+		return false;
+	snprintf(path, len, "/sys/kernel/debug/dri/%u/%s", minor(st.st_rdev),
+		 name);
+	return !access(path, R_OK);
+}
+
+/* The client id of our file, from /proc/self/fdinfo. */
+static bool vm_client_id(unsigned long long *id)
+{
+	char path[64], line[256];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d",
+		 vdxg_device_fd(dev));
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "drm-client-id: %llu", id) == 1;
+	fclose(f);
+	return found;
+}
+
+/* VM's address space id and page-table count; false when not visible. */
+static bool vm_info(uint32_t vm, uint32_t *asid, uint32_t *tables)
+{
+	unsigned long long client, c, n;
+	unsigned int a, i, t;
+	char path[96], line[256];
+	bool found = false;
+	FILE *f;
+
+	if (!vm_client_id(&client) || !vm_debugfs(path, sizeof(path), "vms"))
+		return false;
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "vm asid %u: client %llu id %u, %llu "
+			   "mappings, %u tables", &a, &c, &i, &n, &t) == 5 &&
+		    c == client && i == vm) {
+			*asid = a;
+			*tables = t;
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Compare 4 KiB at VA of ASID, as the GPU reads it, with SEED at OFFSET. */
+static void vm_expect(uint32_t asid, uint64_t va, uint32_t seed,
+		      uint64_t offset, const char *what)
+{
+	uint32_t got[1024];
+	char path[96], cmd[64];
+	int fd, n, i;
+
+	if (!vm_debugfs(path, sizeof(path), "vm_read"))
+		die("debugfs vm_read is gone", -EPROTO);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		die(path, -errno);
+	n = snprintf(cmd, sizeof(cmd), "%u %" PRIx64 " %zu", asid, va,
+		     sizeof(got));
+	if (write(fd, cmd, n) != n ||
+	    pread(fd, got, sizeof(got), 0) != (ssize_t)sizeof(got))
+		die("vm_read", -errno);
+	close(fd);
+	for (i = 0; i < 1024; i++) {
+		if (got[i] != vm_word(seed, offset + 4 * i)) {
+			fprintf(stderr, "vdxg-bench: %s: VA 0x%" PRIx64
+				" of address space %u reads 0x%08x, not "
+				"0x%08x\n", what, va + 4 * i, asid, got[i],
+				vm_word(seed, offset + 4 * i));
+			die("the VM does not map what it should", -EBADMSG);
+		}
+	}
+}
+
+/* Seconds from VM_BIND of OP until its out-syncobj S signals. */
+static double vm_bind_time(uint32_t vm, const struct drm_vdxg_vm_bind_op *op,
+			   uint32_t s)
+{
+	struct drm_vdxg_sync out = vdxg_sync(s, 0);
+	double t;
+
+	/* No fence left from the last bind: a bind that gave none fails. */
+	check(vdxg_syncobj_reset(dev, s), "SYNCOBJ_RESET");
+	t = now();
+	check(vdxg_vm_bind(dev, vm, op, 1, NULL, 0, &out, 1), "VM_BIND");
+	check(vdxg_syncobj_wait(dev, &s, NULL, 1, vdxg_timeout_abs(WAIT_NS), 0,
+				NULL), "SYNCOBJ_WAIT");
+	return now() - t;
+}
+
+/*
+ * VM_BINDS binds of MAP (and of UNMAP after each) in VM: the MiB/s of the
+ * median bind and of the median unbind.
+ */
+static void vm_binds(uint32_t vm, const struct drm_vdxg_vm_bind_op *map,
+		     const struct drm_vdxg_vm_bind_op *unmap, uint32_t s,
+		     double *map_rate, double *unmap_rate)
+{
+	double m[VM_BINDS], u[VM_BINDS];
+	int i;
+
+	for (i = 0; i < VM_BINDS; i++) {
+		m[i] = vm_bind_time(vm, map, s);
+		u[i] = vm_bind_time(vm, unmap, s);
+	}
+	*map_rate = VM_SIZE / median(m, VM_BINDS) / MIB;
+	*unmap_rate = VM_SIZE / median(u, VM_BINDS) / MIB;
+}
+
+static struct drm_vdxg_vm_bind_op vm_map_op(struct vdxg_bo *bo,
+					    uint64_t offset, uint64_t va)
+{
+	struct drm_vdxg_vm_bind_op op = {
+		.op = DRM_VDXG_VM_BIND_OP_MAP,
+		.handle = bo->handle,
+		.obj_offset = offset,
+		.va = va,
+		.range = VM_SIZE,
+	};
+
+	return op;
+}
+
+/*
+ * The first bind of each kind, untimed: its page tables allocated, its
+ * entries of the size meant (counted in debugfs vms: the 4 KiB one needs
+ * a level-0 table for each 2 MiB, the 2 MiB one none) and read back
+ * through the GPU. Returns whether the check ran.
+ */
+static bool vm_bind_check(uint32_t vm, const struct drm_vdxg_vm_bind_op *map,
+			  uint32_t s, uint64_t entry)
+{
+	static const uint32_t above = 3;	/* root, level 2, level 1 */
+	uint32_t asid, tables;
+	const char *what = entry == VM_LARGE ? "2 MiB entries" :
+					       "4 KiB entries";
+	size_t i;
+
+	vm_bind_time(vm, map, s);
+	if (!vm_info(vm, &asid, &tables))
+		return false;
+	if (entry == VM_LARGE ? tables > above :
+	    tables < above + VM_SIZE / VM_LARGE) {
+		fprintf(stderr, "vdxg-bench: %s: %u page tables for %llu MiB\n",
+			what, tables, VM_SIZE / MIB);
+		die("the bind did not use the entries meant", -EPROTO);
+	}
+	for (i = 0; i < VM_CHECKS; i++)
+		vm_expect(asid, VM_VA + vm_check_at[i], VM_SEED_BIND,
+			  map->obj_offset + vm_check_at[i], what);
+	return true;
+}
+
+/*
+ * Milliseconds of a move of BO to SEGMENT: MAKE_RESIDENT until GEM_WAIT
+ * finds the object idle, polled (a sleeping wait adds the wake-up, which
+ * a guest busy clearing the pages of the last move delays by up to
+ * 100 ms).
+ */
+static double vm_move_time(struct vdxg_bo *bo, uint32_t segment)
+{
+	uint32_t seg;
+	double t0, t;
+	int ret;
+
+	/* The last move's clean-up (its old pages cleared) out of the way. */
+	usleep(VM_SETTLE_US);
+	t0 = now();
+	check(vdxg_bo_make_resident(bo, segment), "MAKE_RESIDENT");
+	do {
+		ret = vdxg_bo_wait(bo, 0);
+		t = now() - t0;
+	} while (ret == -EBUSY && t < WAIT_NS / SEC_NS);
+	check(ret, "GEM_WAIT");
+	check(vdxg_bo_info(bo, &seg, NULL), "GEM_INFO");
+	if (seg != segment)
+		die("MAKE_RESIDENT left the object where it was", -EPROTO);
+	return t * 1e3;
+}
+
+/*
+ * VM_MOVES rounds, each a round trip from VRAM of each of the objects
+ * BO[0..3) in turn, each round from the next one (the others in VRAM,
+ * checked after each move so that no eviction hides in a figure): for
+ * each, the median milliseconds of its moves to system memory (TO_SYS[b])
+ * and of those back (TO_VRAM[b]).
+ */
+static void vm_moves(struct vdxg_bo **bo, double *to_sys, double *to_vram)
+{
+	double t[3][2][VM_MOVES];
+	uint32_t seg;
+	int i, k, b, c;
+
+	for (i = 0; i < VM_MOVES; i++) {
+		for (k = 0; k < 3; k++) {
+			b = (i + k) % 3;	/* each first in turn */
+			t[b][0][i] = vm_move_time(bo[b],
+						  DRM_VDXG_SEGMENT_SYSTEM);
+			t[b][1][i] = vm_move_time(bo[b],
+						  DRM_VDXG_SEGMENT_VRAM);
+			for (c = 0; c < 3; c++) {
+				check(vdxg_bo_info(bo[c], &seg, NULL),
+				      "GEM_INFO");
+				if (seg != DRM_VDXG_SEGMENT_VRAM)
+					die("an object was evicted", -EPROTO);
+			}
+		}
+	}
+	for (b = 0; b < 3; b++) {
+		to_sys[b] = median(t[b][0], VM_MOVES);
+		to_vram[b] = median(t[b][1], VM_MOVES);
+	}
+}
+
+/*
+ * After a move to SEGMENT, new bytes (SEED) written where the object is
+ * now, read back through each of the N VMs: entries left pointing at the
+ * old place read the old bytes.
+ */
+static uint32_t vm_move_check(struct vdxg_bo *bo, void *p,
+			      const uint32_t *vm, int n, uint32_t segment,
+			      uint32_t seed)
+{
+	const char *what = segment == DRM_VDXG_SEGMENT_VRAM ?
+			   "after a move to VRAM" :
+			   "after a move to system memory";
+	uint32_t asid, tables, tables0 = 0;
+	size_t i;
+	int v;
+
+	move(bo, segment);
+	for (i = 0; i < VM_CHECKS; i++)
+		vm_fill(p, seed, vm_check_at[i], 4096);
+	for (v = 0; v < n; v++) {
+		if (!vm_info(vm[v], &asid, &tables))
+			die("a VM is missing from debugfs vms", -EPROTO);
+		if (!v)
+			tables0 = tables;
+		for (i = 0; i < VM_CHECKS; i++)
+			vm_expect(asid, VM_VA + vm_check_at[i], seed,
+				  vm_check_at[i], what);
+	}
+	return tables0;
+}
+
+/* Bind the whole of BO at VM_VA in each of the N VMs VM. */
+static void vm_bind_all(const uint32_t *vm, int n, struct vdxg_bo *bo)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		check(vdxg_vm_map(dev, vm[i], bo, 0, VM_VA, VM_SIZE, 0),
+		      "VM_BIND map");
+}
+
+static void bench_vm(void)
+{
+	static const uint32_t sys_seg = DRM_VDXG_SEGMENT_SYSTEM;
+	static const uint32_t vram_seg = DRM_VDXG_SEGMENT_VRAM;
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	static const char *const dir[] = { "VRAM->system", "system->VRAM" };
+	double map4k[MAX_REPEATS], map2m[MAX_REPEATS], unmap4k[MAX_REPEATS];
+	double unmap2m[MAX_REPEATS], mv[2][3][MAX_REPEATS], r[MAX_REPEATS];
+	struct drm_vdxg_vm_bind_op op4k, op2m, unmap = {
+		.op = DRM_VDXG_VM_BIND_OP_UNMAP, .va = VM_VA, .range = VM_SIZE,
+	};
+	double t_sys[3], t_vram[3];
+	uint32_t vm[VM_MOVE_VMS + 1], bvm, s, seg, tables[2] = { 0 };
+	struct vdxg_bo *sys, *vram, *bo[3];
+	uint64_t addr, addr2, off, caps;
+	bool checked = false;
+	char name[64];
+	int i, b, d;
+	void *p[3];
+
+	check(vdxg_get_param(dev, DRM_VDXG_PARAM_CAPS, &caps), "GET_PARAM");
+	if (!(caps & VDXG_CAP_GPU_MMU)) {
+		printf("vm: skipped: the device has no GPU MMU\n");
+		return;
+	}
+	check(vdxg_syncobj_create(dev, 0, &s), "SYNCOBJ_CREATE");
+	check(vdxg_vm_create(dev, 0, &bvm), "VM_CREATE");
+
+	/*
+	 * 4 KiB entries: system pages from object offset 4 KiB, so that no
+	 * 2 MiB of them is a 2 MiB aligned run however the pages came.
+	 * 2 MiB entries: the 2 MiB aligned part of a contiguous VRAM object.
+	 */
+	check(vdxg_bo_create(dev, VM_SIZE + 4096, &sys_seg, 1, 0, &sys),
+	      "GEM_CREATE");
+	vm_fill(bo_map(sys), VM_SEED_BIND, 0, VM_SIZE + 4096);
+	check(vdxg_bo_create(dev, VM_SIZE + VM_LARGE, &vram_seg, 1,
+			     DRM_VDXG_GEM_CPU_ACCESS, &vram), "GEM_CREATE");
+	vm_fill(bo_map(vram), VM_SEED_BIND, 0, VM_SIZE + VM_LARGE);
+	check(vdxg_bo_info(vram, &seg, &addr), "GEM_INFO");
+	if (seg != DRM_VDXG_SEGMENT_VRAM)
+		die("a VRAM-only object is not in VRAM", -EPROTO);
+	off = ((addr + VM_LARGE - 1) & ~(VM_LARGE - 1)) - addr;
+	op4k = vm_map_op(sys, 4096, VM_VA);
+	op2m = vm_map_op(vram, off, VM_VA);
+
+	/* Warm up (pages populated, tables in the reserve), and check. */
+	checked = vm_bind_check(bvm, &op4k, s, 4096);
+	vm_bind_time(bvm, &unmap, s);
+	vm_bind_check(bvm, &op2m, s, VM_LARGE);
+	vm_bind_time(bvm, &unmap, s);
+	for (i = 0; i < repeats; i++) {
+		vm_binds(bvm, &op4k, &unmap, s, &map4k[i], &unmap4k[i]);
+		vm_binds(bvm, &op2m, &unmap, s, &map2m[i], &unmap2m[i]);
+	}
+	check(vdxg_bo_info(vram, NULL, &addr2), "GEM_INFO");
+	if (addr2 != addr)
+		die("the VRAM object moved during the 2 MiB binds", -EPROTO);
+	vdxg_bo_free(sys);
+	vdxg_bo_free(vram);
+	vdxg_vm_destroy(dev, bvm);
+
+	/*
+	 * Moves of bound objects: a move's fence (GEM_WAIT) comes after the
+	 * object's entries are rewritten in every VM it is bound in. Three
+	 * objects moved in turn, so that the figures compared come from the
+	 * same moments: one unbound, one bound in 1 VM, one in 8 VMs.
+	 */
+	for (i = 0; i < VM_MOVE_VMS + 1; i++)
+		check(vdxg_vm_create(dev, 0, &vm[i]), "VM_CREATE");
+	for (i = 0; i < 3; i++) {
+		check(vdxg_bo_create(dev, VM_SIZE, segs, 2,
+				     DRM_VDXG_GEM_CPU_ACCESS, &bo[i]),
+		      "GEM_CREATE");
+		p[i] = bo_map(bo[i]);
+		vm_fill(p[i], VM_SEED_BIND, 0, VM_SIZE);
+		move(bo[i], DRM_VDXG_SEGMENT_VRAM);
+	}
+	vm_bind_all(&vm[VM_MOVE_VMS], 1, bo[1]);
+	vm_bind_all(vm, VM_MOVE_VMS, bo[2]);
+	vm_moves(bo, t_sys, t_vram);	/* warm up: pages, tables */
+	for (i = 0; i < repeats; i++) {
+		vm_moves(bo, t_sys, t_vram);
+		for (b = 0; b < 3; b++) {
+			mv[0][b][i] = t_sys[b];
+			mv[1][b][i] = t_vram[b];
+		}
+	}
+	/* Once a run: every VM follows its object, both ways. */
+	if (checked) {
+		vm_move_check(bo[1], p[1], &vm[VM_MOVE_VMS], 1,
+			      DRM_VDXG_SEGMENT_SYSTEM, VM_SEED_SYSTEM);
+		vm_move_check(bo[1], p[1], &vm[VM_MOVE_VMS], 1,
+			      DRM_VDXG_SEGMENT_VRAM, VM_SEED_VRAM);
+		tables[0] = vm_move_check(bo[2], p[2], vm, VM_MOVE_VMS,
+					  DRM_VDXG_SEGMENT_SYSTEM,
+					  VM_SEED_SYSTEM);
+		tables[1] = vm_move_check(bo[2], p[2], vm, VM_MOVE_VMS,
+					  DRM_VDXG_SEGMENT_VRAM, VM_SEED_VRAM);
+	}
+
+	printf("vm (%llu MiB bound; binds timed to their out-syncobj, moves "
+	       "from MAKE_RESIDENT to idle)\n", VM_SIZE / MIB);
+	figure("vm", "bind, 4 KiB entries (system pages)", "MiB/s", map4k,
+	       repeats);
+	figure("vm", "bind, 2 MiB entries (VRAM)", "MiB/s", map2m, repeats);
+	ratio(r, map2m, map4k, repeats);
+	figure("vm", "bind 2 MiB / 4 KiB entries", "ratio", r, repeats);
+	figure("vm", "unbind, 4 KiB entries", "MiB/s", unmap4k, repeats);
+	figure("vm", "unbind, 2 MiB entries", "MiB/s", unmap2m, repeats);
+	for (d = 0; d < 2; d++) {
+		snprintf(name, sizeof(name), "move %s, unbound", dir[d]);
+		figure("vm", name, "ms", mv[d][0], repeats);
+		snprintf(name, sizeof(name), "move %s, bound in 1 VM", dir[d]);
+		figure("vm", name, "ms", mv[d][1], repeats);
+		snprintf(name, sizeof(name), "move %s, bound in %d VMs",
+			 dir[d], VM_MOVE_VMS);
+		figure("vm", name, "ms", mv[d][2], repeats);
+		ratio(r, mv[d][2], mv[d][1], repeats);
+		snprintf(name, sizeof(name), "move %s, %d VMs / 1 VM", dir[d],
+			 VM_MOVE_VMS);
+		figure("vm", name, "ratio", r, repeats);
+		for (i = 0; i < repeats; i++)
+			r[i] = (mv[d][2][i] - mv[d][1][i]) * 1e3 /
+			       (VM_MOVE_VMS - 1);
+		snprintf(name, sizeof(name), "move %s, each VM past the first",
+			 dir[d]);
+		figure("vm", name, "us", r, repeats);
+	}
+	if (checked)
+		printf("vm: checked: each bind's entries (page tables) and "
+		       "bytes read back through the GPU; after a move each "
+		       "way, new bytes through every VM. Page tables of a VM "
+		       "after a move to system memory: %u, to VRAM: %u (3: "
+		       "2 MiB entries, %u: 4 KiB ones)\n", tables[0],
+		       tables[1], (unsigned int)(3 + VM_SIZE / VM_LARGE));
+	else
+		printf("vm: the read-back checks were skipped: they need root "
+		       "and debugfs (dri/N/vms, vm_read)\n");
+	for (i = 0; i < 3; i++)
+		vdxg_bo_free(bo[i]);
+	for (i = 0; i < VM_MOVE_VMS + 1; i++)
+		vdxg_vm_destroy(dev, vm[i]);
+	vdxg_syncobj_destroy(dev, s);
+}
+
 /* ---------------------------------------------------------------- main */
 
 static const struct group {
@@ -754,6 +1235,7 @@ static const struct group {
 	{ "flip", bench_flip, false },
 	{ "clients", bench_clients, true },
 	{ "cs", bench_cs, false },
+	{ "vm", bench_vm, true },
 };
 
 #define NUM_GROUPS	(sizeof(groups) / sizeof(groups[0]))
