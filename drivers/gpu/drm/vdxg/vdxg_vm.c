@@ -372,12 +372,6 @@ static int vdxg_vm_emit_unmap(struct vdxg_vm *vm, struct vdxg_pg_batch *b,
 	return ret;
 }
 
-static int vdxg_vm_emit_flush(struct vdxg_vm *vm, struct vdxg_pg_batch *b)
-{
-	return vdxg_pg_emit(b, vdxg_pg_flush_vm_tlb(&b->pb, vm->asid, false,
-						    0, 0, &b->stats));
-}
-
 /* --------------------------------------------------- drm_gpuvm's steps */
 
 /**
@@ -1170,8 +1164,8 @@ static int vdxg_vm_remap_va(struct vdxg_vm *vm, struct vdxg_pg_batch *b,
 }
 
 /*
- * Rewrite all of @vm_bo's entries for the object's place @res, in @b, and
- * flush. Without pages (swapped out, or @gone: about to be), the entries
+ * Rewrite all of @vm_bo's entries for the object's place @res, in @b (each
+ * range flushed). Without pages (swapped out, or @gone: about to be), the entries
  * are invalid and the object goes on the VM's evicted list, to be mapped
  * again when it comes back.
  */
@@ -1190,13 +1184,12 @@ static int vdxg_vm_remap_bo(struct drm_gpuvm_bo *vm_bo,
 
 	mutex_lock(&vm->pt_lock);
 	vm->no_alloc = true;
+	/* Each range's map ends with its own flush. */
 	drm_gpuvm_bo_for_each_va(va, vm_bo) {
 		ret = vdxg_vm_remap_va(vm, b, va, res, present);
 		if (ret)
 			break;
 	}
-	if (!ret)
-		ret = vdxg_vm_emit_flush(vm, b);
 	vm->no_alloc = false;
 	mutex_unlock(&vm->pt_lock);
 	if (!ret)

@@ -32,6 +32,9 @@ struct vdxg_vram_node {
 	struct drm_mm_node node;
 };
 
+/* A GPU VM's 2 MiB page, in pages. */
+#define VDXG_VRAM_LARGE_PAGES	(SZ_2M >> PAGE_SHIFT)
+
 static struct vdxg_vram_mgr *to_vram_mgr(struct ttm_resource_manager *man)
 {
 	return container_of(man, struct vdxg_vram_mgr, manager);
@@ -61,10 +64,22 @@ static int vdxg_vram_alloc(struct ttm_resource_manager *man,
 
 	ttm_resource_init(bo, place, &node->base);
 	mutex_lock(&mgr->lock);
-	ret = drm_mm_insert_node_in_range(&mgr->mm, &node->node,
-					  PFN_UP(node->base.size),
-					  bo->page_alignment, 0, place->fpfn,
-					  lpfn, mode);
+	/*
+	 * Objects of 2 MiB or more start on a 2 MiB boundary when there is
+	 * room for that: GPU VMs then map them with 2 MiB pages.
+	 */
+	ret = -ENOSPC;
+	if (node->base.size >= SZ_2M &&
+	    bo->page_alignment < VDXG_VRAM_LARGE_PAGES)
+		ret = drm_mm_insert_node_in_range(&mgr->mm, &node->node,
+						  PFN_UP(node->base.size),
+						  VDXG_VRAM_LARGE_PAGES, 0,
+						  place->fpfn, lpfn, mode);
+	if (ret == -ENOSPC)
+		ret = drm_mm_insert_node_in_range(&mgr->mm, &node->node,
+						  PFN_UP(node->base.size),
+						  bo->page_alignment, 0,
+						  place->fpfn, lpfn, mode);
 	mutex_unlock(&mgr->lock);
 	if (ret) {
 		ttm_resource_fini(man, &node->base);
@@ -142,6 +157,8 @@ void vdxg_vram_mgr_init(struct vdxg_device *vdxg, u64 pages)
 	man->use_tt = false;
 	man->func = &vdxg_vram_mgr_func;
 	ttm_resource_manager_init(man, &vdxg->ttm, pages);
+	/* Aligned in the segment is aligned in VRAM (vdxg_vram_offset()). */
+	BUILD_BUG_ON(!IS_ALIGNED(VDXG_KMEM_SIZE, SZ_2M));
 	drm_mm_init(&mgr->mm, 0, pages);
 	mutex_init(&mgr->lock);
 	vdxg_fragments_init(&mgr->frag);
