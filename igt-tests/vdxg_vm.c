@@ -44,7 +44,8 @@ static void vm_require(struct vr *vr)
 	vtest_require_f(vr_param(vr, DRM_VDXG_PARAM_CAPS) & VDXG_CAP_GPU_MMU,
 			"the device has no GPU MMU");
 	/* vm_read of an unmapped address: the paging engine faults. */
-	vr_ignore_dmesg("engine 1 fault: not present, opcode 0x0d");
+	vr_ignore_dmesg("engine 1 fault: not present, opcode 0x0d|"
+			"callbacks suppressed");
 }
 
 static uint32_t vm_new(struct vr *vr)
