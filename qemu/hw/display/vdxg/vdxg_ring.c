@@ -635,7 +635,8 @@ static int vdxg_engine_post_load(void *opaque, int version_id)
         return -EINVAL;
     }
     if (!e->busy) {
-        return 0;
+        /* Virtual mode is a state of an entry in progress only. */
+        return e->virt ? -EINVAL : 0;
     }
     /*
      * An EXEC_VIRTUAL entry came with its subsection (virt set) and names
