@@ -737,7 +737,7 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
     uint32_t dx = VDXG_RD_X(dst_xy), dy = VDXG_RD_Y(dst_xy);
     uint32_t w = VDXG_RD_X(wh), h = VDXG_RD_Y(wh);
     uint64_t n = (uint64_t)w * h, k = e->op_progress, idx;
-    uint32_t sfmt, dfmt, scpp, i, j, raw, argb, m, lo;
+    uint32_t sfmt, dfmt, scpp, i, j, raw, argb, m, lo, solo = 0;
     VdxgCopyOrder order;
     VdxgRun run;
     bool backward, runs, or_alpha;
@@ -795,7 +795,7 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
                 e->op_progress = k;
                 return VDXG_RUN_YIELD;
             }
-            if (runs) {
+            if (runs && !solo) {
                 m = MIN(backward ? i + 1 : w - i, vdxg_px_budget(r));
                 if (e->virt) {
                     /* Both sides' runs inside their pages */
@@ -814,6 +814,14 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
                     i = backward ? lo - 1 : lo + m;
                     continue;
                 }
+                /*
+                 * Virtual mode: the run is not on VRAM pages. Its pixels
+                 * go one by one before the next run is tried.
+                 */
+                solo = e->virt ? m : 0;
+            }
+            if (solo) {
+                solo--;
             }
             if (!vdxg_px_load(r, VDXG_SLOT_SRC, sx + i, sy + j, &raw)) {
                 goto fault;
