@@ -687,6 +687,9 @@ static void test_vm_faults(void)
     /* EXEC_VIRTUAL is no PAGING command. */
     ring_entry(p, VDXG_RING_CMD_VIRTUAL(2), 4, VA_BUF, ++p->seqno, VM_CTX, 0);
     vm_fault(&m, VDXG_FAULT_OPCODE, RING_OP(2), PG_RING + 32, 0, 0);
+    /* ... and its dword 7 is reserved there. */
+    ring_entry(p, VDXG_RING_CMD_VIRTUAL(2), 4, VA_BUF, ++p->seqno, VM_CTX, 1);
+    vm_fault(&m, VDXG_FAULT_RING, RING_OP(2), PG_RING + 32, 0, 0);
     pte = m.pte[as][VA_DST >> 12];
     g_assert_cmphex(pte & VDXG_PTE_VALID, ==, VDXG_PTE_VALID);
     vm_stop(&m);
