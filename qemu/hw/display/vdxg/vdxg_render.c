@@ -252,6 +252,17 @@ typedef struct VdxgRdRun {
     VdxgErr *err;
     uint64_t dirty_lo[VDXG_NUM_SLOTS];
     uint64_t dirty_hi[VDXG_NUM_SLOTS];
+    /*
+     * Virtual mode: the VRAM page each slot's last pixel was in, by
+     * virtual page number (UINT64_MAX: none), its host address and
+     * whether it was translated for a write (and marked dirty). It is
+     * only used while the device has not been reset (@gen): a DMA can
+     * reset it.
+     */
+    uint64_t vpn[VDXG_NUM_SLOTS];
+    uint8_t *vptr[VDXG_NUM_SLOTS];
+    bool vwrite[VDXG_NUM_SLOTS];
+    uint32_t gen;
 } VdxgRdRun;
 
 static void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
@@ -263,9 +274,11 @@ static void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
     r->e = e;
     r->budget = budget;
     r->err = err;
+    r->gen = s->reset_gen;
     for (i = 0; i < VDXG_NUM_SLOTS; i++) {
         r->dirty_lo[i] = UINT64_MAX;
         r->dirty_hi[i] = 0;
+        r->vpn[i] = UINT64_MAX;
     }
 }
 
@@ -279,6 +292,57 @@ static void vdxg_rd_run_flush(VdxgRdRun *r)
                                     r->dirty_hi[i] - r->dirty_lo[i]);
         }
     }
+}
+
+/*
+ * Virtual mode: the host address of the pixel at virtual address @va of
+ * the surface in @slot when its page is VRAM (on a VF, backed as a whole
+ * by one range), else NULL: the caller then goes through vdxg_rd_rw,
+ * which translates each access on its own and reports what faults. What
+ * the page is stays known for the slot's next pixels, so that a command's
+ * pixels on VRAM cost one translation a page; a page translated for a
+ * write is marked dirty as a whole.
+ */
+static uint8_t *vdxg_px_vptr(VdxgRdRun *r, unsigned int slot, uint64_t va,
+                             bool write)
+{
+    uint64_t vpn = va >> VDXG_GPU_PAGE_SHIFT;
+    VdxgErr err = { 0 };
+    VdxgSeg seg;
+
+    if (r->s->reset_gen != r->gen) {
+        return NULL;
+    }
+    if (r->vpn[slot] == vpn) {
+        if (!r->vptr[slot]) {
+            /* Not a VRAM page: each access is translated on its own. */
+            return NULL;
+        }
+        if (r->vwrite[slot] || !write) {
+            return r->vptr[slot] + (va & VDXG_PAGE_MASK);
+        }
+    }
+    r->vpn[slot] = vpn;
+    r->vptr[slot] = NULL;
+    *r->budget -= VDXG_COST_XLATE;
+    if (!vdxg_vm_seg(r->s, r->e, r->e->as, va & ~(uint64_t)VDXG_PAGE_MASK,
+                     VDXG_GPU_PAGE_SIZE,
+                     write ? VDXG_ACCESS_WRITE : VDXG_ACCESS_READ, &seg,
+                     &err) ||
+        seg.zero || !seg.vram || seg.len < VDXG_GPU_PAGE_SIZE) {
+        if (!err.vm || err.reason != VDXG_FAULT_VM_READ_ONLY) {
+            return NULL;
+        }
+        /* A read-only page: its reads can still go the fast way. */
+        r->vpn[slot] = UINT64_MAX;
+        return NULL;
+    }
+    if (write) {
+        memory_region_set_dirty(r->s->vram_mr, seg.addr, VDXG_GPU_PAGE_SIZE);
+    }
+    r->vptr[slot] = r->s->vram_ptr + seg.addr;
+    r->vwrite[slot] = write;
+    return r->vptr[slot] + (va & VDXG_PAGE_MASK);
 }
 
 /*
@@ -297,9 +361,13 @@ static bool vdxg_px_load(VdxgRdRun *r, unsigned int slot, uint32_t x,
 
     if (r->e->virt) {
         /* A pixel is aligned to its size: it is in one page. */
-        if (!vdxg_rd_rw(r->s, r->e, gpu, buf, cpp, VDXG_ACCESS_READ,
-                        r->budget, r->err)) {
-            return false;
+        p = vdxg_px_vptr(r, slot, gpu, false);
+        if (!p) {
+            p = buf;
+            if (!vdxg_rd_rw(r->s, r->e, gpu, buf, cpp, VDXG_ACCESS_READ,
+                            r->budget, r->err)) {
+                return false;
+            }
         }
     } else if (gpu < r->s->vram_size && !r->s->vf) {
         p = r->s->vram_ptr + gpu;
@@ -328,6 +396,12 @@ static bool vdxg_px_store(VdxgRdRun *r, unsigned int slot, uint32_t x,
         stl_le_p(buf, raw);
     }
     if (r->e->virt) {
+        uint8_t *p = vdxg_px_vptr(r, slot, gpu, true);
+
+        if (p) {
+            memcpy(p, buf, cpp);
+            return true;
+        }
         return vdxg_rd_rw(r->s, r->e, gpu, buf, cpp, VDXG_ACCESS_WRITE,
                           r->budget, r->err);
     }
