@@ -93,10 +93,18 @@ def hdr(op, length):
     return op | length << 16
 
 
-def engine(e, commands):
+def engine(e, commands, cmd=1, addr_hi=APERTURE_HI, state=0):
+    patterns, kick = engine_parts(e, commands, cmd, addr_hi, state)
+    return patterns + kick
+
+
+def engine_parts(e, commands, cmd=1, addr_hi=APERTURE_HI, state=0):
     """Engine e's ring in the aperture, with one EXEC entry of the buffer
     made of commands: each a bytes of whole dwords, or (bytes, [data])
-    for a command that reads guest memory: the data it reads.
+    for a command that reads guest memory: the data it reads. With cmd
+    EXEC_VIRTUAL the buffer's address is virtual (addr_hi 0: guest page 0
+    when the address space maps virtual page 0 there) and state is the
+    entry's dword 7.
 
     With the GART off every aperture page is the dummy page, guest page 0:
     the ring entry at its offset 0, the buffer at 0x100. A DMA read of
@@ -105,22 +113,27 @@ def engine(e, commands):
     qemu-fuzz.sh). The engine reads the ring entry, then for each command
     its header alone, then the whole command: so the patterns are the
     entry, then for each command the command, its operands and the data
-    it reads."""
+    it reads.
+
+    Returns the DMA patterns and the register writes that kick the engine
+    apart: the fuzzer's pattern index wraps to 0 once the last pattern is
+    used, so the patterns of two engines' jobs all come before the first
+    kick."""
     base = 0x1000 + e * 0x100
     commands = [c if isinstance(c, tuple) else (c, []) for c in commands]
     length = sum(len(c) for c, _ in commands)
-    entry = dwords(1, length, 0x100, APERTURE_HI, 1, 0, 0, 0)
-    cmds = [dma_pattern(entry)]
+    entry = dwords(cmd, length, 0x100, addr_hi, 1, 0, 0, state)
+    patterns = [dma_pattern(entry)]
     for c, data in commands:
-        cmds.append(dma_pattern(c))
+        patterns.append(dma_pattern(c))
         if len(c) > 4:
-            cmds.append(dma_pattern(c[4:]))
-        cmds += [dma_pattern(d) for d in data]
-    cmds += [write(0, base + 0x00, 0), write(0, base + 0x04, APERTURE_HI),
-             write(0, base + 0x08, 0x1000), write(0, base + 0x10, 32),
-             write(0, base + 0x18, 1), write(0, base + 0x14, 1)]
-    cmds += [bytes([OP_CLOCK_STEP])] * 4
-    return cmds
+            patterns.append(dma_pattern(c[4:]))
+        patterns += [dma_pattern(d) for d in data]
+    kick = [write(0, base + 0x00, 0), write(0, base + 0x04, APERTURE_HI),
+            write(0, base + 0x08, 0x1000), write(0, base + 0x10, 32),
+            write(0, base + 0x18, 1), write(0, base + 0x14, 1)]
+    kick += [bytes([OP_CLOCK_STEP])] * 4
+    return patterns, kick
 
 
 def surface(slot, addr, fmt, width, height, pitch):
@@ -146,6 +159,68 @@ def pf_render():
         dwords(hdr(0x01, 5), 0x30000, 0, 1, 0),                    # FENCE
     ]
     return [write(0, 0x104, 0xffffffff)] + engine(0, commands)
+
+
+# GPU virtual memory: VM_TABLE, VM_TABLE_ENTRIES, VM_CTRL; the tables of
+# address space 0 in VRAM (root, level 2, 1, 0), and a state area.
+VM_TABLE, VM_TABLE_ENTRIES, VM_CTRL = 0x2200, 0x2208, 0x220c
+VM_ROOT = 0x201000
+VM_STATE = 0x50000
+PTE_V, PTE_ZERO, PTE_VRAM = 1, 2, 1 << 5
+
+
+def qwords(*v):
+    return struct.pack("<%dQ" % len(v), *v)
+
+
+def pf_render_virtual():
+    """EXEC_VIRTUAL (command 2, address space 0) on RENDER: the PAGING
+    engine builds the address space (UPDATE_CONTEXT_ALLOCATION,
+    UPDATE_PAGE_TABLE) and a state area (INIT_CONTEXT_RESOURCE), then
+    every RENDER command once through it: the buffer and the vertex
+    buffer on virtual page 0 (system page 0, the DMA patterns), the
+    surfaces on VRAM pages, the FENCE on a null page."""
+    l0 = [0] * 0x41
+    l0[0] = PTE_V                                    # system page 0
+    for i in range(4):
+        l0[0x10 + i] = (i << 12) | PTE_V | PTE_VRAM          # DST
+        l0[0x30 + i] = (0x20000 + (i << 12)) | PTE_V | PTE_VRAM  # DEPTH
+    for i in range(2):
+        l0[0x20 + i] = (0x10000 + (i << 12)) | PTE_V | PTE_VRAM  # SRC
+    l0[0x40] = PTE_V | PTE_ZERO                      # FENCE: null
+    tables = [VM_ROOT + i * 0x1000 for i in range(4)]
+    paging = [dwords(hdr(0x0f, 4), 0) + qwords(VM_ROOT | 1)]   # UCA
+    for t, n in zip(tables, tables[1:]):
+        paging.append(dwords(hdr(0x0a, 8), 0) + qwords(t) +
+                      dwords(0, 1) + qwords(n | PTE_V))        # UPT
+    # The engine reads at most 10 dwords of an operation, then the rest
+    # of UPDATE_PAGE_TABLE's entries.
+    upt = (dwords(hdr(0x0a, 6 + 2 * len(l0)), 0) + qwords(tables[3]) +
+           dwords(0, len(l0)) + qwords(*l0))
+    paging.append((upt, [upt[40:]]))
+    paging.append(dwords(hdr(0x10, 3)) + qwords(VM_STATE))      # ICR
+    verts = b"".join(dwords(x << 4, y << 4, 0x1000, 0xff804020,
+                            u << 16, v << 16, 0, 0)
+                     for x, y, u, v in ((1, 1, 0, 0), (60, 4, 63, 0),
+                                        (8, 60, 0, 63)))
+    render = [
+        surface(0, 0x10000, 1, 64, 64, 256),        # DST XRGB8888
+        surface(1, 0x20000, 3, 64, 64, 128),        # SRC RGB565
+        surface(3, 0x20000, 3, 64, 64, 128),        # TEXTURE
+        surface(2, 0x30000, 4, 64, 64, 256),        # DEPTH D32
+        dwords(hdr(0x04, 4), 0, 32 | 32 << 16, 0xff00ff00),        # FILL
+        dwords(hdr(0x05, 4), 0, 8 | 8 << 16, 16 | 16 << 16),       # COPY
+        dwords(hdr(0x06, 5), 0, 4 | 4 << 16, 16 | 16 << 16, 128),  # BLEND
+        (dwords(hdr(0x07, 5), 0xf, 3, 0x800, 0), [verts]),         # DRAW
+        dwords(hdr(0x01, 5), 0x40000, 0, 1, 0),                    # FENCE
+    ]
+    pg_patterns, pg_kick = engine_parts(1, paging)
+    rd_patterns, rd_kick = engine_parts(0, render, cmd=2, addr_hi=0,
+                                        state=VM_STATE >> 12)
+    return ([write(0, 0x104, 0xffffffff), write(0, VM_TABLE, 0x200000),
+             write(0, VM_TABLE + 4, 0), write(0, VM_TABLE_ENTRIES, 1),
+             write(0, VM_CTRL, 1)] + pg_patterns + rd_patterns + pg_kick +
+            rd_kick)
 
 
 def pf_paging():
@@ -187,7 +262,8 @@ def sriov_numvfs_over_total():
 
 # Every run starts with these: the findings stay fixed.
 SEEDS = {
-    "pf": {"seed-render": pf_render, "seed-paging": pf_paging},
+    "pf": {"seed-render": pf_render, "seed-paging": pf_paging,
+           "seed-render-virtual": pf_render_virtual},
     "sriov": {"seed-enable-vfs": sriov,
               "regress-sriov-numvfs-over-total": sriov_numvfs_over_total},
 }

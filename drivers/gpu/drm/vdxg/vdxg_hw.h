@@ -162,19 +162,33 @@
 #define VDXG_ENG_RESET			0x30	/* WO: bit 0 resets this engine */
 #define VDXG_ENG_PROGRESS		0x34	/* RO: work done on the entry */
 
-/* Ring entry: eight dwords. */
+/*
+ * Ring entry: eight dwords. EXEC_VIRTUAL (RENDER only, with
+ * VDXG_CAP_GPU_MMU) runs a DMA buffer by GPU virtual address: the buffer
+ * and every address in its commands are virtual addresses of address
+ * space VDXG_RING_CMD_AS(dw0). Its dword 7 is the context's state area
+ * (VDXG_CTX_STATE_*) as a VRAM page number, 0 for none. NOP and EXEC
+ * have bits 31:8 of dword 0 and all of dword 7 zero.
+ */
 #define VDXG_RING_ENTRY_SIZE		32
 #define VDXG_RING_DW_CMD		0	/* VDXG_RING_CMD_* */
 #define   VDXG_RING_CMD_NOP		0
 #define   VDXG_RING_CMD_EXEC		1	/* run a DMA/paging buffer */
+#define   VDXG_RING_CMD_EXEC_VIRTUAL	2	/* RENDER: by virtual address */
+#define   VDXG_RING_CMD_OP(dw)		((dw) & 0xff)
+#define   VDXG_RING_CMD_AS_SHIFT	8	/* EXEC_VIRTUAL: bits 15:8 */
+#define   VDXG_RING_CMD_AS(dw)		(((dw) >> 8) & 0xff)
+#define   VDXG_RING_CMD_VIRTUAL(as)	(VDXG_RING_CMD_EXEC_VIRTUAL | \
+					 ((as) << VDXG_RING_CMD_AS_SHIFT))
 #define VDXG_RING_DW_LENGTH		1	/* buffer bytes, multiple of 4 */
 #define   VDXG_RING_LENGTH_MAX		0x100000	/* EXEC buffer bytes */
-#define VDXG_RING_DW_ADDR_LO		2	/* buffer GPU address */
+#define VDXG_RING_DW_ADDR_LO		2	/* buffer GPU (virtual) address */
 #define VDXG_RING_DW_ADDR_HI		3
 #define VDXG_RING_DW_SEQNO_LO		4	/* written back on completion */
 #define VDXG_RING_DW_SEQNO_HI		5
 #define VDXG_RING_DW_CONTEXT		6	/* reported in faults */
-#define VDXG_RING_DW_RSVD		7	/* must be zero */
+#define VDXG_RING_DW_RSVD		7	/* must be zero, but: */
+#define VDXG_RING_DW_STATE		7	/* EXEC_VIRTUAL: VRAM page, 0 none */
 
 /* ------------------------------------------------------------------------
  * Paging buffers (PAGING engine command set)
@@ -502,7 +516,18 @@
 #define VDXG_CTX_STATE_VERSION		1
 #define VDXG_CTX_STATE_DW_MAGIC		0
 #define VDXG_CTX_STATE_DW_VERSION	1
-#define VDXG_CTX_STATE_DW_SLOTS		4	/* 8 dwords a slot, as SET_SURFACE */
+#define VDXG_CTX_STATE_DW_SLOTS		4	/* VDXG_NUM_SLOTS slots from here */
+#define VDXG_CTX_STATE_SLOT_DWORDS	8
+#define VDXG_CTX_STATE_SLOT(n)		(VDXG_CTX_STATE_DW_SLOTS + \
+					 (n) * VDXG_CTX_STATE_SLOT_DWORDS)
+/* A slot's dwords: all zero while unset */
+#define VDXG_CTX_SLOT_DW_BOUND		0	/* 1: bound, 0: unset */
+#define VDXG_CTX_SLOT_DW_ADDR		1	/* virtual address, 2 dwords */
+#define VDXG_CTX_SLOT_DW_FORMAT		3	/* as SET_SURFACE's operands */
+#define VDXG_CTX_SLOT_DW_WIDTH		4
+#define VDXG_CTX_SLOT_DW_HEIGHT		5
+#define VDXG_CTX_SLOT_DW_PITCH		6
+#define VDXG_CTX_SLOT_DW_RSVD		7	/* zero */
 
 /* ------------------------------------------------------------------------
  * Display engine (0x4000 + crtc * 0x200)

@@ -94,6 +94,11 @@ typedef struct VdxgRange {
 #define VDXG_COST_OP            256
 #define VDXG_COST_ENTRY         256
 #define VDXG_COST_PTE           16
+/*
+ * A virtual access of the RENDER engine (EXEC_VIRTUAL), charged for each
+ * page it translates: a TLB lookup or a walk, then the page's memory.
+ */
+#define VDXG_COST_XLATE         32
 
 /* A surface bound to a slot of the RENDER engine; format 0 is unset. */
 typedef struct VdxgSurface {
@@ -149,6 +154,14 @@ typedef struct VdxgEngine {
     uint64_t op_progress;       /* bytes, GART entries or pixels done */
     uint32_t progress;          /* PROGRESS: work done on the entry */
     bool waiting;               /* STATUS.WAITING: in an unmet WAIT */
+    /*
+     * EXEC_VIRTUAL: every address of the entry is a virtual address of
+     * address space @as; its slots are loaded from and stored to the
+     * context state area at VRAM offset @state_area (0: none).
+     */
+    bool virt;
+    uint32_t as;
+    uint64_t state_area;
     VdxgRender rd;              /* RENDER only */
 
     /* Fixed at realize, kept by an engine reset: from here on */
@@ -534,7 +547,12 @@ VdxgRun vdxg_pg_op(VdxgCore *s, VdxgEngine *e, int64_t *budget,
 
 /* vdxg_render.c */
 uint32_t vdxg_surface_check(VdxgCore *s, uint32_t slot,
-                            const VdxgSurface *sf);
+                            const VdxgSurface *sf, bool virt);
+bool vdxg_rd_rw(VdxgCore *s, VdxgEngine *e, uint64_t addr, void *buf,
+                uint64_t len, uint32_t access, int64_t *budget,
+                VdxgErr *err);
+bool vdxg_rd_state_load(VdxgCore *s, VdxgEngine *e, VdxgErr *err);
+bool vdxg_rd_state_store(VdxgCore *s, VdxgEngine *e, VdxgErr *err);
 void vdxg_rd_snap_free(VdxgEngine *e);
 VdxgRun vdxg_rd_cmd(VdxgCore *s, VdxgEngine *e, int64_t *budget,
                     uint32_t *opcode, VdxgErr *err);

@@ -38,12 +38,16 @@ static uint64_t vdxg_surface_span(const VdxgSurface *sf)
            (uint64_t)sf->width * vdxg_fmt_cpp[sf->format];
 }
 
+/* The top of the GPU virtual address space */
+#define VDXG_VA_LIMIT           (1ull << VDXG_VM_VA_BITS)
+
 /*
  * Can @sf be bound to @slot? Returns VDXG_FAULT_NONE, or the reason of the
- * fault that SET_SURFACE raises.
+ * fault that SET_SURFACE raises. In virtual mode (@virt) the surface only
+ * has to lie below 2^48: each page is checked when it is accessed.
  */
 uint32_t vdxg_surface_check(VdxgCore *s, uint32_t slot,
-                            const VdxgSurface *sf)
+                            const VdxgSurface *sf, bool virt)
 {
     uint32_t cpp;
 
@@ -59,10 +63,150 @@ uint32_t vdxg_surface_check(VdxgCore *s, uint32_t slot,
         sf->pitch > VDXG_SURF_MAX_PITCH || sf->addr % cpp) {
         return VDXG_FAULT_PARAM;
     }
-    if (!vdxg_gpu_range_ok(s, sf->addr, vdxg_surface_span(sf))) {
+    if (virt) {
+        if (sf->addr >= VDXG_VA_LIMIT ||
+            vdxg_surface_span(sf) > VDXG_VA_LIMIT - sf->addr) {
+            return VDXG_FAULT_ADDRESS;
+        }
+    } else if (!vdxg_gpu_range_ok(s, sf->addr, vdxg_surface_span(sf))) {
         return VDXG_FAULT_ADDRESS;
     }
     return VDXG_FAULT_NONE;
+}
+
+/*
+ * Read, write or fetch (@access, VDXG_ACCESS_*) @len bytes at @addr for
+ * the entry in progress: a GPU address, or in virtual mode a virtual
+ * address of the entry's address space, page by page through the
+ * engine's TLB (VDXG_COST_XLATE each, twice for a system page). A null
+ * page reads zeros and drops what is written; a fault names the first
+ * address that failed.
+ */
+bool vdxg_rd_rw(VdxgCore *s, VdxgEngine *e, uint64_t addr, void *buf,
+                uint64_t len, uint32_t access, int64_t *budget,
+                VdxgErr *err)
+{
+    bool is_write = access == VDXG_ACCESS_WRITE;
+    uint8_t *p = buf;
+    VdxgSeg seg;
+
+    if (!e->virt) {
+        return vdxg_gpu_rw(s, addr, buf, len, is_write, err);
+    }
+    while (len) {
+        *budget -= VDXG_COST_XLATE;
+        if (!vdxg_vm_seg(s, e, e->as, addr, len, access, &seg, err)) {
+            return false;
+        }
+        if (seg.zero) {
+            if (!is_write) {
+                memset(p, 0, seg.len);
+            }
+        } else {
+            if (!seg.vram) {
+                /* A bus access costs as much again. */
+                *budget -= VDXG_COST_XLATE;
+            }
+            if (is_write ? !vdxg_seg_write(s, &seg, p, seg.len, err) :
+                           !vdxg_seg_read(s, &seg, p, seg.len, err)) {
+                return false;
+            }
+        }
+        addr += seg.len;
+        p += seg.len;
+        len -= seg.len;
+    }
+    return true;
+}
+
+/* The context state area: where a virtual-mode context keeps its slots */
+
+#define VDXG_CTX_STATE_USED     (VDXG_CTX_STATE_SLOT(VDXG_NUM_SLOTS) * 4)
+#define VDXG_CTX_SLOTS_BYTES    \
+    (VDXG_NUM_SLOTS * VDXG_CTX_STATE_SLOT_DWORDS * 4)
+
+/*
+ * At the start of an EXEC_VIRTUAL entry with a state area: bind the slots
+ * it holds. The area must lie inside VRAM and be readable (on a VF,
+ * backed): else ADDRESS. A wrong magic or version, an unset slot with a
+ * non-zero dword, a bound flag other than 0 or 1, a reserved dword set or
+ * a bound slot that SET_SURFACE would reject: PARAM. FAULT_ADDR is the
+ * area's VRAM offset, or for ADDRESS the byte that failed.
+ */
+bool vdxg_rd_state_load(VdxgCore *s, VdxgEngine *e, VdxgErr *err)
+{
+    uint8_t buf[VDXG_CTX_STATE_USED];
+    uint32_t dw[VDXG_CTX_STATE_SLOT_DWORDS];
+    VdxgSurface surf[VDXG_NUM_SLOTS] = { 0 };
+    unsigned int i, j;
+    uint64_t area = e->state_area;
+
+    if (!vdxg_in_vram(s, area, VDXG_CTX_STATE_SIZE)) {
+        return vdxg_set_err(err, VDXG_FAULT_ADDRESS, area);
+    }
+    if (!vdxg_vram_rw(s, area, buf, sizeof(buf), false, err)) {
+        return false;
+    }
+    if (ldl_le_p(buf + VDXG_CTX_STATE_DW_MAGIC * 4) != VDXG_CTX_STATE_MAGIC ||
+        ldl_le_p(buf + VDXG_CTX_STATE_DW_VERSION * 4) !=
+        VDXG_CTX_STATE_VERSION) {
+        return vdxg_set_err(err, VDXG_FAULT_PARAM, area);
+    }
+    for (i = 0; i < VDXG_NUM_SLOTS; i++) {
+        for (j = 0; j < ARRAY_SIZE(dw); j++) {
+            dw[j] = ldl_le_p(buf + (VDXG_CTX_STATE_SLOT(i) + j) * 4);
+        }
+        if (dw[VDXG_CTX_SLOT_DW_RSVD] || dw[VDXG_CTX_SLOT_DW_BOUND] > 1) {
+            return vdxg_set_err(err, VDXG_FAULT_PARAM, area);
+        }
+        if (!dw[VDXG_CTX_SLOT_DW_BOUND]) {
+            for (j = 0; j < ARRAY_SIZE(dw); j++) {
+                if (dw[j]) {
+                    return vdxg_set_err(err, VDXG_FAULT_PARAM, area);
+                }
+            }
+            continue;
+        }
+        surf[i] = (VdxgSurface) {
+            .addr = vdxg_dw64(dw, VDXG_CTX_SLOT_DW_ADDR),
+            .format = dw[VDXG_CTX_SLOT_DW_FORMAT],
+            .width = dw[VDXG_CTX_SLOT_DW_WIDTH],
+            .height = dw[VDXG_CTX_SLOT_DW_HEIGHT],
+            .pitch = dw[VDXG_CTX_SLOT_DW_PITCH],
+        };
+        if (vdxg_surface_check(s, i, &surf[i], true) != VDXG_FAULT_NONE) {
+            return vdxg_set_err(err, VDXG_FAULT_PARAM, area);
+        }
+    }
+    memcpy(e->rd.surf, surf, sizeof(surf));
+    trace_vdxg_rd_state(e->as, area, false);
+    return true;
+}
+
+/* When the entry completes, before its fence: store the slots back. */
+bool vdxg_rd_state_store(VdxgCore *s, VdxgEngine *e, VdxgErr *err)
+{
+    uint8_t buf[VDXG_CTX_SLOTS_BYTES] = { 0 };
+    unsigned int i;
+    uint8_t *p;
+
+    for (i = 0; i < VDXG_NUM_SLOTS; i++) {
+        const VdxgSurface *sf = &e->rd.surf[i];
+
+        if (!sf->format) {
+            continue;
+        }
+        p = buf + i * VDXG_CTX_STATE_SLOT_DWORDS * 4;
+        stl_le_p(p + VDXG_CTX_SLOT_DW_BOUND * 4, 1);
+        stq_le_p(p + VDXG_CTX_SLOT_DW_ADDR * 4, sf->addr);
+        stl_le_p(p + VDXG_CTX_SLOT_DW_FORMAT * 4, sf->format);
+        stl_le_p(p + VDXG_CTX_SLOT_DW_WIDTH * 4, sf->width);
+        stl_le_p(p + VDXG_CTX_SLOT_DW_HEIGHT * 4, sf->height);
+        stl_le_p(p + VDXG_CTX_SLOT_DW_PITCH * 4, sf->pitch);
+    }
+    trace_vdxg_rd_state(e->as, e->state_area, true);
+    return vdxg_vram_rw(s, e->state_area + VDXG_CTX_STATE_DW_SLOTS * 4, buf,
+                        sizeof(buf), true, err);
 }
 
 /* A pixel (ARGB8888) from its stored form, and back */
@@ -108,6 +252,17 @@ typedef struct VdxgRdRun {
     VdxgErr *err;
     uint64_t dirty_lo[VDXG_NUM_SLOTS];
     uint64_t dirty_hi[VDXG_NUM_SLOTS];
+    /*
+     * Virtual mode: the VRAM page each slot's last pixel was in, by
+     * virtual page number (UINT64_MAX: none), its host address and
+     * whether it was translated for a write (and marked dirty). It is
+     * only used while the device has not been reset (@gen): a DMA can
+     * reset it.
+     */
+    uint64_t vpn[VDXG_NUM_SLOTS];
+    uint8_t *vptr[VDXG_NUM_SLOTS];
+    bool vwrite[VDXG_NUM_SLOTS];
+    uint32_t gen;
 } VdxgRdRun;
 
 static void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
@@ -119,9 +274,11 @@ static void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
     r->e = e;
     r->budget = budget;
     r->err = err;
+    r->gen = s->reset_gen;
     for (i = 0; i < VDXG_NUM_SLOTS; i++) {
         r->dirty_lo[i] = UINT64_MAX;
         r->dirty_hi[i] = 0;
+        r->vpn[i] = UINT64_MAX;
     }
 }
 
@@ -138,6 +295,57 @@ static void vdxg_rd_run_flush(VdxgRdRun *r)
 }
 
 /*
+ * Virtual mode: the host address of the pixel at virtual address @va of
+ * the surface in @slot when its page is VRAM (on a VF, backed as a whole
+ * by one range), else NULL: the caller then goes through vdxg_rd_rw,
+ * which translates each access on its own and reports what faults. What
+ * the page is stays known for the slot's next pixels, so that a command's
+ * pixels on VRAM cost one translation a page; a page translated for a
+ * write is marked dirty as a whole.
+ */
+static uint8_t *vdxg_px_vptr(VdxgRdRun *r, unsigned int slot, uint64_t va,
+                             bool write)
+{
+    uint64_t vpn = va >> VDXG_GPU_PAGE_SHIFT;
+    VdxgErr err = { 0 };
+    VdxgSeg seg;
+
+    if (r->s->reset_gen != r->gen) {
+        return NULL;
+    }
+    if (r->vpn[slot] == vpn) {
+        if (!r->vptr[slot]) {
+            /* Not a VRAM page: each access is translated on its own. */
+            return NULL;
+        }
+        if (r->vwrite[slot] || !write) {
+            return r->vptr[slot] + (va & VDXG_PAGE_MASK);
+        }
+    }
+    r->vpn[slot] = vpn;
+    r->vptr[slot] = NULL;
+    *r->budget -= VDXG_COST_XLATE;
+    if (!vdxg_vm_seg(r->s, r->e, r->e->as, va & ~(uint64_t)VDXG_PAGE_MASK,
+                     VDXG_GPU_PAGE_SIZE,
+                     write ? VDXG_ACCESS_WRITE : VDXG_ACCESS_READ, &seg,
+                     &err) ||
+        seg.zero || !seg.vram || seg.len < VDXG_GPU_PAGE_SIZE) {
+        if (!err.vm || err.reason != VDXG_FAULT_VM_READ_ONLY) {
+            return NULL;
+        }
+        /* A read-only page: its reads can still go the fast way. */
+        r->vpn[slot] = UINT64_MAX;
+        return NULL;
+    }
+    if (write) {
+        memory_region_set_dirty(r->s->vram_mr, seg.addr, VDXG_GPU_PAGE_SIZE);
+    }
+    r->vptr[slot] = r->s->vram_ptr + seg.addr;
+    r->vwrite[slot] = write;
+    return r->vptr[slot] + (va & VDXG_PAGE_MASK);
+}
+
+/*
  * The stored value of pixel (x, y) of the surface in @slot, which the
  * caller keeps inside the surface. A bound surface lies wholly in VRAM or
  * wholly in the aperture, where each pixel is in one page.
@@ -151,7 +359,17 @@ static bool vdxg_px_load(VdxgRdRun *r, unsigned int slot, uint32_t x,
     uint8_t buf[4];
     const uint8_t *p = buf;
 
-    if (gpu < r->s->vram_size && !r->s->vf) {
+    if (r->e->virt) {
+        /* A pixel is aligned to its size: it is in one page. */
+        p = vdxg_px_vptr(r, slot, gpu, false);
+        if (!p) {
+            p = buf;
+            if (!vdxg_rd_rw(r->s, r->e, gpu, buf, cpp, VDXG_ACCESS_READ,
+                            r->budget, r->err)) {
+                return false;
+            }
+        }
+    } else if (gpu < r->s->vram_size && !r->s->vf) {
         p = r->s->vram_ptr + gpu;
     } else {
         /* Through the aperture or a VF's backing table */
@@ -176,6 +394,16 @@ static bool vdxg_px_store(VdxgRdRun *r, unsigned int slot, uint32_t x,
         stw_le_p(buf, raw);
     } else {
         stl_le_p(buf, raw);
+    }
+    if (r->e->virt) {
+        uint8_t *p = vdxg_px_vptr(r, slot, gpu, true);
+
+        if (p) {
+            memcpy(p, buf, cpp);
+            return true;
+        }
+        return vdxg_rd_rw(r->s, r->e, gpu, buf, cpp, VDXG_ACCESS_WRITE,
+                          r->budget, r->err);
     }
     if (gpu < r->s->vram_size) {
         if (r->s->vf) {
@@ -207,7 +435,30 @@ static uint8_t *vdxg_px_run(VdxgRdRun *r, unsigned int slot, uint32_t x,
     uint32_t cpp = vdxg_fmt_cpp[sf->format];
     uint64_t gpu = sf->addr + (uint64_t)y * sf->pitch + (uint64_t)x * cpp;
     uint64_t len = (uint64_t)n * cpp;
+    VdxgSeg seg;
+    VdxgErr err;
 
+    if (r->e->virt) {
+        /*
+         * A run inside one page of VRAM (on a VF, one backing range): at
+         * once. Anything else goes pixel by pixel, where a fault is
+         * reported with the pixel's address.
+         */
+        if (!n) {
+            return NULL;
+        }
+        *r->budget -= VDXG_COST_XLATE;
+        if (!vdxg_vm_seg(r->s, r->e, r->e->as, gpu, len,
+                         write ? VDXG_ACCESS_WRITE : VDXG_ACCESS_READ,
+                         &seg, &err) ||
+            seg.zero || !seg.vram || seg.len < len) {
+            return NULL;
+        }
+        if (write) {
+            memory_region_set_dirty(r->s->vram_mr, seg.addr, len);
+        }
+        return r->s->vram_ptr + seg.addr;
+    }
     if (r->s->vf || !n || !vdxg_in_vram(r->s, gpu, len)) {
         return NULL;
     }
@@ -216,6 +467,23 @@ static uint8_t *vdxg_px_run(VdxgRdRun *r, unsigned int slot, uint32_t x,
         r->dirty_hi[slot] = MAX(r->dirty_hi[slot], gpu + len);
     }
     return r->s->vram_ptr + gpu;
+}
+
+/*
+ * Virtual mode: how many pixels of the row from (x, y) of the surface in
+ * @slot lie in the 4 KiB page of (x, y), towards the row's end, or with
+ * @backward towards its start (pixel (x, y) included). A run of them can
+ * take the fast path of vdxg_px_run.
+ */
+static uint32_t vdxg_px_page_left(VdxgRdRun *r, unsigned int slot,
+                                  uint32_t x, uint32_t y, bool backward)
+{
+    const VdxgSurface *sf = &r->e->rd.surf[slot];
+    uint32_t cpp = vdxg_fmt_cpp[sf->format];
+    uint64_t gpu = sf->addr + (uint64_t)y * sf->pitch + (uint64_t)x * cpp;
+    uint32_t off = gpu & VDXG_PAGE_MASK;
+
+    return backward ? off / cpp + 1 : (VDXG_GPU_PAGE_SIZE - off) / cpp;
 }
 
 /* How many pixels at VDXG_COST_PIXEL each a positive budget still covers */
@@ -270,7 +538,7 @@ static VdxgRun vdxg_rd_fill(VdxgRdRun *r, const uint32_t *dw)
     uint32_t w = VDXG_RD_X(dw[VDXG_RD_FILL_DW_WH]);
     uint32_t h = VDXG_RD_Y(dw[VDXG_RD_FILL_DW_WH]);
     uint64_t n = (uint64_t)w * h, k = e->op_progress, m;
-    uint32_t raw, x, y, cpp;
+    uint32_t raw, x, y, cpp, end;
     uint8_t pat[4], *row;
 
     if (!e->rd.surf[VDXG_SLOT_DST].format) {
@@ -295,9 +563,18 @@ static VdxgRun vdxg_rd_fill(VdxgRdRun *r, const uint32_t *dw)
     while (k < n) {
         y = y0 + k / w;
         x = x0 + k % w;
-        /* The rest of the row, or what the budget covers, at once */
+        end = x0 + w;
+        /*
+         * The rest of the row, or what the budget covers, at once; in
+         * virtual mode the rest of the page, and else just those pixels
+         * one by one.
+         */
         if (*r->budget > 0) {
             m = MIN(x0 + w - x, vdxg_px_budget(r));
+            if (e->virt) {
+                m = MIN(m, vdxg_px_page_left(r, VDXG_SLOT_DST, x, y, false));
+                end = x + m;
+            }
             row = vdxg_px_run(r, VDXG_SLOT_DST, x, y, m, true);
             if (row) {
                 vdxg_fill_pattern(row, m * cpp, pat, cpp);
@@ -306,7 +583,7 @@ static VdxgRun vdxg_rd_fill(VdxgRdRun *r, const uint32_t *dw)
                 continue;
             }
         }
-        for (; x < x0 + w; x++) {
+        for (; x < end; x++) {
             if (*r->budget <= 0) {
                 e->op_progress = k;
                 return VDXG_RUN_YIELD;
@@ -534,7 +811,7 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
     uint32_t dx = VDXG_RD_X(dst_xy), dy = VDXG_RD_Y(dst_xy);
     uint32_t w = VDXG_RD_X(wh), h = VDXG_RD_Y(wh);
     uint64_t n = (uint64_t)w * h, k = e->op_progress, idx;
-    uint32_t sfmt, dfmt, scpp, i, j, raw, argb, m, lo;
+    uint32_t sfmt, dfmt, scpp, i, j, raw, argb, m, lo, solo = 0;
     VdxgCopyOrder order;
     VdxgRun run;
     bool backward, runs, or_alpha;
@@ -592,8 +869,15 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
                 e->op_progress = k;
                 return VDXG_RUN_YIELD;
             }
-            if (runs) {
+            if (runs && !solo) {
                 m = MIN(backward ? i + 1 : w - i, vdxg_px_budget(r));
+                if (e->virt) {
+                    /* Both sides' runs inside their pages */
+                    m = MIN(m, vdxg_px_page_left(r, VDXG_SLOT_SRC, sx + i,
+                                                 sy + j, backward));
+                    m = MIN(m, vdxg_px_page_left(r, VDXG_SLOT_DST, dx + i,
+                                                 dy + j, backward));
+                }
                 lo = backward ? i + 1 - m : i;
                 if (vdxg_copy_run(r, sx, sy, dx, dy, j, lo, m, or_alpha)) {
                     *r->budget -= (int64_t)m * VDXG_COST_PIXEL;
@@ -604,6 +888,14 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
                     i = backward ? lo - 1 : lo + m;
                     continue;
                 }
+                /*
+                 * Virtual mode: the run is not on VRAM pages. Its pixels
+                 * go one by one before the next run is tried.
+                 */
+                solo = e->virt ? m : 0;
+            }
+            if (solo) {
+                solo--;
             }
             if (!vdxg_px_load(r, VDXG_SLOT_SRC, sx + i, sy + j, &raw)) {
                 goto fault;
@@ -695,7 +987,8 @@ static VdxgRun vdxg_rd_draw(VdxgRdRun *r, const uint32_t *dw)
          surf[VDXG_SLOT_DEPTH].height < surf[VDXG_SLOT_DST].height)) {
         return vdxg_rd_fail(r, VDXG_FAULT_BOUNDS);
     }
-    if (!vdxg_gpu_range_ok(r->s, vb, (uint64_t)count * VDXG_VERTEX_SIZE)) {
+    if (!e->virt &&
+        !vdxg_gpu_range_ok(r->s, vb, (uint64_t)count * VDXG_VERTEX_SIZE)) {
         vdxg_set_err(r->err, VDXG_FAULT_ADDRESS, vb);
         return VDXG_RUN_FAULT;
     }
@@ -708,8 +1001,9 @@ static VdxgRun vdxg_rd_draw(VdxgRdRun *r, const uint32_t *dw)
             return VDXG_RUN_YIELD;
         }
         *r->budget -= VDXG_COST_TRIANGLE;
-        if (!vdxg_gpu_rw(r->s, vb + (uint64_t)e->rd.item * sizeof(buf), buf,
-                         sizeof(buf), false, r->err)) {
+        if (!vdxg_rd_rw(r->s, e, vb + (uint64_t)e->rd.item * sizeof(buf),
+                        buf, sizeof(buf), VDXG_ACCESS_READ, r->budget,
+                        r->err)) {
             return VDXG_RUN_FAULT;
         }
         for (i = 0; i < 3; i++) {
@@ -754,7 +1048,7 @@ static VdxgRun vdxg_rd_set_surface(VdxgRdRun *r, const uint32_t *dw)
         .height = dw[VDXG_RD_SURF_DW_HEIGHT],
         .pitch = dw[VDXG_RD_SURF_DW_PITCH],
     };
-    uint32_t reason = vdxg_surface_check(r->s, slot, &sf);
+    uint32_t reason = vdxg_surface_check(r->s, slot, &sf, r->e->virt);
 
     trace_vdxg_rd_surface(slot, sf.addr, sf.format, sf.width, sf.height,
                           sf.pitch);
@@ -779,10 +1073,12 @@ static VdxgRun vdxg_rd_mem(VdxgRdRun *r, const uint32_t *dw, bool wait)
     if (!wait) {
         trace_vdxg_rd_fence(addr, value);
         stq_le_p(buf, value);
-        return vdxg_gpu_rw(r->s, addr, buf, 8, true, r->err) ?
+        return vdxg_rd_rw(r->s, r->e, addr, buf, 8, VDXG_ACCESS_WRITE,
+                          r->budget, r->err) ?
                VDXG_RUN_DONE : VDXG_RUN_FAULT;
     }
-    if (!vdxg_gpu_rw(r->s, addr, buf, 8, false, r->err)) {
+    if (!vdxg_rd_rw(r->s, r->e, addr, buf, 8, VDXG_ACCESS_READ, r->budget,
+                    r->err)) {
         return VDXG_RUN_FAULT;
     }
     cur = ldq_le_p(buf);
@@ -815,7 +1111,8 @@ VdxgRun vdxg_rd_cmd(VdxgCore *s, VdxgEngine *e, int64_t *budget,
     if (started) {
         hdr = dw[0];
     } else {
-        if (!vdxg_gpu_rw(s, op_addr, buf, 4, false, err)) {
+        if (!vdxg_rd_rw(s, e, op_addr, buf, 4, VDXG_ACCESS_FETCH, budget,
+                        err)) {
             return VDXG_RUN_FAULT;
         }
         hdr = ldl_le_p(buf);
@@ -836,7 +1133,8 @@ VdxgRun vdxg_rd_cmd(VdxgCore *s, VdxgEngine *e, int64_t *budget,
         return VDXG_RUN_FAULT;
     }
     if (!started) {
-        if (!vdxg_gpu_rw(s, op_addr, buf, len * 4, false, err)) {
+        if (!vdxg_rd_rw(s, e, op_addr, buf, len * 4, VDXG_ACCESS_FETCH,
+                        budget, err)) {
             return VDXG_RUN_FAULT;
         }
         memset(e->rd.dw, 0, sizeof(e->rd.dw));
@@ -883,7 +1181,8 @@ VdxgRun vdxg_rd_cmd(VdxgCore *s, VdxgEngine *e, int64_t *budget,
         e->rd.band = 0;
         e->rd.phase = 0;
         vdxg_rd_snap_free(e);
-    } else if (r == VDXG_RUN_FAULT && err->reason != VDXG_FAULT_ADDRESS) {
+    } else if (r == VDXG_RUN_FAULT && err->reason != VDXG_FAULT_ADDRESS &&
+               !err->vm) {
         err->addr = op_addr;
     }
     return r;

@@ -54,6 +54,9 @@ static void vdxg_engine_drop_entry(VdxgEngine *e)
     e->busy = false;
     e->buf_off = 0;
     e->op_progress = 0;
+    e->virt = false;
+    e->as = 0;
+    e->state_area = 0;
     vdxg_rd_snap_free(e);
     memset(&e->rd, 0, sizeof(e->rd));
     if (e->wait_timer) {
@@ -87,7 +90,9 @@ static bool vdxg_engine_fetch(VdxgCore *s, VdxgEngine *e, int64_t *budget,
     uint8_t buf[VDXG_RING_ENTRY_SIZE];
     uint32_t dw[VDXG_RING_ENTRY_SIZE / 4];
     uint64_t entry_addr, addr;
+    VdxgMmuXlate x;
     unsigned int i;
+    bool virt;
 
     *opcode = VDXG_FAULT_OPCODE_RING;
     *context = 0;
@@ -110,22 +115,33 @@ static bool vdxg_engine_fetch(VdxgCore *s, VdxgEngine *e, int64_t *budget,
                             vdxg_dw64(dw, VDXG_RING_DW_SEQNO_LO),
                             dw[VDXG_RING_DW_CONTEXT]);
 
-    if (dw[VDXG_RING_DW_RSVD]) {
+    /* EXEC_VIRTUAL: RENDER only, bits 31:16 zero; its dword 7 is used */
+    virt = e->index == VDXG_ENGINE_RENDER &&
+           (s->caps & VDXG_CAP_GPU_MMU) &&
+           VDXG_RING_CMD_OP(dw[VDXG_RING_DW_CMD]) ==
+           VDXG_RING_CMD_EXEC_VIRTUAL &&
+           !(dw[VDXG_RING_DW_CMD] >> 16);
+    if (!virt && dw[VDXG_RING_DW_RSVD]) {
         return vdxg_set_err(err, VDXG_FAULT_RING, entry_addr);
     }
-    switch (dw[VDXG_RING_DW_CMD]) {
+    switch (virt ? VDXG_RING_CMD_EXEC_VIRTUAL : dw[VDXG_RING_DW_CMD]) {
     case VDXG_RING_CMD_NOP:
         e->buf_len = 0;
         e->buf_addr = 0;
         break;
     case VDXG_RING_CMD_EXEC:
+    case VDXG_RING_CMD_EXEC_VIRTUAL:
+        if (!virt && dw[VDXG_RING_DW_CMD] != VDXG_RING_CMD_EXEC) {
+            /* EXEC_VIRTUAL of address space 0 where there is none */
+            return vdxg_set_err(err, VDXG_FAULT_OPCODE, entry_addr);
+        }
         e->buf_len = dw[VDXG_RING_DW_LENGTH];
         e->buf_addr = addr;
         if (!e->buf_len || e->buf_len % 4 ||
             e->buf_len > VDXG_RING_LENGTH_MAX) {
             return vdxg_set_err(err, VDXG_FAULT_LENGTH, entry_addr);
         }
-        if (!vdxg_gpu_range_ok(s, addr, e->buf_len)) {
+        if (!virt && !vdxg_gpu_range_ok(s, addr, e->buf_len)) {
             return vdxg_set_err(err, VDXG_FAULT_ADDRESS, addr);
         }
         break;
@@ -134,6 +150,22 @@ static bool vdxg_engine_fetch(VdxgCore *s, VdxgEngine *e, int64_t *budget,
     }
     /* Each entry starts with no surface bound. */
     vdxg_engine_drop_entry(e);
+    if (virt) {
+        /*
+         * The address space must be usable and the buffer's first page
+         * fetchable: else the fault a walk gives, at the buffer's address.
+         * Then the slots come from the state area, if there is one.
+         */
+        e->virt = true;
+        e->as = VDXG_RING_CMD_AS(dw[VDXG_RING_DW_CMD]);
+        e->state_area = (uint64_t)dw[VDXG_RING_DW_STATE] <<
+                        VDXG_GPU_PAGE_SHIFT;
+        *budget -= VDXG_COST_XLATE;
+        if (!vdxg_vm_xlate(s, e, e->as, addr, VDXG_ACCESS_FETCH, &x, err) ||
+            (e->state_area && !vdxg_rd_state_load(s, e, err))) {
+            return false;
+        }
+    }
     e->progress = 0;
     e->busy = true;
     e->cmd = dw[VDXG_RING_DW_CMD];
@@ -148,6 +180,10 @@ static bool vdxg_engine_complete(VdxgCore *s, VdxgEngine *e, VdxgErr *err)
     uint32_t gen = s->reset_gen;
     uint8_t buf[8];
 
+    /* A virtual-mode context's slots go back to its state area first. */
+    if (e->virt && e->state_area && !vdxg_rd_state_store(s, e, err)) {
+        return false;
+    }
     if (e->fence_addr) {
         stq_le_p(buf, e->seqno);
         if (!vdxg_gpu_rw(s, e->fence_addr, buf, sizeof(buf), true, err) ||
@@ -560,6 +596,13 @@ static bool vdxg_engine_render_needed(void *opaque)
     return e->busy && e->index == VDXG_ENGINE_RENDER;
 }
 
+static bool vdxg_engine_virt_needed(void *opaque)
+{
+    VdxgEngine *e = opaque;
+
+    return e->busy && e->virt;
+}
+
 /* Without the subsections the engine is between entries. */
 static int vdxg_engine_pre_load(void *opaque)
 {
@@ -592,9 +635,23 @@ static int vdxg_engine_post_load(void *opaque, int version_id)
         return -EINVAL;
     }
     if (!e->busy) {
-        return 0;
+        /* Virtual mode is a state of an entry in progress only. */
+        return e->virt ? -EINVAL : 0;
     }
-    if ((e->cmd != VDXG_RING_CMD_NOP && e->cmd != VDXG_RING_CMD_EXEC) ||
+    /*
+     * An EXEC_VIRTUAL entry came with its subsection (virt set) and names
+     * its address space; its state area is a page inside VRAM.
+     */
+    if (e->virt != (e->cmd != VDXG_RING_CMD_NOP &&
+                    e->cmd != VDXG_RING_CMD_EXEC) ||
+        (e->virt &&
+         (e->index != VDXG_ENGINE_RENDER ||
+          !(s->caps & VDXG_CAP_GPU_MMU) ||
+          VDXG_RING_CMD_OP(e->cmd) != VDXG_RING_CMD_EXEC_VIRTUAL ||
+          (e->cmd >> 16) || e->as != VDXG_RING_CMD_AS(e->cmd) ||
+          (e->state_area & VDXG_PAGE_MASK) ||
+          (e->state_area &&
+           !vdxg_in_vram(s, e->state_area, VDXG_CTX_STATE_SIZE)))) ||
         (e->cmd == VDXG_RING_CMD_NOP && (e->buf_len || e->buf_addr)) ||
         e->buf_len > VDXG_RING_LENGTH_MAX || e->buf_len % 4 ||
         e->buf_off > e->buf_len || e->buf_off % 4 ||
@@ -607,7 +664,7 @@ static int vdxg_engine_post_load(void *opaque, int version_id)
     /* Pixels are accessed without further checks: bound surfaces */
     for (slot = 0; slot < VDXG_NUM_SLOTS; slot++) {
         if (e->rd.surf[slot].format &&
-            vdxg_surface_check(s, slot, &e->rd.surf[slot]) !=
+            vdxg_surface_check(s, slot, &e->rd.surf[slot], e->virt) !=
             VDXG_FAULT_NONE) {
             return -EINVAL;
         }
@@ -634,6 +691,20 @@ static const VMStateDescription vmstate_vdxg_engine_entry = {
         VMSTATE_UINT32(buf_off, VdxgEngine),
         VMSTATE_UINT64(op_progress, VdxgEngine),
         VMSTATE_BOOL(waiting, VdxgEngine),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* An EXEC_VIRTUAL entry: its address space and state area */
+static const VMStateDescription vmstate_vdxg_engine_virt = {
+    .name = "vdxg/engine/virt",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vdxg_engine_virt_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(virt, VdxgEngine),
+        VMSTATE_UINT32(as, VdxgEngine),
+        VMSTATE_UINT64(state_area, VdxgEngine),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -726,6 +797,7 @@ const VMStateDescription vmstate_vdxg_engine = {
     .subsections = (const VMStateDescription * const []) {
         &vmstate_vdxg_engine_entry,
         &vmstate_vdxg_engine_render,
+        &vmstate_vdxg_engine_virt,
         NULL
     },
 };

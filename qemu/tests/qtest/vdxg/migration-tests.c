@@ -691,8 +691,144 @@ static void test_migration_bad_mmu(void)
     g_rmdir(tmpdir);
 }
 
+/* Offsets in vdxg/engine/virt */
+#define MIG_VIRT_VIRT       0
+#define MIG_VIRT_AS         1
+#define MIG_VIRT_STATE      5
+#define MIG_VM_STATE        0x320000ull
+
+/*
+ * A RENDER device with an EXEC_VIRTUAL entry of address space 2 (virtual
+ * page 0: its buffer and semaphore, page 1: DST) with a state area,
+ * stopped in its WAIT.
+ */
+static Pg *mig_virt_start(void)
+{
+    Pg *p = rd_start();
+    QTestState *qts = p->v.qts;
+    uint64_t vram = p->vram.addr;
+    int l;
+
+    qtest_memset(qts, vram + MIG_AS_TABLE, 0, 3 * 16);
+    for (l = 3; l >= 0; l--) {
+        qtest_memset(qts, vram + MIG_TBL(l), 0, PG_PAGE);
+        if (l) {
+            qtest_writeq(qts, vram + MIG_TBL(l), MIG_TBL(l - 1) |
+                         VDXG_PTE_VALID);
+        }
+    }
+    qtest_writeq(qts, vram + MIG_AS_TABLE + 2 * 16,
+                 MIG_TBL(3) | VDXG_VM_AS_VALID);
+    for (l = 0; l < 2; l++) {
+        qtest_writeq(qts, vram + MIG_TBL(0) + l * 8,
+                     (MIG_PAGE + l * PG_PAGE) | VDXG_PTE_VALID |
+                     VDXG_PTE_SEGMENT(VDXG_PTE_SEGMENT_VRAM));
+    }
+    wr64(&p->v, VDXG_REG_VM_TABLE_LO, MIG_AS_TABLE);
+    wr(&p->v, VDXG_REG_VM_TABLE_ENTRIES, 3);
+    wr(&p->v, VDXG_REG_VM_CTRL, VDXG_VM_CTRL_ENABLE);
+    qtest_memset(qts, vram + MIG_VM_STATE, 0, PG_PAGE);
+    vram_writel(p, MIG_VM_STATE, VDXG_CTX_STATE_MAGIC);
+    vram_writel(p, MIG_VM_STATE + 4, VDXG_CTX_STATE_VERSION);
+    qtest_writeq(qts, vram + MIG_PAGE + 0x800, 0);
+
+    pb_reset(p);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_SURFACE, VDXG_RD_SET_SURFACE_LEN));
+    pb_dw(p, VDXG_SLOT_DST);
+    pb_qw(p, PG_PAGE);
+    pb_dw(p, VDXG_FMT_ARGB8888);
+    pb_dw(p, 4);
+    pb_dw(p, 4);
+    pb_dw(p, 16);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_WAIT, VDXG_RD_WAIT_LEN));
+    pb_qw(p, 0x800);
+    pb_qw(p, 9);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_FILL_RECT, VDXG_RD_FILL_RECT_LEN));
+    pb_dw(p, 0);
+    pb_dw(p, VDXG_RD_XY(4, 4));
+    pb_dw(p, 0x11223344);
+    vram_write(p, MIG_PAGE, p->buf, pb_off(p));
+    ring_entry(p, VDXG_RING_CMD_VIRTUAL(2), pb_off(p), 0, ++p->seqno,
+               PG_CONTEXT, MIG_VM_STATE >> 12);
+    ring_kick(p);
+    rd_assert_stuck(p, 0, 1000000);
+    return p;
+}
+
+/*
+ * An EXEC_VIRTUAL entry in progress migrates with its mode, address space
+ * and state area, checked on load (/vdxg/vmode/migration resumes one): a
+ * stream loads as it is; without virtual mode, with another
+ * address space, a state area misaligned or outside VRAM, or the entry's
+ * command made an EXEC, the load fails.
+ */
+static void test_migration_bad_virtual(void)
+{
+    g_autofree char *tmpdir = g_dir_make_tmp("vdxg-test-XXXXXX", NULL);
+    g_autofree char *file = g_strdup_printf("%s/stream", tmpdir);
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    g_autofree uint8_t *buf = NULL;
+    g_autofree uint8_t *orig = NULL;
+    g_autofree char *good = NULL;
+    Pg *p = mig_virt_start();
+    size_t entry, virt;
+    gsize len;
+    int i;
+
+    qtest_qmp_assert_success(p->v.qts, "{ 'execute': 'migrate', "
+                             "'arguments': { 'uri': %s } }", uri);
+    g_free(mig_wait_status(p->v.qts));
+    g_assert_true(g_file_get_contents(file, (char **)&orig, &len, NULL));
+    entry = mig_find_subsection(orig, len, "vdxg/engine/entry");
+    virt = mig_find_subsection(orig, len, "vdxg/engine/virt");
+    g_assert_cmphex(ldl_be_p(orig + entry + MIG_ENTRY_CMD), ==,
+                    VDXG_RING_CMD_VIRTUAL(2));
+    g_assert_cmpuint(orig[virt + MIG_VIRT_VIRT], ==, 1);
+    g_assert_cmpuint(ldl_be_p(orig + virt + MIG_VIRT_AS), ==, 2);
+    g_assert_cmphex(ldq_be_p(orig + virt + MIG_VIRT_STATE), ==,
+                    MIG_VM_STATE);
+
+    good = mig_load_file(file, 0);
+    g_assert_cmpstr(good, ==, "completed");
+
+    buf = g_memdup2(orig, len);
+    for (i = 0; i < 6; i++) {
+        g_autofree char *status = NULL;
+
+        memcpy(buf, orig, len);
+        switch (i) {
+        case 0:
+            buf[virt + MIG_VIRT_VIRT] = 0;
+            break;
+        case 1:
+            stl_be_p(buf + virt + MIG_VIRT_AS, 3);
+            break;
+        case 2:
+            stq_be_p(buf + virt + MIG_VIRT_STATE, MIG_VM_STATE + 8);
+            break;
+        case 3:
+            stq_be_p(buf + virt + MIG_VIRT_STATE, PG_VRAM_SIZE);
+            break;
+        case 4:
+            stl_be_p(buf + entry + MIG_ENTRY_CMD, VDXG_RING_CMD_EXEC);
+            break;
+        case 5:
+            stl_be_p(buf + entry + MIG_ENTRY_CMD,
+                     VDXG_RING_CMD_VIRTUAL(2) | 0x10000);
+            break;
+        }
+        g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
+        status = mig_load_file(file, 0);
+        g_assert_cmpstr(status, ==, "failed");
+    }
+    rd_stop(p);
+    g_unlink(file);
+    g_rmdir(tmpdir);
+}
+
 void vdxg_test_add_migration_tests(void)
 {
+    qtest_add_func("/vdxg/migration/bad-virtual", test_migration_bad_virtual);
     qtest_add_func("/vdxg/migration", test_migration);
     qtest_add_func("/vdxg/migration/mid-entry", test_migration_mid_entry);
     qtest_add_func("/vdxg/migration/rebar", test_migration_rebar);

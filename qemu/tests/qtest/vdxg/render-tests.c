@@ -1240,7 +1240,7 @@ static void test_rd_reset(void)
 }
 
 /* Migrate @src's device to a new QEMU; returns the destination. */
-static Pg *rd_migrate(Pg *src, const char *tmpdir)
+Pg *rd_migrate(Pg *src, const char *tmpdir)
 {
     g_autofree char *sock = g_strdup_printf("%s/migration", tmpdir);
     g_autofree char *uri = g_strdup_printf("unix:%s", sock);

@@ -1084,8 +1084,156 @@ static void test_sriov_mmu(void)
     sr_stop(&sr);
 }
 
+/*
+ * A VF runs EXEC_VIRTUAL entries: its address space, its pages and its
+ * state area are in its own VRAM, through its backing ranges; a surface
+ * over two pages adjacent in the VF but not in the PF; an unbacked page
+ * or state area is an ADDRESS fault.
+ */
+static void sr_vf_vm_entry(Pg *p, uint32_t state_page)
+{
+    vram_write(p, 0x60000, p->buf, pb_off(p));
+    ring_entry(p, VDXG_RING_CMD_VIRTUAL(1), pb_off(p), 0x70000, ++p->seqno,
+               0x77, state_page);
+    /* The buffer's page: VA 0x70000 is VF 0x60000 */
+    ring_kick(p);
+}
+
+static void sr_vf_vm_fault(Sr *sr, Pg *p, uint32_t reason, uint32_t opcode,
+                           uint64_t addr)
+{
+    Vdxg *v = &sr->vf[0];
+
+    g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
+    g_assert_cmpuint(rd(v, VDXG_REG_FAULT_REASON), ==, reason);
+    g_assert_cmphex(rd(v, VDXG_REG_FAULT_OPCODE), ==, opcode);
+    g_assert_cmphex(rd64(v, VDXG_REG_FAULT_ADDR_LO), ==, addr);
+    g_assert_cmpuint(rd(v, VDXG_REG_FAULT_CONTEXT), ==, 0x77);
+    g_assert_cmpuint(rd(v, VDXG_REG_FAULT_VM), ==, 0);
+    g_assert_cmphex(rd(&sr->pf, VDXG_REG_FAULT_STATUS), ==, 0);
+    wr(v, VDXG_ENGINE_BASE(VDXG_ENGINE_RENDER) + VDXG_ENG_RESET, 1);
+    wr(v, VDXG_REG_FAULT_CLEAR, 1);
+    pg_engine_setup(p);
+    p->seqno = 0;
+    pb_reset(p);
+}
+
+static void test_sriov_exec_virtual(void)
+{
+    /* VF 0's first 4 MiB: PF 8 MiB + 2 MiB, then PF 4 MiB + 2 MiB */
+    static const SrRange r[] = {
+        { 0x800000, 0x200000 }, { 0x400000, 0x200000 },
+    };
+    const uint64_t l0[] = {
+        SR_MM_PTE(0x1ff000),            /* VA 0x10000: PF 0x9ff000 */
+        SR_MM_PTE(0x200000),            /* VA 0x11000: PF 0x400000 */
+        SR_MM_PTE(0x500000),            /* VA 0x12000: not backed */
+    };
+    const uint64_t state = 0x50000;     /* VF 0x50000: PF 0x850000 */
+    QTestState *qts;
+    uint64_t pf0;
+    Pg *p = g_new0(Pg, 1);
+    Sr sr;
+    int i;
+
+    sr_start(&sr, NULL);
+    qts = sr.pf.qts;
+    pf0 = sr.pf_vram.addr;
+    sr_enable_vfs(&sr, 1);
+    g_assert_cmphex(sr_table(&sr, 0, r, 2), ==,
+                    2 << VDXG_BACKING_STATUS_RANGES_SHIFT);
+    p->v = sr.vf[0];
+    p->vram = sr.vf_vram[0];
+    p->eng = VDXG_ENGINE_RENDER;
+    p->ring = SR_RD_RING;
+    p->fence = SR_RD_FENCE;
+    pg_engine_setup(p);
+
+    /* AS 1 of the VF: its table and tables in VF VRAM, by the CPU */
+    for (i = 0; i < 4; i++) {
+        uint64_t z[512] = { 0 };
+
+        vram_write(p, 0x90000 + i * 0x1000, z, sizeof(z));
+    }
+    qtest_writeq(qts, p->vram.addr + 0x80010, 0x90000 | VDXG_VM_AS_VALID);
+    qtest_writeq(qts, p->vram.addr + 0x80018, 0);
+    qtest_writeq(qts, p->vram.addr + 0x90000, 0x91000 | VDXG_PTE_VALID);
+    qtest_writeq(qts, p->vram.addr + 0x91000, 0x92000 | VDXG_PTE_VALID);
+    qtest_writeq(qts, p->vram.addr + 0x92000, 0x93000 | VDXG_PTE_VALID);
+    for (i = 0; i < ARRAY_SIZE(l0); i++) {
+        qtest_writeq(qts, p->vram.addr + 0x93000 + (0x10 + i) * 8, l0[i]);
+    }
+    qtest_writeq(qts, p->vram.addr + 0x93000 + 0x70 * 8,
+                 SR_MM_PTE(0x60000));
+    wr64(&sr.vf[0], VDXG_REG_VM_TABLE_LO, 0x80000);
+    wr(&sr.vf[0], VDXG_REG_VM_TABLE_ENTRIES, 2);
+    wr(&sr.vf[0], VDXG_REG_VM_CTRL, VDXG_VM_CTRL_ENABLE);
+    vram_write(p, state, (uint32_t[]) {
+        cpu_to_le32(VDXG_CTX_STATE_MAGIC), cpu_to_le32(VDXG_CTX_STATE_VERSION),
+    }, 8);
+    for (i = 2; i < 64; i++) {
+        vram_writel(p, state + i * 4, 0);
+    }
+
+    /* A row on each page: the first in range 0, the second in range 1 */
+    pb_reset(p);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_SURFACE, VDXG_RD_SET_SURFACE_LEN));
+    pb_dw(p, VDXG_SLOT_DST);
+    pb_qw(p, 0x10000);
+    pb_dw(p, VDXG_FMT_XRGB8888);
+    pb_dw(p, 1024);
+    pb_dw(p, 2);
+    pb_dw(p, 4096);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_FILL_RECT, VDXG_RD_FILL_RECT_LEN));
+    pb_dw(p, VDXG_RD_XY(0, 0));
+    pb_dw(p, VDXG_RD_XY(1024, 2));
+    pb_dw(p, 0x00abcdef);
+    sr_vf_vm_entry(p, state >> 12);
+    pg_finish(p);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x9ff000), ==, 0xffabcdef);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x9ffffc), ==, 0xffabcdef);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x400000), ==, 0xffabcdef);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x400ffc), ==, 0xffabcdef);
+    /* The state area, in PF VRAM through the backing */
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x850000 +
+                                VDXG_CTX_STATE_SLOT(VDXG_SLOT_DST) * 4), ==,
+                    1);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x850000 +
+                                (VDXG_CTX_STATE_SLOT(VDXG_SLOT_DST) +
+                                 VDXG_CTX_SLOT_DW_ADDR) * 4), ==, 0x10000);
+
+    /* The next entry of the context draws into the same DST. */
+    pb_reset(p);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_FILL_RECT, VDXG_RD_FILL_RECT_LEN));
+    pb_dw(p, VDXG_RD_XY(1023, 1));
+    pb_dw(p, VDXG_RD_XY(1, 1));
+    pb_dw(p, 0x00123456);
+    sr_vf_vm_entry(p, state >> 12);
+    pg_finish(p);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x400ffc), ==, 0xff123456);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x400ff8), ==, 0xffabcdef);
+
+    /* An unbacked page: ADDRESS at the virtual address */
+    pb_reset(p);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_FENCE, VDXG_RD_FENCE_LEN));
+    pb_qw(p, 0x12008);
+    pb_qw(p, 1);
+    sr_vf_vm_entry(p, 0);
+    sr_vf_vm_fault(&sr, p, VDXG_FAULT_ADDRESS, VDXG_RD_FENCE, 0x12008);
+    /* An unbacked state area: ADDRESS at its offset */
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_NOP, VDXG_RD_NOP_LEN));
+    sr_vf_vm_entry(p, 0x500000 >> 12);
+    sr_vf_vm_fault(&sr, p, VDXG_FAULT_ADDRESS, VDXG_FAULT_OPCODE_RING |
+                   VDXG_RING_CMD_VIRTUAL(1), 0x500000);
+    /* The PF's own RENDER engine knows nothing of it. */
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_FAULT_STATUS), ==, 0);
+    g_free(p);
+    sr_stop(&sr);
+}
+
 void vdxg_test_add_sriov_tests(void)
 {
+    qtest_add_func("/vdxg/sriov/exec-virtual", test_sriov_exec_virtual);
     qtest_add_func("/vdxg/sriov/cap", test_sriov_cap);
     qtest_add_func("/vdxg/sriov/vf-registers", test_sriov_vf_registers);
     qtest_add_func("/vdxg/sriov/vf-type", test_sriov_vf_type);

@@ -36,6 +36,7 @@ void vdxg_test_add_compose_tests(void);
 void vdxg_test_add_wb_tests(void);
 void vdxg_test_add_sriov_tests(void);
 void vdxg_test_add_mmu_tests(void);
+void vdxg_test_add_vmode_tests(void);
 
 typedef struct PgFaultCase {
     const char *name;
@@ -200,6 +201,7 @@ void rd_queue_wait(Pg *p, uint64_t sem, uint64_t value,
                    const RdSurf *dst, uint32_t color);
 void rd_assert_stuck(Pg *p, uint64_t fence, uint64_t step_ns);
 void rd_recover_check(Pg *p);
+Pg *rd_migrate(Pg *src, const char *tmpdir);
 
 /* raster-tests.c */
 void rd_quad(RdVtx *v, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
