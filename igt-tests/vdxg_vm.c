@@ -28,6 +28,7 @@
 #include "vdxg.h"
 #include "vrender.h"
 #include "vtest.h"
+#include "vvm.h"
 
 #define KIB		1024ull
 #define MIB		(1024 * KIB)
@@ -44,7 +45,7 @@ static void vm_require(struct vr *vr)
 	vtest_require_f(vr_param(vr, DRM_VDXG_PARAM_CAPS) & VDXG_CAP_GPU_MMU,
 			"the device has no GPU MMU");
 	/* vm_read of an unmapped address: the paging engine faults. */
-	vr_ignore_dmesg("engine 1 fault: not present, opcode 0x0d");
+	vr_ignore_dmesg(VVM_FAULT_DMESG);
 }
 
 static uint32_t vm_new(struct vr *vr)
@@ -59,49 +60,17 @@ static uint32_t vm_new(struct vr *vr)
 /* Create a VM and find its address space id in debugfs vms. */
 static uint32_t vm_new_asid(struct vr *vr, uint32_t *asid)
 {
-	unsigned long long client, c;
-	unsigned int a, i;
-	char path[96], line[256];
 	uint32_t id = vm_new(vr);
-	uint64_t v;
-	FILE *f;
 
-	vtest_assert(vr_fdinfo(vdxg_device_fd(vr->dev), "drm-client-id", &v));
-	client = v;
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vms",
-		 vtest_drm_minor(vdxg_device_fd(vr->dev)));
-	f = fopen(path, "r");
-	vtest_assert_f(f, "%s: %m", path);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "vm asid %u: client %llu id %u", &a, &c,
-			   &i) == 3 && c == client && i == id) {
-			fclose(f);
-			*asid = a;
-			return id;
-		}
-	}
-	fclose(f);
-	vtest_fail("VM %u of client %llu is not in debugfs vms", id, client);
-	return 0;
+	*asid = vvm_asid(vdxg_device_fd(vr->dev), id);
+	return id;
 }
 
 /* SIZE bytes at VA of address space ASID, as the GPU reads them. */
 static int vm_read(struct vr *vr, uint32_t asid, uint64_t va, void *buf,
 		   uint32_t size)
 {
-	char path[96], cmd[64];
-	int fd, n, ret = 0;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vm_read",
-		 vtest_drm_minor(vdxg_device_fd(vr->dev)));
-	fd = open(path, O_RDWR);
-	vtest_assert_f(fd >= 0, "%s: %m", path);
-	n = snprintf(cmd, sizeof(cmd), "%u %" PRIx64 " %u", asid, va, size);
-	vtest_assert_eq(write(fd, cmd, n), n);
-	if (pread(fd, buf, size, 0) != (ssize_t)size)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return vvm_read(vdxg_device_fd(vr->dev), asid, va, buf, size);
 }
 
 static void fill(struct vdxg_bo *bo, uint64_t size, uint32_t seed)
@@ -125,24 +94,13 @@ static struct vdxg_bo *patterned(struct vr *vr, uint64_t size, uint32_t seg,
 static void expect_bytes(struct vr *vr, uint32_t asid, uint64_t va,
 			 struct vdxg_bo *bo, uint64_t offset, uint32_t size)
 {
-	uint8_t *got = malloc(size);
-	const uint8_t *want = (const uint8_t *)vr_map(bo) + offset;
-	uint32_t i;
-
-	vtest_assert(got);
-	vtest_assert_eq(vm_read(vr, asid, va, got, size), 0);
-	for (i = 0; i < size; i++)
-		vtest_assert_f(got[i] == want[i],
-			       "VA 0x%" PRIx64 ": byte %u is 0x%02x, expected 0x%02x",
-			       va, i, got[i], want[i]);
-	free(got);
+	vvm_expect(vdxg_device_fd(vr->dev), asid, va,
+		   (const uint8_t *)vr_map(bo) + offset, size, "mapping");
 }
 
 static void expect_fault(struct vr *vr, uint32_t asid, uint64_t va)
 {
-	uint8_t buf[4096];
-
-	vtest_assert_eq(vm_read(vr, asid, va, buf, sizeof(buf)), -EFAULT);
+	vvm_expect_fault(vdxg_device_fd(vr->dev), asid, va);
 }
 
 static void test_create_destroy(void)
