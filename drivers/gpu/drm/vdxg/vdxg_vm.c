@@ -1362,6 +1362,9 @@ static const char *vdxg_vm_place(const struct drm_gpuva *va)
 	case TTM_PL_TT:
 		return "aperture";
 	default:
+		/* Its entries are invalid until it comes back. */
+		if (tbo->ttm && tbo->ttm->page_flags & TTM_TT_FLAG_SWAPPED)
+			return "swapped";
 		return "system";
 	}
 }
