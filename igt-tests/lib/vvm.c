@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,39 @@ void vvm_expect(int fd, uint32_t asid, uint64_t va, const void *want,
 				       va + done + i, got[i], w[done + i]);
 	}
 	free(got);
+}
+
+const char *vvm_place(int fd, uint32_t asid, uint64_t va)
+{
+	static char place[32];
+	unsigned long long start, end, c;
+	unsigned int a, i;
+	char path[96], line[256];
+	bool in = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vms",
+		 vtest_drm_minor(fd));
+	f = fopen(path, "r");
+	vtest_assert_f(f, "%s: %m", path);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "vm asid %u: client %llu id %u", &a, &c,
+			   &i) == 3) {
+			in = a == asid;
+			continue;
+		}
+		if (in && sscanf(line, " 0x%llx-0x%llx", &start, &end) == 2 &&
+		    start == va) {
+			char *p = strrchr(line, ' ');
+
+			snprintf(place, sizeof(place), "%s", p + 1);
+			place[strcspn(place, "\n")] = 0;
+			fclose(f);
+			return place;
+		}
+	}
+	fclose(f);
+	return NULL;
 }
 
 void vvm_expect_fault(int fd, uint32_t asid, uint64_t va)

@@ -40,6 +40,13 @@ int vvm_read(int fd, uint32_t asid, uint64_t va, void *buf, uint32_t size);
  */
 void vvm_expect(int fd, uint32_t asid, uint64_t va, const void *want,
 		uint64_t size, const char *what);
+/*
+ * Where the object mapped at VA of address space ASID is, as debugfs vms
+ * says: "vram", "aperture", "system", "swapped" (in system memory, its
+ * pages swapped out: its entries are invalid until it moves) or "null";
+ * NULL when no mapping starts at VA. The string is static.
+ */
+const char *vvm_place(int fd, uint32_t asid, uint64_t va);
 /* A page read at VA faults (-EFAULT). */
 void vvm_expect_fault(int fd, uint32_t asid, uint64_t va);
 
