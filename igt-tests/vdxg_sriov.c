@@ -5,8 +5,8 @@
  * sriov_numvfs, VFs bound as render-only vdxg devices, the backing-resource
  * query (DRM_IOCTL_VDXG_GET_BACKING_RESOURCE) against the VF BARs as the
  * CPU sees them, render and paging work on two VFs at once, isolation,
- * disabling idle and busy, the 33-range refusal and the PF's resizable
- * VRAM BAR.
+ * disabling idle and busy, the 33-range refusal, the PF's resizable
+ * VRAM BAR, and GPU VMs on the PF and two VFs at once.
  *
  * Every subtest starts and ends with the VFs disabled. The PF's debugfs
  * file vram_fragment makes deliberately fragmented VRAM: writing a chunk
@@ -36,7 +36,9 @@
 #define BIT_ULL(n)	(1ull << (n))
 #include "vdxg_hw.h"
 
+#include "vrender.h"
 #include "vtest.h"
+#include "vvm.h"
 
 #define NUM_VFS		2
 #define PAGE		4096ull
@@ -1169,6 +1171,361 @@ static void test_vf_present_fb(void)
 	sriov_end(&s);
 }
 
+/* ------------------------------------------------------------ GPU VMs */
+
+/*
+ * Every function (the PF, each VF) has its own address spaces over its own
+ * VRAM. Each binds objects in VRAM and in system memory at the same
+ * addresses with patterns of its own, and one more at an address of its
+ * own (VM_OWN_VA), which the others' address spaces do not map.
+ */
+#define VM_FNS		(1 + NUM_VFS)
+#define VM_VA		(1ull << 32)
+#define VM_OBJ		(1u << 20)
+/* A VF's VRAM object: 2 MiB pages, across ranges when VRAM is fragmented */
+#define VM_VF_OBJ	(4u << 20)
+#define VM_SYS_VA	(VM_VA + VM_VF_OBJ)
+#define VM_OWN		(64u << 10)
+#define VM_OWN_VA(f)	(VM_VA + (uint64_t)((f) + 1) * (64u << 20))
+#define VM_MOVE_VA	(VM_VA + (1ull << 30))
+
+struct vm_fn {
+	char bdf[64];
+	char name[16];
+	struct vr vr;
+	int fd;
+	uint32_t vm, asid;
+	struct vdxg_bo *vram, *sys, *own;
+	uint64_t vram_size;
+};
+
+static uint32_t vm_seed(unsigned int f, unsigned int k)
+{
+	return 0x56000 | f << 4 | k;
+}
+
+/* The pattern of SEED over SIZE bytes (pattern(), a dword at a time). */
+static uint32_t *vm_pattern(uint64_t size, uint32_t seed)
+{
+	uint32_t *p = malloc(size);
+
+	vtest_assert(p);
+	for (uint64_t i = 0; i < size / 4; i++)
+		p[i] = pattern(seed, i);
+	return p;
+}
+
+static struct vdxg_bo *vm_bo(struct vm_fn *fn, uint64_t size,
+			     uint32_t segment, uint32_t seed)
+{
+	struct vdxg_bo *bo = vr_bo(&fn->vr, size, segment, 0);
+	uint32_t *want = vm_pattern(size, seed);
+
+	memcpy(vr_map(bo), want, size);
+	free(want);
+	vtest_assert_ok(vdxg_bo_make_resident(bo, segment));
+	vr_bo_wait(bo);
+	vtest_assert_eq(vr_bo_segment(bo), segment);
+	return bo;
+}
+
+/* Open function F (the PF's BDF or a VF's), with a VM and its objects. */
+static void vm_fn_open(struct vm_fn *fn, const char *bdf, unsigned int f)
+{
+	struct vdxg_device *dev;
+	int fd, ret;
+
+	snprintf(fn->bdf, sizeof(fn->bdf), "%s", bdf);
+	if (f)
+		snprintf(fn->name, sizeof(fn->name), "VF %u", f - 1);
+	else
+		snprintf(fn->name, sizeof(fn->name), "PF");
+	fd = open_node(bdf, "renderD");
+	ret = vdxg_device_open_fd(fd, &dev);
+	vtest_assert_f(ret == 0, "%s: vdxg_device_open_fd: %s", fn->name,
+		       strerror(-ret));
+	close(fd);
+	vr_open_dev(&fn->vr, dev);
+	fn->fd = vdxg_device_fd(dev);
+	if (f)
+		vtest_assert_f(get_param(fn->fd, DRM_VDXG_PARAM_CAPS) &
+			       VDXG_CAP_GPU_MMU, "%s has no GPU MMU", fn->name);
+	else
+		vtest_require_f(get_param(fn->fd, DRM_VDXG_PARAM_CAPS) &
+				VDXG_CAP_GPU_MMU, "the device has no GPU MMU");
+	ret = vdxg_vm_create(dev, 0, &fn->vm);
+	vtest_assert_f(ret == 0, "%s: VM_CREATE: %s", fn->name,
+		       strerror(-ret));
+	fn->asid = vvm_asid(fn->fd, fn->vm);
+	vtest_info("%s (%s): VM %u is address space %u\n", fn->name, bdf,
+		   fn->vm, fn->asid);
+
+	fn->vram_size = f ? VM_VF_OBJ : VM_OBJ;
+	fn->vram = vm_bo(fn, fn->vram_size, DRM_VDXG_SEGMENT_VRAM,
+			 vm_seed(f, 0));
+	fn->sys = vm_bo(fn, VM_OBJ, DRM_VDXG_SEGMENT_SYSTEM, vm_seed(f, 1));
+	fn->own = vm_bo(fn, VM_OWN, DRM_VDXG_SEGMENT_VRAM, vm_seed(f, 2));
+	vtest_assert_ok(vdxg_vm_map(dev, fn->vm, fn->vram, 0, VM_VA,
+				    fn->vram_size, 0));
+	vtest_assert_ok(vdxg_vm_map(dev, fn->vm, fn->sys, 0, VM_SYS_VA,
+				    VM_OBJ, 0));
+	vtest_assert_ok(vdxg_vm_map(dev, fn->vm, fn->own, 0, VM_OWN_VA(f),
+				    VM_OWN, 0));
+}
+
+static void vm_fn_close(struct vm_fn *fn)
+{
+	vdxg_bo_free(fn->vram);
+	vdxg_bo_free(fn->sys);
+	vdxg_bo_free(fn->own);
+	vtest_assert_ok(vdxg_vm_destroy(fn->vr.dev, fn->vm));
+	vr_close(&fn->vr);
+}
+
+/* SIZE bytes at VA of FN's VM are SEED's pattern. */
+static void vm_expect(struct vm_fn *fn, uint64_t va, uint64_t size,
+		      uint32_t seed, const char *what)
+{
+	uint32_t *want = vm_pattern(size, seed);
+	char w[96];
+
+	snprintf(w, sizeof(w), "%s: %s", fn->name, what);
+	vvm_expect(fn->fd, fn->asid, va, want, size, w);
+	free(want);
+}
+
+/* Everything FN (function F) bound reads back through its VM. */
+static void vm_fn_check(struct vm_fn *fn, unsigned int f)
+{
+	vm_expect(fn, VM_VA, fn->vram_size, vm_seed(f, 0), "VRAM object");
+	vm_expect(fn, VM_SYS_VA, VM_OBJ, vm_seed(f, 1), "system object");
+	vm_expect(fn, VM_OWN_VA(f), VM_OWN, vm_seed(f, 2), "own object");
+}
+
+/* The dword of VF VRAM offset A (in M's ranges), read through the PF's BAR. */
+static uint32_t vf_vram_word(const struct bar *pbar, const struct vf_map *m,
+			     uint64_t a, const char *what)
+{
+	for (unsigned int r = 0; r < m->count; r++) {
+		uint64_t pf_off = m->r[r].vram_offset + a - m->r[r].bar_offset;
+
+		if (a < m->r[r].bar_offset ||
+		    a >= m->r[r].bar_offset + m->r[r].length)
+			continue;
+		vtest_require_f(pf_off + 4 <= pbar->len,
+				"VF VRAM beyond the PF's BAR");
+		return *(volatile uint32_t *)((uint8_t *)pbar->p + pf_off);
+	}
+	vtest_fail("%s: VF VRAM 0x%llx is in no range", what,
+		   (unsigned long long)a);
+}
+
+/*
+ * VF M's object BO in VRAM lies in M's backing ranges: its GPU address is
+ * inside the VF's VRAM, and its words (one every STEP and the last), read
+ * through the PF's BAR at the PF VRAM offsets the ranges give for them,
+ * are its pattern.
+ */
+static void vm_check_backing(const struct bar *pbar, const struct vf_map *m,
+			     struct vdxg_bo *bo, uint32_t seed,
+			     const char *what)
+{
+	uint64_t addr, n = bo->size / 4;
+	uint32_t seg, w;
+
+	vtest_assert_ok(vdxg_bo_info(bo, &seg, &addr));
+	vtest_assert_eq(seg, DRM_VDXG_SEGMENT_VRAM);
+	vtest_assert_lte_u64(addr + bo->size, m->size);
+	vtest_info("%s: VF VRAM 0x%llx-0x%llx\n", what,
+		   (unsigned long long)addr,
+		   (unsigned long long)(addr + bo->size));
+	for (uint64_t i = 0; i < n; i += STEP) {
+		w = vf_vram_word(pbar, m, addr + i * 4, what);
+		vtest_assert_f(w == pattern(seed, i), "%s: dword %llu is "
+			       "0x%08x in PF VRAM, want 0x%08x", what,
+			       (unsigned long long)i, w, pattern(seed, i));
+	}
+	w = vf_vram_word(pbar, m, addr + (n - 1) * 4, what);
+	vtest_assert_f(w == pattern(seed, n - 1), "%s: last dword", what);
+}
+
+/* The PF's object BO in VRAM lies outside every VF's ranges. */
+static void vm_check_pf_backing(const struct vf_map *m, struct vdxg_bo *bo,
+				const char *what)
+{
+	struct range r = { .length = bo->size };
+	uint32_t seg;
+
+	vtest_assert_ok(vdxg_bo_info(bo, &seg, &r.vram_offset));
+	vtest_assert_eq(seg, DRM_VDXG_SEGMENT_VRAM);
+	for (unsigned int v = 0; v < NUM_VFS; v++)
+		for (unsigned int i = 0; i < m[v].count; i++)
+			vtest_assert_f(!overlap(&r, &m[v].r[i]),
+				       "%s overlaps VF %u range %u", what, v, i);
+}
+
+/*
+ * In a child: a VM on device BDF whose object, bound once, is moved
+ * between every pair of segments, read back whole through the VM after
+ * each move. Exits 0 when all went well.
+ */
+static pid_t spawn_vm_moves(const char *bdf, unsigned int f)
+{
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
+		DRM_VDXG_SEGMENT_APERTURE,
+	};
+	struct vdxg_device *dev;
+	struct vdxg_bo *bo;
+	uint32_t vm, asid, *want;
+	struct vr vr;
+	char what[64];
+	pid_t pid;
+	int fd;
+
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (pid)
+		return pid;
+
+	fd = open_node(bdf, "renderD");
+	vtest_assert_eq(vdxg_device_open_fd(fd, &dev), 0);
+	close(fd);
+	vr_open_dev(&vr, dev);
+	fd = vdxg_device_fd(dev);
+	vtest_assert_eq(vdxg_vm_create(dev, 0, &vm), 0);
+	asid = vvm_asid(fd, vm);
+	vtest_assert_eq(vdxg_bo_create(dev, VM_OBJ, segs, 3,
+				       DRM_VDXG_GEM_CPU_ACCESS, &bo), 0);
+	want = vm_pattern(VM_OBJ, vm_seed(f, 3));
+	memcpy(vr_map(bo), want, VM_OBJ);
+	vtest_assert_eq(vdxg_vm_map(dev, vm, bo, 0, VM_MOVE_VA, VM_OBJ, 0), 0);
+	for (unsigned int i = 0; i < 3; i++)
+		for (unsigned int j = 0; j < 3; j++) {
+			if (i == j)
+				continue;
+			vtest_assert_eq(vdxg_bo_make_resident(bo, segs[i]), 0);
+			vtest_assert_eq(vdxg_bo_make_resident(bo, segs[j]), 0);
+			vr_bo_wait(bo);
+			vtest_assert_eq(vr_bo_segment(bo), segs[j]);
+			snprintf(what, sizeof(what), "%s: segment %u -> %u",
+				 bdf, segs[i], segs[j]);
+			vvm_expect(fd, asid, VM_MOVE_VA, want, VM_OBJ, what);
+		}
+	free(want);
+	vdxg_bo_free(bo);
+	vtest_assert_eq(vdxg_vm_destroy(dev, vm), 0);
+	vr_close(&vr);
+	_exit(0);
+}
+
+/*
+ * VMs on the PF and both VFs at once; with FRAGMENTED, the VFs' VRAM is
+ * made of 1 MiB ranges, so that their 2 MiB pages span ranges.
+ */
+static void vf_vm(bool fragmented)
+{
+	struct vm_fn fn[VM_FNS];
+	struct vf_map m[NUM_VFS];
+	pid_t pid[VM_FNS];
+	struct bar pbar;
+	struct sriov s;
+	int faults;
+
+	sriov_begin(&s);
+	if (fragmented)
+		fragment(s.pf, 1 << 20);
+	enable(&s, NUM_VFS);
+	for (unsigned int v = 0; v < NUM_VFS; v++) {
+		read_map(s.pf_fd, s.pf, v, &m[v]);
+		vtest_assert_f(!fragmented || m[v].count > 1,
+			       "VF %u got one range from fragmented VRAM", v);
+	}
+	check_disjoint(m, NUM_VFS);
+	vr_ignore_dmesg(VVM_FAULT_DMESG);
+
+	/* A VM on each function, all alive at once. */
+	vm_fn_open(&fn[0], s.pf, 0);
+	for (unsigned int v = 0; v < NUM_VFS; v++) {
+		char vf[64];
+
+		vf_bdf(s.pf, v, vf, sizeof(vf));
+		vm_fn_open(&fn[v + 1], vf, v + 1);
+	}
+	/* Same addresses, each function's own bytes. */
+	for (unsigned int f = 0; f < VM_FNS; f++)
+		vm_fn_check(&fn[f], f);
+
+	/* Each function's VRAM objects are in its own VRAM. */
+	pbar = map_bar(s.pf, VDXG_BAR_VRAM);
+	vm_check_pf_backing(m, fn[0].vram, "the PF's VRAM object");
+	vm_check_pf_backing(m, fn[0].own, "the PF's own object");
+	for (unsigned int v = 0; v < NUM_VFS; v++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "VF %u's VRAM object", v);
+		vm_check_backing(&pbar, &m[v], fn[v + 1].vram, vm_seed(v + 1, 0),
+				 what);
+		snprintf(what, sizeof(what), "VF %u's own object", v);
+		vm_check_backing(&pbar, &m[v], fn[v + 1].own, vm_seed(v + 1, 2),
+				 what);
+	}
+	unmap_bar(&pbar);
+
+	/*
+	 * An address one function maps faults in every other's address
+	 * space of the same id and in theirs.
+	 */
+	vtest_assert_eq(vtest_kmsg_problems(s.seq), 0);
+	for (unsigned int f = 0; f < VM_FNS; f++)
+		for (unsigned int g = 0; g < VM_FNS; g++) {
+			if (f == g)
+				continue;
+			vvm_expect_fault(fn[g].fd, fn[g].asid, VM_OWN_VA(f));
+			if (fn[f].asid != fn[g].asid)
+				vvm_expect_fault(fn[g].fd, fn[f].asid,
+						 VM_OWN_VA(f));
+		}
+	faults = vtest_kmsg_grep(s.seq, "fault: not present, opcode 0x0d");
+	vtest_assert_f(faults > 0, "no fault logged for the unmapped reads");
+	/* Those faults are the only errors logged. */
+	s.seq = vtest_kmsg_seq();
+	/* ... and each function's VM still reads as it did. */
+	for (unsigned int f = 0; f < VM_FNS; f++)
+		vm_fn_check(&fn[f], f);
+
+	/* Moves of bound objects on the three functions at once. */
+	for (unsigned int f = 0; f < VM_FNS; f++)
+		pid[f] = spawn_vm_moves(fn[f].bdf, f);
+	for (unsigned int f = 0; f < VM_FNS; f++) {
+		int st;
+
+		vtest_assert_eq(waitpid(pid[f], &st, 0), pid[f]);
+		vtest_assert_f(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			       "%s: moves of a bound object failed (status "
+			       "%d)", fn[f].name, st);
+	}
+	for (unsigned int f = 0; f < VM_FNS; f++) {
+		vm_fn_check(&fn[f], f);
+		vm_fn_close(&fn[f]);
+	}
+	if (fragmented) {
+		reset_vfs(s.pf);
+		fragment(s.pf, 0);
+	}
+	sriov_end(&s);
+}
+
+static void test_vf_vm(void)
+{
+	vf_vm(false);
+}
+
+static void test_vf_vm_fragmented(void)
+{
+	vf_vm(true);
+}
+
 static const struct vtest_subtest tests[] = {
 	{ "enable-disable", test_enable_disable,
 	  "2 VFs bind as render-only vdxg devices with their VRAM taken from "
@@ -1200,6 +1557,13 @@ static const struct vtest_subtest tests[] = {
 	  "zeroed" },
 	{ "vf-present-fb", test_vf_present_fb,
 	  "PRESENT with a framebuffer on a VF: EOPNOTSUPP" },
+	{ "vf-vm", test_vf_vm,
+	  "GPU VMs on the PF and 2 VFs at once: each reads its own objects "
+	  "at the same addresses, faults at the others', keeps its VRAM "
+	  "objects in its own VRAM, and moves bound objects" },
+	{ "vf-vm-fragmented", test_vf_vm_fragmented,
+	  "vf-vm with the VFs' VRAM in 1 MiB ranges: their 2 MiB pages span "
+	  "ranges" },
 };
 
 VTEST_MAIN(tests)

@@ -28,6 +28,7 @@
 #include "vdxg.h"
 #include "vrender.h"
 #include "vtest.h"
+#include "vvm.h"
 
 #define KIB		1024ull
 #define MIB		(1024 * KIB)
@@ -44,8 +45,7 @@ static void vm_require(struct vr *vr)
 	vtest_require_f(vr_param(vr, DRM_VDXG_PARAM_CAPS) & VDXG_CAP_GPU_MMU,
 			"the device has no GPU MMU");
 	/* vm_read of an unmapped address: the paging engine faults. */
-	vr_ignore_dmesg("engine 1 fault: not present, opcode 0x0d|"
-			"callbacks suppressed");
+	vr_ignore_dmesg(VVM_FAULT_DMESG);
 }
 
 static uint32_t vm_new(struct vr *vr)
@@ -60,49 +60,17 @@ static uint32_t vm_new(struct vr *vr)
 /* Create a VM and find its address space id in debugfs vms. */
 static uint32_t vm_new_asid(struct vr *vr, uint32_t *asid)
 {
-	unsigned long long client, c;
-	unsigned int a, i;
-	char path[96], line[256];
 	uint32_t id = vm_new(vr);
-	uint64_t v;
-	FILE *f;
 
-	vtest_assert(vr_fdinfo(vdxg_device_fd(vr->dev), "drm-client-id", &v));
-	client = v;
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vms",
-		 vtest_drm_minor(vdxg_device_fd(vr->dev)));
-	f = fopen(path, "r");
-	vtest_assert_f(f, "%s: %m", path);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "vm asid %u: client %llu id %u", &a, &c,
-			   &i) == 3 && c == client && i == id) {
-			fclose(f);
-			*asid = a;
-			return id;
-		}
-	}
-	fclose(f);
-	vtest_fail("VM %u of client %llu is not in debugfs vms", id, client);
-	return 0;
+	*asid = vvm_asid(vdxg_device_fd(vr->dev), id);
+	return id;
 }
 
 /* SIZE bytes at VA of address space ASID, as the GPU reads them. */
 static int vm_read(struct vr *vr, uint32_t asid, uint64_t va, void *buf,
 		   uint32_t size)
 {
-	char path[96], cmd[64];
-	int fd, n, ret = 0;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vm_read",
-		 vtest_drm_minor(vdxg_device_fd(vr->dev)));
-	fd = open(path, O_RDWR);
-	vtest_assert_f(fd >= 0, "%s: %m", path);
-	n = snprintf(cmd, sizeof(cmd), "%u %" PRIx64 " %u", asid, va, size);
-	vtest_assert_eq(write(fd, cmd, n), n);
-	if (pread(fd, buf, size, 0) != (ssize_t)size)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return vvm_read(vdxg_device_fd(vr->dev), asid, va, buf, size);
 }
 
 static void fill(struct vdxg_bo *bo, uint64_t size, uint32_t seed)
@@ -126,24 +94,13 @@ static struct vdxg_bo *patterned(struct vr *vr, uint64_t size, uint32_t seg,
 static void expect_bytes(struct vr *vr, uint32_t asid, uint64_t va,
 			 struct vdxg_bo *bo, uint64_t offset, uint32_t size)
 {
-	uint8_t *got = malloc(size);
-	const uint8_t *want = (const uint8_t *)vr_map(bo) + offset;
-	uint32_t i;
-
-	vtest_assert(got);
-	vtest_assert_eq(vm_read(vr, asid, va, got, size), 0);
-	for (i = 0; i < size; i++)
-		vtest_assert_f(got[i] == want[i],
-			       "VA 0x%" PRIx64 ": byte %u is 0x%02x, expected 0x%02x",
-			       va, i, got[i], want[i]);
-	free(got);
+	vvm_expect(vdxg_device_fd(vr->dev), asid, va,
+		   (const uint8_t *)vr_map(bo) + offset, size, "mapping");
 }
 
 static void expect_fault(struct vr *vr, uint32_t asid, uint64_t va)
 {
-	uint8_t buf[4096];
-
-	vtest_assert_eq(vm_read(vr, asid, va, buf, sizeof(buf)), -EFAULT);
+	vvm_expect_fault(vdxg_device_fd(vr->dev), asid, va);
 }
 
 static void test_create_destroy(void)
@@ -1167,6 +1124,271 @@ static void test_bind_1g_buffers(void)
 	vr_close(&vr);
 }
 
+/* ------------------------------------------------------ oversubscribed */
+
+#define OV_OBJ		(8 * MIB)
+#define OV_VA(i)	(4096 * MIB + (uint64_t)(i) * OV_OBJ)
+#define OV_VA2(i)	(8192 * MIB + (uint64_t)(i) * OV_OBJ)
+
+/* Bytes in the VRAM segment, from debugfs segments ("vram: size N, ..."). */
+static uint64_t vram_segment(struct vr *vr)
+{
+	static char buf[1 << 16];
+	unsigned long long size;
+	char path[96], *line;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/segments",
+		 vtest_drm_minor(vr->fd));
+	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
+		       "cannot read %s", path);
+	for (line = buf; line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (sscanf(line, "vram: size %llu", &size) == 1)
+			return size;
+	}
+	vtest_fail("no vram line in %s", path);
+}
+
+static uint32_t ov_word(uint32_t obj, uint64_t i)
+{
+	uint32_t x = obj * 0x9e3779b9u ^ (uint32_t)(i * 0x85ebca6bu);
+
+	return x ^ x >> 13 ^ (uint32_t)(i >> 32);
+}
+
+struct ov_obj {
+	struct vdxg_bo *bo;
+	uint32_t vm[2], asid[2];	/* the VMs it is bound in (vm 0: none) */
+	uint64_t va[2];
+};
+
+/*
+ * LEN bytes at OFFSET of object I (its pattern ov_word) read back through
+ * each of its virtual addresses, every byte compared. WHEN names the
+ * moment in a failure. With SWAP_OK, an object whose pages TTM swapped out
+ * (debugfs vms says so) may fault instead: its entries are invalid until
+ * it moves again. Returns how many reads faulted so.
+ */
+static unsigned int ov_check(struct vr *vr, const struct ov_obj *o,
+			     uint32_t i, uint64_t offset, uint64_t len,
+			     bool swap_ok, const char *when)
+{
+	static uint32_t buf[VVM_READ_MAX / 4];
+	int fd = vdxg_device_fd(vr->dev);
+	unsigned int swapped = 0;
+
+	for (int k = 0; k < 2 && o->vm[k]; k++)
+		for (uint64_t done = 0; done < len; done += VVM_READ_MAX) {
+			uint32_t n = len - done < VVM_READ_MAX ? len - done
+							       : VVM_READ_MAX;
+			uint64_t at = offset + done;
+			int ret = vvm_read(fd, o->asid[k], o->va[k] + at, buf,
+					   n);
+			const char *place;
+
+			if (ret == -EFAULT && swap_ok) {
+				place = vvm_place(fd, o->asid[k], o->va[k]);
+				vtest_assert_f(place && !strcmp(place,
+								"swapped"),
+					       "%s: object %u at offset 0x%"
+					       PRIx64 " through asid %u faults; "
+					       "it is in %s", when, i, at,
+					       o->asid[k],
+					       place ? place : "no mapping");
+				swapped++;
+				break;
+			}
+			vtest_assert_f(ret == 0, "%s: object %u at offset "
+				       "0x%" PRIx64 " through asid %u: %s",
+				       when, i, at, o->asid[k],
+				       strerror(-ret));
+			for (uint32_t j = 0; j < n / 4; j++) {
+				uint32_t want = ov_word(i, at / 4 + j);
+
+				if (buf[j] == want)
+					continue;
+				for (uint32_t b = 0; b < 4; b++)
+					vtest_assert_f(((uint8_t *)&buf[j])[b] ==
+						       ((uint8_t *)&want)[b],
+						       "%s: object %u byte 0x%" PRIx64
+						       " (VA 0x%" PRIx64 ", asid "
+						       "%u, segment %u) is 0x%02x, "
+						       "expected 0x%02x", when, i,
+						       at + j * 4 + b,
+						       o->va[k] + at + j * 4 + b,
+						       o->asid[k],
+						       vr_bo_segment(o->bo),
+						       ((uint8_t *)&buf[j])[b],
+						       ((uint8_t *)&want)[b]);
+			}
+		}
+	return swapped;
+}
+
+/*
+ * VRAM oversubscribed 4x: objects allowed in every segment, four times
+ * the VRAM segment in all, each with its own pattern, bound in one of two
+ * VMs (every fourth in both, at another address), are paged by
+ * MAKE_RESIDENT through every ordered pair of segments (VRAM -> aperture
+ * -> system -> VRAM -> system -> aperture -> VRAM) while they evict each
+ * other; TTM's evictions move them too. After each object's move its
+ * first and last 64 KiB and one more 64 KiB slice, which walks through
+ * the objects round by round, are read back through each of its virtual
+ * addresses and compared byte for byte; at the end of each round, the
+ * first and last 64 KiB of every object (those its neighbours evicted),
+ * but for those TTM swapped out (debugfs vms: "swapped"), whose entries
+ * are invalid: the first of them in a round must fault; after the last
+ * round, every byte of every object through its first address, and the
+ * first and last 64 KiB through its second.
+ */
+static void test_oversubscribed(void)
+{
+	static const uint32_t order[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_APERTURE,
+		DRM_VDXG_SEGMENT_SYSTEM, DRM_VDXG_SEGMENT_VRAM,
+		DRM_VDXG_SEGMENT_SYSTEM, DRM_VDXG_SEGMENT_APERTURE,
+		DRM_VDXG_SEGMENT_VRAM,
+	};
+	static const char *const names[] = { "", "vram", "aperture", "system" };
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_APERTURE,
+		DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	const uint64_t edge = VVM_READ_MAX, slices = OV_OBJ / VVM_READ_MAX;
+	uint32_t vm[2], asid[2], i, n, r;
+	uint64_t vram, moved = 0;
+	struct ov_obj *o;
+	double t0 = vr_now(), t;
+	struct vr vr;
+	char when[64];
+
+	vr_open(&vr);
+	vm_require(&vr);
+	/* Reads of swapped-out objects fault. */
+	vr_ignore_dmesg(VVM_FAULT_DMESG
+			"|vdxg_fault_irq: [0-9]+ callbacks suppressed");
+	vram = vram_segment(&vr);
+	n = 4 * vram / OV_OBJ;
+	vtest_info("VRAM segment %llu MiB: %u objects of %llu MiB\n",
+		   (unsigned long long)(vram / MIB), n, OV_OBJ / MIB);
+	o = calloc(n, sizeof(*o));
+	vtest_assert(o);
+	vm[0] = vm_new_asid(&vr, &asid[0]);
+	vm[1] = vm_new_asid(&vr, &asid[1]);
+	for (i = 0; i < n; i++) {
+		uint32_t *p;
+		int ret = vdxg_bo_create(vr.dev, OV_OBJ, segs, 3,
+					 DRM_VDXG_GEM_CPU_ACCESS, &o[i].bo);
+
+		vtest_assert_f(ret == 0, "GEM_CREATE of object %u: %s", i,
+			       strerror(-ret));
+		p = vr_map(o[i].bo);
+		for (uint64_t j = 0; j < OV_OBJ / 4; j++)
+			p[j] = ov_word(i, j);
+		vtest_assert_ok(vdxg_bo_unmap(o[i].bo));
+		o[i].vm[0] = vm[i % 2];
+		o[i].asid[0] = asid[i % 2];
+		o[i].va[0] = OV_VA(i);
+		if (i % 4 == 0) {
+			o[i].vm[1] = vm[1 - i % 2];
+			o[i].asid[1] = asid[1 - i % 2];
+			o[i].va[1] = OV_VA2(i);
+		}
+		for (int k = 0; k < 2 && o[i].vm[k]; k++)
+			vtest_assert_ok(vdxg_vm_map(vr.dev, o[i].vm[k],
+						    o[i].bo, 0, o[i].va[k],
+						    OV_OBJ, 0));
+	}
+	t = vr_now();
+	vtest_info("created, filled and bound in %.1f s\n", t - t0);
+	for (i = 0; i < n; i++)
+		ov_check(&vr, &o[i], i, 0, edge, false, "bound");
+
+	for (r = 0; r < VTEST_ARRAY_SIZE(order); r++) {
+		uint32_t here = 0, swapped = 0;
+
+		snprintf(when, sizeof(when), "round %u, after its move to %s",
+			 r, names[order[r]]);
+		for (i = 0; i < n; i++) {
+			uint64_t slice = (r * 7 + i) % slices * VVM_READ_MAX;
+			uint32_t before = vr_bo_segment(o[i].bo);
+
+			vtest_assert_ok(vdxg_bo_make_resident(o[i].bo,
+							      order[r]));
+			vr_bo_wait(o[i].bo);
+			vtest_assert_f(vr_bo_segment(o[i].bo) == order[r],
+				       "object %u is in segment %u, not %u", i,
+				       vr_bo_segment(o[i].bo), order[r]);
+			moved += before != order[r];
+			/* Just moved: its pages are all there. */
+			ov_check(&vr, &o[i], i, 0, edge, false, when);
+			ov_check(&vr, &o[i], i, OV_OBJ - edge, edge, false,
+				 when);
+			ov_check(&vr, &o[i], i, slice, VVM_READ_MAX, false,
+				 when);
+		}
+		snprintf(when, sizeof(when), "end of round %u (%s)", r,
+			 names[order[r]]);
+		for (i = 0; i < n; i++) {
+			const char *place = vvm_place(vdxg_device_fd(vr.dev),
+						      o[i].asid[0], o[i].va[0]);
+			struct ov_obj first = o[i];
+
+			here += vr_bo_segment(o[i].bo) == order[r];
+			if (place && !strcmp(place, "swapped")) {
+				/*
+				 * Its entries are invalid: the first such
+				 * object of the round shows that they fault
+				 * (each fault is logged, and the log is
+				 * ratelimited).
+				 */
+				first.vm[1] = 0;
+				if (!swapped++)
+					vtest_assert_f(ov_check(&vr, &first, i,
+								0, edge, true,
+								when),
+						       "%s: swapped-out object "
+						       "%u reads", when, i);
+				continue;
+			}
+			ov_check(&vr, &o[i], i, 0, edge, false, when);
+			ov_check(&vr, &o[i], i, OV_OBJ - edge, edge, false,
+				 when);
+		}
+		vtest_info("round %u (%s): %u of %u objects there at the end, "
+			   "%u swapped out, %.1f s\n", r, names[order[r]],
+			   here, n, swapped, vr_now() - t);
+		t = vr_now();
+		/* VRAM holds a quarter of them: the rest were evicted. */
+		if (order[r] == DRM_VDXG_SEGMENT_VRAM)
+			vtest_assert_lt(here, n);
+	}
+	/*
+	 * A quarter of them in VRAM, the rest has room in system memory:
+	 * nothing is swapped out now.
+	 */
+	for (i = 0; i < n; i++) {
+		struct ov_obj first = o[i];
+
+		/* Every byte through its first address; the second's edges. */
+		first.vm[1] = 0;
+		ov_check(&vr, &first, i, 0, OV_OBJ, false, "final, every byte");
+		ov_check(&vr, &o[i], i, 0, edge, false, "final");
+		ov_check(&vr, &o[i], i, OV_OBJ - edge, edge, false, "final");
+	}
+	vtest_info("final full read back in %.1f s; %.1f s in all, %llu "
+		   "objects moved by MAKE_RESIDENT\n", vr_now() - t,
+		   vr_now() - t0, (unsigned long long)moved);
+
+	for (i = 0; i < n; i++)
+		vdxg_bo_free(o[i].bo);
+	free(o);
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm[0]));
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm[1]));
+	vr_close(&vr);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "create-destroy", test_create_destroy,
 	  "VM_CREATE up to the per-file limit, VM_DESTROY, bad flags and pads" },
@@ -1198,6 +1420,9 @@ static const struct vtest_subtest subtests[] = {
 	{ "bind-1g-buffers", test_bind_1g_buffers,
 	  "a 1 GiB VM_BIND (2 MiB VRAM pages, 4 KiB system pages) takes the "
 	  "predicted paging buffers and reads back across the range" },
+	{ "oversubscribed", test_oversubscribed,
+	  "objects bound in VMs, 4x VRAM in all, paged through every pair of "
+	  "segments: every byte read back through their virtual addresses" },
 };
 
 VTEST_MAIN(subtests)

@@ -57,7 +57,10 @@
 #                   igt-tests/expected-failures-NAME.txt
 #   --only LIST     run just these tests (igt_runner names) in one boot
 #                   (named "default", with the display boots' device)
-#   --boots LIST    run only these of default, kms and flip (comma list)
+#   --boots LIST    run only these of default, kms and flip (comma list);
+#                   the extra boots vram128-msi, intx and sriov may be
+#                   named too (with --no-extra, just the boots named:
+#                   --boots sriov --no-extra runs the sriov boot alone)
 #   --no-extra      skip the extra boots (vram128-msi, intx, sriov, and
 #                   the debug boots)
 #   --no-debug      skip the debug boots
@@ -91,7 +94,7 @@ while [ $# -gt 0 ]; do
 	--kernel)
 		[ "$2" = debug ] || die "--kernel: only debug"
 		ONLY_KERNEL=debug; shift 2 ;;
-	-h|--help) sed -n '4,67p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,71p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1" ;;
 	esac
 done
@@ -225,6 +228,19 @@ built_tests() {
 	(IFS=,; echo "${out[*]}")
 }
 
+# extra_boot NAME: one of the extra boots, and its results.
+extra_boot() {
+	case $1 in
+	vram128-msi)
+		boot vram128-msi "vram-size=128M,msix=off" --only vdxg_getparam ;;
+	intx)
+		boot intx "msix=off,msi=off,rebar=off" --only vdxg_getparam,vdxg_gem ;;
+	sriov)
+		boot sriov "bus=rp0" --only vdxg_sriov ;;
+	esac
+	collect "$1"
+}
+
 if [ -n "$ONLY" ] && [ -n "$ONLY_KERNEL" ]; then
 	boot debug "" --only "$ONLY" --timeout 900
 	collect debug
@@ -233,7 +249,11 @@ elif [ -n "$ONLY" ]; then
 	collect default
 else
 	for b in ${BOOTS//,/ }; do
-		case $b in default|kms|flip) ;; *) die "--boots: no boot $b" ;; esac
+		case $b in
+		default|kms|flip) ;;
+		vram128-msi|intx|sriov) extra_boot "$b"; continue ;;
+		*) die "--boots: no boot $b" ;;
+		esac
 		args=$KMS_ARGS
 		[ "$b" != default ] || args=
 		if [ "$b" = default ]; then
@@ -245,12 +265,10 @@ else
 	done
 fi
 if [ "$EXTRA" = 1 ]; then
-	boot vram128-msi "vram-size=128M,msix=off" --only vdxg_getparam
-	collect vram128-msi
-	boot intx "msix=off,msi=off,rebar=off" --only vdxg_getparam,vdxg_gem
-	collect intx
-	boot sriov "bus=rp0" --only vdxg_sriov
-	collect sriov
+	for b in vram128-msi intx sriov; do
+		case ",$BOOTS," in *",$b,"*) continue ;; esac
+		extra_boot "$b"
+	done
 fi
 if [ "$DEBUG" = 1 ]; then
 	# A test under KASAN and lockdep runs several times longer.

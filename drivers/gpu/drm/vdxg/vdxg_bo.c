@@ -408,6 +408,9 @@ int vdxg_gem_make_resident_ioctl(struct drm_device *drm, void *data,
 		ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 		if (!ret) {
 			ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
+			/* In system memory, but perhaps swapped out. */
+			if (!ret)
+				ret = vdxg_vm_swap_in(&bo->tbo, &ctx);
 			ttm_bo_unreserve(&bo->tbo);
 		}
 	}

@@ -1303,6 +1303,50 @@ static int vdxg_vm_bo_validate(struct drm_gpuvm_bo *vm_bo,
 	return ret;
 }
 
+/**
+ * vdxg_vm_swap_in - bring a swapped-out object back, mappings included
+ * @tbo: the object, reserved
+ * @ctx: TTM's operation context
+ *
+ * An object in system memory whose pages TTM swapped out is not resident:
+ * MAKE_RESIDENT into system memory, which finds it already there, reads
+ * its pages back in and, in the paging batch a move would use, writes its
+ * entries in every VM it is bound in again. The fence of that batch goes
+ * to the object's reservation. Nothing to do for any other object.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vdxg_vm_swap_in(struct ttm_buffer_object *tbo,
+		    struct ttm_operation_ctx *ctx)
+{
+	struct vdxg_device *vdxg = to_vdxg(tbo->base.dev);
+	struct dma_fence *fence;
+	struct vdxg_pg_batch b;
+	int ret;
+
+	dma_resv_assert_held(tbo->base.resv);
+	if (!tbo->resource || tbo->resource->mem_type != TTM_PL_SYSTEM ||
+	    !tbo->ttm || !(tbo->ttm->page_flags & TTM_TT_FLAG_SWAPPED))
+		return 0;
+	ret = ttm_tt_populate(tbo->bdev, tbo->ttm, ctx);
+	if (ret || !vdxg->vm.enabled)
+		return ret;
+	ret = dma_resv_reserve_fences(tbo->base.resv, 1);
+	if (!ret)
+		ret = vdxg_pg_batch_begin(&b, vdxg, tbo->base.resv);
+	if (ret)
+		return ret;
+	ret = vdxg_vm_move_ops(&b, tbo, tbo->resource);
+	fence = vdxg_pg_batch_end(&b);
+	if (IS_ERR(fence))
+		return ret ?: PTR_ERR(fence);
+	if (fence) {
+		dma_resv_add_fence(tbo->base.resv, fence, DMA_RESV_USAGE_KERNEL);
+		dma_fence_put(fence);
+	}
+	return ret;
+}
+
 /* ------------------------------------------------------------- debugfs */
 
 static const char *vdxg_vm_place(const struct drm_gpuva *va)
@@ -1318,6 +1362,9 @@ static const char *vdxg_vm_place(const struct drm_gpuva *va)
 	case TTM_PL_TT:
 		return "aperture";
 	default:
+		/* Its entries are invalid until it comes back. */
+		if (tbo->ttm && tbo->ttm->page_flags & TTM_TT_FLAG_SWAPPED)
+			return "swapped";
 		return "system";
 	}
 }

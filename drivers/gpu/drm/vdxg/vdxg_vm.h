@@ -102,6 +102,8 @@ void vdxg_vm_debugfs_init(struct vdxg_device *vdxg);
 int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 		     struct ttm_resource *new);
 void vdxg_vm_swap_notify(struct ttm_buffer_object *tbo);
+int vdxg_vm_swap_in(struct ttm_buffer_object *tbo,
+		    struct ttm_operation_ctx *ctx);
 
 int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
 			 struct drm_file *file);

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vvm: GPU virtual memory test helpers (see vvm.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vrender.h"
+#include "vvm.h"
+
+uint32_t vvm_asid(int fd, uint32_t vm_id)
+{
+	unsigned long long client, c;
+	unsigned int a, i;
+	char path[96], line[256];
+	uint64_t v;
+	FILE *f;
+
+	vtest_assert(vr_fdinfo(fd, "drm-client-id", &v));
+	client = v;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vms",
+		 vtest_drm_minor(fd));
+	f = fopen(path, "r");
+	vtest_assert_f(f, "%s: %m", path);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "vm asid %u: client %llu id %u", &a, &c,
+			   &i) == 3 && c == client && i == vm_id) {
+			fclose(f);
+			return a;
+		}
+	}
+	fclose(f);
+	vtest_fail("VM %u of client %llu is not in %s", vm_id, client, path);
+}
+
+int vvm_read(int fd, uint32_t asid, uint64_t va, void *buf, uint32_t size)
+{
+	char path[96], cmd[64];
+	int dfd, n, ret = 0;
+
+	vtest_assert(size && size <= VVM_READ_MAX);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vm_read",
+		 vtest_drm_minor(fd));
+	dfd = open(path, O_RDWR | O_CLOEXEC);
+	vtest_assert_f(dfd >= 0, "%s: %m", path);
+	n = snprintf(cmd, sizeof(cmd), "%u %" PRIx64 " %u", asid, va, size);
+	vtest_assert_eq(write(dfd, cmd, n), n);
+	if (pread(dfd, buf, size, 0) != (ssize_t)size)
+		ret = -errno;
+	close(dfd);
+	return ret;
+}
+
+void vvm_expect(int fd, uint32_t asid, uint64_t va, const void *want,
+		uint64_t size, const char *what)
+{
+	uint8_t *got = malloc(VVM_READ_MAX);
+	const uint8_t *w = want;
+	uint64_t done;
+
+	vtest_assert(got);
+	for (done = 0; done < size; done += VVM_READ_MAX) {
+		uint32_t n = size - done < VVM_READ_MAX ? size - done
+							: VVM_READ_MAX;
+		int ret = vvm_read(fd, asid, va + done, got, n);
+
+		vtest_assert_f(ret == 0, "%s: asid %u VA 0x%" PRIx64 ": %s",
+			       what, asid, va + done, strerror(-ret));
+		if (!memcmp(got, w + done, n))
+			continue;
+		for (uint32_t i = 0; i < n; i++)
+			vtest_assert_f(got[i] == w[done + i],
+				       "%s: asid %u VA 0x%" PRIx64 " is 0x%02x, "
+				       "expected 0x%02x", what, asid,
+				       va + done + i, got[i], w[done + i]);
+	}
+	free(got);
+}
+
+const char *vvm_place(int fd, uint32_t asid, uint64_t va)
+{
+	static char place[32];
+	unsigned long long start, end, c;
+	unsigned int a, i;
+	char path[96], line[256];
+	bool in = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vms",
+		 vtest_drm_minor(fd));
+	f = fopen(path, "r");
+	vtest_assert_f(f, "%s: %m", path);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "vm asid %u: client %llu id %u", &a, &c,
+			   &i) == 3) {
+			in = a == asid;
+			continue;
+		}
+		if (in && sscanf(line, " 0x%llx-0x%llx", &start, &end) == 2 &&
+		    start == va) {
+			char *p = strrchr(line, ' ');
+
+			snprintf(place, sizeof(place), "%s", p + 1);
+			place[strcspn(place, "\n")] = 0;
+			fclose(f);
+			return place;
+		}
+	}
+	fclose(f);
+	return NULL;
+}
+
+void vvm_expect_fault(int fd, uint32_t asid, uint64_t va)
+{
+	uint8_t buf[4096];
+
+	vtest_assert_eq(vvm_read(fd, asid, va, buf, sizeof(buf)), -EFAULT);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vvm: helpers for tests of GPU virtual memory (VM_CREATE, VM_BIND), on
+ * any vdxg function (the PF or a VF): what an address space maps is read
+ * back through the GPU itself, with the debugfs files of the device
+ * behind a DRM fd:
+ *
+ *  - vms lists each VM ("vm asid A: client C id I, ...") with its
+ *    mappings;
+ *  - vm_read (root): write "ASID VA SIZE", then read SIZE bytes (at most
+ *    64 KiB) at VA of that address space, copied by a TRANSFER_VIRTUAL on
+ *    the paging engine; an unmapped address fails with EFAULT (the paging
+ *    engine faults, logs "engine 1 fault: not present, opcode 0x0d" and
+ *    is reset).
+ *
+ * Every helper asserts (vtest_fail) on an unexpected error.
+ */
+#ifndef VVM_H
+#define VVM_H
+
+#include <stdint.h>
+
+/* The most vm_read copies at once. */
+#define VVM_READ_MAX	(64u * 1024)
+
+/* The kernel messages of vm_reads of unmapped addresses. */
+#define VVM_FAULT_DMESG	"engine 1 fault: not present, opcode 0x0d|" \
+			"callbacks suppressed"
+
+/* The address space id of VM VM_ID of the file FD, from debugfs vms. */
+uint32_t vvm_asid(int fd, uint32_t vm_id);
+/*
+ * SIZE bytes (1 to VVM_READ_MAX) at VA of address space ASID of the device
+ * behind FD, as its GPU reads them, into BUF: 0 or -errno (-EFAULT: not
+ * mapped).
+ */
+int vvm_read(int fd, uint32_t asid, uint64_t va, void *buf, uint32_t size);
+/*
+ * The SIZE bytes (any size: read VVM_READ_MAX at a time) at VA are WANT's,
+ * byte for byte; WHAT names them in a failure.
+ */
+void vvm_expect(int fd, uint32_t asid, uint64_t va, const void *want,
+		uint64_t size, const char *what);
+/*
+ * Where the object mapped at VA of address space ASID is, as debugfs vms
+ * says: "vram", "aperture", "system", "swapped" (in system memory, its
+ * pages swapped out: its entries are invalid until it moves) or "null";
+ * NULL when no mapping starts at VA. The string is static.
+ */
+const char *vvm_place(int fd, uint32_t asid, uint64_t va);
+/* A page read at VA faults (-EFAULT). */
+void vvm_expect_fault(int fd, uint32_t asid, uint64_t va);
+
+#endif /* VVM_H */
