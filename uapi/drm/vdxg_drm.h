@@ -30,6 +30,7 @@ extern "C" {
 #define DRM_VDXG_VM_CREATE		0x0c
 #define DRM_VDXG_VM_DESTROY		0x0d
 #define DRM_VDXG_VM_BIND		0x0e
+#define DRM_VDXG_EXEC			0x0f
 
 #define DRM_IOCTL_VDXG_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_GET_PARAM, struct drm_vdxg_get_param)
@@ -67,6 +68,8 @@ extern "C" {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VDXG_VM_DESTROY, struct drm_vdxg_vm_destroy)
 #define DRM_IOCTL_VDXG_VM_BIND \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDXG_VM_BIND, struct drm_vdxg_vm_bind)
+#define DRM_IOCTL_VDXG_EXEC \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VDXG_EXEC, struct drm_vdxg_exec)
 
 /**
  * enum drm_vdxg_param - parameters readable with DRM_IOCTL_VDXG_GET_PARAM
@@ -139,6 +142,13 @@ struct drm_vdxg_get_param {
  * the aperture or system memory get zeroed pages either way.
  */
 #define DRM_VDXG_GEM_NO_CLEAR		0x2
+/*
+ * GEM_CREATE only: the object is private to the VM @vm_id of this file. It
+ * shares the VM's reservation object, so that locking the VM for EXEC
+ * locks it too (with any number of such objects); it can be bound in that
+ * VM only, and not exported (PRIME).
+ */
+#define DRM_VDXG_GEM_VM_PRIVATE		0x4
 #define DRM_VDXG_GEM_FLAGS		(DRM_VDXG_GEM_CPU_ACCESS | \
 					 DRM_VDXG_GEM_NO_CLEAR)
 
@@ -150,7 +160,11 @@ struct drm_vdxg_get_param {
  * @segments: the preferred segment set, most preferred first, each
  *	DRM_VDXG_SEGMENT_* at most once; unused entries must be zero
  * @handle: out: GEM handle
- * @pad: must be zero
+ * @vm_id: with DRM_VDXG_GEM_VM_PRIVATE in @flags, the VM the object is
+ *	private to; else zero (formerly a pad)
+ *
+ * Errors: -EINVAL bad flags, segments or @vm_id without the flag; -ENOENT
+ * an unknown VM; -E2BIG a size over the system's memory; -ENOMEM.
  */
 struct drm_vdxg_gem_create {
 	__u64 size;
@@ -158,7 +172,7 @@ struct drm_vdxg_gem_create {
 	__u32 num_segments;
 	__u32 segments[4];
 	__u32 handle;
-	__u32 pad;
+	__u32 vm_id;
 };
 
 /**
@@ -233,21 +247,35 @@ struct drm_vdxg_gem_make_resident {
 #define DRM_VDXG_PRIORITY_NORMAL	1
 #define DRM_VDXG_PRIORITY_HIGH		2
 
+/* CONTEXT_CREATE: a virtual-mode context, running in the VM @vm_id. */
+#define DRM_VDXG_CONTEXT_VM		0x1
+#define DRM_VDXG_CONTEXT_FLAGS		DRM_VDXG_CONTEXT_VM
+
 /**
  * struct drm_vdxg_context_create - argument of DRM_IOCTL_VDXG_CONTEXT_CREATE
  * @engine: DRM_VDXG_ENGINE_*
  * @priority: DRM_VDXG_PRIORITY_*
- * @flags: must be zero
+ * @flags: DRM_VDXG_CONTEXT_*
  * @ctx_id: out: the context, non-zero, private to this file
+ * @vm_id: with DRM_VDXG_CONTEXT_VM, one of this file's VMs; else zero
+ * @pad: must be zero
  *
  * A context is a queue of jobs on one engine (a WDDM GPU context). Jobs of
- * one context run in submission order.
+ * one context run in submission order. A patch-model context (no flag)
+ * takes SUBMIT; a virtual-mode context runs in a VM, takes EXEC only, and
+ * keeps its surface-slot state from one job to the next (WDDM's context
+ * allocation). Errors besides SUBMIT's: -ENOENT an unknown VM, -EINVAL a
+ * VM on a device without a GPU MMU or with a non-zero @vm_id or @pad
+ * without the flag. Programs built against the 16-byte version of this
+ * structure pass neither field and get a patch-model context.
  */
 struct drm_vdxg_context_create {
 	__u32 engine;
 	__u32 priority;
 	__u32 flags;
 	__u32 ctx_id;
+	__u32 vm_id;
+	__u32 pad;
 };
 
 /**
@@ -382,8 +410,60 @@ struct drm_vdxg_submit {
 
 #define DRM_VDXG_MAX_SYNCS		64
 
+/* EXEC: command buffers are at most 1 MiB, 4-byte aligned. */
+#define DRM_VDXG_EXEC_MAX_LENGTH	0x100000
+
+/**
+ * struct drm_vdxg_exec - argument of DRM_IOCTL_VDXG_EXEC
+ * @ctx_id: a virtual-mode context (DRM_VDXG_CONTEXT_VM)
+ * @flags: must be zero
+ * @address: the command buffer's GPU virtual address in the context's VM,
+ *	4-byte aligned
+ * @length: its bytes, a multiple of 4, from 4 to DRM_VDXG_EXEC_MAX_LENGTH
+ * @num_in_syncs: entries in @in_syncs, at most DRM_VDXG_MAX_SYNCS
+ * @in_syncs: user pointer to struct drm_vdxg_sync[]: the job waits for them
+ * @out_syncs: user pointer to struct drm_vdxg_sync[]: the job's fence
+ * @num_out_syncs: entries in @out_syncs, at most DRM_VDXG_MAX_SYNCS
+ * @pad: must be zero
+ *
+ * WDDM 2.0's submission by GPU virtual address: no allocation list, no
+ * patch list, no copy of the commands and no parsing. The device's MMU
+ * confines every access of the job to what the VM maps: an access to
+ * anything else faults, and the context is banned as for a hang. The
+ * kernel checks only the arguments and that [@address, @address +
+ * @length) is mapped to an object (not a null range) in the VM.
+ *
+ * Every object bound in the VM is resident (its pages present) when the
+ * job runs; objects swapped out are brought back first. The job waits for
+ * the VM's binds and the objects' moves, for its in-syncobjs, and, for
+ * objects shared with other files or devices (exported or imported,
+ * PRIME), for their other users (implicit sync, as a write). Objects
+ * private to the file need no implicit sync: order jobs with syncobjs.
+ *
+ * Errors: -EINVAL bad flags, pad, alignment or length, a patch-model
+ * context, a range not wholly mapped to objects; -ENOENT an unknown
+ * context or syncobj, or a context whose VM was destroyed; -EFAULT a bad
+ * pointer; -E2BIG too many syncs; -EIO a banned context or file, or a VM
+ * switched off; -ENOMEM when the VM's objects cannot be made resident
+ * together.
+ */
+struct drm_vdxg_exec {
+	__u32 ctx_id;
+	__u32 flags;
+	__u64 address;
+	__u32 length;
+	__u32 num_in_syncs;
+	__u64 in_syncs;
+	__u64 out_syncs;
+	__u32 num_out_syncs;
+	__u32 pad;
+};
+
 /* The context caused a reset and takes no more jobs (-EIO). */
 #define DRM_VDXG_RESET_BANNED		0x1
+/* A job of the context faulted: the fault_* fields say where. */
+#define DRM_VDXG_RESET_FAULT		0x2
+#define DRM_VDXG_FAULT_WRITE		0x1
 
 /**
  * struct drm_vdxg_reset_status - argument of
@@ -393,12 +473,23 @@ struct drm_vdxg_submit {
  * @guilty: out: engine resets this context's jobs caused
  * @innocent: out: engine resets that caught this context's jobs, which
  *	were run again
+ * @fault_address: out: with DRM_VDXG_RESET_FAULT, the address of the last
+ *	device fault of this context's jobs (a virtual address for a
+ *	virtual-mode context)
+ * @fault_flags: out: DRM_VDXG_FAULT_WRITE if that access was a write
+ * @fault_reason: out: the device's fault reason (VDXG_FAULT_* of the
+ *	hardware contract, e.g. 7 for a virtual address not mapped)
+ *
+ * Programs built against the 16-byte version get no fault fields.
  */
 struct drm_vdxg_reset_status {
 	__u32 ctx_id;
 	__u32 flags;
 	__u32 guilty;
 	__u32 innocent;
+	__u64 fault_address;
+	__u32 fault_flags;
+	__u32 fault_reason;
 };
 
 /* PRESENT modes (DxgkDdiPresent). */

@@ -16,6 +16,7 @@
 
 #include "vdxg_bo.h"
 #include "vdxg_drv.h"
+#include "vdxg_vm.h"
 
 /**
  * DOC: GEM objects
@@ -122,8 +123,18 @@ static const struct vm_operations_struct vdxg_gem_vm_ops = {
 	.access = ttm_bo_vm_access,
 };
 
+/* An object private to a VM shares the VM's reservation: not exported. */
+static struct dma_buf *vdxg_gem_prime_export(struct drm_gem_object *obj,
+					     int flags)
+{
+	if (vdxg_bo_vm_private(obj))
+		return ERR_PTR(-EINVAL);
+	return drm_gem_prime_export(obj, flags);
+}
+
 static const struct drm_gem_object_funcs vdxg_gem_funcs = {
 	.free = vdxg_gem_free,
+	.export = vdxg_gem_prime_export,
 	.pin = vdxg_gem_pin,
 	.unpin = vdxg_gem_unpin,
 	.get_sg_table = vdxg_gem_get_sg_table,
@@ -142,7 +153,57 @@ static void vdxg_bo_destroy(struct ttm_buffer_object *tbo)
 	if (tbo->base.import_attach)
 		drm_prime_gem_destroy(&tbo->base, tbo->sg);
 	drm_gem_object_release(&tbo->base);
+	/* TTM has given the object a reservation of its own by now. */
+	if (bo->vm_resv)
+		drm_gem_object_put(bo->vm_resv);
 	kfree(bo);
+}
+
+static bool vdxg_is_gem(struct drm_gem_object *obj)
+{
+	return obj->funcs == &vdxg_gem_funcs;
+}
+
+/**
+ * vdxg_bo_set_scanout - note that an object is scanned out
+ * @obj: a GEM object of the device
+ */
+void vdxg_bo_set_scanout(struct drm_gem_object *obj)
+{
+	if (vdxg_is_gem(obj))
+		WRITE_ONCE(to_vdxg_bo(container_of(obj,
+						   struct ttm_buffer_object,
+						   base))->scanout, true);
+}
+
+/**
+ * vdxg_bo_shared - does the object need implicit sync
+ * @obj: a GEM object of the device
+ *
+ * Return: true for an object exported or imported (PRIME), or scanned out.
+ */
+bool vdxg_bo_shared(struct drm_gem_object *obj)
+{
+	if (obj->dma_buf || obj->import_attach)
+		return true;
+	return vdxg_is_gem(obj) &&
+	       READ_ONCE(to_vdxg_bo(container_of(obj,
+						 struct ttm_buffer_object,
+						 base))->scanout);
+}
+
+/**
+ * vdxg_bo_vm_private - is this object private to a VM
+ * @obj: a GEM object of the device
+ *
+ * Return: true for an object made with DRM_VDXG_GEM_VM_PRIVATE.
+ */
+bool vdxg_bo_vm_private(struct drm_gem_object *obj)
+{
+	struct ttm_buffer_object *tbo = container_of(obj, struct ttm_buffer_object,
+						     base);
+
+	return vdxg_is_gem(obj) && to_vdxg_bo(tbo)->vm_resv;
 }
 
 /**
@@ -275,6 +336,34 @@ static int vdxg_bo_handle(struct drm_file *file, struct vdxg_bo *bo,
 	return ret;
 }
 
+/* An object sharing the reservation of one of the file's VMs. */
+static int vdxg_bo_create_private(struct drm_file *file,
+				  const struct drm_vdxg_gem_create *args,
+				  u32 flags, struct vdxg_bo **out)
+{
+	struct vdxg_vm *vm = vdxg_vm_get(file->driver_priv, args->vm_id);
+	struct drm_gem_object *r_obj;
+	int ret;
+
+	if (!vm)
+		return -ENOENT;
+	r_obj = vm->gpuvm.r_obj;
+	ret = dma_resv_lock_interruptible(r_obj->resv, NULL);
+	if (!ret) {
+		ret = vdxg_bo_create_sg(vm->vdxg, args->size,
+					flags & ~DRM_VDXG_GEM_VM_PRIVATE,
+					args->segments, args->num_segments,
+					NULL, r_obj->resv, out);
+		if (!ret) {
+			drm_gem_object_get(r_obj);
+			(*out)->vm_resv = r_obj;
+		}
+		dma_resv_unlock(r_obj->resv);
+	}
+	vdxg_vm_put(vm);
+	return ret;
+}
+
 int vdxg_gem_create_ioctl(struct drm_device *drm, void *data,
 			  struct drm_file *file)
 {
@@ -284,7 +373,8 @@ int vdxg_gem_create_ioctl(struct drm_device *drm, void *data,
 	u32 i;
 	int ret;
 
-	if (args->pad || args->num_segments > ARRAY_SIZE(args->segments))
+	if (args->num_segments > ARRAY_SIZE(args->segments) ||
+	    (!(flags & DRM_VDXG_GEM_VM_PRIVATE) && args->vm_id))
 		return -EINVAL;
 	for (i = args->num_segments; i < ARRAY_SIZE(args->segments); i++)
 		if (args->segments[i])
@@ -293,8 +383,11 @@ int vdxg_gem_create_ioctl(struct drm_device *drm, void *data,
 	if (!capable(CAP_SYS_ADMIN))
 		flags &= ~DRM_VDXG_GEM_NO_CLEAR;
 
-	ret = vdxg_bo_create(to_vdxg(drm), args->size, flags,
-			     args->segments, args->num_segments, &bo);
+	if (flags & DRM_VDXG_GEM_VM_PRIVATE)
+		ret = vdxg_bo_create_private(file, args, flags, &bo);
+	else
+		ret = vdxg_bo_create(to_vdxg(drm), args->size, flags,
+				     args->segments, args->num_segments, &bo);
 	if (ret)
 		return ret;
 

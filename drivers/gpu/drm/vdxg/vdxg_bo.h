@@ -28,6 +28,9 @@ struct vdxg_device;
  *	reach; empty for an object the GPU cannot use
  * @gpu_placement: @gpu_places as a TTM placement
  * @mem_type: the TTM memory type it was last moved to, for fdinfo
+ * @vm_resv: for an object private to a VM, the VM's reservation object
+ *	(a reference): the object shares its reservation
+ * @scanout: a framebuffer was made of it: its users sync implicitly
  */
 struct vdxg_bo {
 	struct ttm_buffer_object tbo;
@@ -37,6 +40,8 @@ struct vdxg_bo {
 	struct ttm_place gpu_places[DRM_VDXG_MAX_SEGMENTS];
 	struct ttm_placement gpu_placement;
 	u32 mem_type;
+	struct drm_gem_object *vm_resv;
+	bool scanout;
 };
 
 static inline struct vdxg_bo *to_vdxg_bo(struct ttm_buffer_object *tbo)
@@ -45,6 +50,9 @@ static inline struct vdxg_bo *to_vdxg_bo(struct ttm_buffer_object *tbo)
 }
 
 bool vdxg_is_bo(struct ttm_buffer_object *tbo);
+bool vdxg_bo_vm_private(struct drm_gem_object *obj);
+void vdxg_bo_set_scanout(struct drm_gem_object *obj);
+bool vdxg_bo_shared(struct drm_gem_object *obj);
 int vdxg_bo_create(struct vdxg_device *vdxg, u64 size, u32 flags,
 		   const u32 *segments, u32 num_segments, struct vdxg_bo **out);
 int vdxg_bo_create_sg(struct vdxg_device *vdxg, u64 size, u32 flags,

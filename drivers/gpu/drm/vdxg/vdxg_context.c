@@ -16,6 +16,7 @@
 #include "vdxg_drv.h"
 #include "vdxg_hang.h"
 #include "vdxg_render.h"
+#include "vdxg_vm.h"
 
 /**
  * DOC: Contexts
@@ -47,11 +48,21 @@ static void vdxg_file_release(struct kref *kref)
 	kfree(vf);
 }
 
+/* A virtual-mode context's VM and state area, once no job uses them. */
+static void vdxg_context_drop_vm(struct vdxg_context *ctx)
+{
+	if (ctx->state)
+		vdxg_vm_state_destroy(ctx->vm, ctx->state);
+	if (ctx->vm)
+		vdxg_vm_put(ctx->vm);
+}
+
 static void vdxg_context_release(struct kref *kref)
 {
 	struct vdxg_context *ctx = container_of(kref, struct vdxg_context,
 						refcount);
 
+	vdxg_context_drop_vm(ctx);
 	kref_put(&ctx->file->refcount, vdxg_file_release);
 	mutex_destroy(&ctx->lock);
 	kfree(ctx);
@@ -236,6 +247,19 @@ static int vdxg_priority(u32 priority, enum drm_sched_priority *out)
 	return -EINVAL;
 }
 
+/*
+ * A virtual-mode context: its VM, and its state area (WDDM's context
+ * allocation), where the engine keeps its surface slots between jobs.
+ */
+static int vdxg_context_init_vm(struct vdxg_context *ctx,
+				struct vdxg_file *vf, u32 vm_id)
+{
+	ctx->vm = vdxg_vm_get(vf, vm_id);
+	if (!ctx->vm)
+		return -ENOENT;
+	return vdxg_vm_state_create(ctx->vm, &ctx->state, &ctx->state_gpu);
+}
+
 /**
  * vdxg_context_create_ioctl - DRM_IOCTL_VDXG_CONTEXT_CREATE
  * @drm: the device
@@ -259,7 +283,9 @@ int vdxg_context_create_ioctl(struct drm_device *drm, void *data,
 	u32 id;
 	int ret;
 
-	if (args->engine != DRM_VDXG_ENGINE_RENDER || args->flags ||
+	if (args->engine != DRM_VDXG_ENGINE_RENDER ||
+	    args->flags & ~DRM_VDXG_CONTEXT_FLAGS || args->pad ||
+	    (!(args->flags & DRM_VDXG_CONTEXT_VM) && args->vm_id) ||
 	    vdxg_priority(args->priority, &prio))
 		return -EINVAL;
 	if (!vdxg->render.engine.vdxg)
@@ -275,6 +301,11 @@ int vdxg_context_create_ioctl(struct drm_device *drm, void *data,
 		return -ENOMEM;
 	kref_init(&ctx->refcount);
 	mutex_init(&ctx->lock);
+	if (args->flags & DRM_VDXG_CONTEXT_VM) {
+		ret = vdxg_context_init_vm(ctx, vf, args->vm_id);
+		if (ret)
+			goto err_free;
+	}
 	ret = drm_sched_entity_init(&ctx->entity, prio, &sched, 1,
 				    &ctx->guilty);
 	if (ret)
@@ -306,6 +337,7 @@ int vdxg_context_create_ioctl(struct drm_device *drm, void *data,
 err_entity:
 	drm_sched_entity_destroy(&ctx->entity);
 err_free:
+	vdxg_context_drop_vm(ctx);
 	mutex_destroy(&ctx->lock);
 	kfree(ctx);
 	return ret;
@@ -343,6 +375,31 @@ int vdxg_context_destroy_ioctl(struct drm_device *drm, void *data,
 	return 0;
 }
 
+static void vdxg_context_fault(struct vdxg_context *ctx,
+			       struct drm_vdxg_reset_status *args)
+{
+	struct vdxg_render *render = &ctx->file->vdxg->render;
+	struct vdxg_fault_rec rec;
+	unsigned long flags;
+	bool faulted;
+
+	spin_lock_irqsave(&render->fault_lock, flags);
+	faulted = ctx->faulted;
+	rec = ctx->fault;
+	spin_unlock_irqrestore(&render->fault_lock, flags);
+	args->fault_address = 0;
+	args->fault_flags = 0;
+	args->fault_reason = 0;
+	if (!faulted)
+		return;
+	args->flags |= DRM_VDXG_RESET_FAULT;
+	args->fault_address = rec.addr;
+	args->fault_reason = rec.reason;
+	if (rec.reason >= VDXG_FAULT_VM_NOT_PRESENT &&
+	    rec.access == VDXG_ACCESS_WRITE)
+		args->fault_flags = DRM_VDXG_FAULT_WRITE;
+}
+
 /**
  * vdxg_reset_status_ioctl - DRM_IOCTL_VDXG_GET_RESET_STATUS
  * @drm: the device
@@ -362,6 +419,7 @@ int vdxg_reset_status_ioctl(struct drm_device *drm, void *data,
 	args->flags = atomic_read(&ctx->guilty) ? DRM_VDXG_RESET_BANNED : 0;
 	args->guilty = atomic_read(&ctx->guilty_count);
 	args->innocent = atomic_read(&ctx->innocent_count);
+	vdxg_context_fault(ctx, args);
 	vdxg_context_put(ctx);
 	return 0;
 }

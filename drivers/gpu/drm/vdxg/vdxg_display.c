@@ -9,12 +9,14 @@
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_drv.h>
+#include <drm/drm_framebuffer.h>
 #include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_modeset_helper_vtables.h>
 #include <drm/drm_probe_helper.h>
 #include <drm/drm_vblank.h>
 
+#include "vdxg_bo.h"
 #include "vdxg_display.h"
 #include "vdxg_drv.h"
 
@@ -464,8 +466,34 @@ static const struct drm_mode_config_helper_funcs vdxg_mode_config_helpers = {
 	.atomic_commit_tail = vdxg_atomic_commit_tail,
 };
 
+/*
+ * A framebuffer's objects are scanned out: their users sync implicitly,
+ * EXEC's jobs too (see vdxg_vm_exec_lock()). An object private to a VM
+ * shares the VM's reservation, where EXEC's jobs leave no write fence for
+ * KMS to wait for: it is not scanned out.
+ */
+static struct drm_framebuffer *
+vdxg_fb_create(struct drm_device *drm, struct drm_file *file,
+	       const struct drm_mode_fb_cmd2 *cmd)
+{
+	struct drm_framebuffer *fb = drm_gem_fb_create(drm, file, cmd);
+	unsigned int i;
+
+	if (IS_ERR(fb))
+		return fb;
+	for (i = 0; i < fb->format->num_planes; i++) {
+		if (vdxg_bo_vm_private(fb->obj[i])) {
+			drm_framebuffer_put(fb);
+			return ERR_PTR(-EINVAL);
+		}
+	}
+	for (i = 0; i < fb->format->num_planes; i++)
+		vdxg_bo_set_scanout(fb->obj[i]);
+	return fb;
+}
+
 static const struct drm_mode_config_funcs vdxg_mode_config_funcs = {
-	.fb_create = drm_gem_fb_create,
+	.fb_create = vdxg_fb_create,
 	.atomic_check = drm_atomic_helper_check,
 	.atomic_commit = drm_atomic_helper_commit,
 };

@@ -57,6 +57,7 @@ static const struct drm_ioctl_desc vdxg_ioctls[] = {
 	VDXG_IOCTL(VM_CREATE, vdxg_vm_create_ioctl),
 	VDXG_IOCTL(VM_DESTROY, vdxg_vm_destroy_ioctl),
 	VDXG_IOCTL(VM_BIND, vdxg_vm_bind_ioctl),
+	VDXG_IOCTL(EXEC, vdxg_exec_ioctl),
 	/* Host addresses: the primary node, and CAP_SYS_ADMIN (checked). */
 	DRM_IOCTL_DEF_DRV(VDXG_GET_BACKING_RESOURCE,
 			  vdxg_get_backing_resource_ioctl, 0),

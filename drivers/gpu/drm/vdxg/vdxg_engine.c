@@ -221,14 +221,14 @@ static void vdxg_engine_write_entry(struct vdxg_engine *engine,
 	u32 __iomem *entry = (u32 __iomem *)(engine->ring + engine->tail);
 	u64 seqno = f->base.seqno;
 
-	writel(VDXG_RING_CMD_EXEC, entry + VDXG_RING_DW_CMD);
+	writel(f->cmd, entry + VDXG_RING_DW_CMD);
 	writel(f->len, entry + VDXG_RING_DW_LENGTH);
 	writel(lower_32_bits(f->addr), entry + VDXG_RING_DW_ADDR_LO);
 	writel(upper_32_bits(f->addr), entry + VDXG_RING_DW_ADDR_HI);
 	writel(lower_32_bits(seqno), entry + VDXG_RING_DW_SEQNO_LO);
 	writel(upper_32_bits(seqno), entry + VDXG_RING_DW_SEQNO_HI);
 	writel(f->context, entry + VDXG_RING_DW_CONTEXT);
-	writel(0, entry + VDXG_RING_DW_RSVD);
+	writel(f->state, entry + VDXG_RING_DW_STATE);
 
 	engine->tail = (engine->tail + VDXG_RING_ENTRY_SIZE) &
 		       (engine->ring_size - 1);
@@ -236,6 +236,30 @@ static void vdxg_engine_write_entry(struct vdxg_engine *engine,
 	wmb();
 	vdxg_engine_wr(engine, VDXG_ENG_RING_TAIL, engine->tail);
 	vdxg_engine_wr(engine, VDXG_ENG_DOORBELL, 1);
+}
+
+/* Write the entry @f describes and make @f its pending fence. */
+static struct dma_fence *vdxg_engine_emit_entry(struct vdxg_engine *engine,
+						struct vdxg_hw_fence *f,
+						struct drm_sched_job *job,
+						u64 addr, u32 len, u32 context)
+{
+	unsigned long flags;
+
+	f->job = job;
+	f->addr = addr;
+	f->len = len;
+	f->context = context;
+	spin_lock_irqsave(&engine->lock, flags);
+	f->emit_ns = ktime_get_ns();
+	dma_fence_init(&f->base, &vdxg_hw_fence_ops, &engine->lock,
+		       engine->fence_context, ++engine->next_seqno);
+	list_add_tail(&f->link, &engine->pending);
+	dma_fence_get(&f->base);
+	spin_unlock_irqrestore(&engine->lock, flags);
+
+	vdxg_engine_write_entry(engine, f);
+	return &f->base;
 }
 
 /**
@@ -257,22 +281,33 @@ struct dma_fence *vdxg_engine_emit(struct vdxg_engine *engine,
 				   struct drm_sched_job *job, u64 addr, u32 len,
 				   u32 context)
 {
-	unsigned long flags;
+	f->cmd = VDXG_RING_CMD_EXEC;
+	f->state = 0;
+	return vdxg_engine_emit_entry(engine, f, job, addr, len, context);
+}
 
-	f->job = job;
-	f->addr = addr;
-	f->len = len;
-	f->context = context;
-	spin_lock_irqsave(&engine->lock, flags);
-	f->emit_ns = ktime_get_ns();
-	dma_fence_init(&f->base, &vdxg_hw_fence_ops, &engine->lock,
-		       engine->fence_context, ++engine->next_seqno);
-	list_add_tail(&f->link, &engine->pending);
-	dma_fence_get(&f->base);
-	spin_unlock_irqrestore(&engine->lock, flags);
-
-	vdxg_engine_write_entry(engine, f);
-	return &f->base;
+/**
+ * vdxg_engine_emit_virtual - emit an EXEC_VIRTUAL ring entry
+ * @engine: the engine (RENDER)
+ * @f: the fence, as for vdxg_engine_emit()
+ * @job: the job it runs
+ * @as: the address space the entry runs in
+ * @addr: virtual address of the buffer to run
+ * @len: its length in bytes
+ * @context: context id reported in faults
+ * @state: VRAM offset of the context's state area (4 KiB aligned), or 0
+ *
+ * Return: the fence, with a reference for the caller.
+ */
+struct dma_fence *vdxg_engine_emit_virtual(struct vdxg_engine *engine,
+					   struct vdxg_hw_fence *f,
+					   struct drm_sched_job *job, u32 as,
+					   u64 addr, u32 len, u32 context,
+					   u64 state)
+{
+	f->cmd = VDXG_RING_CMD_VIRTUAL(as);
+	f->state = state >> PAGE_SHIFT;
+	return vdxg_engine_emit_entry(engine, f, job, addr, len, context);
 }
 
 /**

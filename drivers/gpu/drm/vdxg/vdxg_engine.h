@@ -92,6 +92,8 @@ struct vdxg_engine {
  * @addr: the entry's buffer, to write the entry again after a reset
  * @len: its length
  * @context: the entry's context id
+ * @cmd: the entry's dword 0: VDXG_RING_CMD_* and its address space
+ * @state: EXEC_VIRTUAL: the context state area's VRAM page, or 0
  */
 struct vdxg_hw_fence {
 	struct dma_fence base;
@@ -102,6 +104,8 @@ struct vdxg_hw_fence {
 	u64 addr;
 	u32 len;
 	u32 context;
+	u32 cmd;
+	u32 state;
 };
 
 int vdxg_engine_init(struct vdxg_engine *engine, struct vdxg_device *vdxg,
@@ -116,6 +120,11 @@ struct dma_fence *vdxg_engine_emit(struct vdxg_engine *engine,
 				   struct vdxg_hw_fence *f,
 				   struct drm_sched_job *job, u64 addr, u32 len,
 				   u32 context);
+struct dma_fence *vdxg_engine_emit_virtual(struct vdxg_engine *engine,
+					   struct vdxg_hw_fence *f,
+					   struct drm_sched_job *job, u32 as,
+					   u64 addr, u32 len, u32 context,
+					   u64 state);
 struct dma_fence *vdxg_engine_resubmit(struct vdxg_engine *engine,
 				       struct dma_fence *fence);
 void vdxg_engine_cancel_fence(struct vdxg_engine *engine,

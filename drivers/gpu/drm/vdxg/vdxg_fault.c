@@ -43,6 +43,17 @@ static const char *vdxg_fault_reason(u32 reason)
 	return reason < ARRAY_SIZE(names) ? names[reason] : "unknown";
 }
 
+static const char *vdxg_fault_access(u32 access)
+{
+	static const char * const names[] = {
+		[VDXG_ACCESS_READ] = "read",
+		[VDXG_ACCESS_WRITE] = "write",
+		[VDXG_ACCESS_FETCH] = "fetch",
+	};
+
+	return access < ARRAY_SIZE(names) ? names[access] : "?";
+}
+
 static const char *vdxg_engine_name(u32 engine)
 {
 	switch (engine) {
@@ -96,6 +107,10 @@ void vdxg_fault_irq(struct vdxg_device *vdxg)
 	rec.addr = vdxg_rd64(vdxg, VDXG_REG_FAULT_ADDR_LO);
 	rec.context = vdxg_rd(vdxg, VDXG_REG_FAULT_CONTEXT);
 	rec.count = vdxg_rd(vdxg, VDXG_REG_FAULT_COUNT);
+	if (rec.reason >= VDXG_FAULT_VM_NOT_PRESENT) {
+		rec.as = vdxg_rd(vdxg, VDXG_REG_FAULT_VM);
+		rec.access = vdxg_rd(vdxg, VDXG_REG_FAULT_ACCESS);
+	}
 	vdxg_wr(vdxg, VDXG_REG_FAULT_CLEAR, 1);
 	atomic_add(max(rec.count, 1u), &vdxg->faults);
 	vdxg_fault_record(vdxg, &rec);
@@ -106,10 +121,12 @@ void vdxg_fault_irq(struct vdxg_device *vdxg)
 			rec.engine, vdxg_fault_reason(rec.reason), rec.opcode,
 			rec.addr, rec.context, rec.count);
 
-	if (rec.engine == VDXG_ENGINE_PAGING && vdxg->paging.engine.vdxg)
+	if (rec.engine == VDXG_ENGINE_PAGING && vdxg->paging.engine.vdxg) {
 		vdxg_engine_fault(&vdxg->paging.engine);
-	else if (rec.engine == VDXG_ENGINE_RENDER && vdxg->render.engine.vdxg)
+	} else if (rec.engine == VDXG_ENGINE_RENDER && vdxg->render.engine.vdxg) {
+		vdxg_render_note_fault(vdxg, &rec);
 		vdxg_engine_fault(&vdxg->render.engine);
+	}
 }
 
 /**
@@ -171,6 +188,10 @@ void vdxg_fault_debugfs(struct vdxg_device *vdxg, struct drm_printer *p)
 			drm_printf(p, " %s opcode 0x%x address 0x%llx count %u",
 				   vdxg_fault_reason(r->reason), r->opcode,
 				   r->addr, r->count);
+		if (r->kind == VDXG_FAULT_KIND_FAULT &&
+		    r->reason >= VDXG_FAULT_VM_NOT_PRESENT)
+			drm_printf(p, " as %u %s", r->as,
+				   vdxg_fault_access(r->access));
 		drm_puts(p, "\n");
 	}
 	kfree(recs);

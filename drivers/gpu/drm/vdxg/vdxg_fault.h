@@ -36,6 +36,8 @@ enum vdxg_fault_kind {
  * @addr: the address that faulted
  * @context: the ring entry's context id
  * @count: faults the device counted since the previous record
+ * @as: a VM_* fault's address space
+ * @access: a VM_* fault's access (VDXG_ACCESS_*)
  */
 struct vdxg_fault_rec {
 	u64 ns;
@@ -46,6 +48,8 @@ struct vdxg_fault_rec {
 	u64 addr;
 	u32 context;
 	u32 count;
+	u32 as;
+	u32 access;
 };
 
 /**

@@ -79,12 +79,54 @@ static struct dma_fence *vdxg_render_run_job(struct drm_sched_job *sched_job)
 
 	if (!drm_dev_enter(&engine->vdxg->drm, &idx))
 		return ERR_PTR(-ENODEV);
-	fence = vdxg_engine_emit(engine, job->hw, sched_job, job->buf_gpu,
-				 job->len, job->ctx->id);
+	if (job->ctx->vm)
+		fence = vdxg_engine_emit_virtual(engine, job->hw, sched_job,
+						 job->ctx->vm->asid,
+						 job->buf_gpu, job->len,
+						 job->ctx->id,
+						 job->ctx->state_gpu);
+	else
+		fence = vdxg_engine_emit(engine, job->hw, sched_job,
+					 job->buf_gpu, job->len, job->ctx->id);
 	job->hw = NULL;
 	job->hw_fence = dma_fence_get(fence);
 	drm_dev_exit(idx);
 	return fence;
+}
+
+/**
+ * vdxg_render_note_fault - keep the RENDER engine's fault for its job
+ * @vdxg: the device
+ * @rec: the fault, from the fault interrupt
+ *
+ * The reset that follows blames the faulting job; its context then
+ * reports the fault in GET_RESET_STATUS.
+ */
+void vdxg_render_note_fault(struct vdxg_device *vdxg,
+			    const struct vdxg_fault_rec *rec)
+{
+	struct vdxg_render *render = &vdxg->render;
+	unsigned long flags;
+
+	spin_lock_irqsave(&render->fault_lock, flags);
+	render->fault = *rec;
+	render->faulted = true;
+	spin_unlock_irqrestore(&render->fault_lock, flags);
+}
+
+/* The fault, if it was this context's entry, becomes the context's. */
+static void vdxg_render_blame_fault(struct vdxg_render *render,
+				    struct vdxg_context *ctx)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&render->fault_lock, flags);
+	if (render->faulted && render->fault.context == ctx->id) {
+		ctx->fault = render->fault;
+		ctx->faulted = true;
+	}
+	render->faulted = false;
+	spin_unlock_irqrestore(&render->fault_lock, flags);
 }
 
 /*
@@ -103,6 +145,7 @@ static void vdxg_render_blame(struct vdxg_engine *engine,
 
 	/* hang_limit is 0: the job's entity, its context, becomes guilty. */
 	drm_sched_increase_karma(sched_job);
+	vdxg_render_blame_fault(render, guilty);
 	render->reset_gen++;
 	atomic_inc(&guilty->guilty_count);
 	guilty->reset_gen = render->reset_gen;
@@ -208,6 +251,7 @@ int vdxg_job_alloc_buf(struct vdxg_job *job, u32 size)
 		return ret;
 	job->buf_gpu = render->pool_gpu + job->buf.start;
 	job->len = size;
+	job->queued = size;
 	return 0;
 }
 
@@ -224,8 +268,9 @@ void vdxg_job_free(struct vdxg_job *job)
 		drm_mm_remove_node(&job->buf);
 		mutex_unlock(&render->pool_lock);
 		wake_up_all(&render->pool_wait);
-		vdxg_file_unqueue_bytes(job->ctx->file, job->len);
 	}
+	if (job->queued)
+		vdxg_file_unqueue_bytes(job->ctx->file, job->queued);
 	dma_fence_put(job->hw_fence);
 	kfree(job->hw);
 	vdxg_context_put(job->ctx);
@@ -288,6 +333,7 @@ int vdxg_render_init(struct vdxg_device *vdxg)
 
 	drm_mm_init(&render->pool, 0, VDXG_RENDER_POOL_SIZE);
 	init_waitqueue_head(&render->pool_wait);
+	spin_lock_init(&render->fault_lock);
 	ret = drmm_mutex_init(&vdxg->drm, &render->pool_lock);
 	if (ret) {
 		drm_mm_takedown(&render->pool);

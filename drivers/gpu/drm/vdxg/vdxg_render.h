@@ -17,11 +17,14 @@
 #include <drm/vdxg_drm.h>
 
 #include "vdxg_engine.h"
+#include "vdxg_fault.h"
 
 struct drm_file;
 struct drm_gem_object;
 struct drm_printer;
 struct vdxg_device;
+struct vdxg_bo;
+struct vdxg_vm;
 
 /* A file guilty of this many resets within the window is banned. */
 #define VDXG_BAN_HANGS		5
@@ -41,7 +44,11 @@ struct vdxg_device;
  * @pool_gpu: GPU address of the pool
  * @pool_cpu: CPU mapping of the pool
  * @reset_gen: bumped by each reset, to count a context once per reset
+ * @fault_lock: protects @fault, @faulted and the contexts' fault records
+ * @fault: the device's last RENDER fault, until a reset blames its job
+ * @faulted: @fault is waiting for that
  * @stats: submission counters, shown in debugfs
+ * @stats.execs: EXEC jobs queued
  * @stats.submits: jobs queued
  * @stats.patched: jobs whose buffer needed address fields written
  * @stats.skipped: jobs whose presumed addresses were all right
@@ -56,7 +63,11 @@ struct vdxg_render {
 	u64 pool_gpu;
 	u8 __iomem *pool_cpu;
 	u32 reset_gen;
+	spinlock_t fault_lock; /* protects @fault, @faulted, contexts' fault */
+	struct vdxg_fault_rec fault;
+	bool faulted;
 	struct {
+		atomic64_t execs;
 		atomic64_t submits;
 		atomic64_t patched;
 		atomic64_t skipped;
@@ -105,6 +116,13 @@ struct vdxg_file {
  * @reset_gen: the last reset counted in @innocent_count
  * @lock: serialises arming and pushing jobs, and destruction
  * @closed: destroyed; no more jobs
+ * @vm: a virtual-mode context's VM (a reference), else NULL
+ * @state: a virtual-mode context's state area: a pinned 4 KiB VRAM object
+ *	sharing the VM's reservation
+ * @state_gpu: its VRAM offset
+ * @fault: the last device fault of the context's jobs (under the render
+ *	engine's fault lock), if @faulted
+ * @faulted: @fault is valid
  */
 struct vdxg_context {
 	struct kref refcount;
@@ -117,6 +135,11 @@ struct vdxg_context {
 	u32 reset_gen;
 	struct mutex lock; /* serialises job arm and push, and destruction */
 	bool closed;
+	struct vdxg_vm *vm;
+	struct vdxg_bo *state;
+	u64 state_gpu;
+	struct vdxg_fault_rec fault;
+	bool faulted;
 };
 
 /**
@@ -126,8 +149,9 @@ struct vdxg_context {
  * @hw: the hardware fence for the next run_job, preallocated
  * @hw_fence: the hardware fence of the last run, for the timeout handler
  * @buf: the job's DMA buffer in the pool
- * @buf_gpu: its GPU address
+ * @buf_gpu: its GPU address; for EXEC, the command buffer's virtual address
  * @len: its bytes
+ * @queued: bytes charged to the file's queue (vdxg_file_queue_bytes())
  */
 struct vdxg_job {
 	struct drm_sched_job base;
@@ -137,6 +161,7 @@ struct vdxg_job {
 	struct drm_mm_node buf;
 	u64 buf_gpu;
 	u32 len;
+	u32 queued;
 };
 
 /**
@@ -168,6 +193,8 @@ int vdxg_submit_kernel(struct drm_file *file, const struct vdxg_kbuf *kb);
 int vdxg_render_init(struct vdxg_device *vdxg);
 void vdxg_render_unplug(struct vdxg_device *vdxg);
 void vdxg_render_irq(struct vdxg_device *vdxg, u32 pending);
+void vdxg_render_note_fault(struct vdxg_device *vdxg,
+			    const struct vdxg_fault_rec *rec);
 void vdxg_render_debugfs(struct vdxg_device *vdxg, struct drm_printer *p);
 
 struct vdxg_job *vdxg_job_alloc(struct vdxg_context *ctx);
@@ -189,6 +216,8 @@ int vdxg_context_destroy_ioctl(struct drm_device *drm, void *data,
 			       struct drm_file *file);
 int vdxg_reset_status_ioctl(struct drm_device *drm, void *data,
 			    struct drm_file *file);
+int vdxg_exec_ioctl(struct drm_device *drm, void *data,
+		    struct drm_file *file);
 int vdxg_submit_ioctl(struct drm_device *drm, void *data,
 		      struct drm_file *file);
 

@@ -428,6 +428,10 @@ int vdxg_submit_kernel(struct drm_file *file, const struct vdxg_kbuf *kb)
 	s.ctx = vdxg_context_get(file, args.ctx_id);
 	if (!s.ctx)
 		return -ENOENT;
+	if (s.ctx->vm) {
+		ret = -EINVAL;
+		goto out;
+	}
 	if (atomic_read(&s.ctx->guilty)) {
 		ret = -EIO;
 		goto out;
@@ -497,6 +501,10 @@ int vdxg_submit_ioctl(struct drm_device *drm, void *data,
 	s.ctx = vdxg_context_get(file, s.args->ctx_id);
 	if (!s.ctx)
 		return -ENOENT;
+	/* A virtual-mode context takes EXEC only. */
+	ret = -EINVAL;
+	if (s.ctx->vm)
+		goto out;
 	ret = -EIO;
 	if (atomic_read(&s.ctx->guilty))
 		goto out;

@@ -562,6 +562,10 @@ static int vdxg_vm_bind_lookup(struct vdxg_vm_bind *vb, struct drm_file *file)
 		if (!obj)
 			return -ENOENT;
 		vb->objs[i] = obj;
+		/* An object private to another VM is not for this one. */
+		if (vdxg_bo_vm_private(obj) &&
+		    obj->resv != vb->vm->gpuvm.r_obj->resv)
+			return -EINVAL;
 		if (op->obj_offset >= obj->size ||
 		    op->range > obj->size - op->obj_offset)
 			return -EINVAL;
@@ -799,7 +803,10 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	struct drm_exec exec;
 	int ret;
 
-	/* Several operations may name one object, or one already mapped. */
+	/*
+	 * Several operations may name one object, or one already mapped;
+	 * objects private to the VM share its reservation.
+	 */
 	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
 		      DRM_EXEC_IGNORE_DUPLICATES, 0);
 	ret = vdxg_vm_bind_lock(vb, &exec);
@@ -839,8 +846,12 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 		fence = NULL;
 	}
 	if (fence) {
+		/*
+		 * KERNEL on the VM's own reservation: the VM's jobs wait for
+		 * the tables to be written, not for each other.
+		 */
 		drm_gpuvm_resv_add_fence(&vm->gpuvm, &exec, fence,
-					 DMA_RESV_USAGE_BOOKKEEP,
+					 DMA_RESV_USAGE_KERNEL,
 					 DMA_RESV_USAGE_BOOKKEEP);
 		if (!ret)
 			vdxg_sync_signal(sync, fence);
@@ -1345,6 +1356,228 @@ int vdxg_vm_swap_in(struct ttm_buffer_object *tbo,
 		dma_fence_put(fence);
 	}
 	return ret;
+}
+
+/* ------------------------------------------------ jobs in a VM (EXEC) */
+
+/**
+ * vdxg_vm_get - look up one of a file's VMs
+ * @vf: the file's state
+ * @id: the VM's id
+ *
+ * Return: the VM with a reference (vdxg_vm_put()), or NULL.
+ */
+struct vdxg_vm *vdxg_vm_get(struct vdxg_file *vf, u32 id)
+{
+	return vdxg_vm_lookup(vf, id);
+}
+
+/**
+ * vdxg_vm_put - drop a VM reference
+ * @vm: the VM
+ */
+void vdxg_vm_put(struct vdxg_vm *vm)
+{
+	drm_gpuvm_put(&vm->gpuvm);
+}
+
+/**
+ * vdxg_vm_state_create - a context state area for a context of the VM
+ * @vm: the VM
+ * @out: the area: a pinned 4 KiB VRAM object sharing the VM's reservation
+ * @gpu: its VRAM offset
+ *
+ * INIT_CONTEXT_RESOURCE puts it in its initial state before this returns.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vdxg_vm_state_create(struct vdxg_vm *vm, struct vdxg_bo **out, u64 *gpu)
+{
+	static const u32 vram = DRM_VDXG_SEGMENT_VRAM;
+	struct dma_resv *resv = vm->gpuvm.r_obj->resv;
+	struct dma_fence *fence;
+	struct vdxg_pg_batch b;
+	struct vdxg_bo *bo;
+	int ret;
+
+	ret = dma_resv_lock_interruptible(resv, NULL);
+	if (ret)
+		return ret;
+	ret = vdxg_bo_create_sg(vm->vdxg, VDXG_CTX_STATE_SIZE,
+				DRM_VDXG_GEM_NO_CLEAR, &vram, 1, NULL, resv, &bo);
+	if (ret)
+		goto out;
+	ttm_bo_pin(&bo->tbo);
+	*gpu = vdxg_ttm_gpu_addr(vm->vdxg, bo->tbo.resource);
+	ret = vdxg_pg_batch_begin(&b, vm->vdxg, NULL);
+	if (!ret) {
+		ret = vdxg_pg_emit(&b, vdxg_pg_init_context_resource(&b.pb,
+								     *gpu,
+								     &b.stats));
+		fence = vdxg_pg_batch_end(&b);
+		if (IS_ERR(fence)) {
+			ret = ret ?: PTR_ERR(fence);
+			fence = NULL;
+		}
+		if (fence) {
+			dma_fence_wait(fence, false);
+			ret = ret ?: fence->error;
+			dma_fence_put(fence);
+		}
+	}
+	if (ret) {
+		ttm_bo_unpin(&bo->tbo);
+		drm_gem_object_put(&bo->tbo.base);
+		goto out;
+	}
+	*out = bo;
+out:
+	dma_resv_unlock(resv);
+	return ret;
+}
+
+/**
+ * vdxg_vm_state_destroy - free a context state area
+ * @vm: its VM
+ * @bo: the area; no job of its context is left
+ */
+void vdxg_vm_state_destroy(struct vdxg_vm *vm, struct vdxg_bo *bo)
+{
+	dma_resv_lock(vm->gpuvm.r_obj->resv, NULL);
+	ttm_bo_unpin(&bo->tbo);
+	dma_resv_unlock(vm->gpuvm.r_obj->resv);
+	drm_gem_object_put(&bo->tbo.base);
+}
+
+/*
+ * Objects swapped out are mapped again before a job runs in the VM: a
+ * paging batch the job waits for.
+ */
+static int vdxg_vm_exec_validate(struct vdxg_vm *vm, struct drm_exec *exec,
+				 struct drm_sched_job *job)
+{
+	struct dma_fence *fence;
+	struct vdxg_pg_batch b;
+	int ret;
+
+	if (!vdxg_vm_has_evicted(vm))
+		return 0;
+	ret = vdxg_pg_batch_begin(&b, vm->vdxg, NULL);
+	if (ret)
+		return ret;
+	vm->validate = &b;
+	ret = drm_gpuvm_validate(&vm->gpuvm, exec);
+	vm->validate = NULL;
+	fence = vdxg_pg_batch_end(&b);
+	if (IS_ERR(fence))
+		return ret ?: PTR_ERR(fence);
+	if (fence && !ret)
+		ret = drm_sched_job_add_dependency(job, fence);
+	else
+		dma_fence_put(fence);
+	return ret;
+}
+
+/**
+ * vdxg_vm_check_range - is a range wholly mapped to objects
+ * @vm: the VM, with its lock held
+ * @addr: start
+ * @range: bytes
+ *
+ * Return: 0; -EINVAL when part of it is unmapped or a null range; -ENOENT
+ * for a VM destroyed, -EIO for one switched off.
+ */
+int vdxg_vm_check_range(struct vdxg_vm *vm, u64 addr, u64 range)
+{
+	struct drm_gpuva *va;
+	u64 next = addr;
+
+	lockdep_assert_held(&vm->lock);
+	if (vm->closed)
+		return -ENOENT;
+	if (READ_ONCE(vm->broken))
+		return -EIO;
+	if (!range || addr >= VDXG_VM_VA_END || range > VDXG_VM_VA_END - addr)
+		return -EINVAL;
+	drm_gpuvm_for_each_va_range(va, &vm->gpuvm, addr, addr + range) {
+		if (va->va.addr > next || !va->gem.obj)
+			return -EINVAL;
+		next = va->va.addr + va->va.range;
+	}
+	return next >= addr + range ? 0 : -EINVAL;
+}
+
+/**
+ * vdxg_vm_exec_lock - lock a VM and its objects for a job, all resident
+ * @vm: the VM, with its lock held
+ * @exec: a drm_exec, initialised
+ * @job: the job; it gets the dependencies: the VM's binds, the objects'
+ *	moves, the remapping of objects swapped out, and the implicit sync
+ *	of objects shared with other files or devices
+ *
+ * Objects swapped out get their pages back and are mapped again in a
+ * paging batch the job waits for.
+ *
+ * Return: 0 with everything locked (drm_exec_fini() unlocks), or a
+ * negative errno.
+ */
+int vdxg_vm_exec_lock(struct vdxg_vm *vm, struct drm_exec *exec,
+		      struct drm_sched_job *job)
+{
+	struct drm_gem_object *obj;
+	int ret;
+
+	lockdep_assert_held(&vm->lock);
+	if (vm->closed)
+		return -ENOENT;
+	if (READ_ONCE(vm->broken))
+		return -EIO;
+	drm_exec_until_all_locked(exec) {
+		ret = drm_gpuvm_prepare_vm(&vm->gpuvm, exec, 1);
+		drm_exec_retry_on_contention(exec);
+		if (!ret)
+			ret = drm_gpuvm_prepare_objects(&vm->gpuvm, exec, 1);
+		drm_exec_retry_on_contention(exec);
+		if (ret)
+			return ret;
+	}
+
+	ret = vdxg_vm_exec_validate(vm, exec, job);
+	if (ret)
+		return ret;
+	drm_exec_for_each_locked_object(exec, obj) {
+		if (obj == vm->gpuvm.r_obj || !vdxg_bo_shared(obj))
+			ret = drm_sched_job_add_resv_dependencies(job, obj->resv,
+								  DMA_RESV_USAGE_KERNEL);
+		else
+			ret = drm_sched_job_add_implicit_dependencies(job, obj,
+								      true);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * vdxg_vm_exec_fence - publish a job's fence in the VM and its objects
+ * @vm: the VM
+ * @exec: what vdxg_vm_exec_lock() locked
+ * @fence: the job's finished fence
+ *
+ * Binds and moves wait for it (BOOKKEEP); shared objects' other users
+ * see it as a write.
+ */
+void vdxg_vm_exec_fence(struct vdxg_vm *vm, struct drm_exec *exec,
+			struct dma_fence *fence)
+{
+	struct drm_gem_object *obj;
+
+	drm_exec_for_each_locked_object(exec, obj)
+		dma_resv_add_fence(obj->resv, fence,
+				   obj != vm->gpuvm.r_obj &&
+				   vdxg_bo_shared(obj) ?
+				   DMA_RESV_USAGE_WRITE :
+				   DMA_RESV_USAGE_BOOKKEEP);
 }
 
 /* ------------------------------------------------------------- debugfs */

@@ -12,11 +12,15 @@
 
 #include "vdxg_pt.h"
 
+struct dma_fence;
 struct drm_device;
+struct drm_exec;
 struct drm_file;
+struct drm_sched_job;
 struct ttm_buffer_object;
 struct ttm_resource;
 struct vdxg_device;
+struct vdxg_bo;
 struct vdxg_file;
 struct vdxg_pg_batch;
 
@@ -104,6 +108,16 @@ int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 void vdxg_vm_swap_notify(struct ttm_buffer_object *tbo);
 int vdxg_vm_swap_in(struct ttm_buffer_object *tbo,
 		    struct ttm_operation_ctx *ctx);
+
+struct vdxg_vm *vdxg_vm_get(struct vdxg_file *vf, u32 id);
+void vdxg_vm_put(struct vdxg_vm *vm);
+int vdxg_vm_state_create(struct vdxg_vm *vm, struct vdxg_bo **out, u64 *gpu);
+void vdxg_vm_state_destroy(struct vdxg_vm *vm, struct vdxg_bo *bo);
+int vdxg_vm_check_range(struct vdxg_vm *vm, u64 addr, u64 range);
+int vdxg_vm_exec_lock(struct vdxg_vm *vm, struct drm_exec *exec,
+		      struct drm_sched_job *job);
+void vdxg_vm_exec_fence(struct vdxg_vm *vm, struct drm_exec *exec,
+			struct dma_fence *fence);
 
 int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
 			 struct drm_file *file);
