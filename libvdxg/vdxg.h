@@ -119,6 +119,14 @@ struct vdxg_bo {
 int vdxg_bo_create(struct vdxg_device *dev, uint64_t size,
 		   const uint32_t *segments, uint32_t num_segments,
 		   uint32_t flags, struct vdxg_bo **out);
+/*
+ * An object private to VM_ID (DRM_VDXG_GEM_VM_PRIVATE): it shares the
+ * VM's reservation, binds in that VM only and cannot be exported. VM_ID 0
+ * is vdxg_bo_create.
+ */
+int vdxg_bo_create_vm(struct vdxg_device *dev, uint64_t size,
+		      const uint32_t *segments, uint32_t num_segments,
+		      uint32_t flags, uint32_t vm_id, struct vdxg_bo **out);
 /* Wrap an existing GEM handle of DEV (it is closed by vdxg_bo_free). */
 int vdxg_bo_from_handle(struct vdxg_device *dev, uint32_t handle,
 			uint64_t size, struct vdxg_bo **out);
@@ -157,6 +165,12 @@ int vdxg_bo_import(struct vdxg_device *dev, int fd, struct vdxg_bo **out);
 int vdxg_context_create(struct vdxg_device *dev, uint32_t engine,
 			uint32_t priority, uint32_t flags, uint32_t *ctx_id);
 int vdxg_context_destroy(struct vdxg_device *dev, uint32_t ctx_id);
+/*
+ * A virtual-mode RENDER context running in VM_ID (DRM_VDXG_CONTEXT_VM):
+ * it takes EXEC only, and keeps its surface slots from one job to the next.
+ */
+int vdxg_context_create_vm(struct vdxg_device *dev, uint32_t priority,
+			   uint32_t vm_id, uint32_t *ctx_id);
 /* DRM_IOCTL_VDXG_GET_RESET_STATUS; status->ctx_id is set from CTX_ID. */
 int vdxg_context_reset_status(struct vdxg_device *dev, uint32_t ctx_id,
 			      struct drm_vdxg_reset_status *status);
@@ -329,6 +343,62 @@ int vdxg_submit(struct vdxg_device *dev, uint32_t ctx_id, struct vdxg_cs *cs,
 		struct vdxg_submit_opts *opts);
 /* The SUBMIT ioctl with ARGS exactly as given (ARGS is written back). */
 int vdxg_submit_raw(struct vdxg_device *dev, struct drm_vdxg_submit *args);
+
+/* ------------------------------------- submission by virtual address */
+
+/*
+ * A virtual-address command stream: RENDER commands written straight into
+ * a mapped GPU object (MAP, BYTES long) that the context's VM maps at VA;
+ * every address is a virtual address of that VM. No lists: the device's
+ * MMU confines the job. The fields are the builder's own.
+ *
+ *	vdxg_vcs_init(&vcs, vdxg_bo_map(cmd), 4096, CMD_VA);
+ *	vdxg_vcs_set_surface(&vcs, VDXG_SLOT_DST, DST_VA, fmt, w, h, pitch);
+ *	vdxg_vcs_fill_rect(&vcs, 0, 0, w, h, 0xff0000ff);
+ *	vdxg_exec(dev, ctx, &vcs, NULL);
+ *
+ * Emitters return 0 or the builder's first error (-ENOSPC when the object
+ * is full, -EINVAL for a bad operand), which also stops later ones; EXEC
+ * of a builder in error fails with it.
+ */
+struct vdxg_vcs {
+	uint32_t *dw;
+	uint32_t cap, ndw;
+	uint64_t va;
+	int err;
+};
+
+void vdxg_vcs_init(struct vdxg_vcs *vcs, void *map, uint32_t bytes,
+		   uint64_t va);
+void vdxg_vcs_reset(struct vdxg_vcs *vcs);
+int vdxg_vcs_error(const struct vdxg_vcs *vcs);
+uint32_t vdxg_vcs_length(const struct vdxg_vcs *vcs);
+int vdxg_vcs_nop(struct vdxg_vcs *vcs);
+int vdxg_vcs_fence(struct vdxg_vcs *vcs, uint64_t va, uint64_t value);
+int vdxg_vcs_wait(struct vdxg_vcs *vcs, uint64_t va, uint64_t value);
+int vdxg_vcs_set_surface(struct vdxg_vcs *vcs, uint32_t slot, uint64_t va,
+			 uint32_t format, uint32_t width, uint32_t height,
+			 uint32_t pitch);
+int vdxg_vcs_fill_rect(struct vdxg_vcs *vcs, uint32_t x, uint32_t y,
+		       uint32_t w, uint32_t h, uint32_t argb);
+int vdxg_vcs_copy_rect(struct vdxg_vcs *vcs, uint32_t sx, uint32_t sy,
+		       uint32_t dx, uint32_t dy, uint32_t w, uint32_t h);
+int vdxg_vcs_blend(struct vdxg_vcs *vcs, uint32_t sx, uint32_t sy,
+		   uint32_t dx, uint32_t dy, uint32_t w, uint32_t h,
+		   uint32_t alpha);
+int vdxg_vcs_draw_triangles(struct vdxg_vcs *vcs, uint32_t flags,
+			    uint32_t count, uint64_t vb_va);
+int vdxg_vcs_emit_raw(struct vdxg_vcs *vcs, const uint32_t *dwords,
+		      uint32_t count);
+
+/*
+ * DRM_IOCTL_VDXG_EXEC of VCS's commands on virtual-mode context CTX_ID.
+ * OPTS may be NULL; its flags must be 0 (no SUBMIT flag applies).
+ */
+int vdxg_exec(struct vdxg_device *dev, uint32_t ctx_id,
+	      const struct vdxg_vcs *vcs, const struct vdxg_submit_opts *opts);
+/* The EXEC ioctl with ARGS exactly as given. */
+int vdxg_exec_raw(struct vdxg_device *dev, struct drm_vdxg_exec *args);
 
 /* ---------------------------------------------------------------- present */
 

@@ -170,10 +170,19 @@ int vdxg_bo_create(struct vdxg_device *dev, uint64_t size,
 		   const uint32_t *segments, uint32_t num_segments,
 		   uint32_t flags, struct vdxg_bo **out)
 {
+	return vdxg_bo_create_vm(dev, size, segments, num_segments, flags, 0,
+				 out);
+}
+
+int vdxg_bo_create_vm(struct vdxg_device *dev, uint64_t size,
+		      const uint32_t *segments, uint32_t num_segments,
+		      uint32_t flags, uint32_t vm_id, struct vdxg_bo **out)
+{
 	struct drm_vdxg_gem_create gc = {
 		.size = size,
-		.flags = flags,
+		.flags = flags | (vm_id ? DRM_VDXG_GEM_VM_PRIVATE : 0),
 		.num_segments = num_segments,
+		.vm_id = vm_id,
 	};
 	uint32_t i;
 	int ret;
@@ -336,6 +345,23 @@ int vdxg_context_create(struct vdxg_device *dev, uint32_t engine,
 		.engine = engine,
 		.priority = priority,
 		.flags = flags,
+	};
+	int ret;
+
+	ret = vioctl(dev->fd, DRM_IOCTL_VDXG_CONTEXT_CREATE, &cc);
+	if (!ret)
+		*ctx_id = cc.ctx_id;
+	return ret;
+}
+
+int vdxg_context_create_vm(struct vdxg_device *dev, uint32_t priority,
+			   uint32_t vm_id, uint32_t *ctx_id)
+{
+	struct drm_vdxg_context_create cc = {
+		.engine = DRM_VDXG_ENGINE_RENDER,
+		.priority = priority,
+		.flags = DRM_VDXG_CONTEXT_VM,
+		.vm_id = vm_id,
 	};
 	int ret;
 
@@ -586,6 +612,33 @@ int vdxg_submit(struct vdxg_device *dev, uint32_t ctx_id, struct vdxg_cs *cs,
 	if (opts)
 		opts->out_flags = args.out_flags;
 	return 0;
+}
+
+int vdxg_exec_raw(struct vdxg_device *dev, struct drm_vdxg_exec *args)
+{
+	return vioctl(dev->fd, DRM_IOCTL_VDXG_EXEC, args);
+}
+
+int vdxg_exec(struct vdxg_device *dev, uint32_t ctx_id,
+	      const struct vdxg_vcs *vcs, const struct vdxg_submit_opts *opts)
+{
+	struct drm_vdxg_exec args;
+
+	if (vcs->err)
+		return vcs->err;
+	memset(&args, 0, sizeof(args));
+	args.ctx_id = ctx_id;
+	args.address = vcs->va;
+	args.length = vdxg_vcs_length(vcs);
+	if (opts) {
+		if (opts->flags)
+			return -EINVAL;
+		args.in_syncs = (uintptr_t)opts->in_syncs;
+		args.num_in_syncs = opts->num_in_syncs;
+		args.out_syncs = (uintptr_t)opts->out_syncs;
+		args.num_out_syncs = opts->num_out_syncs;
+	}
+	return vdxg_exec_raw(dev, &args);
 }
 
 /* -------------------------------------------------------------- present */
