@@ -665,7 +665,7 @@ static void op_gem_create(struct wk *w)
 		c.segments[3] = interesting(w);
 	c.flags = one_in(w, 10) ? rnd(w) : below(w, 4);
 	if (one_in(w, 20))
-		c.pad = rnd(w);
+		c.vm_id = rnd(w);
 	if (one_in(w, 20))
 		c.handle = rnd(w);
 	if (account(w, OP_GEM_CREATE,

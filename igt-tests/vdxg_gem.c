@@ -116,9 +116,9 @@ static void test_create_invalid(void)
 	c.num_segments = 5;
 	vtest_assert_errno(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c), EINVAL);
 	c.num_segments = 1;
-	c.pad = 1;
+	c.vm_id = 1;			/* a VM without VM_PRIVATE */
 	vtest_assert_errno(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c), EINVAL);
-	c.pad = 0;
+	c.vm_id = 0;
 	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c));
 	vtest_assert_eq_u64(c.size, 4096);
 	close(fd);
