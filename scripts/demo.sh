@@ -6,10 +6,11 @@
 # seconds. Midway the guest asks the host for a screendump of the vdxg
 # screen (scripts/vm-hostd.py); it is saved as out/demo.png.
 #
-# Then the reference-image test: vdxg-demo -s (a still: the scene at a
-# fixed time, flipped by PRESENT) and a second screendump, compared by
+# Then the same by GPU virtual address (vdxg-demo --va: a VM, EXEC, no
+# lists). Then the reference-image test: vdxg-demo -s (a still: the scene
+# at a fixed time, flipped by PRESENT) and a second screendump, compared by
 # scripts/imgcmp.py at a quarter of the size with tools/demo-reference.png
-# (out/demo-still.png is what it saw). make check runs this script; its
+# (out/demo-still.png is what it saw), and the same still with --va. make check runs this script; its
 # exit status is the comparison's. VDXG_DEMO_UPDATE=1 rewrites the
 # reference from this run.
 set -euo pipefail
@@ -42,16 +43,24 @@ demo=$!
 sleep $(('"$SECONDS_RUN"' / 2))
 screendump demo
 wait $demo
+echo "--- vdxg-demo --va -t '"$SECONDS_RUN"' (the same scene by GPU virtual address: EXEC, no lists)"
+vdxg-demo --va -t '"$SECONDS_RUN"'
 echo "--- vdxg-demo -p -s 1.3 -t 4 (a still, for the reference image)"
 vdxg-demo -p -s 1.3 -t 4 &
 demo=$!
 sleep 2
 screendump still
 wait $demo
+echo "--- vdxg-demo --va -p -s 1.3 -t 4 (the still by GPU virtual address)"
+vdxg-demo --va -p -s 1.3 -t 4 &
+demo=$!
+sleep 2
+screendump still-va
+wait $demo
 echo "--- kernel log"
 dmesg | grep -E "vdxg [0-9a-f]{4}:|Initialized vdxg"
 '
-for n in demo still; do
+for n in demo still still-va; do
 	[ -f "$VDXG_OUT/vm/demo/screendump-$n.ppm" ] ||
 		die "no screendump $n from the guest (see $VDXG_OUT/vm/demo/hostd.log)"
 done
@@ -59,4 +68,8 @@ python3 "$VDXG_TOP/scripts/ppm2png.py" "$VDXG_OUT/vm/demo/screendump-demo.ppm" \
 	"$VDXG_OUT/demo.png"
 python3 "$VDXG_TOP/scripts/imgcmp.py" ${VDXG_DEMO_UPDATE:+--update} \
 	--out "$VDXG_OUT/demo-still.png" "$VDXG_OUT/vm/demo/screendump-still.ppm" \
+	"$VDXG_TOP/tools/demo-reference.png"
+# Both submission models draw the same still.
+python3 "$VDXG_TOP/scripts/imgcmp.py" \
+	--out "$VDXG_OUT/demo-still-va.png" "$VDXG_OUT/vm/demo/screendump-still-va.ppm" \
 	"$VDXG_TOP/tools/demo-reference.png"

@@ -62,6 +62,14 @@
  *          way, new bytes written to the object and read back through
  *          every VM it is bound in. Needs 192 MiB of free VRAM (the three
  *          objects), as the default 256 MiB device has.
+ * exec     Submission by GPU virtual address (skipped without a GPU MMU):
+ *          NOP EXEC + wait and NOP SUBMIT + wait in the same repeat, and
+ *          their ratio; the EXEC ioctl's cost (median of a few hundred
+ *          calls) for 1024 FENCEs over 16 objects bound in a VM, and over
+ *          16 objects private to the VM, against SUBMIT's for the same
+ *          commands with right presumed addresses, and SUBMIT / EXEC; the
+ *          throughput of 1, 2, 4 and 8 clients in virtual mode (the
+ *          clients group's jobs, each client with its own VM).
  *
  * Every figure is the median of the repeats (default 5), with min and max.
  * The table goes to stdout; -j also writes the figures as JSON:
@@ -624,30 +632,72 @@ static void bench_flip(void)
 
 #define CLIENT_JOBS	4000
 
-/* One client: its own file, context and object; JOBS jobs after GO. */
-static void client(int jobs, int ready, int go)
+/* EXEC: where the objects of the exec group and va clients are. */
+#define EXEC_VA_CMD	(1ull << 32)
+#define EXEC_VA_OBJ(i)	((2ull + (i)) << 32)
+#define EXEC_CMD_SIZE	(64u << 10)
+
+/* A virtual-mode context in a new VM of D, and a command object bound. */
+static uint32_t exec_setup(struct vdxg_device *d, uint32_t *vm,
+			   struct vdxg_bo **cmd, struct vdxg_vcs *vcs)
+{
+	uint32_t ctx;
+
+	check(vdxg_vm_create(d, 0, vm), "VM_CREATE");
+	check(vdxg_context_create_vm(d, DRM_VDXG_PRIORITY_NORMAL, *vm, &ctx),
+	      "CONTEXT_CREATE with a VM");
+	static const uint32_t sys = DRM_VDXG_SEGMENT_SYSTEM;
+
+	*cmd = bo_new(d, EXEC_CMD_SIZE, &sys, 1);
+	check(vdxg_vm_map(d, *vm, *cmd, 0, EXEC_VA_CMD, EXEC_CMD_SIZE, 0),
+	      "VM_BIND");
+	vdxg_vcs_init(vcs, bo_map(*cmd), EXEC_CMD_SIZE, EXEC_VA_CMD);
+	return ctx;
+}
+
+/*
+ * One client: its own file, context and object; JOBS jobs after GO, by
+ * SUBMIT or, with VA, by EXEC in a VM of its own.
+ */
+static void client(int jobs, int ready, int go, bool va)
 {
 	struct vdxg_cs *cs = new_cs();
+	struct vdxg_bo *bo, *cmd;
 	struct vdxg_device *d;
-	struct vdxg_bo *bo;
-	uint32_t ctx;
+	struct vdxg_vcs vcs;
+	uint32_t ctx, vm;
 	char c = 0;
 	int i;
 
 	check(vdxg_device_open(NULL, &d), "open");
-	ctx = new_ctx(d);
 	bo = vram_bo(d, 64 << 10);
-	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, bo, 0, DRM_VDXG_ALLOC_WRITE,
-			    VDXG_FMT_XRGB8888, 32, 32, 128);
-	vdxg_cs_fill_rect(cs, 0, 0, 32, 32, 0xff00ff00);
-	vdxg_cs_fence(cs, bo, 32768, DRM_VDXG_ALLOC_WRITE, 1);
-	/* Placed and patched once before the clock starts. */
-	submit(d, ctx, cs);
+	if (va) {
+		ctx = exec_setup(d, &vm, &cmd, &vcs);
+		check(vdxg_vm_map(d, vm, bo, 0, EXEC_VA_OBJ(0), 64 << 10, 0),
+		      "VM_BIND");
+		vdxg_vcs_set_surface(&vcs, VDXG_SLOT_DST, EXEC_VA_OBJ(0),
+				     VDXG_FMT_XRGB8888, 32, 32, 128);
+		vdxg_vcs_fill_rect(&vcs, 0, 0, 32, 32, 0xff00ff00);
+		vdxg_vcs_fence(&vcs, EXEC_VA_OBJ(0) + 32768, 1);
+		check(vdxg_exec(d, ctx, &vcs, NULL), "EXEC");
+	} else {
+		ctx = new_ctx(d);
+		vdxg_cs_set_surface(cs, VDXG_SLOT_DST, bo, 0,
+				    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888,
+				    32, 32, 128);
+		vdxg_cs_fill_rect(cs, 0, 0, 32, 32, 0xff00ff00);
+		vdxg_cs_fence(cs, bo, 32768, DRM_VDXG_ALLOC_WRITE, 1);
+		/* Placed and patched once before the clock starts. */
+		submit(d, ctx, cs);
+	}
 	check(vdxg_bo_wait(bo, WAIT_NS), "wait");
 	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 0)
 		exit(1);
 	for (i = 0; i < jobs; i++) {
-		submit(d, ctx, cs);
+		if (va)
+			check(vdxg_exec(d, ctx, &vcs, NULL), "EXEC");
+		else
+			submit(d, ctx, cs);
 		if (i % 16 == 15)
 			check(vdxg_bo_wait(bo, WAIT_NS), "wait");
 	}
@@ -656,7 +706,7 @@ static void client(int jobs, int ready, int go)
 }
 
 /* Jobs per second of N clients sharing CLIENT_JOBS jobs. */
-static double clients_rate(int n)
+static double clients_rate(int n, bool va)
 {
 	int ready[2], go[2], i, status, failed = 0, jobs = CLIENT_JOBS / n;
 	pid_t pid[8];
@@ -672,7 +722,7 @@ static double clients_rate(int n)
 		if (!pid[i]) {
 			close(ready[0]);
 			close(go[1]);
-			client(jobs, ready[1], go[0]);
+			client(jobs, ready[1], go[0], va);
 		}
 	}
 	close(ready[1]);
@@ -701,7 +751,7 @@ static void bench_clients(void)
 
 	for (i = 0; i < repeats; i++)
 		for (c = 0; c < 4; c++)
-			rate[c][i] = clients_rate(n[c]);
+			rate[c][i] = clients_rate(n[c], false);
 	printf("clients (32x32 FILL_RECT + FENCE jobs, %d a run)\n",
 	       CLIENT_JOBS);
 	for (c = 0; c < 4; c++) {
@@ -714,6 +764,162 @@ static void bench_clients(void)
 		snprintf(name, sizeof(name), "%d clients / 1 client", n[c]);
 		figure("clients", name, "ratio", r, repeats);
 	}
+}
+
+/* --------------------------------------------------------------- exec */
+
+/* NOP EXECs run and waited for, one at a time, for about SECONDS. */
+static double exec_nop_rate(uint32_t ctx, struct vdxg_vcs *vcs,
+			    double seconds)
+{
+	struct drm_vdxg_sync out;
+	struct vdxg_submit_opts o = { .out_syncs = &out, .num_out_syncs = 1 };
+	double t0 = now(), t;
+	uint32_t s;
+	long n = 0;
+
+	check(vdxg_syncobj_create(dev, 0, &s), "SYNCOBJ_CREATE");
+	out = vdxg_sync(s, 0);
+	vdxg_vcs_reset(vcs);
+	vdxg_vcs_nop(vcs);
+	do {
+		check(vdxg_exec(dev, ctx, vcs, &o), "EXEC");
+		check(vdxg_syncobj_wait(dev, &s, NULL, 1,
+					vdxg_timeout_abs(10 * SEC_NS), 0,
+					NULL), "SYNCOBJ_WAIT");
+		n++;
+		t = now() - t0;
+	} while (t < seconds);
+	vdxg_syncobj_destroy(dev, s);
+	return n / t;
+}
+
+/*
+ * Microseconds in the EXEC ioctl for COST_PATCHES FENCEs over the
+ * COST_ALLOCS objects bound in the VM (the same commands as SUBMIT's cost
+ * figure, with virtual addresses): the median of COST_ITERS calls, the
+ * jobs drained every 32 calls outside the timing.
+ */
+static double exec_cost(uint32_t ctx, struct vdxg_vcs *vcs,
+			struct vdxg_bo *bo0)
+{
+	double t[COST_ITERS], t0;
+	int i;
+
+	vdxg_vcs_reset(vcs);
+	for (i = 0; i < COST_PATCHES; i++)
+		vdxg_vcs_fence(vcs, EXEC_VA_OBJ(i % COST_ALLOCS) +
+			       8 * (i / COST_ALLOCS), i);
+	check(vdxg_vcs_error(vcs), "building a command buffer");
+	for (i = 0; i < COST_ITERS; i++) {
+		t0 = now();
+		check(vdxg_exec(dev, ctx, vcs, NULL), "EXEC");
+		t[i] = now() - t0;
+		if (i % 32 == 31)
+			check(vdxg_bo_wait(bo0, WAIT_NS), "wait");
+	}
+	check(vdxg_bo_wait(bo0, WAIT_NS), "wait");
+	return median(t, COST_ITERS) * 1e6;
+}
+
+/* The fences the last cost job wrote: the jobs really ran. */
+static void exec_cost_check(struct vdxg_bo **bo)
+{
+	int i;
+
+	for (i = 0; i < COST_PATCHES; i++) {
+		const uint64_t *p = bo_map(bo[i % COST_ALLOCS]);
+
+		if (p[i / COST_ALLOCS] != (uint64_t)i)
+			die("an EXEC job did not write its fence", -EIO);
+	}
+}
+
+static void bench_exec(void)
+{
+	static const int n[] = { 1, 2, 4, 8 };
+	double nop[MAX_REPEATS], enop[MAX_REPEATS], right[MAX_REPEATS];
+	double cost[MAX_REPEATS], pcost[MAX_REPEATS], v[MAX_REPEATS];
+	double rate[4][MAX_REPEATS];
+	struct vdxg_bo *bo[COST_ALLOCS], *priv[COST_ALLOCS], *cmd, *pcmd;
+	struct vdxg_vcs vcs, pvcs;
+	uint64_t addr[COST_ALLOCS];
+	uint32_t ctx = new_ctx(dev), ectx, pctx, vm, pvm;
+	static const uint32_t vram = DRM_VDXG_SEGMENT_VRAM;
+	uint64_t caps = 0;
+	char name[64];
+	int c, i;
+
+	check(vdxg_get_param(dev, DRM_VDXG_PARAM_CAPS, &caps), "GET_PARAM");
+	if (!(caps & VDXG_CAP_GPU_MMU)) {
+		printf("exec: skipped, the device has no GPU MMU\n");
+		vdxg_context_destroy(dev, ctx);
+		return;
+	}
+	ectx = exec_setup(dev, &vm, &cmd, &vcs);
+	pctx = exec_setup(dev, &pvm, &pcmd, &pvcs);
+	for (i = 0; i < COST_ALLOCS; i++) {
+		bo[i] = vram_bo(dev, 16384);
+		check(vdxg_bo_info(bo[i], NULL, &addr[i]), "GEM_INFO");
+		check(vdxg_vm_map(dev, vm, bo[i], 0, EXEC_VA_OBJ(i), 16384, 0),
+		      "VM_BIND");
+		check(vdxg_bo_create_vm(dev, 16384, &vram, 1, 0, pvm,
+					&priv[i]), "GEM_CREATE, VM-private");
+		check(vdxg_vm_map(dev, pvm, priv[i], 0, EXEC_VA_OBJ(i), 16384,
+				  0), "VM_BIND");
+	}
+	/* Warm up, and check that the jobs write what they should. */
+	submit_cost(ctx, bo, addr, COST_PATCHES, false);
+	memset(bo_map(bo[0]), 0xff, 16384);
+	exec_cost(ectx, &vcs, bo[0]);
+	exec_cost_check(bo);
+	exec_cost(pctx, &pvcs, priv[0]);
+	exec_cost_check(priv);
+	for (i = 0; i < repeats; i++) {
+		nop[i] = nop_rate(ctx, 1.0);
+		enop[i] = exec_nop_rate(ectx, &vcs, 1.0);
+		right[i] = submit_cost(ctx, bo, addr, COST_PATCHES, false);
+		cost[i] = exec_cost(ectx, &vcs, bo[0]);
+		pcost[i] = exec_cost(pctx, &pvcs, priv[0]);
+		for (c = 0; c < 4; c++)
+			rate[c][i] = clients_rate(n[c], true);
+	}
+	printf("exec\n");
+	figure("exec", "NOP SUBMIT + wait", "jobs/s", nop, repeats);
+	figure("exec", "NOP EXEC + wait", "jobs/s", enop, repeats);
+	ratio(v, enop, nop, repeats);
+	figure("exec", "NOP EXEC / NOP SUBMIT", "ratio", v, repeats);
+	figure("exec", "SUBMIT, 1024 address fields, 16 objects", "us", right,
+	       repeats);
+	figure("exec", "EXEC, 1024 address fields, 16 objects", "us", cost,
+	       repeats);
+	figure("exec", "EXEC, 1024 address fields, 16 VM-private objects",
+	       "us", pcost, repeats);
+	ratio(v, right, cost, repeats);
+	figure("exec", "ioctl cost SUBMIT / EXEC (1024 fields)", "ratio", v,
+	       repeats);
+	for (c = 0; c < 4; c++) {
+		snprintf(name, sizeof(name), "%d client%s, EXEC", n[c],
+			 n[c] > 1 ? "s" : "");
+		figure("exec", name, "jobs/s", rate[c], repeats);
+	}
+	for (c = 1; c < 4; c++) {
+		ratio(v, rate[c], rate[0], repeats);
+		snprintf(name, sizeof(name), "%d clients / 1 client, EXEC",
+			 n[c]);
+		figure("exec", name, "ratio", v, repeats);
+	}
+	for (i = 0; i < COST_ALLOCS; i++) {
+		vdxg_bo_free(priv[i]);
+		vdxg_bo_free(bo[i]);
+	}
+	vdxg_context_destroy(dev, pctx);
+	vdxg_context_destroy(dev, ectx);
+	vdxg_context_destroy(dev, ctx);
+	vdxg_bo_free(pcmd);
+	vdxg_bo_free(cmd);
+	vdxg_vm_destroy(dev, pvm);
+	vdxg_vm_destroy(dev, vm);
 }
 
 /* ------------------------------------------------------------------ cs */
@@ -1236,6 +1442,7 @@ static const struct group {
 	{ "clients", bench_clients, true },
 	{ "cs", bench_cs, false },
 	{ "vm", bench_vm, true },
+	{ "exec", bench_exec, true },
 };
 
 #define NUM_GROUPS	(sizeof(groups) / sizeof(groups[0]))

@@ -68,6 +68,11 @@ struct demo {
 	struct vdxg_bo **ballast;
 	unsigned int num_ballast;
 	struct vdxg_cs *cs;
+	/* --va: a VM, every object bound in it, EXEC of a command object */
+	bool va;
+	uint32_t vm;
+	struct vdxg_bo *cmd;
+	struct vdxg_vcs vcs;
 	char paging_path[64];
 	/* -c: the reference renderer's target and depth buffers */
 	unsigned int check_every, checked, bad_frames;
@@ -244,6 +249,86 @@ static void write_cube(struct demo *d, double t)
 	}
 }
 
+/* --va: where each object is in the VM: a 4 GiB window each. */
+#define VA_FB(i)	((1ull + (i)) << 32)
+#define VA_DEPTH	(3ull << 32)
+#define VA_TEX		(4ull << 32)
+#define VA_VB		(5ull << 32)
+#define VA_CMD		(6ull << 32)
+#define VA_BALLAST(i)	((7ull + (i)) << 32)
+#define CMD_SIZE	(64u << 10)
+
+static void va_bind(struct demo *d, struct vdxg_bo *bo, uint64_t va)
+{
+	int ret = vdxg_vm_map(d->dev, d->vm, bo, 0, va, bo->size, 0);
+
+	if (ret)
+		die("VM_BIND", ret);
+}
+
+/*
+ * --va: the VM, its context, and every object bound in it. The command
+ * buffer is a system-memory object the CPU writes each frame: the frame
+ * before has completed by then (its flip waited for it).
+ */
+static void va_setup(struct demo *d)
+{
+	unsigned int i;
+	int ret;
+
+	ret = vdxg_vm_create(d->dev, 0, &d->vm);
+	if (ret)
+		die("VM_CREATE", ret);
+	ret = vdxg_context_create_vm(d->dev, DRM_VDXG_PRIORITY_NORMAL, d->vm,
+				     &d->ctx);
+	if (ret)
+		die("CONTEXT_CREATE of a virtual-mode context", ret);
+	d->cmd = bo_new(d, CMD_SIZE, DRM_VDXG_SEGMENT_SYSTEM);
+	vdxg_vcs_init(&d->vcs, bo_map(d->cmd), CMD_SIZE, VA_CMD);
+	va_bind(d, d->cmd, VA_CMD);
+	va_bind(d, d->fb_bo[0], VA_FB(0));
+	va_bind(d, d->fb_bo[1], VA_FB(1));
+	va_bind(d, d->depth, VA_DEPTH);
+	va_bind(d, d->tex, VA_TEX);
+	va_bind(d, d->vb, VA_VB);
+	for (i = 0; i < d->num_ballast; i++)
+		va_bind(d, d->ballast[i], VA_BALLAST(i));
+}
+
+/* render()'s frame, by virtual addresses: EXEC, no lists. */
+static void render_va(struct demo *d, int back, unsigned int frame,
+		      uint32_t bg, double t)
+{
+	struct vdxg_vcs *vcs = &d->vcs;
+	int ret;
+
+	write_background(d, bg);
+	write_cube(d, d->still ? d->still_t : t);
+	vdxg_vcs_reset(vcs);
+	vdxg_vcs_set_surface(vcs, VDXG_SLOT_DST, VA_FB(back),
+			     VDXG_FMT_XRGB8888, d->w, d->h, d->w * 4);
+	vdxg_vcs_set_surface(vcs, VDXG_SLOT_DEPTH, VA_DEPTH, VDXG_FMT_D32,
+			     d->w, d->h, d->w * 4);
+	vdxg_vcs_set_surface(vcs, VDXG_SLOT_TEXTURE, VA_TEX,
+			     VDXG_FMT_ARGB8888, TEX_DIM, TEX_DIM, TEX_DIM * 4);
+	vdxg_vcs_draw_triangles(vcs, VDXG_DRAW_DEPTH_WRITE, BG_VERTICES,
+				VA_VB);
+	vdxg_vcs_draw_triangles(vcs, VDXG_DRAW_TEXTURE | VDXG_DRAW_BILINEAR |
+				VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE,
+				CUBE_VERTICES,
+				VA_VB + BG_VERTICES * VDXG_VERTEX_SIZE);
+	if (d->num_ballast) {
+		vdxg_vcs_set_surface(vcs, VDXG_SLOT_DST,
+				     VA_BALLAST(frame % d->num_ballast),
+				     VDXG_FMT_XRGB8888, 1024,
+				     BALLAST_SIZE / 4096, 4096);
+		vdxg_vcs_fill_rect(vcs, 0, frame % 64, 64, 1, frame);
+	}
+	ret = vdxg_exec(d->dev, d->ctx, vcs, NULL);
+	if (ret)
+		die("EXEC", ret);
+}
+
 /* One frame into fb_bo[back]; one ballast object drawn into too. */
 static void render(struct demo *d, int back, unsigned int frame, double t)
 {
@@ -254,6 +339,10 @@ static void render(struct demo *d, int back, unsigned int frame, double t)
 	struct vdxg_cs *cs = d->cs;
 	int ret;
 
+	if (d->va) {
+		render_va(d, back, frame, bg, t);
+		return;
+	}
 	write_background(d, bg);
 	write_cube(d, d->still ? d->still_t : t);
 	vdxg_cs_reset(cs);
@@ -415,8 +504,15 @@ int main(int argc, char **argv)
 	struct demo d = { 0 };
 	int opt, ret, back = 1;
 
-	while ((opt = getopt(argc, argv, "t:b:d:ps:c:")) != -1) {
+	static const struct option longopts[] = {
+		{ "va", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+
+	while ((opt = getopt_long(argc, argv, "t:b:d:ps:c:", longopts,
+				  NULL)) != -1) {
 		switch (opt) {
+		case 'V': d.va = true; break;
 		case 't': seconds = atof(optarg); break;
 		case 'b': ballast_pct = atoi(optarg); break;
 		case 'd': path = optarg; break;
@@ -426,7 +522,7 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: vdxg-demo [-t SECONDS] "
 				"[-b BALLAST_PERCENT] [-d CARD] [-p] "
-				"[-s TIME] [-c N]\n");
+				"[-s TIME] [-c N] [--va]\n");
 			return 2;
 		}
 	}
@@ -447,10 +543,14 @@ int main(int argc, char **argv)
 		if (!d.ref_dst || !d.ref_depth)
 			die("the reference buffers", -ENOMEM);
 	}
-	ret = vdxg_context_create(d.dev, DRM_VDXG_ENGINE_RENDER,
-				  DRM_VDXG_PRIORITY_NORMAL, 0, &d.ctx);
-	if (ret)
-		die("CONTEXT_CREATE", ret);
+	if (d.va) {
+		va_setup(&d);
+	} else {
+		ret = vdxg_context_create(d.dev, DRM_VDXG_ENGINE_RENDER,
+					  DRM_VDXG_PRIORITY_NORMAL, 0, &d.ctx);
+		if (ret)
+			die("CONTEXT_CREATE", ret);
+	}
 	ret = vdxg_cs_create(&d.cs);
 	if (ret)
 		die("vdxg_cs_create", ret);
@@ -463,8 +563,10 @@ int main(int argc, char **argv)
 	ret = vdxg_kms_modeset(&d.kms, d.fb[0]);
 	if (ret)
 		die("atomic modeset", ret);
-	printf("vdxg-demo: flips by %s%s\n", d.present ? "PRESENT" :
-	       "atomic commits", d.still ? ", a still" : "");
+	printf("vdxg-demo: flips by %s%s; %s\n", d.present ? "PRESENT" :
+	       "atomic commits", d.still ? ", a still" : "",
+	       d.va ? "EXEC by GPU virtual address (a VM, no lists)" :
+	       "SUBMIT with allocation and patch lists");
 
 	paging_stats(&d, &ops0, &bytes0);
 	lops = ops0;
