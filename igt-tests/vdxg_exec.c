@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "vrender.h"
+#include "vvm.h"
 
 #define KIB		1024ull
 #define MIB		(1024 * KIB)
@@ -527,26 +528,6 @@ static void test_unbind_waits(void)
 	ex_close(&e);
 }
 
-/* Run TTM's shrinker until it finds nothing more to swap out. */
-static void swap_out_everything(void)
-{
-	const char *path = "/sys/kernel/debug/ttm/tt_shrink";
-	char buf[32];
-	int i, fd, n;
-
-	for (i = 0; i < 100000; i++) {
-		fd = open(path, O_RDONLY);
-		vtest_require_f(fd >= 0, "%s: %m", path);
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		vtest_assert_f(n > 0, "%s: %m", path);
-		buf[n] = 0;
-		if (atol(buf) <= 0)
-			return;
-	}
-	vtest_fail("TTM's shrinker never ran out of objects");
-}
-
 /*
  * Objects swapped out, the command object included, are brought back
  * before the job runs: EXEC needs no bind first.
@@ -572,7 +553,7 @@ static void test_swapped_out(void)
 			     64, 64, 256);
 	vdxg_vcs_copy_rect(&e.vcs, 0, 0, 0, 0, 64, 64);
 	/* The commands are in place before the swap; nothing touches it. */
-	swap_out_everything();
+	vvm_swap_out_everything();
 	vtest_assert_ok(ex_exec_on(&e, e.ctx));
 	vtest_assert_ok(vr_syncobj_wait(&e.vr, e.out, 0, 10 * SECOND));
 	vtest_assert_eq(vr_syncobj_status(&e.vr, e.out, 0), 1);
@@ -665,27 +646,6 @@ static void test_vm_private(void)
 #define OV_W		4096		/* a 64 MiB object: 4096 x 4096 x 4 */
 #define OV_ROUNDS	1
 
-/* Bytes in the VRAM segment, from debugfs segments ("vram: size N"). */
-static uint64_t vram_segment(struct vr *vr)
-{
-	static char buf[1 << 16];
-	unsigned long long size;
-	char path[96], *line;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/segments",
-		 vtest_drm_minor(vdxg_device_fd(vr->dev)));
-	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
-		       "cannot read %s", path);
-	for (line = buf; line; line = strchr(line, '\n')) {
-		if (*line == '\n')
-			line++;
-		if (sscanf(line, "vram: size %llu", &size) == 1)
-			return size;
-	}
-	vtest_fail("no vram line in %s", path);
-	return 0;
-}
-
 static uint32_t ov_color(unsigned int proc, unsigned int obj,
 			 unsigned int round)
 {
@@ -777,7 +737,7 @@ static void test_oversubscribed(void)
 
 	ex_open(&e);
 	/* Rounded up: at least four times the segment in all. */
-	nobj = (vram_segment(&e.vr) + OV_OBJ - 1) / OV_OBJ;
+	nobj = (vvm_vram_segment(vdxg_device_fd(e.vr.dev)) + OV_OBJ - 1) / OV_OBJ;
 	ex_close(&e);
 	vtest_require_f(nobj >= 1 && nobj <= 64, "VRAM of %u objects", nobj);
 	for (p = 0; p < procs; p++) {

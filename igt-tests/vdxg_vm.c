@@ -373,29 +373,6 @@ static void test_unbind_waits(void)
 	vr_close(&vr);
 }
 
-/*
- * Run TTM's shrinker (debugfs ttm/tt_shrink swaps out the objects of one
- * LRU walk a read) until it finds nothing more to swap out.
- */
-static void swap_out_everything(void)
-{
-	const char *path = "/sys/kernel/debug/ttm/tt_shrink";
-	char buf[32];
-	int i, fd, n;
-
-	for (i = 0; i < 100000; i++) {
-		fd = open(path, O_RDONLY);
-		vtest_require_f(fd >= 0, "%s: %m", path);
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		vtest_assert_f(n > 0, "%s: %m", path);
-		buf[n] = 0;
-		if (atol(buf) <= 0)
-			return;
-	}
-	vtest_fail("TTM's shrinker never ran out of objects");
-}
-
 /* SIZE bytes at VA read through the VM are WANT (64 KiB a read). */
 static void expect_mem(struct vr *vr, uint32_t asid, uint64_t va,
 		       const uint8_t *want, uint32_t size)
@@ -440,7 +417,7 @@ static void test_swapped_out(void)
 	expect_mem(&vr, asid, VA, want, size);
 	expect_mem(&vr, asid, va2, want + 64 * KIB, 64 * KIB);
 
-	swap_out_everything();
+	vvm_swap_out_everything();
 	expect_fault(&vr, asid, VA);
 	expect_fault(&vr, asid, VA + size - 4 * KIB);
 	expect_fault(&vr, asid, va2);
@@ -1130,26 +1107,6 @@ static void test_bind_1g_buffers(void)
 #define OV_VA(i)	(4096 * MIB + (uint64_t)(i) * OV_OBJ)
 #define OV_VA2(i)	(8192 * MIB + (uint64_t)(i) * OV_OBJ)
 
-/* Bytes in the VRAM segment, from debugfs segments ("vram: size N, ..."). */
-static uint64_t vram_segment(struct vr *vr)
-{
-	static char buf[1 << 16];
-	unsigned long long size;
-	char path[96], *line;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/segments",
-		 vtest_drm_minor(vr->fd));
-	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
-		       "cannot read %s", path);
-	for (line = buf; line; line = strchr(line, '\n')) {
-		if (*line == '\n')
-			line++;
-		if (sscanf(line, "vram: size %llu", &size) == 1)
-			return size;
-	}
-	vtest_fail("no vram line in %s", path);
-}
-
 static uint32_t ov_word(uint32_t obj, uint64_t i)
 {
 	uint32_t x = obj * 0x9e3779b9u ^ (uint32_t)(i * 0x85ebca6bu);
@@ -1270,7 +1227,7 @@ static void test_oversubscribed(void)
 	/* Reads of swapped-out objects fault. */
 	vr_ignore_dmesg(VVM_FAULT_DMESG
 			"|vdxg_fault_irq: [0-9]+ callbacks suppressed");
-	vram = vram_segment(&vr);
+	vram = vvm_vram_segment(vdxg_device_fd(vr.dev));
 	/* The debug kernel's KASAN: twice the segment, no full read-back. */
 	n = (vr_debug_kernel() ? 2 : 4) * vram / OV_OBJ;
 	vtest_info("VRAM segment %llu MiB: %u objects of %llu MiB\n",

@@ -123,3 +123,42 @@ void vvm_expect_fault(int fd, uint32_t asid, uint64_t va)
 
 	vtest_assert_eq(vvm_read(fd, asid, va, buf, sizeof(buf)), -EFAULT);
 }
+
+void vvm_swap_out_everything(void)
+{
+	const char *path = "/sys/kernel/debug/ttm/tt_shrink";
+	char buf[32];
+	int i, fd, n;
+
+	for (i = 0; i < 100000; i++) {
+		fd = open(path, O_RDONLY);
+		vtest_require_f(fd >= 0, "%s: %m", path);
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		vtest_assert_f(n > 0, "%s: %m", path);
+		buf[n] = 0;
+		if (atol(buf) <= 0)
+			return;
+	}
+	vtest_fail("TTM's shrinker never ran out of objects");
+}
+
+uint64_t vvm_vram_segment(int fd)
+{
+	static char buf[1 << 16];
+	unsigned long long size;
+	char path[96], *line;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/segments",
+		 vtest_drm_minor(fd));
+	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
+		       "cannot read %s", path);
+	for (line = buf; line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (sscanf(line, "vram: size %llu", &size) == 1)
+			return size;
+	}
+	vtest_fail("no vram line in %s", path);
+	return 0;
+}

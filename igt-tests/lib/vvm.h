@@ -50,5 +50,13 @@ void vvm_expect(int fd, uint32_t asid, uint64_t va, const void *want,
 const char *vvm_place(int fd, uint32_t asid, uint64_t va);
 /* A page read at VA faults (-EFAULT). */
 void vvm_expect_fault(int fd, uint32_t asid, uint64_t va);
+/*
+ * Run TTM's shrinker (debugfs ttm/tt_shrink swaps out the objects of one
+ * LRU walk a read) until it finds nothing more to swap out; skips without
+ * that file.
+ */
+void vvm_swap_out_everything(void);
+/* Bytes in the VRAM segment of the device behind FD (debugfs segments). */
+uint64_t vvm_vram_segment(int fd);
 
 #endif /* VVM_H */

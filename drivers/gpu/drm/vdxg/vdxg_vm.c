@@ -58,6 +58,24 @@ static struct vdxg_vm *to_vdxg_vm(struct drm_gpuvm *gpuvm)
 	return container_of(gpuvm, struct vdxg_vm, gpuvm);
 }
 
+/*
+ * End @b and wait for its last job: @ret, else the batch's error, else
+ * the job's. For work the caller cannot go on without.
+ */
+static int vdxg_vm_batch_wait(struct vdxg_pg_batch *b, int ret)
+{
+	struct dma_fence *fence = vdxg_pg_batch_end(b);
+
+	if (IS_ERR(fence))
+		return ret ?: PTR_ERR(fence);
+	if (fence) {
+		dma_fence_wait(fence, false);
+		ret = ret ?: fence->error;
+		dma_fence_put(fence);
+	}
+	return ret;
+}
+
 /* ------------------------------------------------------------ the device */
 
 /**
@@ -936,7 +954,6 @@ static int vdxg_vm_activate(struct vdxg_vm *vm)
 {
 	struct drm_gem_object *r_obj = vm->gpuvm.r_obj;
 	struct vdxg_pg_batch b;
-	struct dma_fence *fence;
 	u64 progress = 0;
 	int ret;
 
@@ -951,16 +968,7 @@ static int vdxg_vm_activate(struct vdxg_vm *vm)
 		ret = vdxg_pg_emit(&b, vdxg_pt_vm_activate(&vm->pt, &b.pb,
 							   &progress,
 							   &b.stats));
-	fence = vdxg_pg_batch_end(&b);
-	if (IS_ERR(fence)) {
-		ret = ret ?: PTR_ERR(fence);
-		fence = NULL;
-	}
-	if (fence) {
-		dma_fence_wait(fence, false);
-		ret = ret ?: fence->error;
-		dma_fence_put(fence);
-	}
+	ret = vdxg_vm_batch_wait(&b, ret);
 	if (ret) {
 		/* The device is done with the job: the root goes now. */
 		vdxg_vm_as_off(vm);
@@ -1255,7 +1263,6 @@ void vdxg_vm_swap_notify(struct ttm_buffer_object *tbo)
 	struct vdxg_device *vdxg = to_vdxg(tbo->base.dev);
 	struct drm_gem_object *obj = &tbo->base;
 	struct drm_gpuvm_bo *vm_bo;
-	struct dma_fence *fence;
 	struct vdxg_pg_batch b;
 	int idx, ret;
 
@@ -1272,16 +1279,7 @@ void vdxg_vm_swap_notify(struct ttm_buffer_object *tbo)
 			if (ret)
 				break;
 		}
-		fence = vdxg_pg_batch_end(&b);
-		if (IS_ERR(fence)) {
-			ret = ret ?: PTR_ERR(fence);
-			fence = NULL;
-		}
-		if (fence) {
-			dma_fence_wait(fence, false);
-			ret = ret ?: fence->error;
-			dma_fence_put(fence);
-		}
+		ret = vdxg_vm_batch_wait(&b, ret);
 	}
 	if (ret) {
 		drm_gem_for_each_gpuvm_bo(vm_bo, obj)
@@ -1395,7 +1393,6 @@ int vdxg_vm_state_create(struct vdxg_vm *vm, struct vdxg_bo **out, u64 *gpu)
 {
 	static const u32 vram = DRM_VDXG_SEGMENT_VRAM;
 	struct dma_resv *resv = vm->gpuvm.r_obj->resv;
-	struct dma_fence *fence;
 	struct vdxg_pg_batch b;
 	struct vdxg_bo *bo;
 	int ret;
@@ -1414,16 +1411,7 @@ int vdxg_vm_state_create(struct vdxg_vm *vm, struct vdxg_bo **out, u64 *gpu)
 		ret = vdxg_pg_emit(&b, vdxg_pg_init_context_resource(&b.pb,
 								     *gpu,
 								     &b.stats));
-		fence = vdxg_pg_batch_end(&b);
-		if (IS_ERR(fence)) {
-			ret = ret ?: PTR_ERR(fence);
-			fence = NULL;
-		}
-		if (fence) {
-			dma_fence_wait(fence, false);
-			ret = ret ?: fence->error;
-			dma_fence_put(fence);
-		}
+		ret = vdxg_vm_batch_wait(&b, ret);
 	}
 	if (ret) {
 		ttm_bo_unpin(&bo->tbo);
