@@ -623,9 +623,17 @@ static void test_vm_private(void)
 	{
 		struct vdxg_bo *none;
 
+		struct drm_vdxg_gem_create gc = {
+			.size = 4096, .flags = DRM_VDXG_GEM_VM_PRIVATE,
+			.num_segments = 1, .segments = { seg },
+		};
+
 		vtest_assert_eq(vdxg_bo_create_vm(e.vr.dev, 4096, &seg, 1, 0,
 						  other.vm + 100, &none),
 				-ENOENT);
+		/* The flag without a VM. */
+		vtest_assert_eq(xioctl(vdxg_device_fd(e.vr.dev),
+				       DRM_IOCTL_VDXG_GEM_CREATE, &gc), -EINVAL);
 	}
 	/* Objects outlive their VM. */
 	vtest_assert_ok(vdxg_vm_destroy(e.vr.dev, e.vm));
@@ -873,6 +881,7 @@ static void test_bad_exec(void)
 
 	/* CONTEXT_CREATE's new fields. */
 	cc.flags = DRM_VDXG_CONTEXT_VM;
+	vtest_assert_eq(xioctl(fd, DRM_IOCTL_VDXG_CONTEXT_CREATE, &cc), -EINVAL);
 	cc.vm_id = 0xdead;
 	vtest_assert_eq(xioctl(fd, DRM_IOCTL_VDXG_CONTEXT_CREATE, &cc), -ENOENT);
 	cc.vm_id = other_vm + 100;

@@ -163,8 +163,9 @@ struct drm_vdxg_get_param {
  * @vm_id: with DRM_VDXG_GEM_VM_PRIVATE in @flags, the VM the object is
  *	private to; else zero (formerly a pad)
  *
- * Errors: -EINVAL bad flags, segments or @vm_id without the flag; -ENOENT
- * an unknown VM; -E2BIG a size over the system's memory; -ENOMEM.
+ * Errors: -EINVAL bad flags or segments, the flag without a @vm_id or a
+ * @vm_id without the flag; -ENOENT an unknown VM; -E2BIG a size over the
+ * system's memory; -ENOMEM.
  */
 struct drm_vdxg_gem_create {
 	__u64 size;
@@ -264,9 +265,9 @@ struct drm_vdxg_gem_make_resident {
  * one context run in submission order. A patch-model context (no flag)
  * takes SUBMIT; a virtual-mode context runs in a VM, takes EXEC only, and
  * keeps its surface-slot state from one job to the next (WDDM's context
- * allocation). Errors besides SUBMIT's: -ENOENT an unknown VM, -EINVAL a
- * VM on a device without a GPU MMU or with a non-zero @vm_id or @pad
- * without the flag. Programs built against the 16-byte version of this
+ * allocation). Errors besides SUBMIT's: -ENOENT an unknown VM; -EINVAL
+ * the flag without a @vm_id, a @vm_id without the flag, or a non-zero
+ * @pad. Programs built against the 16-byte version of this
  * structure pass neither field and get a patch-model context.
  */
 struct drm_vdxg_context_create {

@@ -373,8 +373,9 @@ int vdxg_gem_create_ioctl(struct drm_device *drm, void *data,
 	u32 i;
 	int ret;
 
+	/* VM ids start at 1: the flag and a VM go together. */
 	if (args->num_segments > ARRAY_SIZE(args->segments) ||
-	    (!(flags & DRM_VDXG_GEM_VM_PRIVATE) && args->vm_id))
+	    !(flags & DRM_VDXG_GEM_VM_PRIVATE) != !args->vm_id)
 		return -EINVAL;
 	for (i = args->num_segments; i < ARRAY_SIZE(args->segments); i++)
 		if (args->segments[i])

@@ -285,7 +285,7 @@ int vdxg_context_create_ioctl(struct drm_device *drm, void *data,
 
 	if (args->engine != DRM_VDXG_ENGINE_RENDER ||
 	    args->flags & ~DRM_VDXG_CONTEXT_FLAGS || args->pad ||
-	    (!(args->flags & DRM_VDXG_CONTEXT_VM) && args->vm_id) ||
+	    !(args->flags & DRM_VDXG_CONTEXT_VM) != !args->vm_id ||
 	    vdxg_priority(args->priority, &prio))
 		return -EINVAL;
 	if (!vdxg->render.engine.vdxg)
