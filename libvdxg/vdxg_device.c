@@ -338,6 +338,16 @@ void vdxg_bo_free(struct vdxg_bo *bo)
 
 /* --------------------------------------------------------------- contexts */
 
+static int context_create(struct vdxg_device *dev,
+			  struct drm_vdxg_context_create *cc, uint32_t *ctx_id)
+{
+	int ret = vioctl(dev->fd, DRM_IOCTL_VDXG_CONTEXT_CREATE, cc);
+
+	if (!ret)
+		*ctx_id = cc->ctx_id;
+	return ret;
+}
+
 int vdxg_context_create(struct vdxg_device *dev, uint32_t engine,
 			uint32_t priority, uint32_t flags, uint32_t *ctx_id)
 {
@@ -346,12 +356,8 @@ int vdxg_context_create(struct vdxg_device *dev, uint32_t engine,
 		.priority = priority,
 		.flags = flags,
 	};
-	int ret;
 
-	ret = vioctl(dev->fd, DRM_IOCTL_VDXG_CONTEXT_CREATE, &cc);
-	if (!ret)
-		*ctx_id = cc.ctx_id;
-	return ret;
+	return context_create(dev, &cc, ctx_id);
 }
 
 int vdxg_context_create_vm(struct vdxg_device *dev, uint32_t priority,
@@ -363,12 +369,8 @@ int vdxg_context_create_vm(struct vdxg_device *dev, uint32_t priority,
 		.flags = DRM_VDXG_CONTEXT_VM,
 		.vm_id = vm_id,
 	};
-	int ret;
 
-	ret = vioctl(dev->fd, DRM_IOCTL_VDXG_CONTEXT_CREATE, &cc);
-	if (!ret)
-		*ctx_id = cc.ctx_id;
-	return ret;
+	return context_create(dev, &cc, ctx_id);
 }
 
 int vdxg_vm_create(struct vdxg_device *dev, uint32_t flags, uint32_t *vm_id)

@@ -358,8 +358,11 @@ static void bench_paging(void)
 #define COST_PATCHES	1024
 #define COST_ITERS	200
 
-/* NOP jobs submitted and waited for, one at a time, for about SECONDS. */
-static double nop_rate(uint32_t ctx, double seconds)
+/*
+ * NOP jobs submitted and waited for, one at a time, for about SECONDS: by
+ * SUBMIT, or by EXEC of VCS on a virtual-mode CTX.
+ */
+static double nop_rate(uint32_t ctx, struct vdxg_vcs *vcs, double seconds)
 {
 	struct vdxg_cs *cs = new_cs();
 	struct drm_vdxg_sync out;
@@ -371,8 +374,15 @@ static double nop_rate(uint32_t ctx, double seconds)
 	check(vdxg_syncobj_create(dev, 0, &s), "SYNCOBJ_CREATE");
 	out = vdxg_sync(s, 0);
 	vdxg_cs_nop(cs);
+	if (vcs) {
+		vdxg_vcs_reset(vcs);
+		vdxg_vcs_nop(vcs);
+	}
 	do {
-		check(vdxg_submit(dev, ctx, cs, &o), "SUBMIT");
+		if (vcs)
+			check(vdxg_exec(dev, ctx, vcs, &o), "EXEC");
+		else
+			check(vdxg_submit(dev, ctx, cs, &o), "SUBMIT");
 		check(vdxg_syncobj_wait(dev, &s, NULL, 1,
 					vdxg_timeout_abs(10 * SEC_NS), 0,
 					NULL), "SYNCOBJ_WAIT");
@@ -461,7 +471,7 @@ static void bench_submit(void)
 	/* Warm up: placement, first patches, caches. */
 	submit_cost(ctx, bo, addr, COST_PATCHES, false);
 	for (i = 0; i < repeats; i++) {
-		nop[i] = nop_rate(ctx, 1.0);
+		nop[i] = nop_rate(ctx, NULL, 1.0);
 		right0[i] = submit_cost(ctx, bo, addr, 0, false);
 		right[i] = submit_cost(ctx, bo, addr, COST_PATCHES, false);
 		stale0[i] = submit_cost(ctx, bo, addr, 0, true);
@@ -768,32 +778,6 @@ static void bench_clients(void)
 
 /* --------------------------------------------------------------- exec */
 
-/* NOP EXECs run and waited for, one at a time, for about SECONDS. */
-static double exec_nop_rate(uint32_t ctx, struct vdxg_vcs *vcs,
-			    double seconds)
-{
-	struct drm_vdxg_sync out;
-	struct vdxg_submit_opts o = { .out_syncs = &out, .num_out_syncs = 1 };
-	double t0 = now(), t;
-	uint32_t s;
-	long n = 0;
-
-	check(vdxg_syncobj_create(dev, 0, &s), "SYNCOBJ_CREATE");
-	out = vdxg_sync(s, 0);
-	vdxg_vcs_reset(vcs);
-	vdxg_vcs_nop(vcs);
-	do {
-		check(vdxg_exec(dev, ctx, vcs, &o), "EXEC");
-		check(vdxg_syncobj_wait(dev, &s, NULL, 1,
-					vdxg_timeout_abs(10 * SEC_NS), 0,
-					NULL), "SYNCOBJ_WAIT");
-		n++;
-		t = now() - t0;
-	} while (t < seconds);
-	vdxg_syncobj_destroy(dev, s);
-	return n / t;
-}
-
 /*
  * Microseconds in the EXEC ioctl for COST_PATCHES FENCEs over the
  * COST_ALLOCS objects bound in the VM (the same commands as SUBMIT's cost
@@ -876,8 +860,8 @@ static void bench_exec(void)
 	exec_cost(pctx, &pvcs, priv[0]);
 	exec_cost_check(priv);
 	for (i = 0; i < repeats; i++) {
-		nop[i] = nop_rate(ctx, 1.0);
-		enop[i] = exec_nop_rate(ectx, &vcs, 1.0);
+		nop[i] = nop_rate(ctx, NULL, 1.0);
+		enop[i] = nop_rate(ectx, &vcs, 1.0);
 		right[i] = submit_cost(ctx, bo, addr, COST_PATCHES, false);
 		cost[i] = exec_cost(ectx, &vcs, bo[0]);
 		pcost[i] = exec_cost(pctx, &pvcs, priv[0]);
