@@ -773,7 +773,8 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	ret = vdxg_vm_queue_check(vm);
 	if (ret)
 		return ret;
-	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
+		      DRM_EXEC_IGNORE_DUPLICATES, 0);
 	ret = vdxg_vm_bind_lock(vb, &exec);
 	if (ret)
 		goto out_exec;
