@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 
 #include <drm/drm_print.h>
+#include <drm/ttm/ttm_bo.h>
 
 #include "vdxg_drv.h"
 #include "vdxg_paging.h"
@@ -342,6 +343,86 @@ int vdxg_pg_batch_add_dep(struct vdxg_pg_batch *b, struct dma_fence *fence)
 	if (ret)
 		dma_fence_put(fence);
 	return ret;
+}
+
+/*
+ * What of @fence the kernel's paging queue would wait for, were it to run
+ * after it: nothing once it signalled or when it is one of the queue's own
+ * jobs (they run in order); for a scheduler's job, until it is handed to
+ * its engine, where a timeout bounds it; else the fence itself (another
+ * driver's, which may take any time).
+ */
+static struct dma_fence *vdxg_pg_gate(struct vdxg_paging *paging,
+				      struct dma_fence *fence)
+{
+	struct drm_sched_fence *s_fence;
+
+	if (dma_fence_is_signaled(fence) ||
+	    fence->context == paging->entity.fence_context ||
+	    fence->context == paging->entity.fence_context + 1)
+		return NULL;
+	s_fence = to_drm_sched_fence(fence);
+	if (!s_fence)
+		return fence;
+	return dma_fence_is_signaled(&s_fence->scheduled) ? NULL :
+	       &s_fence->scheduled;
+}
+
+/**
+ * vdxg_pg_wait_queued - wait until the kernel's paging queue may wait for
+ *	a fence
+ * @vdxg: the device
+ * @fence: the fence, or NULL
+ * @ctx: interruptible, and no_wait_gpu for -EBUSY instead of a wait
+ *
+ * A job on the device's queue that waited for a client's job still waiting
+ * itself (for an in-fence the client may never signal: a bind on its VM's
+ * queue, a submission) would hold up every move after it. So the caller
+ * that queues such a job waits, on the CPU, until the fence's job is on
+ * its engine or the fence signalled.
+ *
+ * Return: 0, -EBUSY, or -ERESTARTSYS.
+ */
+int vdxg_pg_wait_queued(struct vdxg_device *vdxg, struct dma_fence *fence,
+			struct ttm_operation_ctx *ctx)
+{
+	struct dma_fence *gate;
+	long ret;
+
+	if (!fence)
+		return 0;
+	gate = vdxg_pg_gate(&vdxg->paging, fence);
+	if (!gate)
+		return 0;
+	if (ctx->no_wait_gpu)
+		return -EBUSY;
+	ret = dma_fence_wait(gate, ctx->interruptible);
+	return ret < 0 ? ret : 0;
+}
+
+/**
+ * vdxg_pg_wait_queued_resv - vdxg_pg_wait_queued() for a reservation's
+ *	fences
+ * @vdxg: the device
+ * @resv: the reservation object, locked
+ * @ctx: as for vdxg_pg_wait_queued()
+ *
+ * Return: 0, -EBUSY, or -ERESTARTSYS.
+ */
+int vdxg_pg_wait_queued_resv(struct vdxg_device *vdxg, struct dma_resv *resv,
+			     struct ttm_operation_ctx *ctx)
+{
+	struct dma_resv_iter cursor;
+	struct dma_fence *fence;
+	int ret;
+
+	dma_resv_assert_held(resv);
+	dma_resv_for_each_fence(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP, fence) {
+		ret = vdxg_pg_wait_queued(vdxg, fence, ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /**

@@ -16,6 +16,7 @@
 #include "vdxg_pagebuf.h"
 
 struct dma_resv;
+struct ttm_operation_ctx;
 struct vdxg_device;
 
 #define VDXG_PG_SLOTS		16
@@ -133,6 +134,10 @@ int vdxg_pg_batch_flush(struct vdxg_pg_batch *b);
 int vdxg_pg_batch_add_resv(struct vdxg_pg_batch *b, struct dma_resv *resv,
 			   enum dma_resv_usage usage);
 int vdxg_pg_batch_add_dep(struct vdxg_pg_batch *b, struct dma_fence *fence);
+int vdxg_pg_wait_queued(struct vdxg_device *vdxg, struct dma_fence *fence,
+			struct ttm_operation_ctx *ctx);
+int vdxg_pg_wait_queued_resv(struct vdxg_device *vdxg, struct dma_resv *resv,
+			     struct ttm_operation_ctx *ctx);
 struct dma_fence *vdxg_pg_batch_end(struct vdxg_pg_batch *b);
 
 int vdxg_paging_inject_fault(struct vdxg_device *vdxg);

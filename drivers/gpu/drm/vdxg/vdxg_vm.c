@@ -1161,6 +1161,43 @@ static int vdxg_vm_remap_va(struct vdxg_vm *vm, struct vdxg_pg_batch *b,
 }
 
 /**
+ * vdxg_vm_move_wait - before a move, wait for the binds it would wait for
+ * @tbo: the object, reserved
+ * @ctx: the move's context
+ *
+ * A move of a bound object rewrites the tables of each VM it is bound in
+ * after that VM's last table update: when that is a bind still waiting for
+ * its in-fences, the mover waits for it here, on the CPU, and not the
+ * device's paging queue (vdxg_pg_wait_queued()).
+ *
+ * Return: 0, -EBUSY, or -ERESTARTSYS.
+ */
+int vdxg_vm_move_wait(struct ttm_buffer_object *tbo,
+		      struct ttm_operation_ctx *ctx)
+{
+	struct drm_gem_object *obj = &tbo->base;
+	struct drm_gpuvm_bo *vm_bo;
+	int ret = 0;
+
+	dma_resv_assert_held(obj->resv);
+	if (!to_vdxg(obj->dev)->vm.enabled)
+		return 0;
+	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
+		struct vdxg_vm *vm = to_vdxg_vm(vm_bo->vm);
+		struct dma_fence *fence;
+
+		mutex_lock(&vm->pt_lock);
+		fence = dma_fence_get(vm->last_update);
+		mutex_unlock(&vm->pt_lock);
+		ret = vdxg_pg_wait_queued(vm->vdxg, fence, ctx);
+		dma_fence_put(fence);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+/**
  * vdxg_vm_move_ops - keep the mappings of a moving object true
  * @b: the move's paging batch, after the transfer
  * @tbo: the object, reserved
@@ -1169,13 +1206,17 @@ static int vdxg_vm_remap_va(struct vdxg_vm *vm, struct vdxg_pg_batch *b,
  * In every VM the object is bound in, its entries are rewritten to @new
  * and that VM's TLB is flushed, in the move's own paging batch: after the
  * transfer, before anything can use the old place again. Tables come from
- * the VM's reserve (no allocation here).
+ * the VM's reserve (no allocation here). The rewrite waits for the VM's
+ * last table update: vdxg_vm_move_wait() made sure it is not a bind still
+ * waiting for its in-fences, or this waits for it on the CPU (a bind
+ * queued since).
  *
  * Return: 0 or a negative errno (the reserve was too small).
  */
 int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 		     struct ttm_resource *new)
 {
+	struct ttm_operation_ctx wait = {};
 	struct drm_gem_object *obj = &tbo->base;
 	struct drm_gpuvm_bo *vm_bo;
 	struct drm_gpuva *va;
@@ -1189,6 +1230,7 @@ int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 
 		mutex_lock(&vm->pt_lock);
 		vm->no_alloc = true;
+		vdxg_pg_wait_queued(vm->vdxg, vm->last_update, &wait);
 		ret = vdxg_vm_update_begin(vm, b);
 		drm_gpuvm_bo_for_each_va(va, vm_bo) {
 			if (ret)
