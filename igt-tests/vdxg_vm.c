@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1351,6 +1352,201 @@ static void test_oversubscribed(void)
 	vr_close(&vr);
 }
 
+/* ------------------------------------------------------ blocked-bind */
+
+/*
+ * A fence that only the test signals: a point of a sw_sync timeline
+ * (debugfs, the sw_sync module), imported into a syncobj of VR.
+ */
+struct bb_sw_sync_create {
+	uint32_t value;
+	char name[32];
+	int32_t fence;
+};
+#define BB_SW_SYNC_CREATE	_IOWR('W', 0, struct bb_sw_sync_create)
+#define BB_SW_SYNC_INC		_IOW('W', 1, uint32_t)
+
+static int bb_timeline_fd = -1;
+
+/*
+ * At exit, a failed assertion's too, the fences signal before the files
+ * are released (in the reverse order of their opening): releasing a VM
+ * waits for its binds.
+ */
+static void bb_timeline_release(void)
+{
+	uint32_t inc = 1u << 30;
+
+	if (bb_timeline_fd >= 0)
+		(void)!ioctl(bb_timeline_fd, BB_SW_SYNC_INC, &inc);
+}
+
+static int bb_timeline(void)
+{
+	bb_timeline_fd = open("/sys/kernel/debug/sync/sw_sync", O_RDWR);
+	vtest_require_f(bb_timeline_fd >= 0, "no sw_sync timeline: %m");
+	atexit(bb_timeline_release);
+	return bb_timeline_fd;
+}
+
+static uint32_t bb_fence_syncobj(struct vr *vr, int timeline, uint32_t value)
+{
+	struct bb_sw_sync_create c = { .value = value };
+	struct drm_syncobj_handle h = {
+		.flags = DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE,
+	};
+
+	strcpy(c.name, "blocked-bind");
+	vtest_assert_ok(xioctl(timeline, BB_SW_SYNC_CREATE, &c));
+	h.handle = vr_syncobj(vr, false);
+	h.fd = c.fence;
+	vtest_assert_ok(xioctl(vdxg_device_fd(vr->dev),
+			       DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &h));
+	close(c.fence);
+	return h.handle;
+}
+
+/* A bind of SIZE bytes of BO at VA waiting for IN (0: none), out OUT. */
+static int bb_bind(struct vr *vr, uint32_t vm, struct vdxg_bo *bo,
+		   uint64_t va, uint64_t size, uint32_t in, uint32_t out)
+{
+	struct drm_vdxg_vm_bind_op op = {
+		.op = DRM_VDXG_VM_BIND_OP_MAP,
+		.handle = bo->handle,
+		.va = va,
+		.range = size,
+	};
+	struct drm_vdxg_sync i = vdxg_sync(in, 0), o = vdxg_sync(out, 0);
+
+	return vdxg_vm_bind(vr->dev, vm, &op, 1, in ? &i : NULL, !!in,
+			    out ? &o : NULL, !!out);
+}
+
+#define BB_DEADLINE	(5 * VR_SEC)
+
+/* An object of another client, made and filled before A's binds wait. */
+static struct vdxg_bo *bb_object(struct vr *b, uint32_t seed)
+{
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	struct vdxg_bo *bo;
+
+	vtest_assert_ok(vdxg_bo_create(b->dev, 256 * KIB, segs, 2,
+				       DRM_VDXG_GEM_CPU_ACCESS, &bo));
+	fill(bo, 256 * KIB, seed);
+	vr_bo_wait(bo);
+	return bo;
+}
+
+/*
+ * What another client does while A's binds wait: bind BO, move it there
+ * and back, read it through the VM. Each step must finish within
+ * BB_DEADLINE (a fence wait with a deadline).
+ */
+static void bb_other_client(struct vr *b, uint32_t vm, uint32_t asid,
+			    struct vdxg_bo *bo, uint32_t seed)
+{
+	uint32_t out = vr_syncobj(b, false);
+	uint64_t va = 2 * VA + seed * 4 * MIB;
+
+	vtest_assert_ok(bb_bind(b, vm, bo, va, 256 * KIB, 0, out));
+	vtest_assert_f(vr_syncobj_wait(b, out, 0, BB_DEADLINE) == 0,
+		       "another client's bind did not complete in 5 s");
+	/* Again over its own mapping: the object is locked once. */
+	vtest_assert_ok(bb_bind(b, vm, bo, va, 256 * KIB, 0, out));
+	vtest_assert_f(vr_syncobj_wait(b, out, 0, BB_DEADLINE) == 0,
+		       "another client's bind did not complete in 5 s");
+	vtest_assert_ok(vdxg_bo_make_resident(bo, DRM_VDXG_SEGMENT_SYSTEM));
+	vtest_assert_f(vdxg_bo_wait(bo, BB_DEADLINE) == 0,
+		       "another client's move did not complete in 5 s");
+	vtest_assert_eq(vr_bo_segment(bo), DRM_VDXG_SEGMENT_SYSTEM);
+	vtest_assert_ok(vdxg_bo_make_resident(bo, DRM_VDXG_SEGMENT_VRAM));
+	vtest_assert_f(vdxg_bo_wait(bo, BB_DEADLINE) == 0,
+		       "another client's move did not complete in 5 s");
+	vtest_assert_eq(vr_bo_segment(bo), DRM_VDXG_SEGMENT_VRAM);
+	expect_bytes(b, asid, va, bo, 0, 64 * KIB);
+	expect_bytes(b, asid, va + 192 * KIB, bo, 192 * KIB, 64 * KIB);
+	vdxg_bo_free(bo);
+}
+
+/*
+ * Binds waiting for an in-fence that is not signalled hold up neither
+ * another client's binds nor the moves of its objects, however many of
+ * them wait (more than there are paging buffers); a VM's queue of waiting
+ * binds is bounded (-EBUSY); once the fence signals, the binds complete
+ * and their mappings read right.
+ */
+static void test_blocked_bind(void)
+{
+	const uint32_t nblocked = 24;	/* more than VDXG_PG_SLOTS (16) */
+	uint32_t asid_a, asid_b, vm_a, vm_a2, vm_b, s_in, s_in2, s_out;
+	uint32_t i, queued = 0;
+	struct vdxg_bo *bo_a, *bo_b[3];
+	int timeline, ret;
+	struct vr a, b;
+
+	timeline = bb_timeline();
+	vr_open(&a);
+	vm_require(&a);
+	vr_open(&b);
+	vm_a = vm_new_asid(&a, &asid_a);
+	vm_a2 = vm_new(&a);
+	vm_b = vm_new_asid(&b, &asid_b);
+	s_in = bb_fence_syncobj(&a, timeline, 1);
+	s_in2 = bb_fence_syncobj(&a, timeline, 2);
+	s_out = vr_syncobj(&a, false);
+	bo_a = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 11);
+	vr_bo_wait(bo_a);
+	for (i = 0; i < 3; i++)
+		bo_b[i] = bb_object(&b, i + 1);
+
+	/* A: one bind waiting for the fence, with the out-syncobj. */
+	vtest_assert_ok(bb_bind(&a, vm_a, bo_a, VA, 64 * KIB, s_in, s_out));
+	bb_other_client(&b, vm_b, asid_b, bo_b[0], 1);
+	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
+
+	/* More waiting binds than there are paging buffers. */
+	for (i = 0; i < nblocked; i++)
+		vtest_assert_ok(bb_bind(&a, vm_a, bo_a,
+					VA + MIB + i * 64 * KIB, 64 * KIB,
+					s_in, 0));
+	bb_other_client(&b, vm_b, asid_b, bo_b[1], 2);
+
+	/* A second VM of A fills its queue: -EBUSY, the others go on. */
+	for (i = 0; i < 1000; i++) {
+		ret = bb_bind(&a, vm_a2, bo_a, VA + (i % 64) * 64 * KIB,
+			      64 * KIB, s_in2, 0);
+		if (ret == -EBUSY)
+			break;
+		vtest_assert_ok(ret);
+		queued++;
+	}
+	vtest_info("%u binds queued in one VM before -EBUSY", queued);
+	vtest_assert_eq(ret, -EBUSY);
+	vtest_assert(queued >= 16);
+	bb_other_client(&b, vm_b, asid_b, bo_b[2], 3);
+	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
+
+	/* The fences signal: everything of A completes and reads right. */
+	vtest_assert_ok(xioctl(timeline, BB_SW_SYNC_INC, &(uint32_t){ 2 }));
+	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
+	vtest_assert_eq(vr_syncobj_status(&a, s_out, 0), 1);
+	expect_bytes(&a, asid_a, VA, bo_a, 0, 64 * KIB);
+	expect_bytes(&a, asid_a, VA + MIB + (nblocked - 1) * 64 * KIB, bo_a,
+		     0, 64 * KIB);
+	/* The second VM's queue drained: it binds again. */
+	vtest_assert_ok(bb_bind(&a, vm_a2, bo_a, VA, 64 * KIB, 0, s_out));
+	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
+
+	vdxg_bo_free(bo_a);
+	vtest_assert_ok(vdxg_vm_destroy(a.dev, vm_a));
+	vtest_assert_ok(vdxg_vm_destroy(a.dev, vm_a2));
+	vtest_assert_ok(vdxg_vm_destroy(b.dev, vm_b));
+	vr_close(&b);
+	vr_close(&a);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "create-destroy", test_create_destroy,
 	  "VM_CREATE up to the per-file limit, VM_DESTROY, bad flags and pads" },
@@ -1385,6 +1581,9 @@ static const struct vtest_subtest subtests[] = {
 	{ "oversubscribed", test_oversubscribed,
 	  "objects bound in VMs, 4x VRAM in all, paged through every pair of "
 	  "segments: every byte read back through their virtual addresses" },
+	{ "blocked-bind", test_blocked_bind,
+	  "binds waiting for an unsignalled in-fence hold up neither another "
+	  "client's binds nor its moves; a VM's queue is bounded" },
 };
 
 VTEST_MAIN(subtests)

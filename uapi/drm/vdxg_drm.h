@@ -717,14 +717,18 @@ struct drm_vdxg_vm_bind_op {
  * Returns once the work is queued: a paging job on the PAGING engine
  * writes the tables (UPDATE_PAGE_TABLE, FLUSH_VM_TLB), ordered after the
  * VM's earlier binds and after moves of the objects involved, and after
- * the work of the VM and of the objects whose mappings change. Every
+ * the work of the VM and of the objects whose mappings change. Each VM's
+ * binds have a queue of their own: one waiting for its in-syncobjs holds
+ * up the VM's later binds only. Every
  * operation, object and syncobj is checked before any is applied, and
  * the page tables the call may need are allocated first: an error up to
  * then applies nothing. Errors: -EINVAL bad op, flags, pads, alignment,
  * a range outside the VM or the object, a MAP_NULL or UNMAP with a handle
  * or offset; -ENOENT an unknown VM (or one of another file), GEM handle or
  * syncobj; -E2BIG too many ops or syncs; -EFAULT a bad pointer; -ENOMEM
- * no memory for page tables; -EINTR. Should the kernel run out of memory
+ * no memory for page tables; -EBUSY the VM has too many binds queued and
+ * not yet done (waiting for their in-syncobjs, for instance): try again
+ * once some have signalled; -EINTR. Should the kernel run out of memory
  * half-way (for a paging job), the VM is switched off (nothing in it
  * translates any more) and every later VM_BIND fails with -EIO: destroy
  * it.

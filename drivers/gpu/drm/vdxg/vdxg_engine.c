@@ -27,7 +27,8 @@
  * The engine writes each completed seqno to a write-back slot and raises
  * its fence interrupt; the handler signals every pending hardware fence up
  * to that seqno. The scheduler's credit limit is the number of ring entries
- * less one, so the ring can never overflow.
+ * less one, so the ring can never overflow, or lower when the engine's
+ * owner has fewer buffers for its jobs (&vdxg_engine_ops.max_jobs).
  *
  * Recovery. At a timeout, the entry at the head of the ring is judged by
  * the engine's STATUS and PROGRESS (see "Hang policy"). A fault is
@@ -122,6 +123,8 @@ int vdxg_engine_init(struct vdxg_engine *engine, struct vdxg_device *vdxg,
 	};
 	int ret;
 
+	if (engine_ops->max_jobs)
+		args.credit_limit = min(args.credit_limit, engine_ops->max_jobs);
 	engine->wq = alloc_ordered_workqueue("%s-tdr", 0, args.name);
 	if (!engine->wq)
 		return -ENOMEM;

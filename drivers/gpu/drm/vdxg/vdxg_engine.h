@@ -18,12 +18,15 @@ struct vdxg_engine;
 struct workqueue_struct;
 
 /**
- * struct vdxg_engine_ops - what differs between the engines in a recovery
+ * struct vdxg_engine_ops - what differs between the engines
  * @blame: the job at the head of the ring hung or faulted; called with the
  *	scheduler stopped, before the other jobs are run again
+ * @max_jobs: the most jobs (of one credit each) on the ring at once, when
+ *	fewer than the ring holds; 0 for the ring's capacity
  */
 struct vdxg_engine_ops {
 	void (*blame)(struct vdxg_engine *engine, struct drm_sched_job *job);
+	u32 max_jobs;
 };
 
 /**

@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 
 #include <drm/drm_print.h>
+#include <drm/ttm/ttm_bo.h>
 
 #include "vdxg_drv.h"
 #include "vdxg_paging.h"
@@ -19,13 +20,22 @@
  * DOC: Paging queue
  *
  * Every paging operation the memory manager emits runs on the PAGING
- * engine through one kernel-priority scheduler entity, so paging buffers
- * run in the order they were built. A batch collects operations into a CPU
- * staging copy of a paging buffer; when it is full (the builder returns
- * -ENOSPC, see "Paging buffers") or the batch ends, the buffer is copied
- * into one of %VDXG_PG_SLOTS buffers in reserved VRAM and submitted as a
- * job. A buffer is reused only once its job has finished. The first job of
- * a batch waits for every fence of the reservation object it is given.
+ * engine through one kernel-priority scheduler entity, so its paging
+ * buffers run in the order they were built. Each VM's binds have a
+ * &struct vdxg_pg_queue of their own: a bind waiting for a client's
+ * in-fence holds up only the later binds of that VM, never the moves or
+ * the other clients' binds.
+ *
+ * A batch collects operations into a CPU staging copy of a paging buffer;
+ * when it is full (the builder returns -ENOSPC, see "Paging buffers") or
+ * the batch ends, the job takes a copy of what the buffer used and is
+ * queued. Only once its dependencies have signalled and it is about to
+ * run is the copy written to one of %VDXG_PG_SLOTS buffers in reserved
+ * VRAM: the scheduler's credit limit is the number of buffers (one credit
+ * a job), and a buffer is free again as soon as its job's hardware fence
+ * signals, before the scheduler returns the credit. Jobs that wait thus
+ * hold no buffer. The first job of a batch waits for every fence of the
+ * reservation object it is given.
  *
  * The buffer size is the ``paging_buffer_size`` module parameter, so tests
  * can make it small and force multipass.
@@ -39,13 +49,20 @@ MODULE_PARM_DESC(paging_buffer_size,
 #define VDXG_PG_RING_SIZE	SZ_64K
 #define VDXG_PG_TIMEOUT_MS	10000
 
+/* Small buffers (a move of a few pages) are kept in the job itself. */
+#define VDXG_PG_JOB_INLINE	32
+
 struct vdxg_pg_job {
 	struct drm_sched_job base;
 	struct vdxg_paging *paging;
+	struct vdxg_pg_queue *queue;
 	struct vdxg_hw_fence *hw;
 	struct dma_fence *hw_fence;
+	struct dma_fence_cb slot_cb;
 	unsigned int slot;
 	u32 len;
+	u32 *cmd;
+	u32 inline_cmd[VDXG_PG_JOB_INLINE];
 };
 
 static struct vdxg_pg_job *to_pg_job(struct drm_sched_job *job)
@@ -53,12 +70,49 @@ static struct vdxg_pg_job *to_pg_job(struct drm_sched_job *job)
 	return container_of(job, struct vdxg_pg_job, base);
 }
 
+static bool vdxg_pg_try_slot(struct vdxg_paging *paging, unsigned int *slot)
+{
+	unsigned int i;
+
+	for (i = 0; i < VDXG_PG_SLOTS; i++) {
+		if (!test_and_set_bit_lock(i, &paging->slot_busy)) {
+			*slot = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void vdxg_pg_slot_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct vdxg_pg_job *job = container_of(cb, struct vdxg_pg_job,
+					       slot_cb);
+
+	clear_bit_unlock(job->slot, &job->paging->slot_busy);
+}
+
+static void vdxg_pg_job_free_cmd(struct vdxg_pg_job *job)
+{
+	if (job->cmd != job->inline_cmd)
+		kvfree(job->cmd);
+	job->cmd = NULL;
+}
+
 static struct dma_fence *vdxg_pg_run_job(struct drm_sched_job *sched_job)
 {
 	struct vdxg_pg_job *job = to_pg_job(sched_job);
 	struct vdxg_paging *paging = job->paging;
 	struct dma_fence *fence;
+	unsigned int slot;
 
+	/*
+	 * Off its queue now. (Not at free_job: the queue's VM may be gone
+	 * by then, once the job's fence has signalled.)
+	 */
+	if (job->queue) {
+		atomic_dec(&job->queue->jobs);
+		job->queue = NULL;
+	}
 	/* Run before a reset: failed itself, or written to the ring again. */
 	if (job->hw_fence) {
 		if (sched_job->s_fence->finished.error) {
@@ -69,14 +123,30 @@ static struct dma_fence *vdxg_pg_run_job(struct drm_sched_job *sched_job)
 		return vdxg_engine_resubmit(&paging->engine, job->hw_fence);
 	}
 	/* A failed dependency means the content is unknown: do not move it. */
-	if (sched_job->s_fence->finished.error)
+	if (sched_job->s_fence->finished.error) {
+		vdxg_pg_job_free_cmd(job);
 		return NULL;
+	}
+
+	/*
+	 * The credit limit keeps as many jobs on the ring as there are
+	 * buffers, and a buffer is freed before its job's credit returns.
+	 */
+	if (WARN_ON_ONCE(!vdxg_pg_try_slot(paging, &slot)))
+		return ERR_PTR(-EBUSY);
+	job->slot = slot;
+	memcpy_toio(paging->buf_cpu + slot * paging->buf_size, job->cmd,
+		    job->len);
+	vdxg_pg_job_free_cmd(job);
 
 	fence = vdxg_engine_emit(&paging->engine, job->hw, sched_job,
-				 paging->buf_gpu + job->slot * paging->buf_size,
+				 paging->buf_gpu + slot * paging->buf_size,
 				 job->len, 0);
 	job->hw = NULL;
 	job->hw_fence = dma_fence_get(fence);
+	/* Before the scheduler's own callback, which returns the credit. */
+	if (dma_fence_add_callback(fence, &job->slot_cb, vdxg_pg_slot_cb))
+		vdxg_pg_slot_cb(fence, &job->slot_cb);
 	return fence;
 }
 
@@ -101,12 +171,10 @@ vdxg_pg_timedout_job(struct drm_sched_job *sched_job)
 static void vdxg_pg_free_job(struct drm_sched_job *sched_job)
 {
 	struct vdxg_pg_job *job = to_pg_job(sched_job);
-	struct vdxg_paging *paging = job->paging;
 
-	clear_bit(job->slot, &paging->slot_busy);
-	wake_up(&paging->slot_wait);
 	drm_sched_job_cleanup(sched_job);
 	dma_fence_put(job->hw_fence);
+	vdxg_pg_job_free_cmd(job);
 	kfree(job->hw);
 	kfree(job);
 }
@@ -119,6 +187,7 @@ static const struct drm_sched_backend_ops vdxg_pg_sched_ops = {
 
 static const struct vdxg_engine_ops vdxg_pg_engine_ops = {
 	.blame = vdxg_pg_blame,
+	.max_jobs = VDXG_PG_SLOTS,
 };
 
 static u64 vdxg_get64(const u32 *cs)
@@ -243,19 +312,6 @@ static void vdxg_pg_trace(const struct vdxg_pagebuf *pb, u64 seqno)
 	}
 }
 
-static bool vdxg_pg_try_slot(struct vdxg_paging *paging, unsigned int *slot)
-{
-	unsigned int i;
-
-	for (i = 0; i < VDXG_PG_SLOTS; i++) {
-		if (!test_and_set_bit(i, &paging->slot_busy)) {
-			*slot = i;
-			return true;
-		}
-	}
-	return false;
-}
-
 /*
  * A batch is built in a CPU buffer as large as a paging buffer. The device
  * keeps a few for reuse: a small move then costs no allocation of its own.
@@ -307,6 +363,7 @@ int vdxg_pg_batch_begin(struct vdxg_pg_batch *b, struct vdxg_device *vdxg,
 {
 	memset(b, 0, sizeof(*b));
 	b->vdxg = vdxg;
+	b->entity = &vdxg->paging.entity;
 	b->resv = resv;
 	xa_init_flags(&b->deps, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&b->deferred_tables);
@@ -314,6 +371,128 @@ int vdxg_pg_batch_begin(struct vdxg_pg_batch *b, struct vdxg_device *vdxg,
 	if (!b->staging)
 		return -ENOMEM;
 	vdxg_pagebuf_init(&b->pb, b->staging, vdxg->paging.buf_size);
+	return 0;
+}
+
+/**
+ * vdxg_pg_batch_begin_queue - start a batch of paging operations on a queue
+ * @b: the batch
+ * @vdxg: the device
+ * @q: the queue its jobs go to, in order after the queue's earlier jobs
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vdxg_pg_batch_begin_queue(struct vdxg_pg_batch *b,
+			      struct vdxg_device *vdxg,
+			      struct vdxg_pg_queue *q)
+{
+	int ret = vdxg_pg_batch_begin(b, vdxg, NULL);
+
+	b->entity = &q->entity;
+	b->queue = q;
+	return ret;
+}
+
+/**
+ * vdxg_pg_batch_add_dep - make the next buffer submitted wait for a fence
+ * @b: the batch
+ * @fence: the fence, or NULL; the batch takes a reference of its own
+ *
+ * Later buffers wait too: a batch's buffers run in order.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vdxg_pg_batch_add_dep(struct vdxg_pg_batch *b, struct dma_fence *fence)
+{
+	u32 id;
+	int ret;
+
+	if (!fence)
+		return 0;
+	ret = xa_alloc(&b->deps, &id, dma_fence_get(fence), xa_limit_32b,
+		       GFP_KERNEL);
+	if (ret)
+		dma_fence_put(fence);
+	return ret;
+}
+
+/*
+ * What of @fence the kernel's paging queue would wait for, were it to run
+ * after it: nothing once it signalled or when it is one of the queue's own
+ * jobs (they run in order); for a scheduler's job, until it is handed to
+ * its engine, where a timeout bounds it; else the fence itself (another
+ * driver's, which may take any time).
+ */
+static struct dma_fence *vdxg_pg_gate(struct vdxg_paging *paging,
+				      struct dma_fence *fence)
+{
+	struct drm_sched_fence *s_fence;
+
+	if (dma_fence_is_signaled(fence) ||
+	    fence->context == paging->entity.fence_context ||
+	    fence->context == paging->entity.fence_context + 1)
+		return NULL;
+	s_fence = to_drm_sched_fence(fence);
+	if (!s_fence)
+		return fence;
+	return dma_fence_is_signaled(&s_fence->scheduled) ? NULL :
+	       &s_fence->scheduled;
+}
+
+/**
+ * vdxg_pg_wait_queued - wait until the kernel's paging queue may wait for
+ *	a fence
+ * @vdxg: the device
+ * @fence: the fence, or NULL
+ * @ctx: interruptible, and no_wait_gpu for -EBUSY instead of a wait
+ *
+ * A job on the device's queue that waited for a client's job still waiting
+ * itself (for an in-fence the client may never signal: a bind on its VM's
+ * queue, a submission) would hold up every move after it. So the caller
+ * that queues such a job waits, on the CPU, until the fence's job is on
+ * its engine or the fence signalled.
+ *
+ * Return: 0, -EBUSY, or -ERESTARTSYS.
+ */
+int vdxg_pg_wait_queued(struct vdxg_device *vdxg, struct dma_fence *fence,
+			struct ttm_operation_ctx *ctx)
+{
+	struct dma_fence *gate;
+	long ret;
+
+	if (!fence)
+		return 0;
+	gate = vdxg_pg_gate(&vdxg->paging, fence);
+	if (!gate)
+		return 0;
+	if (ctx->no_wait_gpu)
+		return -EBUSY;
+	ret = dma_fence_wait(gate, ctx->interruptible);
+	return ret < 0 ? ret : 0;
+}
+
+/**
+ * vdxg_pg_wait_queued_resv - vdxg_pg_wait_queued() for a reservation's
+ *	fences
+ * @vdxg: the device
+ * @resv: the reservation object, locked
+ * @ctx: as for vdxg_pg_wait_queued()
+ *
+ * Return: 0, -EBUSY, or -ERESTARTSYS.
+ */
+int vdxg_pg_wait_queued_resv(struct vdxg_device *vdxg, struct dma_resv *resv,
+			     struct ttm_operation_ctx *ctx)
+{
+	struct dma_resv_iter cursor;
+	struct dma_fence *fence;
+	int ret;
+
+	dma_resv_assert_held(resv);
+	dma_resv_for_each_fence(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP, fence) {
+		ret = vdxg_pg_wait_queued(vdxg, fence, ctx);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -344,15 +523,14 @@ int vdxg_pg_batch_add_resv(struct vdxg_pg_batch *b, struct dma_resv *resv,
 	return 0;
 }
 
-/* The first buffer waits for the reservation and the other fences. */
-static int vdxg_pg_job_first_deps(struct vdxg_pg_batch *b,
-				  struct vdxg_pg_job *job)
+/* The first buffer waits for the reservation; each for the fences added. */
+static int vdxg_pg_job_deps(struct vdxg_pg_batch *b, struct vdxg_pg_job *job)
 {
 	struct dma_fence *fence;
 	unsigned long i;
 	int ret;
 
-	if (b->resv) {
+	if (b->resv && !b->passes) {
 		ret = drm_sched_job_add_resv_dependencies(&job->base, b->resv,
 							  DMA_RESV_USAGE_BOOKKEEP);
 		if (ret)
@@ -368,41 +546,49 @@ static int vdxg_pg_job_first_deps(struct vdxg_pg_batch *b,
 	return 0;
 }
 
-static int vdxg_pg_job_create(struct vdxg_pg_batch *b, unsigned int slot,
+static int vdxg_pg_job_create(struct vdxg_pg_batch *b,
 			      struct vdxg_pg_job **out)
 {
 	struct vdxg_paging *paging = &b->vdxg->paging;
 	struct vdxg_pg_job *job;
 	int ret;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = kmalloc(sizeof(*job), GFP_KERNEL);
 	if (!job)
 		return -ENOMEM;
+	memset(job, 0, offsetof(struct vdxg_pg_job, inline_cmd));
+	job->len = b->pb.used * sizeof(u32);
+	job->cmd = job->inline_cmd;
+	if (b->pb.used > VDXG_PG_JOB_INLINE) {
+		job->cmd = kvmalloc(job->len, GFP_KERNEL);
+		if (!job->cmd) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+	}
+	memcpy(job->cmd, b->staging, job->len);
 	job->hw = kzalloc(sizeof(*job->hw), GFP_KERNEL);
 	if (!job->hw) {
 		ret = -ENOMEM;
 		goto err_free;
 	}
 	job->paging = paging;
-	job->slot = slot;
-	job->len = b->pb.used * sizeof(u32);
 
-	ret = drm_sched_job_init(&job->base, &paging->entity, 1, NULL, 0);
+	ret = drm_sched_job_init(&job->base, b->entity, 1, NULL, 0);
 	if (ret)
 		goto err_free;
 
-	if (!b->passes) {
-		ret = vdxg_pg_job_first_deps(b, job);
-		if (ret) {
-			drm_sched_job_cleanup(&job->base);
-			goto err_free;
-		}
+	ret = vdxg_pg_job_deps(b, job);
+	if (ret) {
+		drm_sched_job_cleanup(&job->base);
+		goto err_free;
 	}
 	*out = job;
 	return 0;
 
 err_free:
 	kfree(job->hw);
+	vdxg_pg_job_free_cmd(job);
 	kfree(job);
 	return ret;
 }
@@ -411,7 +597,8 @@ err_free:
  * vdxg_pg_batch_flush - submit the buffer being filled, start a new one
  * @b: the batch
  *
- * Waits for a free paging buffer when all are in use.
+ * The job takes a copy of the buffer: it gets a paging buffer in VRAM only
+ * when it runs. Nothing here waits for the device.
  *
  * Return: 0 or a negative errno; on error the operations in the buffer are
  * dropped and the batch must end.
@@ -420,24 +607,20 @@ int vdxg_pg_batch_flush(struct vdxg_pg_batch *b)
 {
 	struct vdxg_paging *paging = &b->vdxg->paging;
 	struct vdxg_pg_job *job;
-	unsigned int slot;
 	int ret;
 
 	if (!b->pb.used)
 		return 0;
 
-	wait_event(paging->slot_wait, vdxg_pg_try_slot(paging, &slot));
-
-	ret = vdxg_pg_job_create(b, slot, &job);
+	ret = vdxg_pg_job_create(b, &job);
 	if (ret) {
-		clear_bit(slot, &paging->slot_busy);
-		wake_up(&paging->slot_wait);
 		vdxg_pagebuf_init(&b->pb, b->staging, paging->buf_size);
 		return ret;
 	}
-
-	memcpy_toio(paging->buf_cpu + slot * paging->buf_size, b->staging,
-		    job->len);
+	if (b->queue) {
+		job->queue = b->queue;
+		atomic_inc(&b->queue->jobs);
+	}
 
 	drm_sched_job_arm(&job->base);
 	vdxg_pg_trace(&b->pb, job->base.s_fence->finished.seqno);
@@ -639,7 +822,6 @@ int vdxg_paging_init(struct vdxg_device *vdxg)
 	if (ret)
 		return ret;
 
-	init_waitqueue_head(&paging->slot_wait);
 	spin_lock_init(&paging->stats_lock);
 	for (i = 0; i < VDXG_PG_STAGING; i++) {
 		paging->staging[i] = kvmalloc(paging->buf_size, GFP_KERNEL);
@@ -688,6 +870,31 @@ err_engine:
 err_staging:
 	vdxg_pg_staging_fini(paging);
 	return ret;
+}
+
+/**
+ * vdxg_pg_queue_init - set up a queue of paging jobs
+ * @vdxg: the device, with its paging engine running
+ * @q: the queue
+ *
+ * Return: 0 or a negative errno.
+ */
+int vdxg_pg_queue_init(struct vdxg_device *vdxg, struct vdxg_pg_queue *q)
+{
+	struct drm_gpu_scheduler *sched = &vdxg->paging.engine.sched;
+
+	atomic_set(&q->jobs, 0);
+	return drm_sched_entity_init(&q->entity, DRM_SCHED_PRIORITY_NORMAL,
+				     &sched, 1, NULL);
+}
+
+/**
+ * vdxg_pg_queue_fini - tear a queue down
+ * @q: the queue; the caller has waited for its last job's fence
+ */
+void vdxg_pg_queue_fini(struct vdxg_pg_queue *q)
+{
+	drm_sched_entity_destroy(&q->entity);
 }
 
 /**

@@ -5,9 +5,9 @@
 #ifndef _VDXG_PAGING_H_
 #define _VDXG_PAGING_H_
 
+#include <linux/atomic.h>
 #include <linux/dma-resv.h>
 #include <linux/list.h>
-#include <linux/wait.h>
 #include <linux/xarray.h>
 
 #include <drm/gpu_scheduler.h>
@@ -16,20 +16,32 @@
 #include "vdxg_pagebuf.h"
 
 struct dma_resv;
+struct ttm_operation_ctx;
 struct vdxg_device;
 
 #define VDXG_PG_SLOTS		16
 #define VDXG_PG_STAGING		4
 
 /**
+ * struct vdxg_pg_queue - a queue of paging jobs of its own (a VM's binds)
+ * @entity: the scheduler entity, normal priority: its jobs run in order,
+ *	independently of the other queues' jobs
+ * @jobs: jobs queued and not yet run
+ */
+struct vdxg_pg_queue {
+	struct drm_sched_entity entity;
+	atomic_t jobs;
+};
+
+/**
  * struct vdxg_paging - the paging queue: engine, entity and buffer pool
  * @engine: the PAGING engine
- * @entity: kernel-priority scheduler entity every paging job goes through
+ * @entity: kernel-priority scheduler entity of the memory manager's jobs
+ *	(moves, clears) and of everything not on a &struct vdxg_pg_queue
  * @buf_gpu: GPU address of the pool of paging buffers
  * @buf_cpu: CPU mapping of the pool
  * @buf_size: bytes per paging buffer (module parameter)
- * @slot_busy: bitmap of buffers owned by unfinished jobs
- * @slot_wait: woken when a buffer is freed
+ * @slot_busy: bitmap of buffers owned by jobs on the ring
  * @stats: operations and bytes emitted, by opcode
  * @passes: paging buffers submitted
  * @batches: batches (moves, binds, clears) that submitted a buffer
@@ -46,7 +58,6 @@ struct vdxg_paging {
 	u8 __iomem *buf_cpu;
 	u32 buf_size;
 	unsigned long slot_busy;
-	wait_queue_head_t slot_wait;
 	struct vdxg_pg_stats stats;
 	u64 passes;
 	u64 batches;
@@ -61,13 +72,16 @@ struct vdxg_paging {
  * struct vdxg_pg_batch - paging operations being built into buffers
  * @vdxg: the device
  * @pb: the buffer being filled (in @staging)
- * @staging: CPU copy of the buffer, written to VRAM at submission
+ * @staging: CPU copy of the buffer; each job keeps a copy of what it used
+ * @entity: the scheduler entity the jobs go to
+ * @queue: the &struct vdxg_pg_queue of @entity, or NULL
  * @resv: reservation object the first buffer waits on, or NULL
  * @fence: finished fence of the last buffer submitted, or NULL
  * @stats: what this batch emitted
  * @passes: buffers this batch submitted
  * @staging_slot: the device's @staging buffer taken, or -1 (allocated)
- * @deps: fences the first buffer waits for, besides @resv's
+ * @deps: fences the next buffer submitted waits for (the first one also
+ *	waits for @resv's)
  * @deferred_tables: page tables the batch unlinked (vdxg_pt_free_deferred()
  *	them once the batch's fence has signalled)
  */
@@ -75,6 +89,8 @@ struct vdxg_pg_batch {
 	struct vdxg_device *vdxg;
 	struct vdxg_pagebuf pb;
 	u32 *staging;
+	struct drm_sched_entity *entity;
+	struct vdxg_pg_queue *queue;
 	struct dma_resv *resv;
 	struct dma_fence *fence;
 	struct vdxg_pg_stats stats;
@@ -106,11 +122,22 @@ int vdxg_paging_init(struct vdxg_device *vdxg);
 void vdxg_paging_irq(struct vdxg_device *vdxg, u32 pending);
 void vdxg_paging_fini(struct vdxg_device *vdxg);
 
+int vdxg_pg_queue_init(struct vdxg_device *vdxg, struct vdxg_pg_queue *q);
+void vdxg_pg_queue_fini(struct vdxg_pg_queue *q);
+
 int vdxg_pg_batch_begin(struct vdxg_pg_batch *b, struct vdxg_device *vdxg,
 			struct dma_resv *resv);
+int vdxg_pg_batch_begin_queue(struct vdxg_pg_batch *b,
+			      struct vdxg_device *vdxg,
+			      struct vdxg_pg_queue *q);
 int vdxg_pg_batch_flush(struct vdxg_pg_batch *b);
 int vdxg_pg_batch_add_resv(struct vdxg_pg_batch *b, struct dma_resv *resv,
 			   enum dma_resv_usage usage);
+int vdxg_pg_batch_add_dep(struct vdxg_pg_batch *b, struct dma_fence *fence);
+int vdxg_pg_wait_queued(struct vdxg_device *vdxg, struct dma_fence *fence,
+			struct ttm_operation_ctx *ctx);
+int vdxg_pg_wait_queued_resv(struct vdxg_device *vdxg, struct dma_resv *resv,
+			     struct ttm_operation_ctx *ctx);
 struct dma_fence *vdxg_pg_batch_end(struct vdxg_pg_batch *b);
 
 int vdxg_paging_inject_fault(struct vdxg_device *vdxg);

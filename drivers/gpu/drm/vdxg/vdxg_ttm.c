@@ -215,6 +215,18 @@ static int vdxg_bo_move_ops(struct ttm_buffer_object *tbo, bool evict,
 			goto out;
 	}
 
+	/*
+	 * The paging queue waits for nothing a client holds up. (A first
+	 * placement has no user yet; a page table, whose reservation is its
+	 * VM's, is created by a bind that must not wait for the VM's binds.)
+	 */
+	if (tbo->resource) {
+		ret = vdxg_pg_wait_queued_resv(vdxg, tbo->base.resv, ctx);
+		if (!ret)
+			ret = vdxg_vm_move_wait(tbo, ctx);
+		if (ret)
+			goto out;
+	}
 	ret = vdxg_pg_batch_begin(&b, vdxg, tbo->base.resv);
 	if (ret)
 		goto out;

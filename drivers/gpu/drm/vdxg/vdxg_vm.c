@@ -28,17 +28,20 @@
 /**
  * DOC: GPU virtual memory
  *
- * WDDM 2.0's GpuMmu model on drm_gpuvm. A VM is one of the device's
- * address spaces (an id in the address-space table the driver keeps in
- * reserved VRAM), owned by the file that created it. drm_gpuvm holds its
- * mappings: VM_BIND's operations go through drm_gpuvm_sm_map() and
- * drm_gpuvm_sm_unmap(), whose steps update the mapping tree and emit the
- * page-table operations (vdxg_pt.c) into one paging batch. The CPU never
- * writes a page-table entry: the batch's paging jobs do, on the PAGING
- * engine, in order with the moves of the objects (one queue), and end
- * with FLUSH_VM_TLB. The tables are kernel objects in VRAM, pinned, sharing
- * the VM's reservation object; a table that a bind empties is freed once
- * that bind's last paging job has completed.
+ * WDDM 2.0's GpuMmu model on drm_gpuvm. A VM is one of the device's address
+ * spaces (an id in the address-space table the driver keeps in reserved VRAM),
+ * owned by the file that created it. drm_gpuvm holds its mappings: VM_BIND's
+ * operations go through drm_gpuvm_sm_map() and drm_gpuvm_sm_unmap(), whose
+ * steps update the mapping tree and emit the page-table operations (vdxg_pt.c)
+ * into one paging batch. The CPU never writes a page-table entry: the batch's
+ * paging jobs do, on the PAGING engine, and end with FLUSH_VM_TLB. They go
+ * through the VM's own paging queue, so that a bind waiting for its
+ * in-syncobjs holds up no one else; they wait for the moves of the objects
+ * (their fences) and for the last job that wrote the VM's tables, and a move
+ * that rewrites them waits for that job too (vdxg_vm.last_update). The tables
+ * are kernel objects in VRAM, pinned, sharing the VM's reservation object; a
+ * table that a bind empties is freed once that bind's last paging job has
+ * completed.
  *
  * Locking: vdxg_vm.lock serialises the binds of a VM and its destruction;
  * inside it, the bind locks the VM's reservation and those of the objects
@@ -507,6 +510,7 @@ static void vdxg_vm_free(struct drm_gpuvm *gpuvm)
 	struct vdxg_vm *vm = to_vdxg_vm(gpuvm);
 
 	ida_free(&vm->vdxg->vm.asids, vm->asid);
+	dma_fence_put(vm->last_update);
 	kvfree(vm->reserve);
 	xa_destroy(&vm->tables);
 	mutex_destroy(&vm->pt_lock);
@@ -727,8 +731,9 @@ static void vdxg_vm_free_tables(struct vdxg_vm *vm, struct list_head *tables)
 
 /*
  * A bind waits for the work of the VM and of the objects whose mappings
- * it changes: a mapping goes only once nothing uses it any more. Paging
- * work, moves included, is ordered anyway: it runs on the same queue.
+ * it changes: a mapping goes only once nothing uses it any more. Moves of
+ * those objects are among it (their fences are in the objects'
+ * reservations); the VM's earlier binds run before it on its queue.
  */
 static int vdxg_vm_bind_deps(struct vdxg_pg_batch *b, struct drm_exec *exec)
 {
@@ -776,6 +781,60 @@ static void vdxg_vm_break(struct vdxg_vm *vm, const char *why)
 			    vm->asid, why);
 }
 
+/*
+ * The tables are written by the VM's binds, on the VM's queue, and by the
+ * moves of its objects, on the device's: each such batch waits for the
+ * last one before it (vdxg_vm.last_update), and its jobs are queued before
+ * @pt_lock, taken for vdxg_vm_update_begin(), is released.
+ */
+static int vdxg_vm_update_begin(struct vdxg_vm *vm, struct vdxg_pg_batch *b)
+{
+	struct ttm_operation_ctx wait = {};
+
+	lockdep_assert_held(&vm->pt_lock);
+	/*
+	 * The device's queue never waits for a bind still waiting for its
+	 * in-fences: the caller does, on the CPU. (Movers waited already,
+	 * interruptibly, in vdxg_vm_move_wait(): this is for a bind queued
+	 * since.)
+	 */
+	if (!b->queue)
+		vdxg_pg_wait_queued(vm->vdxg, vm->last_update, &wait);
+	return vdxg_pg_batch_add_dep(b, vm->last_update);
+}
+
+static void vdxg_vm_update_done(struct vdxg_vm *vm, struct dma_fence *fence)
+{
+	lockdep_assert_held(&vm->pt_lock);
+	if (IS_ERR_OR_NULL(fence))
+		return;
+	dma_fence_put(vm->last_update);
+	vm->last_update = dma_fence_get(fence);
+}
+
+static struct dma_fence *vdxg_vm_update_end(struct vdxg_vm *vm,
+					    struct vdxg_pg_batch *b)
+{
+	struct dma_fence *fence = vdxg_pg_batch_end(b);
+
+	vdxg_vm_update_done(vm, fence);
+	return fence;
+}
+
+/*
+ * Binds waiting for their in-fences hold kernel memory (their paging
+ * jobs): a VM has at most VDXG_VM_MAX_QUEUED_JOBS queued.
+ */
+static int vdxg_vm_queue_check(struct vdxg_vm *vm)
+{
+	if (atomic_read(&vm->queue.jobs) < VDXG_VM_MAX_QUEUED_JOBS)
+		return 0;
+	drm_dbg_ratelimited(&vm->vdxg->drm,
+			    "VM of address space %u: %u paging jobs queued, VM_BIND returns -EBUSY\n",
+			    vm->asid, VDXG_VM_MAX_QUEUED_JOBS);
+	return -EBUSY;
+}
+
 /* Tables a bind's steps may need, and what its maps add to the slots. */
 static u64 vdxg_vm_bind_tables(const struct vdxg_vm_bind *vb)
 {
@@ -821,6 +880,9 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	struct drm_exec exec;
 	int ret;
 
+	ret = vdxg_vm_queue_check(vm);
+	if (ret)
+		return ret;
 	/*
 	 * Several operations may name one object, or one already mapped;
 	 * objects private to the VM share its reservation.
@@ -831,7 +893,7 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	if (ret)
 		goto out_exec;
 
-	ret = vdxg_pg_batch_begin(&b, vm->vdxg, NULL);
+	ret = vdxg_pg_batch_begin_queue(&b, vm->vdxg, &vm->queue);
 	if (ret)
 		goto out_exec;
 	/* The tables change once the in-fences and the objects are ready. */
@@ -852,13 +914,17 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 		mutex_lock(&vm->pt_lock);
 		vm->no_alloc = true;
 		/* Each map and unmap ends with a FLUSH_VM_TLB of its range. */
-		ret = vdxg_vm_bind_apply(vb, &b);
+		ret = vdxg_vm_update_begin(vm, &b);
+		if (!ret)
+			ret = vdxg_vm_bind_apply(vb, &b);
 		if (ret)
 			vdxg_vm_break(vm, "a bind failed half-way");
 		vm->no_alloc = false;
+		fence = vdxg_vm_update_end(vm, &b);
 		mutex_unlock(&vm->pt_lock);
+	} else {
+		fence = vdxg_pg_batch_end(&b);
 	}
-	fence = vdxg_pg_batch_end(&b);
 	if (IS_ERR(fence)) {
 		ret = ret ?: PTR_ERR(fence);
 		fence = NULL;
@@ -980,6 +1046,20 @@ out:
 	return ret;
 }
 
+/* Wait for the last job that writes the tables, and end the VM's queue. */
+static void vdxg_vm_queue_idle(struct vdxg_vm *vm)
+{
+	struct dma_fence *fence;
+
+	mutex_lock(&vm->pt_lock);
+	fence = dma_fence_get(vm->last_update);
+	mutex_unlock(&vm->pt_lock);
+	if (fence)
+		dma_fence_wait(fence, false);
+	dma_fence_put(fence);
+	vdxg_pg_queue_fini(&vm->queue);
+}
+
 /*
  * Unmap everything, take the address space out of the AS table, and free
  * the tables once the device is done with them.
@@ -1010,17 +1090,18 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 		drm_exec_retry_on_contention(&exec);
 	}
 	/* Without memory or locks, the VM still goes: drop the mappings. */
-	if (!ret && !vdxg_pg_batch_begin(&b, vm->vdxg, NULL)) {
+	if (!ret && !vdxg_pg_batch_begin_queue(&b, vm->vdxg, &vm->queue)) {
 		st.b = &b;
 		vdxg_vm_bind_deps(&b, &exec);
 		mutex_lock(&vm->pt_lock);
 		vm->no_alloc = true;
+		vdxg_vm_update_begin(vm, &b);
 		drm_gpuvm_sm_unmap(&vm->gpuvm, &st, 0, VDXG_VM_VA_END);
 		vdxg_pg_emit(&b, vdxg_pg_update_context_alloc(&b.pb, vm->asid,
 							      0, &b.stats));
 		vm->no_alloc = false;
+		fence = vdxg_vm_update_end(vm, &b);
 		mutex_unlock(&vm->pt_lock);
-		fence = vdxg_pg_batch_end(&b);
 		if (IS_ERR(fence))
 			fence = NULL;
 		if (fence)
@@ -1035,6 +1116,9 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 		kfree(va);
 	}
 	vdxg_vm_exec_fini(&exec);
+
+	/* The queue is idle once its last job is done; then it goes. */
+	vdxg_vm_queue_idle(vm);
 
 	dma_resv_lock(r_obj->resv, NULL);
 	mutex_lock(&vm->pt_lock);
@@ -1087,9 +1171,12 @@ int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
 		       VDXG_VM_VA_END, 0, 0, &vdxg_gpuvm_ops);
 	drm_gem_object_put(r_obj);
 
-	ret = vdxg_vm_activate(vm);
+	ret = vdxg_pg_queue_init(vdxg, &vm->queue);
 	if (ret)
 		goto err_put;
+	ret = vdxg_vm_activate(vm);
+	if (ret)
+		goto err_queue;
 
 	ret = xa_alloc(&vf->vms, &id, vm,
 		       XA_LIMIT(1, DRM_VDXG_VM_MAX_PER_FILE), GFP_KERNEL);
@@ -1106,7 +1193,10 @@ int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
 	return 0;
 
 err_close:
-	vdxg_vm_close(vm);
+	vdxg_vm_close(vm);	/* and its queue */
+	goto err_put;
+err_queue:
+	vdxg_pg_queue_fini(&vm->queue);
 err_put:
 	drm_gpuvm_put(&vm->gpuvm);
 	return ret;
@@ -1203,16 +1293,65 @@ static int vdxg_vm_remap_bo(struct drm_gpuvm_bo *vm_bo,
 
 	mutex_lock(&vm->pt_lock);
 	vm->no_alloc = true;
+	/*
+	 * Invalid entries keep their tables: no order to keep with the VM's
+	 * other updates, as the object is idle (vdxg_vm_swap_notify()).
+	 */
+	if (!gone)
+		ret = vdxg_vm_update_begin(vm, b);
 	/* Each range's map ends with its own flush. */
 	drm_gpuvm_bo_for_each_va(va, vm_bo) {
-		ret = vdxg_vm_remap_va(vm, b, va, res, present);
 		if (ret)
 			break;
+		ret = vdxg_vm_remap_va(vm, b, va, res, present);
+	}
+	/* On the device's queue: queued now, the VM's next update waits. */
+	if (!ret && !gone && !b->queue) {
+		ret = vdxg_pg_batch_flush(b);
+		if (!ret)
+			vdxg_vm_update_done(vm, b->fence);
 	}
 	vm->no_alloc = false;
 	mutex_unlock(&vm->pt_lock);
 	if (!ret)
 		drm_gpuvm_bo_evict(vm_bo, !present);
+	return ret;
+}
+
+/**
+ * vdxg_vm_move_wait - before a move, wait for the binds it would wait for
+ * @tbo: the object, reserved
+ * @ctx: the move's context
+ *
+ * A move of a bound object rewrites the tables of each VM it is bound in
+ * after that VM's last table update: when that is a bind still waiting for
+ * its in-fences, the mover waits for it here, on the CPU, and not the
+ * device's paging queue (vdxg_pg_wait_queued()).
+ *
+ * Return: 0, -EBUSY, or -ERESTARTSYS.
+ */
+int vdxg_vm_move_wait(struct ttm_buffer_object *tbo,
+		      struct ttm_operation_ctx *ctx)
+{
+	struct drm_gem_object *obj = &tbo->base;
+	struct drm_gpuvm_bo *vm_bo;
+	int ret = 0;
+
+	dma_resv_assert_held(obj->resv);
+	if (!to_vdxg(obj->dev)->vm.enabled)
+		return 0;
+	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
+		struct vdxg_vm *vm = to_vdxg_vm(vm_bo->vm);
+		struct dma_fence *fence;
+
+		mutex_lock(&vm->pt_lock);
+		fence = dma_fence_get(vm->last_update);
+		mutex_unlock(&vm->pt_lock);
+		ret = vdxg_pg_wait_queued(vm->vdxg, fence, ctx);
+		dma_fence_put(fence);
+		if (ret)
+			break;
+	}
 	return ret;
 }
 
@@ -1225,7 +1364,10 @@ static int vdxg_vm_remap_bo(struct drm_gpuvm_bo *vm_bo,
  * In every VM the object is bound in, its entries are rewritten to @new
  * and that VM's TLB is flushed, in the move's own paging batch: after the
  * transfer, before anything can use the old place again. Tables come from
- * the VM's reserve (no allocation here).
+ * the VM's reserve (no allocation here). The rewrite waits for the VM's
+ * last table update: vdxg_vm_move_wait() made sure it is not a bind still
+ * waiting for its in-fences, or this waits for it on the CPU (a bind
+ * queued since).
  *
  * Return: 0 or a negative errno (the reserve was too small).
  */
@@ -1450,13 +1592,16 @@ static int vdxg_vm_exec_validate(struct vdxg_vm *vm, struct drm_exec *exec,
 
 	if (!vdxg_vm_has_evicted(vm))
 		return 0;
-	ret = vdxg_pg_batch_begin(&b, vm->vdxg, NULL);
+	/* On the VM's queue: after its binds, holding up no one else. */
+	ret = vdxg_pg_batch_begin_queue(&b, vm->vdxg, &vm->queue);
 	if (ret)
 		return ret;
 	vm->validate = &b;
 	ret = drm_gpuvm_validate(&vm->gpuvm, exec);
 	vm->validate = NULL;
-	fence = vdxg_pg_batch_end(&b);
+	mutex_lock(&vm->pt_lock);
+	fence = vdxg_vm_update_end(vm, &b);
+	mutex_unlock(&vm->pt_lock);
 	if (IS_ERR(fence))
 		return ret ?: PTR_ERR(fence);
 	if (fence && !ret)
@@ -1680,17 +1825,31 @@ static int vdxg_vm_peek(struct vdxg_vm_peek *p)
 	struct vdxg_vm_mgr *mgr = &p->vdxg->vm;
 	struct vdxg_pg_batch b;
 	struct dma_fence *fence;
+	struct vdxg_vm *vm;
 	u64 progress = 0;
 	int ret;
 
+	lockdep_assert_held(&mgr->lock);
 	ret = vdxg_pg_batch_begin(&b, p->vdxg, NULL);
 	if (ret)
 		return ret;
-	ret = vdxg_pg_emit(&b, vdxg_pg_transfer_virtual(&b.pb, p->asid,
-							VDXG_PG_XV_DST_PHYS,
-							p->va, mgr->stage_gpu,
-							p->size, &progress,
-							&b.stats));
+	/* After the binds queued so far (on the VM's own queue). */
+	list_for_each_entry(vm, &mgr->list, link) {
+		if (vm->asid != p->asid)
+			continue;
+		mutex_lock(&vm->pt_lock);
+		ret = vdxg_pg_batch_add_dep(&b, vm->last_update);
+		mutex_unlock(&vm->pt_lock);
+		break;
+	}
+	if (!ret)
+		ret = vdxg_pg_emit(&b,
+				   vdxg_pg_transfer_virtual(&b.pb, p->asid,
+							    VDXG_PG_XV_DST_PHYS,
+							    p->va,
+							    mgr->stage_gpu,
+							    p->size, &progress,
+							    &b.stats));
 	fence = vdxg_pg_batch_end(&b);
 	if (IS_ERR(fence))
 		return PTR_ERR(fence);

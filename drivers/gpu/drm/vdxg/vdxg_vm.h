@@ -10,6 +10,7 @@
 
 #include <drm/drm_gpuvm.h>
 
+#include "vdxg_paging.h"
 #include "vdxg_pt.h"
 
 struct dma_fence;
@@ -18,6 +19,7 @@ struct drm_exec;
 struct drm_file;
 struct drm_sched_job;
 struct ttm_buffer_object;
+struct ttm_operation_ctx;
 struct ttm_resource;
 struct vdxg_device;
 struct vdxg_bo;
@@ -48,6 +50,12 @@ struct vdxg_vm_mgr {
 
 #define VDXG_VM_STAGE_SIZE	SZ_64K
 
+/*
+ * Paging jobs a VM may have queued and not yet run (binds waiting for
+ * their in-fences, for instance); VM_BIND fails with -EBUSY beyond.
+ */
+#define VDXG_VM_MAX_QUEUED_JOBS	128
+
 /**
  * struct vdxg_vm - a GPU virtual address space (WDDM 2.0's per-process
  * GPU virtual address space), owned by one file
@@ -60,6 +68,10 @@ struct vdxg_vm_mgr {
  * @pt_lock: protects @pt: taken inside the reservations, by binds and by
  *	the moves of bound objects
  * @pt: the page tables
+ * @queue: the paging queue of the VM's binds (and of its destruction)
+ * @last_update: under @pt_lock: the last paging job that writes the
+ *	tables, a bind's (on @queue) or a move's (on the device's queue);
+ *	whoever writes them next waits for it
  * @tables: the pinned objects holding the page tables, by VRAM page
  * @reserve: VRAM offsets of tables allocated but unused, taken first
  * @nreserve: entries in @reserve
@@ -84,6 +96,8 @@ struct vdxg_vm {
 	struct mutex lock; /* serialises binds and destruction */
 	struct mutex pt_lock; /* protects @pt and @tables */
 	struct vdxg_pt_vm pt;
+	struct vdxg_pg_queue queue;
+	struct dma_fence *last_update;
 	struct xarray tables;
 	u64 *reserve;
 	u32 nreserve;
@@ -103,6 +117,8 @@ void vdxg_vm_restore(struct vdxg_device *vdxg);
 void vdxg_vm_file_close(struct vdxg_file *vf);
 void vdxg_vm_debugfs_init(struct vdxg_device *vdxg);
 
+int vdxg_vm_move_wait(struct ttm_buffer_object *tbo,
+		      struct ttm_operation_ctx *ctx);
 int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 		     struct ttm_resource *new);
 void vdxg_vm_swap_notify(struct ttm_buffer_object *tbo);
