@@ -52,7 +52,7 @@ if stage qemu make -s qemu; then
 	stage qtest scripts/qtest.sh
 	# QEMU's generic fuzzer on the device (its own ASan build, cached)
 	stage qemu-fuzz env QFUZZ_CONFIG="pf sriov" \
-		scripts/qemu-fuzz.sh "${QFUZZ_CHECK_SECONDS:-90}"
+		scripts/qemu-fuzz.sh "${QFUZZ_CHECK_SECONDS:-60}"
 	if stage build make -s image; then
 		# The debug kernel (cached), vdxg.ko for it, its image. The vm
 		# stage runs without it; its debug boots then fail.
