@@ -172,8 +172,6 @@ int vdxg_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 				  args->num_in_syncs, args->out_syncs,
 				  args->num_out_syncs);
 	if (!ret)
-		ret = vdxg_sync_prepare_out(&sync);
-	if (!ret)
 		ret = vdxg_exec_run(ctx, file, args, &sync);
 	vdxg_sync_args_fini(&sync);
 out:
