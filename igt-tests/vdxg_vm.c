@@ -1547,6 +1547,83 @@ static void test_blocked_bind(void)
 	vr_close(&a);
 }
 
+/*
+ * A move of an object bound in a VM whose binds wait for an in-fence that
+ * is not signalled waits for neither them nor the device's queue: the
+ * object's entries in that VM go invalid (a read faults, never the old
+ * place) until the VM's next VM_BIND maps it again, at its new place.
+ */
+static void test_blocked_bind_move(void)
+{
+	uint32_t asid, vm, s_in, s_out;
+	struct vdxg_bo *x, *y;
+	int timeline, status;
+	struct vr a;
+	pid_t pid;
+
+	timeline = bb_timeline();
+	vr_open(&a);
+	vm_require(&a);
+	vm = vm_new_asid(&a, &asid);
+	s_in = bb_fence_syncobj(&a, timeline, 1);
+	s_out = vr_syncobj(&a, false);
+	x = bb_object(&a, 21);	/* VRAM or system memory */
+	y = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 22);
+	vr_bo_wait(y);
+	vtest_assert_ok(bb_bind(&a, vm, x, VA, 256 * KIB, 0, s_out));
+	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
+	expect_bytes(&a, asid, VA, x, 0, 256 * KIB);
+
+	/* A bind of another object of the VM waits for the fence. */
+	vtest_assert_ok(bb_bind(&a, vm, y, VA + 4 * MIB, 64 * KIB, s_in,
+				s_out));
+
+	/*
+	 * X to system memory, in a child that SIGALRM ends after 5 s; it
+	 * exits with MAKE_RESIDENT's errno, or 255 if the wait failed.
+	 */
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (!pid) {
+		int ret;
+
+		alarm(5);
+		ret = vdxg_bo_make_resident(x, DRM_VDXG_SEGMENT_SYSTEM);
+		if (!ret && vdxg_bo_wait(x, BB_DEADLINE))
+			ret = -255;
+		_exit(-ret);
+	}
+	vtest_assert_eq(waitpid(pid, &status, 0), pid);
+	vtest_assert_f(!WIFSIGNALED(status),
+		       "the move did not complete in 5 s (signal %d)",
+		       WTERMSIG(status));
+	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		       "the move failed: %d", -WEXITSTATUS(status));
+	vtest_assert_eq(vr_bo_segment(x), DRM_VDXG_SEGMENT_SYSTEM);
+	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
+
+	/* The fence signals: Y's bind is done; X faults until a bind. */
+	vtest_assert_ok(xioctl(timeline, BB_SW_SYNC_INC, &(uint32_t){ 1 }));
+	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
+	expect_bytes(&a, asid, VA + 4 * MIB, y, 0, 64 * KIB);
+	expect_fault(&a, asid, VA);
+	expect_fault(&a, asid, VA + 252 * KIB);
+	vtest_assert_ok(bb_bind(&a, vm, y, VA + 8 * MIB, 64 * KIB, 0, s_out));
+	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
+	expect_bytes(&a, asid, VA, x, 0, 256 * KIB);
+	expect_bytes(&a, asid, VA + 8 * MIB, y, 0, 64 * KIB);
+
+	/* And back to VRAM, nothing waiting: rewritten in the move. */
+	vtest_assert_ok(vdxg_bo_make_resident(x, DRM_VDXG_SEGMENT_VRAM));
+	vtest_assert_ok(vdxg_bo_wait(x, BB_DEADLINE));
+	expect_bytes(&a, asid, VA, x, 0, 256 * KIB);
+
+	vdxg_bo_free(x);
+	vdxg_bo_free(y);
+	vtest_assert_ok(vdxg_vm_destroy(a.dev, vm));
+	vr_close(&a);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "create-destroy", test_create_destroy,
 	  "VM_CREATE up to the per-file limit, VM_DESTROY, bad flags and pads" },
@@ -1584,6 +1661,9 @@ static const struct vtest_subtest subtests[] = {
 	{ "blocked-bind", test_blocked_bind,
 	  "binds waiting for an unsignalled in-fence hold up neither another "
 	  "client's binds nor its moves; a VM's queue is bounded" },
+	{ "blocked-bind-move", test_blocked_bind_move,
+	  "a move of an object bound in a VM whose binds wait does not wait: "
+	  "its entries there fault until the VM's next bind maps it again" },
 };
 
 VTEST_MAIN(subtests)

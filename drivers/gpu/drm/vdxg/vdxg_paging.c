@@ -440,6 +440,20 @@ static struct dma_fence *vdxg_pg_gate(struct vdxg_paging *paging,
 }
 
 /**
+ * vdxg_pg_may_wait - may the kernel's paging queue wait for a fence now
+ * @vdxg: the device
+ * @fence: the fence, or NULL
+ *
+ * Return: true when @fence is NULL, signalled, one of the queue's own jobs
+ * or a scheduler job already handed to its engine (a timeout bounds it);
+ * false while it may still wait for anything a client holds up.
+ */
+bool vdxg_pg_may_wait(struct vdxg_device *vdxg, struct dma_fence *fence)
+{
+	return !fence || !vdxg_pg_gate(&vdxg->paging, fence);
+}
+
+/**
  * vdxg_pg_wait_queued - wait until the kernel's paging queue may wait for
  *	a fence
  * @vdxg: the device

@@ -216,14 +216,14 @@ static int vdxg_bo_move_ops(struct ttm_buffer_object *tbo, bool evict,
 	}
 
 	/*
-	 * The paging queue waits for nothing a client holds up. (A first
-	 * placement has no user yet; a page table, whose reservation is its
-	 * VM's, is created by a bind that must not wait for the VM's binds.)
+	 * The paging queue waits for nothing a client holds up: the mover
+	 * does, on the CPU, as the move's context says, until the object's
+	 * jobs and binds are at least on their engines. (A first placement
+	 * has no user yet; a page table, whose reservation is its VM's, is
+	 * created by a bind that must not wait for the VM's binds.)
 	 */
 	if (tbo->resource) {
 		ret = vdxg_pg_wait_queued_resv(vdxg, tbo->base.resv, ctx);
-		if (!ret)
-			ret = vdxg_vm_move_wait(tbo, ctx);
 		if (ret)
 			goto out;
 	}

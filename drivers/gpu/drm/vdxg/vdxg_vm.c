@@ -38,7 +38,10 @@
  * through the VM's own paging queue, so that a bind waiting for its
  * in-syncobjs holds up no one else; they wait for the moves of the objects
  * (their fences) and for the last job that wrote the VM's tables, and a move
- * that rewrites them waits for that job too (vdxg_vm.last_update). The tables
+ * that rewrites them waits for that job too (vdxg_vm.last_update), unless it
+ * is a bind still waiting for its in-fences: the device's queue never waits
+ * for a client, so the move makes the object's entries in that VM invalid
+ * instead, and the VM's next VM_BIND or EXEC maps it again. The tables
  * are kernel objects in VRAM, pinned, sharing the VM's reservation object; a
  * table that a bind empties is freed once that bind's last paging job has
  * completed.
@@ -785,21 +788,14 @@ static void vdxg_vm_break(struct vdxg_vm *vm, const char *why)
  * The tables are written by the VM's binds, on the VM's queue, and by the
  * moves of its objects, on the device's: each such batch waits for the
  * last one before it (vdxg_vm.last_update), and its jobs are queued before
- * @pt_lock, taken for vdxg_vm_update_begin(), is released.
+ * @pt_lock, taken for vdxg_vm_update_begin(), is released. (A table one
+ * of them unlinks may be reused by the next, see vdxg_vm_pt_free().) The
+ * device's queue never waits for a bind still waiting for its in-fences:
+ * vdxg_vm_remap_bo() does not rewrite the entries then.
  */
 static int vdxg_vm_update_begin(struct vdxg_vm *vm, struct vdxg_pg_batch *b)
 {
-	struct ttm_operation_ctx wait = {};
-
 	lockdep_assert_held(&vm->pt_lock);
-	/*
-	 * The device's queue never waits for a bind still waiting for its
-	 * in-fences: the caller does, on the CPU. (Movers waited already,
-	 * interruptibly, in vdxg_vm_move_wait(): this is for a bind queued
-	 * since.)
-	 */
-	if (!b->queue)
-		vdxg_pg_wait_queued(vm->vdxg, vm->last_update, &wait);
 	return vdxg_pg_batch_add_dep(b, vm->last_update);
 }
 
@@ -1286,16 +1282,25 @@ static int vdxg_vm_remap_bo(struct drm_gpuvm_bo *vm_bo,
 						     struct ttm_buffer_object,
 						     base);
 	struct vdxg_vm *vm = to_vdxg_vm(vm_bo->vm);
-	bool present = !gone && (res->mem_type == TTM_PL_VRAM ||
-				 (tbo->ttm && ttm_tt_is_populated(tbo->ttm)));
+	bool present;
 	struct drm_gpuva *va;
 	int ret = 0;
 
 	mutex_lock(&vm->pt_lock);
 	vm->no_alloc = true;
 	/*
-	 * Invalid entries keep their tables: no order to keep with the VM's
-	 * other updates, as the object is idle (vdxg_vm_swap_notify()).
+	 * On the device's queue, behind a bind of the VM still waiting for
+	 * its in-fences: the entries go invalid instead, and the VM's next
+	 * VM_BIND or EXEC maps the object again, on the VM's queue.
+	 */
+	if (!b->queue && !vdxg_pg_may_wait(vm->vdxg, vm->last_update))
+		gone = true;
+	present = !gone && (res->mem_type == TTM_PL_VRAM ||
+			    (tbo->ttm && ttm_tt_is_populated(tbo->ttm)));
+	/*
+	 * Invalid entries keep their tables, and the binds that wrote the
+	 * object's entries are done or before this batch (its reservation's
+	 * fences): no order to keep with the VM's other updates.
 	 */
 	if (!gone)
 		ret = vdxg_vm_update_begin(vm, b);
@@ -1319,43 +1324,6 @@ static int vdxg_vm_remap_bo(struct drm_gpuvm_bo *vm_bo,
 }
 
 /**
- * vdxg_vm_move_wait - before a move, wait for the binds it would wait for
- * @tbo: the object, reserved
- * @ctx: the move's context
- *
- * A move of a bound object rewrites the tables of each VM it is bound in
- * after that VM's last table update: when that is a bind still waiting for
- * its in-fences, the mover waits for it here, on the CPU, and not the
- * device's paging queue (vdxg_pg_wait_queued()).
- *
- * Return: 0, -EBUSY, or -ERESTARTSYS.
- */
-int vdxg_vm_move_wait(struct ttm_buffer_object *tbo,
-		      struct ttm_operation_ctx *ctx)
-{
-	struct drm_gem_object *obj = &tbo->base;
-	struct drm_gpuvm_bo *vm_bo;
-	int ret = 0;
-
-	dma_resv_assert_held(obj->resv);
-	if (!to_vdxg(obj->dev)->vm.enabled)
-		return 0;
-	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
-		struct vdxg_vm *vm = to_vdxg_vm(vm_bo->vm);
-		struct dma_fence *fence;
-
-		mutex_lock(&vm->pt_lock);
-		fence = dma_fence_get(vm->last_update);
-		mutex_unlock(&vm->pt_lock);
-		ret = vdxg_pg_wait_queued(vm->vdxg, fence, ctx);
-		dma_fence_put(fence);
-		if (ret)
-			break;
-	}
-	return ret;
-}
-
-/**
  * vdxg_vm_move_ops - keep the mappings of a moving object true
  * @b: the move's paging batch, after the transfer
  * @tbo: the object, reserved
@@ -1365,9 +1333,10 @@ int vdxg_vm_move_wait(struct ttm_buffer_object *tbo,
  * and that VM's TLB is flushed, in the move's own paging batch: after the
  * transfer, before anything can use the old place again. Tables come from
  * the VM's reserve (no allocation here). The rewrite waits for the VM's
- * last table update: vdxg_vm_move_wait() made sure it is not a bind still
- * waiting for its in-fences, or this waits for it on the CPU (a bind
- * queued since).
+ * last table update, unless that is a bind still waiting for its
+ * in-fences: then the entries go invalid until the VM's next VM_BIND or
+ * EXEC maps the object again (vdxg_vm_remap_bo()). Nothing here waits on
+ * the CPU.
  *
  * Return: 0 or a negative errno (the reserve was too small).
  */
@@ -1483,6 +1452,9 @@ int vdxg_vm_swap_in(struct ttm_buffer_object *tbo,
 	if (ret || !vdxg->vm.enabled)
 		return ret;
 	ret = dma_resv_reserve_fences(tbo->base.resv, 1);
+	/* The device's queue waits for nothing a client holds up. */
+	if (!ret)
+		ret = vdxg_pg_wait_queued_resv(vdxg, tbo->base.resv, ctx);
 	if (!ret)
 		ret = vdxg_pg_batch_begin(&b, vdxg, tbo->base.resv);
 	if (ret)
@@ -1604,7 +1576,15 @@ static int vdxg_vm_exec_validate(struct vdxg_vm *vm, struct drm_exec *exec,
 	mutex_unlock(&vm->pt_lock);
 	if (IS_ERR(fence))
 		return ret ?: PTR_ERR(fence);
-	if (fence && !ret)
+	if (!fence)
+		return ret;
+	/*
+	 * Whatever becomes of the job: the objects are not idle before the
+	 * entries are written (a swap-out waits for that).
+	 */
+	drm_gpuvm_resv_add_fence(&vm->gpuvm, exec, fence, DMA_RESV_USAGE_KERNEL,
+				 DMA_RESV_USAGE_BOOKKEEP);
+	if (!ret)
 		ret = drm_sched_job_add_dependency(job, fence);
 	else
 		dma_fence_put(fence);
@@ -1666,10 +1646,11 @@ int vdxg_vm_exec_lock(struct vdxg_vm *vm, struct drm_exec *exec,
 	if (READ_ONCE(vm->broken))
 		return -EIO;
 	drm_exec_until_all_locked(exec) {
-		ret = drm_gpuvm_prepare_vm(&vm->gpuvm, exec, 1);
+		/* The job's fence, and a re-validation's. */
+		ret = drm_gpuvm_prepare_vm(&vm->gpuvm, exec, 2);
 		drm_exec_retry_on_contention(exec);
 		if (!ret)
-			ret = drm_gpuvm_prepare_objects(&vm->gpuvm, exec, 1);
+			ret = drm_gpuvm_prepare_objects(&vm->gpuvm, exec, 2);
 		drm_exec_retry_on_contention(exec);
 		if (ret)
 			return ret;
@@ -1833,13 +1814,23 @@ static int vdxg_vm_peek(struct vdxg_vm_peek *p)
 	ret = vdxg_pg_batch_begin(&b, p->vdxg, NULL);
 	if (ret)
 		return ret;
-	/* After the binds queued so far (on the VM's own queue). */
+	/*
+	 * After the binds queued so far (on the VM's own queue), once they
+	 * are on the engine: the device's queue waits for no client.
+	 */
 	list_for_each_entry(vm, &mgr->list, link) {
+		struct ttm_operation_ctx ctx = { .interruptible = true };
+		struct dma_fence *last;
+
 		if (vm->asid != p->asid)
 			continue;
 		mutex_lock(&vm->pt_lock);
-		ret = vdxg_pg_batch_add_dep(&b, vm->last_update);
+		last = dma_fence_get(vm->last_update);
 		mutex_unlock(&vm->pt_lock);
+		ret = vdxg_pg_wait_queued(p->vdxg, last, &ctx);
+		if (!ret)
+			ret = vdxg_pg_batch_add_dep(&b, last);
+		dma_fence_put(last);
 		break;
 	}
 	if (!ret)
