@@ -1425,18 +1425,24 @@ static int bb_bind(struct vr *vr, uint32_t vm, struct vdxg_bo *bo,
 #define BB_DEADLINE	(5 * VR_SEC)
 
 /* An object of another client, made and filled before A's binds wait. */
-static struct vdxg_bo *bb_object(struct vr *b, uint32_t seed)
+static struct vdxg_bo *bb_object_size(struct vr *b, uint64_t size,
+				       uint32_t seed)
 {
 	static const uint32_t segs[] = {
 		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
 	};
 	struct vdxg_bo *bo;
 
-	vtest_assert_ok(vdxg_bo_create(b->dev, 256 * KIB, segs, 2,
+	vtest_assert_ok(vdxg_bo_create(b->dev, size, segs, 2,
 				       DRM_VDXG_GEM_CPU_ACCESS, &bo));
-	fill(bo, 256 * KIB, seed);
+	fill(bo, size, seed);
 	vr_bo_wait(bo);
 	return bo;
+}
+
+static struct vdxg_bo *bb_object(struct vr *b, uint32_t seed)
+{
+	return bb_object_size(b, 256 * KIB, seed);
 }
 
 /*
@@ -1555,8 +1561,9 @@ static void test_blocked_bind(void)
  */
 static void test_blocked_bind_move(void)
 {
+	const uint64_t va2 = VA + 16 * MIB;	/* 2 MiB aligned */
 	uint32_t asid, vm, s_in, s_out;
-	struct vdxg_bo *x, *y;
+	struct vdxg_bo *x, *x2, *y;
 	int timeline, status;
 	struct vr a;
 	pid_t pid;
@@ -1568,11 +1575,14 @@ static void test_blocked_bind_move(void)
 	s_in = bb_fence_syncobj(&a, timeline, 1);
 	s_out = vr_syncobj(&a, false);
 	x = bb_object(&a, 21);	/* VRAM or system memory */
+	x2 = bb_object_size(&a, 2 * MIB, 23);	/* a 2 MiB entry in VRAM */
 	y = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 22);
 	vr_bo_wait(y);
-	vtest_assert_ok(bb_bind(&a, vm, x, VA, 256 * KIB, 0, s_out));
+	vtest_assert_ok(bb_bind(&a, vm, x, VA, 256 * KIB, 0, 0));
+	vtest_assert_ok(bb_bind(&a, vm, x2, va2, 2 * MIB, 0, s_out));
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
 	expect_bytes(&a, asid, VA, x, 0, 256 * KIB);
+	expect_bytes(&a, asid, va2, x2, 0, 2 * MIB);
 
 	/* A bind of another object of the VM waits for the fence. */
 	vtest_assert_ok(bb_bind(&a, vm, y, VA + 4 * MIB, 64 * KIB, s_in,
@@ -1589,7 +1599,11 @@ static void test_blocked_bind_move(void)
 
 		alarm(5);
 		ret = vdxg_bo_make_resident(x, DRM_VDXG_SEGMENT_SYSTEM);
-		if (!ret && vdxg_bo_wait(x, BB_DEADLINE))
+		if (!ret)
+			ret = vdxg_bo_make_resident(x2,
+						    DRM_VDXG_SEGMENT_SYSTEM);
+		if (!ret && (vdxg_bo_wait(x, BB_DEADLINE) ||
+			     vdxg_bo_wait(x2, BB_DEADLINE)))
 			ret = -255;
 		_exit(-ret);
 	}
@@ -1600,6 +1614,7 @@ static void test_blocked_bind_move(void)
 	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
 		       "the move failed: %d", -WEXITSTATUS(status));
 	vtest_assert_eq(vr_bo_segment(x), DRM_VDXG_SEGMENT_SYSTEM);
+	vtest_assert_eq(vr_bo_segment(x2), DRM_VDXG_SEGMENT_SYSTEM);
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
 
 	/* The fence signals: Y's bind is done; X faults until a bind. */
@@ -1608,16 +1623,24 @@ static void test_blocked_bind_move(void)
 	expect_bytes(&a, asid, VA + 4 * MIB, y, 0, 64 * KIB);
 	expect_fault(&a, asid, VA);
 	expect_fault(&a, asid, VA + 252 * KIB);
+	expect_fault(&a, asid, va2);
+	expect_fault(&a, asid, va2 + 2 * MIB - 4 * KIB);
+	/* Mapped again, X2 in system pages (a table of 4 KiB entries). */
 	vtest_assert_ok(bb_bind(&a, vm, y, VA + 8 * MIB, 64 * KIB, 0, s_out));
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
 	expect_bytes(&a, asid, VA, x, 0, 256 * KIB);
+	expect_bytes(&a, asid, va2, x2, 0, 2 * MIB);
 	expect_bytes(&a, asid, VA + 8 * MIB, y, 0, 64 * KIB);
 
 	/* And back to VRAM, nothing waiting: rewritten in the move. */
 	vtest_assert_ok(vdxg_bo_make_resident(x, DRM_VDXG_SEGMENT_VRAM));
+	vtest_assert_ok(vdxg_bo_make_resident(x2, DRM_VDXG_SEGMENT_VRAM));
 	vtest_assert_ok(vdxg_bo_wait(x, BB_DEADLINE));
+	vtest_assert_ok(vdxg_bo_wait(x2, BB_DEADLINE));
 	expect_bytes(&a, asid, VA, x, 0, 256 * KIB);
+	expect_bytes(&a, asid, va2, x2, 0, 2 * MIB);
 
+	vdxg_bo_free(x2);
 	vdxg_bo_free(x);
 	vdxg_bo_free(y);
 	vtest_assert_ok(vdxg_vm_destroy(a.dev, vm));

@@ -334,13 +334,37 @@ static int vdxg_pt_new_table(struct vdxg_pt_walk *w, struct vdxg_pt *parent,
 	return 0;
 }
 
-/* Replace the 2 MiB leaf of level-1 entry @idx by its 512 pages. */
+/*
+ * Replace the 2 MiB leaf of level-1 entry @idx by its 512 pages (invalid
+ * ones for a leaf made invalid, see vdxg_pt_invalidate_large()).
+ */
 static int vdxg_pt_split(struct vdxg_pt_walk *w, struct vdxg_pt *pt, u32 idx)
 {
 	u64 leaf = pt->large[idx] & ~VDXG_PTE_LARGE;
 
 	return vdxg_pt_new_table(w, pt, idx, leaf,
-				 leaf & VDXG_PTE_ZERO ? 0 : VDXG_PT_PAGE);
+				 !leaf || leaf & VDXG_PTE_ZERO ? 0 :
+				 VDXG_PT_PAGE);
+}
+
+/*
+ * An invalid source over the whole 2 MiB leaf of level-1 entry @idx: the
+ * entry goes invalid in place, with no table allocated, and stays used
+ * (the shadow keeps a leaf of LARGE alone), so that the range can be
+ * mapped again without allocating when it takes a 2 MiB leaf again.
+ */
+static int vdxg_pt_invalidate_large(struct vdxg_pt_walk *w,
+				    struct vdxg_pt *pt, u32 idx)
+{
+	int ret;
+
+	ret = vdxg_pg_update_pt_gen(w->pb, pt->offset, idx, 1, 0, 0,
+				    w->stats);
+	if (ret)
+		return ret;
+	pt->large[idx] = VDXG_PTE_LARGE;
+	w->upd->cur += VDXG_PT_LARGE_SIZE;
+	return 0;
 }
 
 static u64 vdxg_pt_src_off(const struct vdxg_pt_walk *w, u64 va)
@@ -473,6 +497,11 @@ static int vdxg_pt_map_step(struct vdxg_pt_walk *w)
 			return vdxg_pt_map_leaves(w, pt, idx);
 		if (pt->level == 1 && vdxg_pt_can_large(w, va))
 			return vdxg_pt_map_large(w, pt, idx);
+		if (pt->large && pt->large[idx] &&
+		    w->src->type == VDXG_PT_SRC_INVALID &&
+		    !(va & (VDXG_PT_LARGE_SIZE - 1)) &&
+		    w->end - va >= VDXG_PT_LARGE_SIZE)
+			return vdxg_pt_invalidate_large(w, pt, idx);
 		if (pt->large && pt->large[idx])
 			return vdxg_pt_split(w, pt, idx);
 		if (!pt->child[idx])
@@ -711,9 +740,10 @@ static int vdxg_pt_run(struct vdxg_pt_walk *w,
  * Replaces whatever the range mapped. Level-1 entries become 2 MiB leaves
  * where the range and @src allow it. Ends with a FLUSH_VM_TLB of the range.
  * Tables it replaced go on @upd's deferred list. A %VDXG_PT_SRC_INVALID
- * source writes invalid 4 KiB entries (@flags unused) that still count as
- * used: the tables stay, splitting 2 MiB leaves it covers, so that the
- * range can be mapped again without allocating.
+ * source writes invalid entries (@flags unused) that still count as used:
+ * the tables stay, and a 2 MiB leaf it covers whole goes invalid in place,
+ * so that the range can be mapped again without allocating, and making it
+ * invalid allocates no table either (a leaf it cuts is split).
  *
  * Return: 0 when all of it is emitted; -ENOSPC when @pb is full: submit it
  * and call again with the same arguments and a new buffer; -EINVAL for bad

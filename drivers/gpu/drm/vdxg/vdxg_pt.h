@@ -31,7 +31,8 @@ struct vdxg_pt_ops {
  * @nvalid: valid entries
  * @valid: which entries are valid
  * @child: levels 3 to 1: the next level's table of each directory entry
- * @large: level 1: the entry of each 2 MiB leaf, 0 for the others
+ * @large: level 1: the entry of each 2 MiB leaf (%VDXG_PTE_LARGE alone for
+ *	one made invalid), 0 for the others
  */
 struct vdxg_pt {
 	struct list_head link;

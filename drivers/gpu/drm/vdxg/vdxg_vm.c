@@ -1417,6 +1417,14 @@ static int vdxg_vm_bo_validate(struct drm_gpuvm_bo *vm_bo,
 	ret = vdxg_vm_populate(tbo);
 	if (ret)
 		return ret;
+	/*
+	 * After the object's moves (KERNEL fences): one that made its
+	 * entries invalid may not have run yet.
+	 */
+	ret = vdxg_pg_batch_add_resv(vm->validate, tbo->base.resv,
+				     DMA_RESV_USAGE_KERNEL);
+	if (ret)
+		return ret;
 	ret = vdxg_vm_remap_bo(vm_bo, vm->validate, tbo->resource, false);
 	if (ret)
 		vdxg_vm_break(vm, "a swapped-out object could not be mapped again");
@@ -1703,6 +1711,10 @@ static const char *vdxg_vm_place(const struct drm_gpuva *va)
 	if (!va->gem.obj)
 		return "null";
 	tbo = container_of(va->gem.obj, struct ttm_buffer_object, base);
+	/* Moved while the VM's binds waited: invalid until mapped again. */
+	if (va->vm_bo->evicted &&
+	    !(tbo->ttm && tbo->ttm->page_flags & TTM_TT_FLAG_SWAPPED))
+		return "invalid";
 	switch (tbo->resource ? tbo->resource->mem_type : TTM_PL_SYSTEM) {
 	case TTM_PL_VRAM:
 		return "vram";
@@ -1801,12 +1813,11 @@ static ssize_t vdxg_vm_read_write(struct file *f, const char __user *ubuf,
 }
 
 /* Copy @p's bytes to the staging buffer; the caller holds the lock. */
-static int vdxg_vm_peek(struct vdxg_vm_peek *p)
+static int vdxg_vm_peek(struct vdxg_vm_peek *p, struct dma_fence *last)
 {
 	struct vdxg_vm_mgr *mgr = &p->vdxg->vm;
 	struct vdxg_pg_batch b;
 	struct dma_fence *fence;
-	struct vdxg_vm *vm;
 	u64 progress = 0;
 	int ret;
 
@@ -1814,25 +1825,8 @@ static int vdxg_vm_peek(struct vdxg_vm_peek *p)
 	ret = vdxg_pg_batch_begin(&b, p->vdxg, NULL);
 	if (ret)
 		return ret;
-	/*
-	 * After the binds queued so far (on the VM's own queue), once they
-	 * are on the engine: the device's queue waits for no client.
-	 */
-	list_for_each_entry(vm, &mgr->list, link) {
-		struct ttm_operation_ctx ctx = { .interruptible = true };
-		struct dma_fence *last;
-
-		if (vm->asid != p->asid)
-			continue;
-		mutex_lock(&vm->pt_lock);
-		last = dma_fence_get(vm->last_update);
-		mutex_unlock(&vm->pt_lock);
-		ret = vdxg_pg_wait_queued(p->vdxg, last, &ctx);
-		if (!ret)
-			ret = vdxg_pg_batch_add_dep(&b, last);
-		dma_fence_put(last);
-		break;
-	}
+	/* After the binds queued before the read (on the VM's queue). */
+	ret = vdxg_pg_batch_add_dep(&b, last);
 	if (!ret)
 		ret = vdxg_pg_emit(&b,
 				   vdxg_pg_transfer_virtual(&b.pb, p->asid,
@@ -1853,11 +1847,32 @@ static int vdxg_vm_peek(struct vdxg_vm_peek *p)
 	return ret;
 }
 
+/* The last table update of the VM of address space @asid, or NULL. */
+static struct dma_fence *vdxg_vm_last_update(struct vdxg_vm_mgr *mgr,
+					     u32 asid)
+{
+	struct dma_fence *last = NULL;
+	struct vdxg_vm *vm;
+
+	lockdep_assert_held(&mgr->lock);
+	list_for_each_entry(vm, &mgr->list, link) {
+		if (vm->asid != asid)
+			continue;
+		mutex_lock(&vm->pt_lock);
+		last = dma_fence_get(vm->last_update);
+		mutex_unlock(&vm->pt_lock);
+		break;
+	}
+	return last;
+}
+
 static ssize_t vdxg_vm_read_read(struct file *f, char __user *ubuf,
 				 size_t len, loff_t *pos)
 {
+	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct vdxg_vm_peek *p = f->private_data;
 	struct vdxg_vm_mgr *mgr = &p->vdxg->vm;
+	struct dma_fence *last;
 	ssize_t ret;
 	void *data;
 
@@ -1870,8 +1885,23 @@ static ssize_t vdxg_vm_read_read(struct file *f, char __user *ubuf,
 	data = kvmalloc(p->size, GFP_KERNEL);
 	if (!data)
 		return -ENOMEM;
+	/*
+	 * The read comes after the VM's binds queued so far, once they are
+	 * on the engine (the device's queue waits for no client), waited for
+	 * without the manager's lock.
+	 */
 	mutex_lock(&mgr->lock);
-	ret = vdxg_vm_peek(p);
+	last = vdxg_vm_last_update(mgr, p->asid);
+	mutex_unlock(&mgr->lock);
+	ret = vdxg_pg_wait_queued(p->vdxg, last, &ctx);
+	if (ret) {
+		dma_fence_put(last);
+		kvfree(data);
+		return ret;
+	}
+	mutex_lock(&mgr->lock);
+	ret = vdxg_vm_peek(p, last);
+	dma_fence_put(last);
 	if (!ret)
 		memcpy_fromio(data, mgr->stage_cpu, p->size);
 	mutex_unlock(&mgr->lock);

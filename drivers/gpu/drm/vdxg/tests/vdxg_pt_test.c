@@ -672,6 +672,11 @@ static void vdxg_pt_invalidate(struct kunit *test)
 	struct vdxg_pt_src src = {
 		.type = VDXG_PT_SRC_PAGES, .pages = pages, .npages = 1024,
 	};
+	/* From the second page: not 2 MiB aligned, so 4 KiB entries. */
+	struct vdxg_pt_src src4k = {
+		.type = VDXG_PT_SRC_PAGES, .pages = pages, .npages = 1024,
+		.addr = PG,
+	};
 	struct vdxg_pt_src inval = { .type = VDXG_PT_SRC_INVALID };
 	const u64 va = 0x40000000, big = 0x80000000;
 	struct pt_ctx *ctx = ctx_new(test, 4096);
@@ -694,15 +699,36 @@ static void vdxg_pt_invalidate(struct kunit *test)
 	expect_pages(ctx, va, 1024 * PG, pages, 0);
 	KUNIT_EXPECT_EQ(test, ctx->gpu.pages_in_use, in_use);
 
-	/* A 2 MiB leaf is split: one level-0 table, then none more. */
+	/*
+	 * A 2 MiB leaf goes invalid in place: no table allocated (a move
+	 * that may not wait for the VM's binds takes none). Mapped again as
+	 * a leaf: none; as 4 KiB pages: one, of invalid entries at first.
+	 */
 	KUNIT_ASSERT_EQ(test, ctx_map_vram(ctx, big, SZ_2M, 0x200000, 0), 0);
 	KUNIT_EXPECT_EQ(test, leaf_level(ctx, big), 1u);
 	tables = ctx->vm.tables;
 	KUNIT_ASSERT_EQ(test, ctx_op(ctx, big, SZ_2M, &inval, 0), 0);
 	expect_unmapped(ctx, big, SZ_2M, PG);
-	KUNIT_EXPECT_EQ(test, ctx->vm.tables, tables + 1);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, tables);
+	KUNIT_ASSERT_EQ(test, ctx_op(ctx, big, SZ_2M, &inval, 0), 0);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, tables);
 	KUNIT_ASSERT_EQ(test, ctx_map_vram(ctx, big, SZ_2M, 0x400000, 0), 0);
 	expect_vram(ctx, big, SZ_2M, 0x400000, 0, PG);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, big), 1u);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, tables);
+	KUNIT_ASSERT_EQ(test, ctx_op(ctx, big, SZ_2M, &inval, 0), 0);
+	KUNIT_ASSERT_EQ(test, ctx_op(ctx, big, SZ_2M, &src4k, 0), 0);
+	expect_pages(ctx, big, SZ_2M, pages + 1, 0);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, big), 0u);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, tables + 1);
+	/* Cut: a leaf made invalid is split into invalid pages. */
+	KUNIT_ASSERT_EQ(test, ctx_map_vram(ctx, big, SZ_2M, 0x400000, 0), 0);
+	KUNIT_ASSERT_EQ(test, ctx_op(ctx, big, SZ_2M, &inval, 0), 0);
+	KUNIT_ASSERT_EQ(test, ctx_map_vram(ctx, big + PG, PG, 0x600000, 0),
+			0);
+	expect_unmapped(ctx, big, PG, PG);
+	expect_vram(ctx, big + PG, PG, 0x600000, 0, PG);
+	expect_unmapped(ctx, big + 2 * PG, SZ_2M - 2 * PG, PG);
 
 	/* Unmapping frees them like any other. */
 	KUNIT_ASSERT_EQ(test, ctx_op(ctx, va, 1024 * PG, &inval, 0), 0);
