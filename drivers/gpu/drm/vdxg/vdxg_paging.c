@@ -511,8 +511,9 @@ int vdxg_pg_wait_queued_resv(struct vdxg_device *vdxg, struct dma_resv *resv,
 }
 
 /**
- * vdxg_pg_batch_add_resv - make the batch wait for a reservation's fences
- * @b: the batch, with no buffer submitted yet
+ * vdxg_pg_batch_add_resv - make the batch's next buffer (and so the later
+ *	ones) wait for a reservation's fences
+ * @b: the batch
  * @resv: the reservation object, locked
  * @usage: the fences to wait for
  *

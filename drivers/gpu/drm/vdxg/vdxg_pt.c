@@ -341,10 +341,15 @@ static int vdxg_pt_new_table(struct vdxg_pt_walk *w, struct vdxg_pt *parent,
 static int vdxg_pt_split(struct vdxg_pt_walk *w, struct vdxg_pt *pt, u32 idx)
 {
 	u64 leaf = pt->large[idx] & ~VDXG_PTE_LARGE;
+	int ret;
 
-	return vdxg_pt_new_table(w, pt, idx, leaf,
-				 !leaf || leaf & VDXG_PTE_ZERO ? 0 :
-				 VDXG_PT_PAGE);
+	ret = vdxg_pt_new_table(w, pt, idx, leaf,
+				!leaf || leaf & VDXG_PTE_ZERO ? 0 :
+				VDXG_PT_PAGE);
+	/* Invalid pages still count as used, as the leaf did. */
+	if (!ret && !leaf)
+		vdxg_pt_set_valid(pt->child[idx], 0, VDXG_PT_ENTRIES);
+	return ret;
 }
 
 /*

@@ -1847,21 +1847,27 @@ static int vdxg_vm_peek(struct vdxg_vm_peek *p, struct dma_fence *last)
 	return ret;
 }
 
-/* The last table update of the VM of address space @asid, or NULL. */
-static struct dma_fence *vdxg_vm_last_update(struct vdxg_vm_mgr *mgr,
-					     u32 asid)
+/* The VM of address space @asid, or NULL. */
+static struct vdxg_vm *vdxg_vm_of_asid(struct vdxg_vm_mgr *mgr, u32 asid)
 {
-	struct dma_fence *last = NULL;
 	struct vdxg_vm *vm;
 
 	lockdep_assert_held(&mgr->lock);
-	list_for_each_entry(vm, &mgr->list, link) {
-		if (vm->asid != asid)
-			continue;
+	list_for_each_entry(vm, &mgr->list, link)
+		if (vm->asid == asid)
+			return vm;
+	return NULL;
+}
+
+/* The last table update of @vm, or NULL. */
+static struct dma_fence *vdxg_vm_last_update(struct vdxg_vm *vm)
+{
+	struct dma_fence *last = NULL;
+
+	if (vm) {
 		mutex_lock(&vm->pt_lock);
 		last = dma_fence_get(vm->last_update);
 		mutex_unlock(&vm->pt_lock);
-		break;
 	}
 	return last;
 }
@@ -1873,6 +1879,7 @@ static ssize_t vdxg_vm_read_read(struct file *f, char __user *ubuf,
 	struct vdxg_vm_peek *p = f->private_data;
 	struct vdxg_vm_mgr *mgr = &p->vdxg->vm;
 	struct dma_fence *last;
+	struct vdxg_vm *vm;
 	ssize_t ret;
 	void *data;
 
@@ -1891,16 +1898,16 @@ static ssize_t vdxg_vm_read_read(struct file *f, char __user *ubuf,
 	 * without the manager's lock.
 	 */
 	mutex_lock(&mgr->lock);
-	last = vdxg_vm_last_update(mgr, p->asid);
+	vm = vdxg_vm_of_asid(mgr, p->asid);
+	last = vdxg_vm_last_update(vm);
 	mutex_unlock(&mgr->lock);
 	ret = vdxg_pg_wait_queued(p->vdxg, last, &ctx);
-	if (ret) {
-		dma_fence_put(last);
-		kvfree(data);
-		return ret;
-	}
 	mutex_lock(&mgr->lock);
-	ret = vdxg_vm_peek(p, last);
+	/* The address space changed hands meanwhile: read nothing. */
+	if (!ret && vdxg_vm_of_asid(mgr, p->asid) != vm)
+		ret = -EAGAIN;
+	if (!ret)
+		ret = vdxg_vm_peek(p, last);
 	dma_fence_put(last);
 	if (!ret)
 		memcpy_fromio(data, mgr->stage_cpu, p->size);
