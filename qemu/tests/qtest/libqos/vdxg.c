@@ -678,3 +678,79 @@ uint16_t ext_cap_find(QTestState *qts, int devfn, uint16_t id)
     }
     return 0;
 }
+
+/* RENDER commands into the buffer (docs/hardware.md) */
+
+void rd_nop(Pg *p)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_NOP, VDXG_RD_NOP_LEN));
+}
+
+void rd_mem(Pg *p, uint32_t op, uint64_t addr, uint64_t value)
+{
+    pb_dw(p, VDXG_PG_HDR(op, VDXG_RD_FENCE_LEN));
+    pb_qw(p, addr);
+    pb_qw(p, value);
+}
+
+void rd_fence(Pg *p, uint64_t addr, uint64_t value)
+{
+    rd_mem(p, VDXG_RD_FENCE, addr, value);
+}
+
+void rd_wait(Pg *p, uint64_t addr, uint64_t value)
+{
+    rd_mem(p, VDXG_RD_WAIT, addr, value);
+}
+
+void rd_set_surface(Pg *p, uint32_t slot, uint64_t addr,
+                           uint32_t format, uint32_t width, uint32_t height,
+                           uint32_t pitch)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_SURFACE, VDXG_RD_SET_SURFACE_LEN));
+    pb_dw(p, slot);
+    pb_qw(p, addr);
+    pb_dw(p, format);
+    pb_dw(p, width);
+    pb_dw(p, height);
+    pb_dw(p, pitch);
+}
+
+void rd_fill(Pg *p, uint32_t x, uint32_t y, uint32_t w, uint32_t h,
+                    uint32_t color)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_FILL_RECT, VDXG_RD_FILL_RECT_LEN));
+    pb_dw(p, VDXG_RD_XY(x, y));
+    pb_dw(p, VDXG_RD_XY(w, h));
+    pb_dw(p, color);
+}
+
+void rd_copy(Pg *p, uint32_t sx, uint32_t sy, uint32_t dx, uint32_t dy,
+                    uint32_t w, uint32_t h)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_COPY_RECT, VDXG_RD_COPY_RECT_LEN));
+    pb_dw(p, VDXG_RD_XY(sx, sy));
+    pb_dw(p, VDXG_RD_XY(dx, dy));
+    pb_dw(p, VDXG_RD_XY(w, h));
+}
+
+void rd_blend(Pg *p, uint32_t sx, uint32_t sy, uint32_t dx,
+                     uint32_t dy, uint32_t w, uint32_t h, uint32_t alpha)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_BLEND, VDXG_RD_BLEND_LEN));
+    pb_dw(p, VDXG_RD_XY(sx, sy));
+    pb_dw(p, VDXG_RD_XY(dx, dy));
+    pb_dw(p, VDXG_RD_XY(w, h));
+    pb_dw(p, alpha);
+}
+
+void rd_draw(Pg *p, uint32_t flags, uint32_t count, uint64_t vb)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_DRAW_TRIANGLES,
+                         VDXG_RD_DRAW_TRIANGLES_LEN));
+    pb_dw(p, flags);
+    pb_dw(p, count);
+    pb_qw(p, vb);
+}
+
+/* Store @n vertices at VRAM @vb in the layout the engine reads. */

@@ -203,6 +203,23 @@ void pb_qw(Pg *p, uint64_t qw);
 /* Byte offset in the buffer of the next operation. */
 uint32_t pb_off(Pg *p);
 
+/* RENDER commands: SET_SURFACE, FILL_RECT, COPY_RECT, BLEND, DRAW_TRIANGLES,
+ * FENCE/WAIT (rd_mem), NOP */
+void rd_nop(Pg *p);
+void rd_mem(Pg *p, uint32_t op, uint64_t addr, uint64_t value);
+void rd_fence(Pg *p, uint64_t addr, uint64_t value);
+void rd_wait(Pg *p, uint64_t addr, uint64_t value);
+void rd_set_surface(Pg *p, uint32_t slot, uint64_t addr,
+                           uint32_t format, uint32_t width, uint32_t height,
+                           uint32_t pitch);
+void rd_fill(Pg *p, uint32_t x, uint32_t y, uint32_t w, uint32_t h,
+                    uint32_t color);
+void rd_copy(Pg *p, uint32_t sx, uint32_t sy, uint32_t dx, uint32_t dy,
+                    uint32_t w, uint32_t h);
+void rd_blend(Pg *p, uint32_t sx, uint32_t sy, uint32_t dx,
+                     uint32_t dy, uint32_t w, uint32_t h, uint32_t alpha);
+void rd_draw(Pg *p, uint32_t flags, uint32_t count, uint64_t vb);
+
 void emit_nop(Pg *p);
 
 void emit_fence(Pg *p, uint64_t addr, uint64_t value);

@@ -171,85 +171,12 @@ void rd_stop(Pg *p)
 
 /* DMA buffer building */
 
-static void rd_nop(Pg *p)
-{
-    pb_dw(p, VDXG_PG_HDR(VDXG_RD_NOP, VDXG_RD_NOP_LEN));
-}
-
-static void rd_mem(Pg *p, uint32_t op, uint64_t addr, uint64_t value)
-{
-    pb_dw(p, VDXG_PG_HDR(op, VDXG_RD_FENCE_LEN));
-    pb_qw(p, addr);
-    pb_qw(p, value);
-}
-
-static void rd_fence(Pg *p, uint64_t addr, uint64_t value)
-{
-    rd_mem(p, VDXG_RD_FENCE, addr, value);
-}
-
-static void rd_wait(Pg *p, uint64_t addr, uint64_t value)
-{
-    rd_mem(p, VDXG_RD_WAIT, addr, value);
-}
-
-static void rd_set_surface(Pg *p, uint32_t slot, uint64_t addr,
-                           uint32_t format, uint32_t width, uint32_t height,
-                           uint32_t pitch)
-{
-    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_SURFACE, VDXG_RD_SET_SURFACE_LEN));
-    pb_dw(p, slot);
-    pb_qw(p, addr);
-    pb_dw(p, format);
-    pb_dw(p, width);
-    pb_dw(p, height);
-    pb_dw(p, pitch);
-}
-
 static void rd_bind(Pg *p, uint32_t slot, const RdSurf *sf)
 {
     rd_set_surface(p, slot, sf->gpu, sf->ref.format, sf->ref.width,
                    sf->ref.height, sf->ref.pitch);
 }
 
-static void rd_fill(Pg *p, uint32_t x, uint32_t y, uint32_t w, uint32_t h,
-                    uint32_t color)
-{
-    pb_dw(p, VDXG_PG_HDR(VDXG_RD_FILL_RECT, VDXG_RD_FILL_RECT_LEN));
-    pb_dw(p, VDXG_RD_XY(x, y));
-    pb_dw(p, VDXG_RD_XY(w, h));
-    pb_dw(p, color);
-}
-
-static void rd_copy(Pg *p, uint32_t sx, uint32_t sy, uint32_t dx, uint32_t dy,
-                    uint32_t w, uint32_t h)
-{
-    pb_dw(p, VDXG_PG_HDR(VDXG_RD_COPY_RECT, VDXG_RD_COPY_RECT_LEN));
-    pb_dw(p, VDXG_RD_XY(sx, sy));
-    pb_dw(p, VDXG_RD_XY(dx, dy));
-    pb_dw(p, VDXG_RD_XY(w, h));
-}
-
-static void rd_blend(Pg *p, uint32_t sx, uint32_t sy, uint32_t dx,
-                     uint32_t dy, uint32_t w, uint32_t h, uint32_t alpha)
-{
-    pb_dw(p, VDXG_PG_HDR(VDXG_RD_BLEND, VDXG_RD_BLEND_LEN));
-    pb_dw(p, VDXG_RD_XY(sx, sy));
-    pb_dw(p, VDXG_RD_XY(dx, dy));
-    pb_dw(p, VDXG_RD_XY(w, h));
-    pb_dw(p, alpha);
-}
-
-static void rd_draw(Pg *p, uint32_t flags, uint32_t count, uint64_t vb)
-{
-    pb_dw(p, VDXG_PG_HDR(VDXG_RD_DRAW_TRIANGLES,
-                         VDXG_RD_DRAW_TRIANGLES_LEN));
-    pb_dw(p, flags);
-    pb_dw(p, count);
-    pb_qw(p, vb);
-}
-
-/* Store @n vertices at VRAM @vb in the layout the engine reads. */
 static void rd_put_vertices(Pg *p, uint64_t vb, const RdVtx *v, uint32_t n,
                             uint32_t *dw)
 {

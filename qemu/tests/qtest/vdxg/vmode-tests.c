@@ -236,69 +236,6 @@ static void vm_fault(Vm *m, uint32_t reason, uint32_t opcode, uint64_t addr,
 #define RING_OP(as)         (VDXG_FAULT_OPCODE_RING | \
                              VDXG_RING_CMD_VIRTUAL(as))
 
-/* DMA buffer building */
-
-static void e_surf(Pg *p, uint32_t slot, uint64_t addr, uint32_t format,
-                   uint32_t width, uint32_t height, uint32_t pitch)
-{
-    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_SURFACE, VDXG_RD_SET_SURFACE_LEN));
-    pb_dw(p, slot);
-    pb_qw(p, addr);
-    pb_dw(p, format);
-    pb_dw(p, width);
-    pb_dw(p, height);
-    pb_dw(p, pitch);
-}
-
-static void e_fill(Pg *p, uint32_t x, uint32_t y, uint32_t w, uint32_t h,
-                   uint32_t color)
-{
-    pb_dw(p, VDXG_PG_HDR(VDXG_RD_FILL_RECT, VDXG_RD_FILL_RECT_LEN));
-    pb_dw(p, VDXG_RD_XY(x, y));
-    pb_dw(p, VDXG_RD_XY(w, h));
-    pb_dw(p, color);
-}
-
-static void e_copy(Pg *p, uint32_t sx, uint32_t sy, uint32_t dx, uint32_t dy,
-                   uint32_t w, uint32_t h)
-{
-    pb_dw(p, VDXG_PG_HDR(VDXG_RD_COPY_RECT, VDXG_RD_COPY_RECT_LEN));
-    pb_dw(p, VDXG_RD_XY(sx, sy));
-    pb_dw(p, VDXG_RD_XY(dx, dy));
-    pb_dw(p, VDXG_RD_XY(w, h));
-}
-
-static void e_blend(Pg *p, uint32_t sx, uint32_t sy, uint32_t dx,
-                    uint32_t dy, uint32_t w, uint32_t h, uint32_t alpha)
-{
-    pb_dw(p, VDXG_PG_HDR(VDXG_RD_BLEND, VDXG_RD_BLEND_LEN));
-    pb_dw(p, VDXG_RD_XY(sx, sy));
-    pb_dw(p, VDXG_RD_XY(dx, dy));
-    pb_dw(p, VDXG_RD_XY(w, h));
-    pb_dw(p, alpha);
-}
-
-static void e_draw(Pg *p, uint32_t flags, uint32_t count, uint64_t vb)
-{
-    pb_dw(p, VDXG_PG_HDR(VDXG_RD_DRAW_TRIANGLES,
-                         VDXG_RD_DRAW_TRIANGLES_LEN));
-    pb_dw(p, flags);
-    pb_dw(p, count);
-    pb_qw(p, vb);
-}
-
-static void e_mem(Pg *p, uint32_t op, uint64_t addr, uint64_t value)
-{
-    pb_dw(p, VDXG_PG_HDR(op, VDXG_RD_FENCE_LEN));
-    pb_qw(p, addr);
-    pb_qw(p, value);
-}
-
-static void e_nop(Pg *p)
-{
-    pb_dw(p, VDXG_PG_HDR(VDXG_RD_NOP, VDXG_RD_NOP_LEN));
-}
-
 /* Vertices in the layout the engine reads */
 static void vtx_put(uint8_t *b, const RdVtx *v, uint32_t n)
 {
@@ -340,28 +277,28 @@ static void vm_scene_build(Pg *p, const VmScene *a)
                          VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE;
 
     pb_reset(p);
-    e_surf(p, VDXG_SLOT_DST, a->dst, VDXG_FMT_XRGB8888, 64, 40, 320);
-    e_surf(p, VDXG_SLOT_SRC, a->src, VDXG_FMT_RGB565, 64, 40, 160);
-    e_surf(p, VDXG_SLOT_DEPTH, a->depth, VDXG_FMT_D32, 64, 40, 256);
-    e_surf(p, VDXG_SLOT_TEXTURE, a->tex, VDXG_FMT_ARGB8888, 48, 48, 192);
-    e_fill(p, 3, 2, 50, 30, 0x80123456);
+    rd_set_surface(p, VDXG_SLOT_DST, a->dst, VDXG_FMT_XRGB8888, 64, 40, 320);
+    rd_set_surface(p, VDXG_SLOT_SRC, a->src, VDXG_FMT_RGB565, 64, 40, 160);
+    rd_set_surface(p, VDXG_SLOT_DEPTH, a->depth, VDXG_FMT_D32, 64, 40, 256);
+    rd_set_surface(p, VDXG_SLOT_TEXTURE, a->tex, VDXG_FMT_ARGB8888, 48, 48, 192);
+    rd_fill(p, 3, 2, 50, 30, 0x80123456);
     /* RGB565 to XRGB8888: pixel by pixel */
-    e_copy(p, 1, 1, 10, 5, 40, 30);
-    e_blend(p, 0, 0, 2, 3, 60, 20, 200);
+    rd_copy(p, 1, 1, 10, 5, 40, 30);
+    rd_blend(p, 0, 0, 2, 3, 60, 20, 200);
     /* DST onto itself: a move, last pixel first, in runs */
-    e_surf(p, VDXG_SLOT_SRC, a->dst, VDXG_FMT_XRGB8888, 64, 40, 320);
-    e_copy(p, 5, 5, 7, 9, 40, 25);
+    rd_set_surface(p, VDXG_SLOT_SRC, a->dst, VDXG_FMT_XRGB8888, 64, 40, 320);
+    rd_copy(p, 5, 5, 7, 9, 40, 25);
     /* DST's memory as RGB565: an overlap through the band buffer */
-    e_surf(p, VDXG_SLOT_SRC, a->dst, VDXG_FMT_RGB565, 128, 40, 320);
-    e_copy(p, 0, 0, 1, 1, 30, 20);
+    rd_set_surface(p, VDXG_SLOT_SRC, a->dst, VDXG_FMT_RGB565, 128, 40, 320);
+    rd_copy(p, 0, 0, 1, 1, 30, 20);
     /* TEXTURE (with its null page) to DST: runs with alpha set */
-    e_surf(p, VDXG_SLOT_SRC, a->tex, VDXG_FMT_ARGB8888, 48, 48, 192);
-    e_copy(p, 0, 0, 8, 0, 48, 40);
-    e_blend(p, 3, 4, 20, 20, 40, 20, 77);
-    e_draw(p, dtf, 6, a->vb);
-    e_mem(p, VDXG_RD_FENCE, a->mem + 8, 0x1122334455667788ull);
-    e_mem(p, VDXG_RD_WAIT, a->mem + 16, 5);
-    e_nop(p);
+    rd_set_surface(p, VDXG_SLOT_SRC, a->tex, VDXG_FMT_ARGB8888, 48, 48, 192);
+    rd_copy(p, 0, 0, 8, 0, 48, 40);
+    rd_blend(p, 3, 4, 20, 20, 40, 20, 77);
+    rd_draw(p, dtf, 6, a->vb);
+    rd_mem(p, VDXG_RD_FENCE, a->mem + 8, 0x1122334455667788ull);
+    rd_mem(p, VDXG_RD_WAIT, a->mem + 16, 5);
+    rd_nop(p);
 }
 
 static void vm_scene_data(uint8_t *dst, uint8_t *src, uint8_t *depth,
@@ -492,13 +429,13 @@ static void test_vm_commands(void)
     vm_back(&m, as, 0x100000, "zz");
     vm_back(&m, as, 0x110000, "v");
     pb_reset(p);
-    e_surf(p, VDXG_SLOT_DST, 0x100000, VDXG_FMT_XRGB8888, 16, 16, 512);
-    e_fill(p, 0, 0, 16, 16, 0xffffffff);
-    e_mem(p, VDXG_RD_FENCE, 0x100ff8, 99);
-    e_surf(p, VDXG_SLOT_SRC, 0x100000, VDXG_FMT_ARGB8888, 16, 16, 512);
-    e_surf(p, VDXG_SLOT_DST, 0x110000, VDXG_FMT_ARGB8888, 16, 16, 64);
-    e_fill(p, 0, 0, 16, 16, 0x12345678);
-    e_copy(p, 0, 0, 2, 3, 10, 10);
+    rd_set_surface(p, VDXG_SLOT_DST, 0x100000, VDXG_FMT_XRGB8888, 16, 16, 512);
+    rd_fill(p, 0, 0, 16, 16, 0xffffffff);
+    rd_mem(p, VDXG_RD_FENCE, 0x100ff8, 99);
+    rd_set_surface(p, VDXG_SLOT_SRC, 0x100000, VDXG_FMT_ARGB8888, 16, 16, 512);
+    rd_set_surface(p, VDXG_SLOT_DST, 0x110000, VDXG_FMT_ARGB8888, 16, 16, 64);
+    rd_fill(p, 0, 0, 16, 16, 0x12345678);
+    rd_copy(p, 0, 0, 2, 3, 10, 10);
     vm_run(&m, as, VA_BUF, 0);
     g_assert_cmphex(vm_readl(&m, as, 0x110000), ==, 0x12345678);
     g_assert_cmphex(vm_readl(&m, as, 0x110000 + 3 * 64 + 8), ==, 0);
@@ -525,11 +462,11 @@ static void test_vm_scattered(void)
     memset(got, 0x5a, pitch * h);
     vm_rw(&m, as, VA_DST, got, pitch * h, true);
     pb_reset(p);
-    e_surf(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, w, h, pitch);
-    e_fill(p, 1, 0, w - 2, h, 0x00abcdef);
-    e_surf(p, VDXG_SLOT_SRC, VA_DST, VDXG_FMT_XRGB8888, w, h, pitch);
-    e_fill(p, 0, 0, 1, h, 0x00010203);
-    e_copy(p, 0, 0, w - 1, 0, 1, h);
+    rd_set_surface(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, w, h, pitch);
+    rd_fill(p, 1, 0, w - 2, h, 0x00abcdef);
+    rd_set_surface(p, VDXG_SLOT_SRC, VA_DST, VDXG_FMT_XRGB8888, w, h, pitch);
+    rd_fill(p, 0, 0, 1, h, 0x00010203);
+    rd_copy(p, 0, 0, w - 1, 0, 1, h);
     vm_run(&m, as, VA_BUF, 0);
     vm_rw(&m, as, VA_DST, got, pitch * h, false);
     for (y = 0; y < h; y++) {
@@ -561,8 +498,8 @@ static void test_vm_faults(void)
     /* A write to a page that is not present, then to a read-only one */
     vm_back(&m, as, VA_DST, "vn");
     pb_reset(p);
-    e_surf(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 64, 8, 1024);
-    e_fill(p, 0, 0, 64, 8, 0x00ff0000);
+    rd_set_surface(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 64, 8, 1024);
+    rd_fill(p, 0, 0, 64, 8, 0x00ff0000);
     vm_queue(&m, as, VA_BUF, 0);
     vm_fault(&m, VDXG_FAULT_VM_NOT_PRESENT, VDXG_RD_FILL_RECT,
              VA_DST + PG_PAGE, as, VDXG_ACCESS_WRITE);
@@ -570,54 +507,54 @@ static void test_vm_faults(void)
     g_assert_cmphex(vm_readl(&m, as, VA_DST + 3 * 1024 + 63 * 4), ==,
                     0xffff0000);
     vm_back(&m, as, VA_DST + PG_PAGE, "r");
-    e_surf(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 64, 8, 1024);
-    e_fill(p, 0, 0, 64, 8, 0x00ff0000);
+    rd_set_surface(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 64, 8, 1024);
+    rd_fill(p, 0, 0, 64, 8, 0x00ff0000);
     vm_queue(&m, as, VA_BUF, 0);
     vm_fault(&m, VDXG_FAULT_VM_READ_ONLY, VDXG_RD_FILL_RECT,
              VA_DST + PG_PAGE, as, VDXG_ACCESS_WRITE);
     /* A read-only page reads: as a copy's source, and for a WAIT */
-    e_surf(p, VDXG_SLOT_SRC, VA_DST + PG_PAGE, VDXG_FMT_XRGB8888, 4, 1, 16);
-    e_surf(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 4, 1, 16);
-    e_copy(p, 0, 0, 0, 0, 4, 1);
-    e_mem(p, VDXG_RD_WAIT, VA_MEM + PG_PAGE, 0);
+    rd_set_surface(p, VDXG_SLOT_SRC, VA_DST + PG_PAGE, VDXG_FMT_XRGB8888, 4, 1, 16);
+    rd_set_surface(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 4, 1, 16);
+    rd_copy(p, 0, 0, 0, 0, 4, 1);
+    rd_mem(p, VDXG_RD_WAIT, VA_MEM + PG_PAGE, 0);
     vm_run(&m, as, VA_BUF, 0);
     /* A FENCE to a read-only page */
-    e_mem(p, VDXG_RD_FENCE, VA_MEM + PG_PAGE + 8, 1);
+    rd_mem(p, VDXG_RD_FENCE, VA_MEM + PG_PAGE + 8, 1);
     vm_queue(&m, as, VA_BUF, 0);
     vm_fault(&m, VDXG_FAULT_VM_READ_ONLY, VDXG_RD_FENCE,
              VA_MEM + PG_PAGE + 8, as, VDXG_ACCESS_WRITE);
     /* A vertex buffer that is not there: a read */
-    e_surf(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 64, 4, 1024);
-    e_draw(p, 0, 3, 0x1f0000);
+    rd_set_surface(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 64, 4, 1024);
+    rd_draw(p, 0, 3, 0x1f0000);
     vm_queue(&m, as, VA_BUF, 0);
     vm_fault(&m, VDXG_FAULT_VM_NOT_PRESENT, VDXG_RD_DRAW_TRIANGLES,
              0x1f0000, as, VDXG_ACCESS_READ);
     /* A command buffer on a NO_EXEC page: at the entry's fetch */
-    e_nop(p);
+    rd_nop(p);
     vm_queue(&m, as, VA_BUF + PG_PAGE, 0);
     vm_fault(&m, VDXG_FAULT_VM_NO_EXEC, RING_OP(as), VA_BUF + PG_PAGE, as,
              VDXG_ACCESS_FETCH);
     /* ... and when the buffer reaches it (no header read: opcode 0) */
-    e_nop(p);
-    e_nop(p);
-    e_nop(p);
+    rd_nop(p);
+    rd_nop(p);
+    rd_nop(p);
     vm_queue(&m, as, VA_BUF + PG_PAGE - 8, 0);
     vm_fault(&m, VDXG_FAULT_VM_NO_EXEC, 0, VA_BUF + PG_PAGE, as,
              VDXG_ACCESS_FETCH);
     /* A system page the bus rejects: ADDRESS at the virtual address */
     vm_map(&m, as, VA_SRC, PTE_SYS(1ull << 47));     /* nothing decodes it */
-    e_mem(p, VDXG_RD_WAIT, VA_SRC + 0x18, 0);
+    rd_mem(p, VDXG_RD_WAIT, VA_SRC + 0x18, 0);
     vm_queue(&m, as, VA_BUF, 0);
     vm_fault(&m, VDXG_FAULT_ADDRESS, VDXG_RD_WAIT, VA_SRC + 0x18, 0, 0);
     /* A surface past 2^48 */
-    e_surf(p, VDXG_SLOT_DST, (1ull << 48) - 64, VDXG_FMT_XRGB8888, 16, 2,
+    rd_set_surface(p, VDXG_SLOT_DST, (1ull << 48) - 64, VDXG_FMT_XRGB8888, 16, 2,
            64);
     vm_queue(&m, as, VA_BUF, 0);
     vm_fault(&m, VDXG_FAULT_ADDRESS, VDXG_RD_SET_SURFACE, (1ull << 48) - 64,
              0, 0);
     /* A bad operand reports the command's virtual address. */
-    e_nop(p);
-    e_surf(p, 7, VA_DST, VDXG_FMT_XRGB8888, 16, 2, 64);
+    rd_nop(p);
+    rd_set_surface(p, 7, VA_DST, VDXG_FMT_XRGB8888, 16, 2, 64);
     vm_queue(&m, as, VA_BUF, 0);
     vm_fault(&m, VDXG_FAULT_PARAM, VDXG_RD_SET_SURFACE, VA_BUF + 4, 0, 0);
 
@@ -642,7 +579,7 @@ static void test_vm_faults(void)
              VDXG_ACCESS_FETCH);
     wr(&p->v, VDXG_REG_VM_CTRL, 0);
     pb_reset(p);
-    e_nop(p);
+    rd_nop(p);
     vm_rw(&m, as, VA_BUF, p->buf, 4, true);
     pb_reset(p);
     ring_entry(p, VDXG_RING_CMD_VIRTUAL(as), 4, VA_BUF, ++p->seqno, VM_CTX,
@@ -667,13 +604,13 @@ static void test_vm_faults(void)
     vm_fault(&m, VDXG_FAULT_RING, VDXG_FAULT_OPCODE_RING, RD_RING + 32, 0,
              0);
     /* A state area past VRAM */
-    e_nop(p);
+    rd_nop(p);
     vm_queue(&m, as, VA_BUF, PG_VRAM_SIZE / PG_PAGE);
     vm_fault(&m, VDXG_FAULT_ADDRESS, RING_OP(as), PG_VRAM_SIZE, 0, 0);
 
     /* Other address spaces work, and so does the PAGING engine */
-    e_surf(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 4, 4, 16);
-    e_fill(p, 0, 0, 4, 4, 0x00777777);
+    rd_set_surface(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 4, 4, 16);
+    rd_fill(p, 0, 0, 4, 4, 0x00777777);
     vm_run(&m, 2, VA_BUF, 0);
     g_assert_cmphex(vm_readl(&m, 2, VA_DST + 60), ==, 0xff777777);
     p->eng = VDXG_ENGINE_PAGING;
@@ -748,9 +685,9 @@ static void test_vm_state(void)
 
     /* Entry 1 binds DST and TEXTURE; the area holds them after it. */
     pb_reset(p);
-    e_surf(p, VDXG_SLOT_DST, VA_DST + 8, VDXG_FMT_XRGB8888, 100, 3, 2048);
-    e_surf(p, VDXG_SLOT_TEXTURE, VA_TEX, VDXG_FMT_RGB565, 8, 8, 16);
-    e_fill(p, 0, 0, 100, 3, 0x00111111);
+    rd_set_surface(p, VDXG_SLOT_DST, VA_DST + 8, VDXG_FMT_XRGB8888, 100, 3, 2048);
+    rd_set_surface(p, VDXG_SLOT_TEXTURE, VA_TEX, VDXG_FMT_RGB565, 8, 8, 16);
+    rd_fill(p, 0, 0, 100, 3, 0x00111111);
     vm_run(&m, as, VA_BUF, s1 >> 12);
     g_assert_cmphex(vm_slot_dw(p, s1, VDXG_SLOT_DST, VDXG_CTX_SLOT_DW_BOUND),
                     ==, 1);
@@ -776,7 +713,7 @@ static void test_vm_state(void)
     g_assert_cmphex(vram_readl(p, s1), ==, VDXG_CTX_STATE_MAGIC);
 
     /* Entry 2, same area: DST is still bound. */
-    e_fill(p, 1, 1, 98, 1, 0x00222222);
+    rd_fill(p, 1, 1, 98, 1, 0x00222222);
     vm_run(&m, as, VA_BUF, s1 >> 12);
     g_assert_cmphex(vm_readl(&m, as, VA_DST + 8 + 2048 + 4), ==, 0xff222222);
     g_assert_cmphex(vm_readl(&m, as, VA_DST + 8 + 2048), ==, 0xff111111);
@@ -785,14 +722,14 @@ static void test_vm_state(void)
                     0xff111111);
 
     /* Without an area, or with another context's, nothing is bound. */
-    e_fill(p, 0, 0, 1, 1, 0);
+    rd_fill(p, 0, 0, 1, 1, 0);
     vm_queue(&m, as, VA_BUF, 0);
     vm_fault(&m, VDXG_FAULT_PARAM, VDXG_RD_FILL_RECT, VA_BUF, 0, 0);
-    e_fill(p, 0, 0, 1, 1, 0);
+    rd_fill(p, 0, 0, 1, 1, 0);
     vm_queue(&m, as, VA_BUF, s2 >> 12);
     vm_fault(&m, VDXG_FAULT_PARAM, VDXG_RD_FILL_RECT, VA_BUF, 0, 0);
     /* ... nor in a physical-mode entry */
-    e_fill(p, 0, 0, 1, 1, 0);
+    rd_fill(p, 0, 0, 1, 1, 0);
     pb_queue(p);
     ring_kick(p);
     pg_expect_fault(p, VDXG_FAULT_PARAM, VDXG_RD_FILL_RECT, p->buf_gpu,
@@ -801,9 +738,9 @@ static void test_vm_state(void)
 
     /* A faulting entry stores nothing: s1 keeps what entry 2 left. */
     vram_read(p, s1, before, sizeof(before));
-    e_surf(p, VDXG_SLOT_SRC, VA_TEX, VDXG_FMT_RGB565, 8, 8, 16);
-    e_surf(p, VDXG_SLOT_DST, 0x1f0000, VDXG_FMT_RGB565, 8, 8, 16);
-    e_fill(p, 0, 0, 8, 8, 0);
+    rd_set_surface(p, VDXG_SLOT_SRC, VA_TEX, VDXG_FMT_RGB565, 8, 8, 16);
+    rd_set_surface(p, VDXG_SLOT_DST, 0x1f0000, VDXG_FMT_RGB565, 8, 8, 16);
+    rd_fill(p, 0, 0, 8, 8, 0);
     vm_queue(&m, as, VA_BUF, s1 >> 12);
     vm_fault(&m, VDXG_FAULT_VM_NOT_PRESENT, VDXG_RD_FILL_RECT, 0x1f0000, as,
              VDXG_ACCESS_WRITE);
@@ -812,8 +749,8 @@ static void test_vm_state(void)
 
     /* Rebinding replaces, the rest of the page stays as it was */
     vram_writel(p, s1 + 36 * 4, 0xfeedface);
-    e_surf(p, VDXG_SLOT_DST, VA_TEX, VDXG_FMT_RGB565, 8, 8, 16);
-    e_fill(p, 0, 0, 8, 8, 0xff0000);
+    rd_set_surface(p, VDXG_SLOT_DST, VA_TEX, VDXG_FMT_RGB565, 8, 8, 16);
+    rd_fill(p, 0, 0, 8, 8, 0xff0000);
     vm_run(&m, as, VA_BUF, s1 >> 12);
     g_assert_cmphex(vm_slot_dw(p, s1, VDXG_SLOT_DST, VDXG_CTX_SLOT_DW_ADDR),
                     ==, VA_TEX);
@@ -877,7 +814,7 @@ static void test_vm_state_bad(void)
         } else {
             /* The good state: VA 0xffffff04 is not mapped. */
             pb_reset(p);
-            e_fill(p, 0, 0, 64, 1, 0);
+            rd_fill(p, 0, 0, 64, 1, 0);
             vm_queue(&m, as, VA_BUF, s >> 12);
             vm_fault(&m, VDXG_FAULT_VM_NOT_PRESENT, VDXG_RD_FILL_RECT,
                      0xffffff04, as, VDXG_ACCESS_WRITE);
@@ -885,7 +822,7 @@ static void test_vm_state_bad(void)
         }
         g_test_message("bad state %u", i);
         pb_reset(p);
-        e_nop(p);
+        rd_nop(p);
         vm_queue(&m, as, VA_BUF, s >> 12);
         vm_fault(&m, VDXG_FAULT_PARAM, RING_OP(as), s, 0, 0);
         /* Nothing stored */
@@ -921,11 +858,11 @@ static void test_vm_sliced(void)
     vm_state_init(p, VM_STATE(0));
     runs = qom_get_u64(p, "x-rd-bh-runs");
     pb_reset(p);
-    e_surf(p, VDXG_SLOT_DST, va, VDXG_FMT_XRGB8888, w, h, w * 4);
-    e_fill(p, 0, 0, w, h, 0x00c0ffee);
-    e_surf(p, VDXG_SLOT_SRC, va, VDXG_FMT_XRGB8888, w, h, w * 4);
-    e_blend(p, 0, 0, 1, 1, w - 1, h - 1, 0);
-    e_mem(p, VDXG_RD_FENCE, VA_MEM, 0xabc);
+    rd_set_surface(p, VDXG_SLOT_DST, va, VDXG_FMT_XRGB8888, w, h, w * 4);
+    rd_fill(p, 0, 0, w, h, 0x00c0ffee);
+    rd_set_surface(p, VDXG_SLOT_SRC, va, VDXG_FMT_XRGB8888, w, h, w * 4);
+    rd_blend(p, 0, 0, 1, 1, w - 1, h - 1, 0);
+    rd_mem(p, VDXG_RD_FENCE, VA_MEM, 0xabc);
     vm_queue(&m, as, VA_BUF, VM_STATE(0) >> 12);
     ring_kick(p);
     wr(&p->v, EREG(p, VDXG_ENG_CTRL), 0);
@@ -966,10 +903,10 @@ static void test_vm_sliced(void)
         }
         vm_rw(&m, as, 0x100000, px, bw * bh * 4, true);
         pb_reset(p);
-        e_surf(p, VDXG_SLOT_SRC, 0x80000, VDXG_FMT_ARGB8888, bw, bh, bw * 4);
-        e_surf(p, VDXG_SLOT_DST, 0x100000, VDXG_FMT_ARGB8888, bw, bh,
+        rd_set_surface(p, VDXG_SLOT_SRC, 0x80000, VDXG_FMT_ARGB8888, bw, bh, bw * 4);
+        rd_set_surface(p, VDXG_SLOT_DST, 0x100000, VDXG_FMT_ARGB8888, bw, bh,
                bw * 4);
-        e_blend(p, 0, 0, 0, 0, bw, bh - 1, 255);
+        rd_blend(p, 0, 0, 0, 0, bw, bh - 1, 255);
         runs = qom_get_u64(p, "x-rd-bh-runs");
         qobject_unref(qtest_qmp(p->v.qts, "{ 'execute': 'qom-set', "
                                 "'arguments': { 'path': "
@@ -1013,10 +950,10 @@ static void test_vm_migration(void)
     vm_state_init(p, s);
     vm_rw(&m, as, VA_MEM, (uint64_t[]) { 0 }, 8, true);
     pb_reset(p);
-    e_surf(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 32, 2, 4096);
-    e_fill(p, 0, 0, 32, 2, 0x00010101);
-    e_mem(p, VDXG_RD_WAIT, VA_MEM, 3);
-    e_fill(p, 0, 1, 32, 1, 0x00020202);
+    rd_set_surface(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 32, 2, 4096);
+    rd_fill(p, 0, 0, 32, 2, 0x00010101);
+    rd_mem(p, VDXG_RD_WAIT, VA_MEM, 3);
+    rd_fill(p, 0, 1, 32, 1, 0x00020202);
     vm_queue(&m, as, VA_BUF, s >> 12);
     ring_kick(p);
     rd_assert_stuck(p, 0, 1000000);
