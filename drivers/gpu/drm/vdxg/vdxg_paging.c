@@ -524,16 +524,12 @@ int vdxg_pg_batch_add_resv(struct vdxg_pg_batch *b, struct dma_resv *resv,
 {
 	struct dma_resv_iter cursor;
 	struct dma_fence *fence;
-	u32 id;
 	int ret;
 
 	dma_resv_for_each_fence(&cursor, resv, usage, fence) {
-		ret = xa_alloc(&b->deps, &id, dma_fence_get(fence),
-			       xa_limit_32b, GFP_KERNEL);
-		if (ret) {
-			dma_fence_put(fence);
+		ret = vdxg_pg_batch_add_dep(b, fence);
+		if (ret)
 			return ret;
-		}
 	}
 	return 0;
 }
@@ -694,6 +690,29 @@ struct dma_fence *vdxg_pg_batch_end(struct vdxg_pg_batch *b)
 		return ERR_PTR(ret);
 	}
 	return b->fence;
+}
+
+/**
+ * vdxg_pg_batch_end_wait - end a batch and wait for its last job
+ * @b: the batch
+ * @ret: the caller's error so far
+ *
+ * For work the caller cannot go on without.
+ *
+ * Return: @ret, else the batch's error, else its job's.
+ */
+int vdxg_pg_batch_end_wait(struct vdxg_pg_batch *b, int ret)
+{
+	struct dma_fence *fence = vdxg_pg_batch_end(b);
+
+	if (IS_ERR(fence))
+		return ret ?: PTR_ERR(fence);
+	if (fence) {
+		dma_fence_wait(fence, false);
+		ret = ret ?: fence->error;
+		dma_fence_put(fence);
+	}
+	return ret;
 }
 
 static int vdxg_paging_check_param(struct vdxg_device *vdxg)

@@ -140,6 +140,7 @@ int vdxg_pg_wait_queued(struct vdxg_device *vdxg, struct dma_fence *fence,
 int vdxg_pg_wait_queued_resv(struct vdxg_device *vdxg, struct dma_resv *resv,
 			     struct ttm_operation_ctx *ctx);
 struct dma_fence *vdxg_pg_batch_end(struct vdxg_pg_batch *b);
+int vdxg_pg_batch_end_wait(struct vdxg_pg_batch *b, int ret);
 
 int vdxg_paging_inject_fault(struct vdxg_device *vdxg);
 void vdxg_paging_hold(struct vdxg_device *vdxg, bool hold);

@@ -87,7 +87,6 @@ static int vdxg_sriov_program(struct vdxg_device *vdxg, unsigned int vf,
 static int vdxg_sriov_scrub(struct vdxg_device *vdxg,
 			    const struct vdxg_sriov_vf *svf)
 {
-	struct dma_fence *fence;
 	struct vdxg_pg_batch b;
 	unsigned int i;
 	int ret;
@@ -102,15 +101,7 @@ static int vdxg_sriov_scrub(struct vdxg_device *vdxg,
 		ret = vdxg_pg_emit(&b, vdxg_pg_fill(&b.pb, addr, size, 0, &done,
 						    &b.stats));
 	}
-	fence = vdxg_pg_batch_end(&b);
-	if (IS_ERR(fence))
-		return ret ?: PTR_ERR(fence);
-	if (fence) {
-		dma_fence_wait(fence, false);
-		ret = ret ?: fence->error;
-		dma_fence_put(fence);
-	}
-	return ret;
+	return vdxg_pg_batch_end_wait(&b, ret);
 }
 
 /* Wait for pipelined moves out of VRAM: their source may be carved next. */

@@ -64,24 +64,6 @@ static struct vdxg_vm *to_vdxg_vm(struct drm_gpuvm *gpuvm)
 	return container_of(gpuvm, struct vdxg_vm, gpuvm);
 }
 
-/*
- * End @b and wait for its last job: @ret, else the batch's error, else
- * the job's. For work the caller cannot go on without.
- */
-static int vdxg_vm_batch_wait(struct vdxg_pg_batch *b, int ret)
-{
-	struct dma_fence *fence = vdxg_pg_batch_end(b);
-
-	if (IS_ERR(fence))
-		return ret ?: PTR_ERR(fence);
-	if (fence) {
-		dma_fence_wait(fence, false);
-		ret = ret ?: fence->error;
-		dma_fence_put(fence);
-	}
-	return ret;
-}
-
 /* ------------------------------------------------------------ the device */
 
 /**
@@ -1030,7 +1012,7 @@ static int vdxg_vm_activate(struct vdxg_vm *vm)
 		ret = vdxg_pg_emit(&b, vdxg_pt_vm_activate(&vm->pt, &b.pb,
 							   &progress,
 							   &b.stats));
-	ret = vdxg_vm_batch_wait(&b, ret);
+	ret = vdxg_pg_batch_end_wait(&b, ret);
 	if (ret) {
 		/* The device is done with the job: the root goes now. */
 		vdxg_vm_as_off(vm);
@@ -1088,10 +1070,10 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 	/* Without memory or locks, the VM still goes: drop the mappings. */
 	if (!ret && !vdxg_pg_batch_begin_queue(&b, vm->vdxg, &vm->queue)) {
 		st.b = &b;
+		/* The objects' fences: the VM's last table update among them. */
 		vdxg_vm_bind_deps(&b, &exec);
 		mutex_lock(&vm->pt_lock);
 		vm->no_alloc = true;
-		vdxg_vm_update_begin(vm, &b);
 		drm_gpuvm_sm_unmap(&vm->gpuvm, &st, 0, VDXG_VM_VA_END);
 		vdxg_pg_emit(&b, vdxg_pg_update_context_alloc(&b.pb, vm->asid,
 							      0, &b.stats));
@@ -1390,7 +1372,7 @@ void vdxg_vm_swap_notify(struct ttm_buffer_object *tbo)
 			if (ret)
 				break;
 		}
-		ret = vdxg_vm_batch_wait(&b, ret);
+		ret = vdxg_pg_batch_end_wait(&b, ret);
 	}
 	if (ret) {
 		drm_gem_for_each_gpuvm_bo(vm_bo, obj)
@@ -1533,7 +1515,7 @@ int vdxg_vm_state_create(struct vdxg_vm *vm, struct vdxg_bo **out, u64 *gpu)
 		ret = vdxg_pg_emit(&b, vdxg_pg_init_context_resource(&b.pb,
 								     *gpu,
 								     &b.stats));
-		ret = vdxg_vm_batch_wait(&b, ret);
+		ret = vdxg_pg_batch_end_wait(&b, ret);
 	}
 	if (ret) {
 		ttm_bo_unpin(&bo->tbo);
