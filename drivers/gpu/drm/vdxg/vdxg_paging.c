@@ -561,17 +561,19 @@ static int vdxg_pg_job_create(struct vdxg_pg_batch *b,
 			      struct vdxg_pg_job **out)
 {
 	struct vdxg_paging *paging = &b->vdxg->paging;
+	/* A VM's binds, queued for a client: charged to it. */
+	gfp_t gfp = b->queue ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
 	struct vdxg_pg_job *job;
 	int ret;
 
-	job = kmalloc(sizeof(*job), GFP_KERNEL);
+	job = kmalloc(sizeof(*job), gfp);
 	if (!job)
 		return -ENOMEM;
 	memset(job, 0, offsetof(struct vdxg_pg_job, inline_cmd));
 	job->len = b->pb.used * sizeof(u32);
 	job->cmd = job->inline_cmd;
 	if (b->pb.used > VDXG_PG_JOB_INLINE) {
-		job->cmd = kvmalloc(job->len, GFP_KERNEL);
+		job->cmd = kvmalloc(job->len, gfp);
 		if (!job->cmd) {
 			ret = -ENOMEM;
 			goto err_free;

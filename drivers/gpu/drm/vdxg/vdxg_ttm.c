@@ -184,6 +184,28 @@ static int vdxg_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 	return ret;
 }
 
+/*
+ * A first placement waits only for the last eviction out of its memory
+ * type (TTM's move fence for the manager, a job of the device's paging
+ * queue), not for the fences on its reservation.
+ */
+static int vdxg_bo_first_place_dep(struct vdxg_pg_batch *b,
+				   struct ttm_buffer_object *tbo,
+				   struct ttm_resource *new)
+{
+	struct ttm_resource_manager *man =
+		ttm_manager_type(tbo->bdev, new->mem_type);
+	struct dma_fence *fence;
+	int ret;
+
+	spin_lock(&man->move_lock);
+	fence = dma_fence_get(man->move);
+	spin_unlock(&man->move_lock);
+	ret = vdxg_pg_batch_add_dep(b, fence);
+	dma_fence_put(fence);
+	return ret;
+}
+
 static int vdxg_bo_move_ops(struct ttm_buffer_object *tbo, bool evict,
 			    struct ttm_operation_ctx *ctx,
 			    struct ttm_resource *new)
@@ -193,6 +215,7 @@ static int vdxg_bo_move_ops(struct ttm_buffer_object *tbo, bool evict,
 	bool content = vdxg_has_content(tbo);
 	struct vdxg_pg_batch b;
 	struct dma_fence *fence;
+	bool vm_ops = false;
 	int idx, ret;
 
 	/* Nothing to do on the GPU: no content, no aperture. */
@@ -218,28 +241,41 @@ static int vdxg_bo_move_ops(struct ttm_buffer_object *tbo, bool evict,
 	/*
 	 * The paging queue waits for nothing a client holds up: the mover
 	 * does, on the CPU, as the move's context says, until the object's
-	 * jobs and binds are at least on their engines. (A first placement
-	 * has no user yet; a page table, whose reservation is its VM's, is
-	 * created by a bind that must not wait for the VM's binds.)
+	 * jobs and binds are at least on their engines. A first placement
+	 * has no content and no user, and its jobs wait for nothing: its
+	 * reservation may be shared with others' (an object private to a
+	 * VM, a page table) whose fences a client holds up, binds waiting
+	 * for their in-fences among them.
 	 */
 	if (tbo->resource) {
 		ret = vdxg_pg_wait_queued_resv(vdxg, tbo->base.resv, ctx);
 		if (ret)
 			goto out;
 	}
-	ret = vdxg_pg_batch_begin(&b, vdxg, tbo->base.resv);
-	if (ret)
+	ret = vdxg_pg_batch_begin(&b, vdxg,
+				  tbo->resource ? tbo->base.resv : NULL);
+	if (!ret && !tbo->resource)
+		ret = vdxg_bo_first_place_dep(&b, tbo, new);
+	if (ret) {
+		if (b.staging)
+			vdxg_pg_batch_end(&b);
 		goto out;
+	}
 	ret = vdxg_move_ops(&b, tbo, new, content,
 			    !(bo->flags & DRM_VDXG_GEM_NO_CLEAR));
 	/* Then, in the same jobs, every VM's view of the object. */
-	if (!ret)
+	if (!ret) {
+		vm_ops = true;
 		ret = vdxg_vm_move_ops(&b, tbo, new);
-	fence = vdxg_pg_batch_end(&b);
-	if (IS_ERR(fence)) {
-		ret = ret ?: PTR_ERR(fence);
-		goto out;
 	}
+	fence = vdxg_pg_batch_end(&b);
+	if (IS_ERR(fence))
+		ret = ret ?: PTR_ERR(fence);
+	/* Some VMs may point at the new place, which the failure frees. */
+	if (ret && vm_ops)
+		vdxg_vm_move_failed(tbo);
+	if (IS_ERR(fence))
+		goto out;
 	if (ret) {
 		if (fence) {
 			dma_fence_wait(fence, false);

@@ -790,11 +790,18 @@ static void vdxg_vm_update_done(struct vdxg_vm *vm, struct dma_fence *fence)
 	vm->last_update = dma_fence_get(fence);
 }
 
+/*
+ * A batch that fails to end may have had some of its buffers queued and
+ * lost the rest: the tables no longer say what the mapping tree says, and
+ * the VM is switched off.
+ */
 static struct dma_fence *vdxg_vm_update_end(struct vdxg_vm *vm,
 					    struct vdxg_pg_batch *b)
 {
 	struct dma_fence *fence = vdxg_pg_batch_end(b);
 
+	if (IS_ERR(fence) && !READ_ONCE(vm->broken))
+		vdxg_vm_break(vm, "a paging job of its tables was lost");
 	vdxg_vm_update_done(vm, fence);
 	return fence;
 }
@@ -1156,7 +1163,11 @@ int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
 	if (ret)
 		goto err_queue;
 
-	ret = xa_alloc(&vf->vms, &id, vm,
+	/*
+	 * The id is reserved first and the VM published under it last:
+	 * VM_DESTROY of that id cannot free it while it is set up.
+	 */
+	ret = xa_alloc(&vf->vms, &id, NULL,
 		       XA_LIMIT(1, DRM_VDXG_VM_MAX_PER_FILE), GFP_KERNEL);
 	if (ret) {
 		ret = ret == -EBUSY ? -ENOSPC : ret;
@@ -1164,10 +1175,11 @@ int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
 	}
 	vm->id = id;
 	vm->client_id = file->client_id;
-	args->vm_id = id;
 	mutex_lock(&vdxg->vm.lock);
 	list_add_tail(&vm->link, &vdxg->vm.list);
 	mutex_unlock(&vdxg->vm.lock);
+	xa_store(&vf->vms, id, vm, GFP_KERNEL);
+	args->vm_id = id;
 	return 0;
 
 err_close:
@@ -1338,6 +1350,24 @@ int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 			return ret;
 	}
 	return 0;
+}
+
+/**
+ * vdxg_vm_move_failed - a move that rewrote mappings did not complete
+ * @tbo: the object, reserved
+ *
+ * Some VMs may already point at the new place, which the failed move
+ * frees: every VM the object is bound in is switched off.
+ */
+void vdxg_vm_move_failed(struct ttm_buffer_object *tbo)
+{
+	struct drm_gem_object *obj = &tbo->base;
+	struct drm_gpuvm_bo *vm_bo;
+
+	dma_resv_assert_held(obj->resv);
+	drm_gem_for_each_gpuvm_bo(vm_bo, obj)
+		vdxg_vm_break(to_vdxg_vm(vm_bo->vm),
+			      "an object bound in it could not be moved cleanly");
 }
 
 /**

@@ -117,6 +117,7 @@ void vdxg_vm_restore(struct vdxg_device *vdxg);
 void vdxg_vm_file_close(struct vdxg_file *vf);
 void vdxg_vm_debugfs_init(struct vdxg_device *vdxg);
 
+void vdxg_vm_move_failed(struct ttm_buffer_object *tbo);
 int vdxg_vm_move_ops(struct vdxg_pg_batch *b, struct ttm_buffer_object *tbo,
 		     struct ttm_resource *new);
 void vdxg_vm_swap_notify(struct ttm_buffer_object *tbo);
