@@ -224,9 +224,13 @@ static void test_render_null(void)
 	vcs_surface(&e.vcs, VDXG_SLOT_SRC, VA_SRC, &z);
 	vdxg_vcs_copy_rect(&e.vcs, 0, 0, 8, 8, 50, 40);
 	vdxg_ref_copy_rect(&rd, &rz, 0, 0, 8, 8, 50, 40);
-	/* DST in the null range: the fill goes nowhere. */
+	/* DST in the null range: the fill goes nowhere... */
 	vcs_surface(&e.vcs, VDXG_SLOT_DST, VA_SRC, &z);
 	vdxg_vcs_fill_rect(&e.vcs, 0, 0, W, H, 0xffffffff);
+	/* ...so the range still reads zero after it. */
+	vcs_surface(&e.vcs, VDXG_SLOT_DST, VA_DST, &d);
+	vdxg_vcs_copy_rect(&e.vcs, 60, 20, 4, 4, 30, 40);
+	vdxg_ref_copy_rect(&rd, &rz, 60, 20, 4, 4, 30, 40);
 	ex_run(&e);
 	vr_buf_check(&dst, &d, 1, "DST");
 	vr_buf_fini(&zero);

@@ -104,33 +104,135 @@ static void expect_fault(struct vr *vr, uint32_t asid, uint64_t va)
 	vvm_expect_fault(vdxg_device_fd(vr->dev), asid, va);
 }
 
+/*
+ * VM_CREATE and VM_DESTROY: the per-file limit, then malformed calls, a
+ * row each, every one followed by a valid create and destroy.
+ */
+struct bad_vm_row {
+	const char *what;
+	bool destroy;		/* a VM_DESTROY row, else VM_CREATE */
+	uint32_t flags;		/* VM_CREATE's flags */
+	uint32_t vm_id;		/* VM_DESTROY: an id, or VMID_* below */
+	uint32_t pad;
+	int err;
+};
+
+#define VMID_OTHER_FILE		0x7f000001u
+#define VMID_DESTROYED		0x7f000002u
+
+static const struct bad_vm_row bad_vm_rows[] = {
+	{ "create: flags 1", false, 1, 0, 0, -EINVAL },
+	{ "create: flags ~0", false, ~0u, 0, 0, -EINVAL },
+	{ "create: flag 31", false, 1u << 31, 0, 0, -EINVAL },
+	{ "destroy: VM 0", true, 0, 0, 0, -ENOENT },
+	{ "destroy: unknown VM", true, 0, 1000, 0, -ENOENT },
+	{ "destroy: VM ~0", true, 0, ~0u, 0, -ENOENT },
+	{ "destroy: a VM of another file", true, 0, VMID_OTHER_FILE, 0,
+	  -ENOENT },
+	{ "destroy: a destroyed VM", true, 0, VMID_DESTROYED, 0, -ENOENT },
+	{ "destroy: pad", true, 0, 0, 1, -EINVAL },
+};
+
 static void test_create_destroy(void)
 {
-	struct drm_vdxg_vm_create c = { 0 };
-	struct drm_vdxg_vm_destroy d = { 0 };
-	uint32_t ids[DRM_VDXG_VM_MAX_PER_FILE], id;
-	struct vr vr;
-	int i;
+	uint32_t ids[DRM_VDXG_VM_MAX_PER_FILE], id, other, gone, i;
+	int fd;
+	struct vr vr, b;
 
 	vr_open(&vr);
 	vm_require(&vr);
+	vr_open(&b);
+	fd = vdxg_device_fd(vr.dev);
 	for (i = 0; i < DRM_VDXG_VM_MAX_PER_FILE; i++)
 		ids[i] = vm_new(&vr);
 	vtest_assert_eq(vdxg_vm_create(vr.dev, 0, &id), -ENOSPC);
+	/* The limit is the file's: another file still creates one. */
+	other = vm_new(&b);
 	for (i = 0; i < DRM_VDXG_VM_MAX_PER_FILE; i++)
 		vtest_assert_ok(vdxg_vm_destroy(vr.dev, ids[i]));
 	vtest_assert_eq(vdxg_vm_destroy(vr.dev, ids[0]), -ENOENT);
 
-	c.flags = 1;
-	vtest_assert_eq(xioctl(vdxg_device_fd(vr.dev),
-				    DRM_IOCTL_VDXG_VM_CREATE, &c), -EINVAL);
-	d.vm_id = vm_new(&vr);
-	d.pad = 1;
-	vtest_assert_eq(xioctl(vdxg_device_fd(vr.dev),
-				    DRM_IOCTL_VDXG_VM_DESTROY, &d), -EINVAL);
-	d.pad = 0;
-	vtest_assert_ok(xioctl(vdxg_device_fd(vr.dev),
-				    DRM_IOCTL_VDXG_VM_DESTROY, &d));
+	gone = vm_new(&vr);
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, gone));
+	for (i = 0; i < sizeof(bad_vm_rows) / sizeof(bad_vm_rows[0]); i++) {
+		const struct bad_vm_row *row = &bad_vm_rows[i];
+		struct drm_vdxg_vm_create c = { .flags = row->flags };
+		struct drm_vdxg_vm_destroy d = {
+			.vm_id = row->vm_id, .pad = row->pad,
+		};
+
+		vtest_info("row %u: %s: %d", i, row->what, row->err);
+		if (d.vm_id == VMID_OTHER_FILE)
+			d.vm_id = other;
+		else if (d.vm_id == VMID_DESTROYED)
+			d.vm_id = gone;
+		/* A pad row names a VM that exists and survives the call. */
+		if (row->pad)
+			d.vm_id = vm_new(&vr);
+		if (row->destroy)
+			vtest_assert_eq(xioctl(fd, DRM_IOCTL_VDXG_VM_DESTROY,
+					       &d), row->err);
+		else
+			vtest_assert_eq(xioctl(fd, DRM_IOCTL_VDXG_VM_CREATE,
+					       &c), row->err);
+		if (row->pad) {
+			d.pad = 0;
+			vtest_assert_ok(xioctl(fd, DRM_IOCTL_VDXG_VM_DESTROY,
+					       &d));
+		}
+		id = vm_new(&vr);
+		vtest_assert_ok(vdxg_vm_destroy(vr.dev, id));
+	}
+	/* The other file's VM is still there for it. */
+	vtest_assert_ok(vdxg_vm_destroy(b.dev, other));
+	vr_close(&b);
+	vr_close(&vr);
+}
+
+/*
+ * VM_CREATE and VM_DESTROY of one file at once, from two processes
+ * sharing it: one creates and destroys, the other destroys every id it
+ * may be given. No VM is freed while it is created (KASAN, in the debug
+ * boot), each call returns 0 or its errno, and debugfs vms, which walks
+ * every VM, reads.
+ */
+static void test_create_destroy_race(void)
+{
+	const uint32_t rounds = 2000;
+	struct vr vr;
+	uint32_t i, id;
+	int status, ret;
+	pid_t pid;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (!pid) {
+		for (i = 0; i < rounds; i++) {
+			ret = vdxg_vm_destroy(vr.dev,
+					      1 + i % DRM_VDXG_VM_MAX_PER_FILE);
+			if (ret && ret != -ENOENT)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < rounds; i++) {
+		ret = vdxg_vm_create(vr.dev, 0, &id);
+		if (ret == -ENOSPC)
+			continue;
+		vtest_assert_eq(ret, 0);
+		vtest_assert(id >= 1 && id <= DRM_VDXG_VM_MAX_PER_FILE);
+		ret = vdxg_vm_destroy(vr.dev, id);
+		vtest_assert(ret == 0 || ret == -ENOENT);
+	}
+	vtest_assert_eq(waitpid(pid, &status, 0), pid);
+	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		       "the destroying process: status 0x%x", status);
+	/* Every VM still listed is whole: its address space reads. */
+	id = vm_new(&vr);
+	vtest_assert(vvm_asid(vdxg_device_fd(vr.dev), id) > 0);
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, id));
 	vr_close(&vr);
 }
 
@@ -246,27 +348,93 @@ static void test_moves(void)
 	vr_close(&vr);
 }
 
+/* The bytes patterned() writes with SEED, for a process that has no map. */
+static void pattern_bytes(uint8_t *buf, uint64_t size, uint32_t seed)
+{
+	uint32_t *p = (uint32_t *)buf;
+	uint64_t i;
+
+	for (i = 0; i < size / 4; i++)
+		p[i] = seed * 0x9e3779b9u + (uint32_t)i;
+}
+
+/*
+ * The second process of test_isolation: its own VM, where the first
+ * process's address faults; then its own object at that same address.
+ * It writes its address space id to TO, and waits on FROM before it goes.
+ */
+static void isolation_child(int to, int from, uint32_t vm_a)
+{
+	uint32_t asid, vm;
+	struct vdxg_bo *bo;
+	struct vr b;
+	char c;
+
+	vr_open(&b);
+	vm = vm_new_asid(&b, &asid);
+	expect_fault(&b, asid, VA);
+	/* The other process's VM id is nothing here. */
+	if (vm_a != vm)
+		vtest_assert_eq(vdxg_vm_unmap(b.dev, vm_a, VA, 64 * KIB),
+				-ENOENT);
+	bo = patterned(&b, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 10);
+	vtest_assert_ok(vdxg_vm_map(b.dev, vm, bo, 0, VA, 64 * KIB, 0));
+	expect_bytes(&b, asid, VA, bo, 0, 64 * KIB);
+	vtest_assert_eq(write(to, &asid, sizeof(asid)), sizeof(asid));
+	vtest_assert_eq(read(from, &c, 1), 1);
+	vdxg_bo_free(bo);
+	vtest_assert_ok(vdxg_vm_destroy(b.dev, vm));
+	vr_close(&b);
+}
+
+/*
+ * Two processes' VMs: an address mapped in one faults in the other; both
+ * then map the same address, each to its own object, and each address
+ * space reads its own bytes.
+ */
 static void test_isolation(void)
 {
-	uint32_t asid_a, asid_b, vm_a, vm_b;
+	int to_parent[2], to_child[2], status;
+	uint32_t asid_a, asid_b, vm_a;
+	uint8_t want_b[64 * KIB];
 	struct vdxg_bo *bo;
-	struct vr a, b;
+	struct vr a;
+	pid_t pid;
 
 	vr_open(&a);
 	vm_require(&a);
-	vr_open(&b);
 	vm_a = vm_new_asid(&a, &asid_a);
-	vm_b = vm_new_asid(&b, &asid_b);
-	vtest_assert(asid_a != asid_b);
 	bo = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 9);
 	vtest_assert_ok(vdxg_vm_map(a.dev, vm_a, bo, 0, VA, 64 * KIB, 0));
 	expect_bytes(&a, asid_a, VA, bo, 0, 64 * KIB);
-	expect_fault(&b, asid_b, VA);
-	/* Another file's VM is not there for this one. */
-	vtest_assert_eq(vdxg_vm_unmap(b.dev, vm_a == vm_b ? vm_b + 1 : vm_a,
-				      VA, 64 * KIB), -ENOENT);
+
+	vtest_assert_ok(pipe(to_parent));
+	vtest_assert_ok(pipe(to_child));
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (!pid) {
+		isolation_child(to_parent[1], to_child[0], vm_a);
+		_exit(0);
+	}
+	vtest_assert_eq(read(to_parent[0], &asid_b, sizeof(asid_b)),
+			sizeof(asid_b));
+	vtest_assert(asid_b != asid_a);
+	pattern_bytes(want_b, sizeof(want_b), 10);
+	expect_bytes(&a, asid_a, VA, bo, 0, 64 * KIB);
+	vvm_expect(vdxg_device_fd(a.dev), asid_b, VA, want_b, sizeof(want_b),
+		   "the other process's mapping");
+	vtest_assert_eq(write(to_child[1], "x", 1), 1);
+	vtest_assert_eq(waitpid(pid, &status, 0), pid);
+	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		       "second process: status 0x%x", status);
+	/* Its VM gone, this one's mapping is still there. */
+	expect_bytes(&a, asid_a, VA, bo, 0, 64 * KIB);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	close(to_child[0]);
+	close(to_child[1]);
 	vdxg_bo_free(bo);
-	vr_close(&b);
+	vtest_assert_ok(vdxg_vm_destroy(a.dev, vm_a));
 	vr_close(&a);
 }
 
@@ -391,6 +559,72 @@ static void expect_mem(struct vr *vr, uint32_t asid, uint64_t va,
 }
 
 /*
+ * An unmap queued while a move of its object is on the paging engine,
+ * reading the object, waits for the move: the move rewrites the object's
+ * entries after its transfer, and the unmap's out-syncobj signals only
+ * after that. So the range faults once the unmap is done, and later moves
+ * do not map it again; the object's bytes survive. Each round checks that
+ * the move was still running when the unmap was queued; at least one must
+ * have been, or the test proves nothing.
+ */
+static void test_unbind_during_move(void)
+{
+	static const uint32_t to[] = {
+		DRM_VDXG_SEGMENT_SYSTEM, DRM_VDXG_SEGMENT_VRAM,
+		DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	const uint64_t size = 64 * MIB;
+	struct drm_vdxg_vm_bind_op op = {
+		.op = DRM_VDXG_VM_BIND_OP_UNMAP, .va = VA, .range = size,
+	};
+	uint32_t asid, vm, s_out, i, busy = 0;
+	struct drm_vdxg_sync out;
+	struct vdxg_bo *bo;
+	uint8_t *want;
+	struct vr vr;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	vm = vm_new_asid(&vr, &asid);
+	s_out = vr_syncobj(&vr, false);
+	out = vdxg_sync(s_out, 0);
+	bo = patterned(&vr, size, DRM_VDXG_SEGMENT_VRAM, 31);
+	want = malloc(size);
+	vtest_assert(want);
+	memcpy(want, vr_map(bo), size);
+	for (i = 0; i < 3; i++) {
+		bool running;
+
+		vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, size, 0));
+		expect_mem(&vr, asid, VA + size - 64 * KIB,
+			   want + size - 64 * KIB, 64 * KIB);
+		vtest_assert_ok(vdxg_bo_make_resident(bo, to[i]));
+		vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, &out,
+					     1));
+		running = !vr_bo_idle(bo);
+		busy += running;
+		vtest_info("round %u: the move was %s when the unmap was queued",
+			   i, running ? "running" : "done");
+		vtest_assert_eq(vr_syncobj_wait(&vr, s_out, 0, VR_WAIT_NS), 0);
+		vtest_assert_f(vr_bo_idle(bo),
+			       "the unmap completed before the move");
+		vtest_assert_eq(vr_bo_segment(bo), to[i]);
+		expect_fault(&vr, asid, VA);
+		expect_fault(&vr, asid, VA + size - 4 * KIB);
+	}
+	vtest_assert_f(busy > 0, "no move was still running at its unmap");
+	/* A move after the unmap maps nothing again. */
+	vtest_assert_ok(vdxg_bo_make_resident(bo, DRM_VDXG_SEGMENT_VRAM));
+	vr_bo_wait(bo);
+	expect_fault(&vr, asid, VA);
+	vtest_assert(!memcmp(vr_map(bo), want, size));
+	free(want);
+	vdxg_bo_free(bo);
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+	vr_close(&vr);
+}
+
+/*
  * An object swapped out by TTM's shrinker loses its entries before its
  * pages go (its addresses fault instead of reaching freed pages), and the
  * VM's next bind maps it again, with the same contents, at every address
@@ -491,121 +725,327 @@ static void test_concurrent(void)
 	}
 }
 
+/*
+ * Malformed VM_BIND calls, a row each: the row's operation in a call whose
+ * other arguments are valid, or one argument of the call broken (BAD_*).
+ * Handles a row cannot know are named by H_*: the test's object, one
+ * private to another VM, a syncobj. After each row, a valid bind maps the
+ * object and the GPU reads it back.
+ */
+enum bad_call {
+	BAD_OP,			/* the row's operation, alone */
+	BAD_NO_OPS,
+	BAD_TOO_MANY_OPS,
+	BAD_FLAGS,
+	BAD_PAD,
+	BAD_VM_0,
+	BAD_VM_UNKNOWN,
+	BAD_VM_OTHER_FILE,
+	BAD_VM_DESTROYED,
+	BAD_OPS_PTR,
+	BAD_IN_PTR,
+	BAD_OUT_PTR,
+	BAD_IN_TOO_MANY,
+	BAD_OUT_TOO_MANY,
+	BAD_IN_SYNC,		/* the row's sync as the in-sync */
+	BAD_OUT_SYNC,		/* the row's sync as the out-sync */
+	BAD_SECOND_OP,		/* a valid MAP, then the row's operation */
+};
+
+#define H_BO		0x7f000001u	/* op handle: the 64 KiB object */
+#define H_PRIVATE	0x7f000002u	/* op handle: private to another VM */
+#define H_SYNC		0x7f000003u	/* sync handle: a syncobj */
+#define H_NONE		0x7f0000ffu	/* a handle nothing has */
+
 struct bad_row {
 	const char *what;
+	enum bad_call call;
 	struct drm_vdxg_vm_bind_op op;
+	struct drm_vdxg_sync sync;
 	int err;
 };
 
+#define OP_UNMAP_OK	{ .op = 1, .va = VA, .range = 4096 }
+#define OP_MAP(...)	{ .op = 0, .handle = H_BO, .va = VA, __VA_ARGS__ }
+
+static const struct bad_row bad_bind_rows[] = {
+	/* Operations: alignment, ranges, fields that must be zero. */
+	{ "unknown op", BAD_OP, { .op = 3, .va = VA, .range = 4096 }, {},
+	  -EINVAL },
+	{ "op ~0", BAD_OP, { .op = ~0u, .va = VA, .range = 4096 }, {},
+	  -EINVAL },
+	{ "va misaligned", BAD_OP, { .op = 1, .va = VA + 1, .range = 4096 },
+	  {}, -EINVAL },
+	{ "range misaligned", BAD_OP, { .op = 1, .va = VA, .range = 4095 },
+	  {}, -EINVAL },
+	{ "range 0", BAD_OP, { .op = 1, .va = VA, .range = 0 }, {}, -EINVAL },
+	{ "va at the top", BAD_OP,
+	  { .op = 1, .va = 1ull << 48, .range = 4096 }, {}, -EINVAL },
+	{ "va in the upper half", BAD_OP,
+	  { .op = 1, .va = 0xffff800000000000ull, .range = 4096 }, {},
+	  -EINVAL },
+	{ "range past the top", BAD_OP,
+	  { .op = 1, .va = (1ull << 48) - 4096, .range = 8192 }, {},
+	  -EINVAL },
+	{ "range wraps", BAD_OP, { .op = 1, .va = VA, .range = -4096ull }, {},
+	  -EINVAL },
+	{ "pad", BAD_OP, { .op = 1, .pad = 1, .va = VA, .range = 4096 }, {},
+	  -EINVAL },
+	{ "unmap with a handle", BAD_OP,
+	  { .op = 1, .handle = H_BO, .va = VA, .range = 4096 }, {}, -EINVAL },
+	{ "unmap with an offset", BAD_OP,
+	  { .op = 1, .obj_offset = 4096, .va = VA, .range = 4096 }, {},
+	  -EINVAL },
+	{ "unmap with flags", BAD_OP,
+	  { .op = 1, .flags = 1, .va = VA, .range = 4096 }, {}, -EINVAL },
+	{ "null with a handle", BAD_OP,
+	  { .op = 2, .handle = H_BO, .va = VA, .range = 4096 }, {}, -EINVAL },
+	{ "null with an offset", BAD_OP,
+	  { .op = 2, .obj_offset = 4096, .va = VA, .range = 4096 }, {},
+	  -EINVAL },
+	{ "null with flags", BAD_OP,
+	  { .op = 2, .flags = 1, .va = VA, .range = 4096 }, {}, -EINVAL },
+	{ "map without a handle", BAD_OP, { .op = 0, .va = VA, .range = 4096 },
+	  {}, -EINVAL },
+	{ "map of an unknown handle", BAD_OP,
+	  { .op = 0, .handle = H_NONE, .va = VA, .range = 4096 }, {},
+	  -ENOENT },
+	{ "map, unknown flag", BAD_OP, OP_MAP(.flags = 2, .range = 4096), {},
+	  -EINVAL },
+	{ "map, offset misaligned", BAD_OP,
+	  OP_MAP(.obj_offset = 1, .range = 4096), {}, -EINVAL },
+	{ "map, offset at the object's end", BAD_OP,
+	  OP_MAP(.obj_offset = 64 * KIB, .range = 4096), {}, -EINVAL },
+	{ "map, range past the object's end", BAD_OP,
+	  OP_MAP(.obj_offset = 60 * KIB, .range = 8192), {}, -EINVAL },
+	{ "map, range larger than the object", BAD_OP,
+	  OP_MAP(.range = 128 * KIB), {}, -EINVAL },
+	{ "map, offset + range wraps", BAD_OP,
+	  OP_MAP(.obj_offset = -4096ull, .range = 8192), {}, -EINVAL },
+	{ "map, misaligned va", BAD_OP,
+	  { .op = 0, .handle = H_BO, .va = VA + 512, .range = 4096 }, {},
+	  -EINVAL },
+	{ "map of an object private to another VM", BAD_OP,
+	  { .op = 0, .handle = H_PRIVATE, .va = VA, .range = 4096 }, {},
+	  -EINVAL },
+	/* The call: counts, flags, the VM, pointers, syncobjs. */
+	{ "no operations", BAD_NO_OPS, OP_UNMAP_OK, {}, -EINVAL },
+	{ "too many operations", BAD_TOO_MANY_OPS, OP_UNMAP_OK, {}, -E2BIG },
+	{ "call flags", BAD_FLAGS, OP_UNMAP_OK, {}, -EINVAL },
+	{ "call pad", BAD_PAD, OP_UNMAP_OK, {}, -EINVAL },
+	{ "VM 0", BAD_VM_0, OP_UNMAP_OK, {}, -ENOENT },
+	{ "unknown VM", BAD_VM_UNKNOWN, OP_UNMAP_OK, {}, -ENOENT },
+	{ "a VM of another file", BAD_VM_OTHER_FILE, OP_UNMAP_OK, {},
+	  -ENOENT },
+	{ "a destroyed VM", BAD_VM_DESTROYED, OP_UNMAP_OK, {}, -ENOENT },
+	{ "operations at a bad address", BAD_OPS_PTR, OP_UNMAP_OK, {},
+	  -EFAULT },
+	{ "in-syncs at a bad address", BAD_IN_PTR, OP_UNMAP_OK, {}, -EFAULT },
+	{ "out-syncs at a bad address", BAD_OUT_PTR, OP_UNMAP_OK, {},
+	  -EFAULT },
+	{ "too many in-syncs", BAD_IN_TOO_MANY, OP_UNMAP_OK, {}, -E2BIG },
+	{ "too many out-syncs", BAD_OUT_TOO_MANY, OP_UNMAP_OK, {}, -E2BIG },
+	{ "unknown in-syncobj", BAD_IN_SYNC, OP_UNMAP_OK, { .handle = H_NONE },
+	  -ENOENT },
+	{ "in-syncobj 0", BAD_IN_SYNC, OP_UNMAP_OK, { .handle = 0 }, -ENOENT },
+	{ "in-sync flags", BAD_IN_SYNC, OP_UNMAP_OK,
+	  { .handle = H_SYNC, .flags = 1 }, -EINVAL },
+	{ "unknown out-syncobj", BAD_OUT_SYNC, OP_UNMAP_OK,
+	  { .handle = H_NONE }, -ENOENT },
+	{ "out-syncobj 0", BAD_OUT_SYNC, OP_UNMAP_OK, { .handle = 0 },
+	  -ENOENT },
+	{ "out-sync flags", BAD_OUT_SYNC, OP_UNMAP_OK,
+	  { .handle = H_SYNC, .flags = 1 }, -EINVAL },
+	{ "a valid map, then a bad operation: nothing applied",
+	  BAD_SECOND_OP, { .op = 1, .va = VA + 1, .range = 4096 }, {},
+	  -EINVAL },
+	{ "a valid map, then an unknown handle: nothing applied",
+	  BAD_SECOND_OP,
+	  { .op = 0, .handle = H_NONE, .va = VA, .range = 4096 }, {},
+	  -ENOENT },
+};
+
+/* What the rows name: the VMs, objects and syncobjs they need. */
+struct bad_bind_env {
+	struct vr vr, other;
+	uint32_t vm, asid, vm_other_file, vm_destroyed, sync;
+	struct vdxg_bo *bo, *priv;
+	uint8_t *want;
+};
+
+static uint32_t bad_handle(const struct bad_bind_env *e, uint32_t h)
+{
+	switch (h) {
+	case H_BO:
+		return e->bo->handle;
+	case H_PRIVATE:
+		return e->priv->handle;
+	case H_SYNC:
+		return e->sync;
+	default:
+		return h;
+	}
+}
+
+/* The row's call, as the ioctl gets it: 0 or -errno. */
+static int bad_bind_call(const struct bad_bind_env *e,
+			 const struct bad_row *row)
+{
+	static struct drm_vdxg_sync syncs[DRM_VDXG_MAX_SYNCS + 1];
+	struct drm_vdxg_vm_bind_op ops[2] = {
+		{ .op = 0, .handle = e->bo->handle, .va = VA + 4 * MIB,
+		  .range = 64 * KIB },
+		row->op,
+	};
+	struct drm_vdxg_vm_bind_op *op = &ops[1];
+	struct drm_vdxg_vm_bind a = {
+		.vm_id = e->vm,
+		.num_ops = 1,
+		.ops = (uintptr_t)op,
+	};
+	uint32_t i;
+
+	op->handle = bad_handle(e, op->handle);
+	syncs[0] = row->sync;
+	syncs[0].handle = bad_handle(e, row->sync.handle);
+	for (i = 1; i <= DRM_VDXG_MAX_SYNCS; i++)
+		syncs[i] = vdxg_sync(e->sync, 0);
+	switch (row->call) {
+	case BAD_OP:
+		break;
+	case BAD_NO_OPS:
+		a.num_ops = 0;
+		break;
+	case BAD_TOO_MANY_OPS:
+		a.num_ops = DRM_VDXG_VM_BIND_MAX_OPS + 1;
+		break;
+	case BAD_FLAGS:
+		a.flags = 1;
+		break;
+	case BAD_PAD:
+		a.pad = 1;
+		break;
+	case BAD_VM_0:
+		a.vm_id = 0;
+		break;
+	case BAD_VM_UNKNOWN:
+		a.vm_id = e->vm + 1000;
+		break;
+	case BAD_VM_OTHER_FILE:
+		a.vm_id = e->vm_other_file;
+		break;
+	case BAD_VM_DESTROYED:
+		a.vm_id = e->vm_destroyed;
+		break;
+	case BAD_OPS_PTR:
+		a.ops = 8;
+		break;
+	case BAD_IN_PTR:
+		a.in_syncs = 8;
+		a.num_in_syncs = 1;
+		break;
+	case BAD_OUT_PTR:
+		a.out_syncs = 8;
+		a.num_out_syncs = 1;
+		break;
+	case BAD_IN_TOO_MANY:
+		a.in_syncs = (uintptr_t)syncs;
+		a.num_in_syncs = DRM_VDXG_MAX_SYNCS + 1;
+		break;
+	case BAD_OUT_TOO_MANY:
+		a.out_syncs = (uintptr_t)syncs;
+		a.num_out_syncs = DRM_VDXG_MAX_SYNCS + 1;
+		break;
+	case BAD_IN_SYNC:
+		a.in_syncs = (uintptr_t)syncs;
+		a.num_in_syncs = 1;
+		break;
+	case BAD_OUT_SYNC:
+		a.out_syncs = (uintptr_t)syncs;
+		a.num_out_syncs = 1;
+		break;
+	case BAD_SECOND_OP:
+		a.ops = (uintptr_t)ops;
+		a.num_ops = 2;
+		break;
+	}
+	return xioctl(vdxg_device_fd(e->vr.dev), DRM_IOCTL_VDXG_VM_BIND, &a);
+}
+
+static void bad_bind_env_init(struct bad_bind_env *e)
+{
+	static const uint32_t vram = DRM_VDXG_SEGMENT_VRAM;
+	uint32_t vm_priv;
+
+	vr_open(&e->vr);
+	vm_require(&e->vr);
+	vr_open(&e->other);
+	e->vm = vm_new_asid(&e->vr, &e->asid);
+	vm_priv = vm_new(&e->vr);
+	/* Destroyed last: no VM of the file has its id. */
+	e->vm_destroyed = vm_new(&e->vr);
+	vtest_assert_ok(vdxg_vm_destroy(e->vr.dev, e->vm_destroyed));
+	/* Another file's VM, with an id this file has none of. */
+	do
+		e->vm_other_file = vm_new(&e->other);
+	while (e->vm_other_file == e->vm || e->vm_other_file == vm_priv);
+	vtest_assert_ok(vdxg_bo_create_vm(e->vr.dev, 64 * KIB, &vram, 1, 0,
+					  vm_priv, &e->priv));
+	e->bo = patterned(&e->vr, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 13);
+	e->want = malloc(64 * KIB);
+	vtest_assert(e->want);
+	memcpy(e->want, vr_map(e->bo), 64 * KIB);
+	e->sync = vr_syncobj(&e->vr, true);
+}
+
+static void bad_bind_env_fini(struct bad_bind_env *e)
+{
+	free(e->want);
+	vdxg_bo_free(e->priv);
+	vdxg_bo_free(e->bo);
+	vtest_assert_ok(vdxg_vm_destroy(e->vr.dev, e->vm));
+	vr_close(&e->other);
+	vr_close(&e->vr);
+}
+
+/*
+ * Each row fails with its errno and changes nothing: VA + 4 MiB, where the
+ * two-operation rows map the object first, still faults. Then a valid
+ * bind with an out-syncobj maps the object at VA, the GPU reads it back,
+ * and a valid unmap clears it for the next row.
+ */
 static void test_bad_bind(void)
 {
-	const uint64_t top = 1ull << DRM_VDXG_VM_VA_BITS;
-	struct bad_row rows[] = {
-		{ "unknown op", { .op = 3, .va = VA, .range = 4096 }, -EINVAL },
-		{ "va misaligned", { .op = 1, .va = VA + 1, .range = 4096 },
-		  -EINVAL },
-		{ "range misaligned", { .op = 1, .va = VA, .range = 4095 },
-		  -EINVAL },
-		{ "range 0", { .op = 1, .va = VA, .range = 0 }, -EINVAL },
-		{ "va at the top", { .op = 1, .va = top, .range = 4096 },
-		  -EINVAL },
-		{ "range past the top", { .op = 1, .va = top - 4096,
-					  .range = 8192 }, -EINVAL },
-		{ "range wraps", { .op = 1, .va = VA, .range = -4096ull },
-		  -EINVAL },
-		{ "unmap with a handle", { .op = 1, .handle = 1, .va = VA,
-					   .range = 4096 }, -EINVAL },
-		{ "unmap with an offset", { .op = 1, .obj_offset = 4096,
-					    .va = VA, .range = 4096 }, -EINVAL },
-		{ "unmap with flags", { .op = 1, .flags = 1, .va = VA,
-					.range = 4096 }, -EINVAL },
-		{ "null with a handle", { .op = 2, .handle = 1, .va = VA,
-					  .range = 4096 }, -EINVAL },
-		{ "null with flags", { .op = 2, .flags = 1, .va = VA,
-				       .range = 4096 }, -EINVAL },
-		{ "map without a handle", { .op = 0, .va = VA, .range = 4096 },
-		  -EINVAL },
-		{ "map unknown handle", { .op = 0, .handle = 0xdead, .va = VA,
-					  .range = 4096 }, -ENOENT },
-		{ "pad", { .op = 1, .pad = 1, .va = VA, .range = 4096 },
-		  -EINVAL },
-	};
-	struct drm_vdxg_vm_bind_op ok = { .op = 1, .va = VA, .range = 4096 };
-	struct drm_vdxg_vm_bind args;
-	struct vdxg_bo *bo;
-	uint32_t vm, i, n = sizeof(rows) / sizeof(rows[0]);
+	uint32_t i, n = sizeof(bad_bind_rows) / sizeof(bad_bind_rows[0]);
+	struct drm_vdxg_sync out;
+	struct bad_bind_env e;
 	int fd;
-	struct vr vr;
 
-	vr_open(&vr);
-	vm_require(&vr);
-	fd = vdxg_device_fd(vr.dev);
-	vm = vm_new(&vr);
-	bo = vr_bo(&vr, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 0);
-
+	bad_bind_env_init(&e);
+	fd = vdxg_device_fd(e.vr.dev);
+	out = vdxg_sync(vr_syncobj(&e.vr, false), 0);
+	vtest_info("%u rows", n);
 	for (i = 0; i < n; i++) {
-		vtest_info("bad op: %s", rows[i].what);
-		vtest_assert_eq(vdxg_vm_bind(vr.dev, vm, &rows[i].op, 1, NULL,
-					     0, NULL, 0), rows[i].err);
-		vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &ok, 1, NULL, 0, NULL,
-					     0));
-	}
-	/* MAP rows that need the object. */
-	{
-		struct drm_vdxg_vm_bind_op m[] = {
-			{ .op = 0, .handle = bo->handle, .obj_offset = 64 * KIB,
-			  .va = VA, .range = 4096 },
-			{ .op = 0, .handle = bo->handle, .obj_offset = 60 * KIB,
-			  .va = VA, .range = 8192 },
-			{ .op = 0, .handle = bo->handle, .obj_offset = 1,
-			  .va = VA, .range = 4096 },
-			{ .op = 0, .handle = bo->handle, .flags = 2,
-			  .va = VA, .range = 4096 },
+		const struct bad_row *row = &bad_bind_rows[i];
+		struct drm_vdxg_vm_bind_op map = {
+			.op = 0, .handle = e.bo->handle, .va = VA,
+			.range = 64 * KIB,
 		};
 
-		for (i = 0; i < 4; i++) {
-			vtest_assert_eq(vdxg_vm_bind(vr.dev, vm, &m[i], 1,
-						     NULL, 0, NULL, 0),
-					-EINVAL);
-			vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &ok, 1, NULL,
-						     0, NULL, 0));
-		}
+		vtest_info("row %u: %s: %d", i, row->what, row->err);
+		vtest_assert_eq(bad_bind_call(&e, row), row->err);
+		if (row->call == BAD_SECOND_OP)
+			vvm_expect_fault(fd, e.asid, VA + 4 * MIB);
+		vtest_assert_ok(vdxg_vm_bind(e.vr.dev, e.vm, &map, 1, NULL, 0,
+					     &out, 1));
+		vtest_assert_eq(vr_syncobj_wait(&e.vr, out.handle, 0,
+						VR_WAIT_NS), 0);
+		vvm_expect(fd, e.asid, VA + 60 * KIB, e.want + 60 * KIB,
+			   4 * KIB, "after a bad row");
+		vtest_assert_ok(vdxg_vm_unmap(e.vr.dev, e.vm, VA, 64 * KIB));
 	}
-	/* The call itself. */
-	memset(&args, 0, sizeof(args));
-	args.vm_id = vm;
-	args.ops = (uintptr_t)&ok;
-	vtest_assert_eq(xioctl(fd, DRM_IOCTL_VDXG_VM_BIND, &args),
-			-EINVAL);	/* no ops */
-	args.num_ops = DRM_VDXG_VM_BIND_MAX_OPS + 1;
-	vtest_assert_eq(xioctl(fd, DRM_IOCTL_VDXG_VM_BIND, &args),
-			-E2BIG);
-	args.num_ops = 1;
-	args.flags = 1;
-	vtest_assert_eq(xioctl(fd, DRM_IOCTL_VDXG_VM_BIND, &args),
-			-EINVAL);
-	args.flags = 0;
-	args.pad = 1;
-	vtest_assert_eq(xioctl(fd, DRM_IOCTL_VDXG_VM_BIND, &args),
-			-EINVAL);
-	args.pad = 0;
-	args.vm_id = vm + 100;
-	vtest_assert_eq(xioctl(fd, DRM_IOCTL_VDXG_VM_BIND, &args),
-			-ENOENT);
-	args.vm_id = vm;
-	args.ops = 8;
-	vtest_assert_eq(xioctl(fd, DRM_IOCTL_VDXG_VM_BIND, &args),
-			-EFAULT);
-	args.ops = (uintptr_t)&ok;
-	args.num_in_syncs = DRM_VDXG_MAX_SYNCS + 1;
-	vtest_assert_eq(xioctl(fd, DRM_IOCTL_VDXG_VM_BIND, &args),
-			-E2BIG);
-	args.num_in_syncs = 0;
-	vtest_assert_ok(xioctl(fd, DRM_IOCTL_VDXG_VM_BIND, &args));
-
-	vdxg_bo_free(bo);
-	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
-	vr_close(&vr);
+	vvm_expect_fault(fd, e.asid, VA);
+	bad_bind_env_fini(&e);
 }
 
 /* ---------------------------------------------- paging statistics, trace */
@@ -1486,9 +1926,10 @@ static void bb_other_client(struct vr *b, uint32_t vm, uint32_t asid,
 static void test_blocked_bind(void)
 {
 	const uint32_t nblocked = 24;	/* more than VDXG_PG_SLOTS (16) */
+	static const uint32_t vram = DRM_VDXG_SEGMENT_VRAM;
 	uint32_t asid_a, asid_b, vm_a, vm_a2, vm_b, s_in, s_in2, s_out;
 	uint32_t i, queued = 0;
-	struct vdxg_bo *bo_a, *bo_b[3];
+	struct vdxg_bo *bo_a, *bo_b[3], *priv;
 	int timeline, ret;
 	double t;
 	struct vr a, b;
@@ -1510,8 +1951,18 @@ static void test_blocked_bind(void)
 
 	/* A: one bind waiting for the fence, with the out-syncobj. */
 	vtest_assert_ok(bb_bind(&a, vm_a, bo_a, VA, 64 * KIB, s_in, s_out));
+	/*
+	 * An object private to that VM shares its reservation, where the
+	 * bind's fence is: its first placement (a clear) waits for none.
+	 */
+	vtest_assert_ok(vdxg_bo_create_vm(a.dev, 64 * KIB, &vram, 1, 0, vm_a,
+					  &priv));
 	bb_other_client(&b, vm_b, asid_b, bo_b[0], 1);
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
+	vtest_assert_f(vdxg_bo_wait(priv, BB_DEADLINE) == 0,
+		       "a VM-private object's clear waited for the VM's bind");
+	for (i = 0; i < 64 * KIB; i++)
+		vtest_assert_eq(((uint8_t *)vr_map(priv))[i], 0);
 
 	/* More waiting binds than there are paging buffers. */
 	for (i = 0; i < nblocked; i++)
@@ -1553,6 +2004,7 @@ static void test_blocked_bind(void)
 	vtest_assert_ok(ret);
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
 
+	vdxg_bo_free(priv);
 	vdxg_bo_free(bo_a);
 	vtest_assert_ok(vdxg_vm_destroy(a.dev, vm_a));
 	vtest_assert_ok(vdxg_vm_destroy(a.dev, vm_a2));
@@ -1657,7 +2109,10 @@ static void test_blocked_bind_move(void)
 
 static const struct vtest_subtest subtests[] = {
 	{ "create-destroy", test_create_destroy,
-	  "VM_CREATE up to the per-file limit, VM_DESTROY, bad flags and pads" },
+	  "VM_CREATE up to the per-file limit; a table of bad VM_CREATE and "
+	  "VM_DESTROY calls, each errno, then a valid call" },
+	{ "create-destroy-race", test_create_destroy_race,
+	  "VM_CREATE and VM_DESTROY of one file from two processes at once" },
 	{ "map-read", test_map_read,
 	  "objects in VRAM, system memory and the aperture read back through "
 	  "their virtual addresses" },
@@ -1669,17 +2124,22 @@ static const struct vtest_subtest subtests[] = {
 	  "a bound object moved between every pair of segments keeps its "
 	  "contents at its virtual address" },
 	{ "isolation", test_isolation,
-	  "an address mapped in one process's VM faults in another's" },
+	  "an address mapped in one process's VM faults in another process's; "
+	  "the same address in both reads each one's own object" },
 	{ "bind-in-sync", test_bind_in_sync,
 	  "a bind waits for its in-syncobj; its out-syncobj follows" },
 	{ "unbind-waits", test_unbind_waits,
 	  "an unmap waits for a queued job using the object" },
+	{ "unbind-during-move", test_unbind_during_move,
+	  "an unmap queued while a move reads the object waits for it; the "
+	  "range then faults, also after later moves" },
 	{ "concurrent", test_concurrent,
 	  "eight processes binding and unbinding, contents verified" },
 	{ "swapped-out", test_swapped_out,
 	  "an object swapped out faults in its VM, then is mapped again" },
 	{ "bad-bind", test_bad_bind,
-	  "malformed VM_BIND calls: the errno of each, then a valid one works" },
+	  "a table of malformed VM_BIND calls: the errno of each, nothing "
+	  "applied, then a valid bind reads back" },
 	{ "paging-stats", test_paging_stats,
 	  "VM_CREATE, a bind, a read, an unmap and VM_DESTROY count their "
 	  "GPU VM paging operations in debugfs paging and the trace event" },

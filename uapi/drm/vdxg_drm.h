@@ -724,9 +724,11 @@ struct drm_vdxg_vm_bind_op {
  * the page tables the call may need are allocated first: an error up to
  * then applies nothing. Errors: -EINVAL bad op, flags, pads, alignment,
  * a range outside the VM or the object, a MAP_NULL or UNMAP with a handle
- * or offset; -ENOENT an unknown VM (or one of another file), GEM handle or
- * syncobj; -E2BIG too many ops or syncs; -EFAULT a bad pointer; -ENOMEM
- * no memory for page tables; -EBUSY the VM has too many binds queued and
+ * or offset, a MAP of an object private to another VM
+ * (DRM_VDXG_GEM_VM_PRIVATE), non-zero flags of a sync; -ENOENT an
+ * unknown VM (or one of another file), GEM handle or syncobj; -E2BIG too
+ * many ops or syncs; -EFAULT a bad pointer; -ENOMEM no memory for page
+ * tables; -EBUSY the VM has too many binds queued and
  * not yet done (waiting for their in-syncobjs, for instance): try again
  * once some have signalled; -EINTR. Should the kernel run out of memory
  * half-way (for a paging job), the VM is switched off (nothing in it
