@@ -189,6 +189,22 @@ static void test_create_destroy(void)
 	vr_close(&vr);
 }
 
+/* SIZE bytes at VA read through the VM are WANT (64 KiB a read). */
+static void expect_mem(struct vr *vr, uint32_t asid, uint64_t va,
+		       const uint8_t *want, uint32_t size)
+{
+	uint8_t got[64 * KIB];
+	uint32_t off, n;
+
+	for (off = 0; off < size; off += n) {
+		n = size - off < sizeof(got) ? size - off : sizeof(got);
+		vtest_assert_eq(vm_read(vr, asid, va + off, got, n), 0);
+		vtest_assert_f(!memcmp(got, want + off, n),
+			       "VA 0x%" PRIx64 ": not the object's bytes",
+			       va + off);
+	}
+}
+
 /*
  * VM_CREATE and VM_DESTROY of one file at once, from two processes
  * sharing it: one creates and destroys, the other destroys every id it
@@ -291,6 +307,81 @@ static void test_partial_unmap(void)
 	vr_close(&vr);
 }
 
+/* Mappings and tables of ASID now; the mapping count must be N. */
+static uint32_t expect_mappings(struct vr *vr, uint32_t asid, uint64_t n)
+{
+	uint64_t mappings;
+	uint32_t tables;
+
+	vvm_counts(vdxg_device_fd(vr->dev), asid, &mappings, &tables);
+	vtest_info("%" PRIu64 " mappings, %u tables", mappings, tables);
+	vtest_assert_eq_u64(mappings, n);
+	return tables;
+}
+
+/*
+ * A partial unmap splits a mapping, and the 2 MiB page under it into a
+ * table of 4 KiB entries; mapping the hole again from the same object at
+ * the same offset joins the pieces: one mapping again, a 2 MiB page again
+ * (the table goes), the bytes the object's. The hole mapped from another
+ * offset joins nothing.
+ */
+static void test_join(void)
+{
+	const uint64_t size = 4 * MIB, hole = VA + MIB + 128 * KIB;
+	uint32_t asid, vm, tables, t;
+	struct vdxg_bo *bo;
+	uint8_t *want;
+	struct vr vr;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	vm = vm_new_asid(&vr, &asid);
+	bo = patterned(&vr, size, DRM_VDXG_SEGMENT_VRAM, 17);
+	vtest_require_f(vr_bo_gpu_addr(bo) % (2 * MIB) == 0,
+			"the object is not 2 MiB aligned in VRAM");
+	want = malloc(size);
+	vtest_assert(want);
+	memcpy(want, vr_map(bo), size);
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, size, 0));
+	tables = expect_mappings(&vr, asid, 1);
+
+	vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, hole, 64 * KIB));
+	t = expect_mappings(&vr, asid, 2);
+	vtest_assert_eq(t, tables + 1);	/* the split 2 MiB page */
+	expect_fault(&vr, asid, hole);
+	expect_fault(&vr, asid, hole + 60 * KIB);
+	expect_mem(&vr, asid, hole - 64 * KIB, want + (hole - 64 * KIB - VA),
+		   64 * KIB);
+	expect_mem(&vr, asid, hole + 64 * KIB, want + (hole + 64 * KIB - VA),
+		   64 * KIB);
+
+	/* From elsewhere in the object: three mappings, still split. */
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, hole, 64 * KIB, 0));
+	vtest_assert_eq(expect_mappings(&vr, asid, 3), tables + 1);
+	expect_mem(&vr, asid, hole, want, 64 * KIB);
+
+	/* From where it was: joined, and a 2 MiB page again. */
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, hole - VA, hole, 64 * KIB,
+				    0));
+	vtest_assert_eq(expect_mappings(&vr, asid, 1), tables);
+	expect_mem(&vr, asid, VA, want, size);
+
+	/* Read-only next to writable joins nothing. */
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, hole - VA, hole, 64 * KIB,
+				    DRM_VDXG_VM_BIND_READ_ONLY));
+	expect_mappings(&vr, asid, 3);
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, hole - VA, hole, 64 * KIB,
+				    0));
+	expect_mappings(&vr, asid, 1);
+	expect_mem(&vr, asid, VA, want, size);
+
+	free(want);
+	vdxg_bo_free(bo);
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+	vr_close(&vr);
+}
+
 static void test_null(void)
 {
 	struct drm_vdxg_vm_bind_op op = {
@@ -311,8 +402,19 @@ static void test_null(void)
 	vtest_assert_eq(vm_read(&vr, asid, VA + MIB, buf, sizeof(buf)), 0);
 	for (i = 0; i < sizeof(buf); i++)
 		vtest_assert_eq(buf[i], 0);
-	vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, VA, 2 * MIB));
+	/* A null range next to another joins it. */
+	op.va = VA + 2 * MIB;
+	op.range = MIB;
+	vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0));
+	expect_mappings(&vr, asid, 1);
+	memset(buf, 0xa5, sizeof(buf));
+	vtest_assert_eq(vm_read(&vr, asid, VA + 2 * MIB - 4096, buf,
+				sizeof(buf)), 0);
+	for (i = 0; i < sizeof(buf); i++)
+		vtest_assert_eq(buf[i], 0);
+	vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, VA, 3 * MIB));
 	expect_fault(&vr, asid, VA + MIB);
+	expect_fault(&vr, asid, VA + 2 * MIB);
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
 	vr_close(&vr);
 }
@@ -542,22 +644,6 @@ static void test_unbind_waits(void)
 	vr_close(&vr);
 }
 
-/* SIZE bytes at VA read through the VM are WANT (64 KiB a read). */
-static void expect_mem(struct vr *vr, uint32_t asid, uint64_t va,
-		       const uint8_t *want, uint32_t size)
-{
-	uint8_t got[64 * KIB];
-	uint32_t off, n;
-
-	for (off = 0; off < size; off += n) {
-		n = size - off < sizeof(got) ? size - off : sizeof(got);
-		vtest_assert_eq(vm_read(vr, asid, va + off, got, n), 0);
-		vtest_assert_f(!memcmp(got, want + off, n),
-			       "VA 0x%" PRIx64 ": not the object's bytes",
-			       va + off);
-	}
-}
-
 /*
  * An unmap queued while a move of its object is on the paging engine,
  * reading the object, waits for the move: the move rewrites the object's
@@ -574,6 +660,9 @@ static void test_unbind_during_move(void)
 		DRM_VDXG_SEGMENT_SYSTEM,
 	};
 	const uint64_t size = 64 * MIB;
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
+	};
 	struct drm_vdxg_vm_bind_op op = {
 		.op = DRM_VDXG_VM_BIND_OP_UNMAP, .va = VA, .range = size,
 	};
@@ -588,7 +677,8 @@ static void test_unbind_during_move(void)
 	vm = vm_new_asid(&vr, &asid);
 	s_out = vr_syncobj(&vr, false);
 	out = vdxg_sync(s_out, 0);
-	bo = patterned(&vr, size, DRM_VDXG_SEGMENT_VRAM, 31);
+	vtest_assert_ok(vdxg_bo_create(vr.dev, size, segs, 2, 0, &bo));
+	fill(bo, size, 31);
 	want = malloc(size);
 	vtest_assert(want);
 	memcpy(want, vr_map(bo), size);
@@ -1959,10 +2049,6 @@ static void test_blocked_bind(void)
 					  &priv));
 	bb_other_client(&b, vm_b, asid_b, bo_b[0], 1);
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
-	vtest_assert_f(vdxg_bo_wait(priv, BB_DEADLINE) == 0,
-		       "a VM-private object's clear waited for the VM's bind");
-	for (i = 0; i < 64 * KIB; i++)
-		vtest_assert_eq(((uint8_t *)vr_map(priv))[i], 0);
 
 	/* More waiting binds than there are paging buffers. */
 	for (i = 0; i < nblocked; i++)
@@ -1993,6 +2079,9 @@ static void test_blocked_bind(void)
 	expect_bytes(&a, asid_a, VA, bo_a, 0, 64 * KIB);
 	expect_bytes(&a, asid_a, VA + MIB + (nblocked - 1) * 64 * KIB, bo_a,
 		     0, 64 * KIB);
+	/* The private object was cleared. */
+	for (i = 0; i < 64 * KIB; i++)
+		vtest_assert_eq(((uint8_t *)vr_map(priv))[i], 0);
 	/*
 	 * The second VM's queue drains (its binds run once the fence has
 	 * signalled, within BB_DEADLINE): it binds again.
@@ -2119,6 +2208,9 @@ static const struct vtest_subtest subtests[] = {
 	{ "partial-unmap", test_partial_unmap,
 	  "an unmap in the middle splits a mapping; the hole faults; a remap "
 	  "fills it" },
+	{ "join", test_join,
+	  "a partial unmap splits a mapping and its 2 MiB page; the hole "
+	  "mapped again from the same offset joins them back" },
 	{ "null", test_null, "a null range reads zeros" },
 	{ "moves", test_moves,
 	  "a bound object moved between every pair of segments keeps its "

@@ -84,6 +84,30 @@ void vvm_expect(int fd, uint32_t asid, uint64_t va, const void *want,
 	free(got);
 }
 
+void vvm_counts(int fd, uint32_t asid, uint64_t *mappings, uint32_t *tables)
+{
+	unsigned long long c, n;
+	unsigned int a, i, t;
+	char path[96], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vms",
+		 vtest_drm_minor(fd));
+	f = fopen(path, "r");
+	vtest_assert_f(f, "%s: %m", path);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "vm asid %u: client %llu id %u, %llu mappings, "
+			   "%u tables", &a, &c, &i, &n, &t) == 5 && a == asid) {
+			fclose(f);
+			*mappings = n;
+			*tables = t;
+			return;
+		}
+	}
+	fclose(f);
+	vtest_fail("address space %u is not in %s", asid, path);
+}
+
 const char *vvm_place(int fd, uint32_t asid, uint64_t va)
 {
 	static char place[32];

@@ -48,6 +48,11 @@ void vvm_expect(int fd, uint32_t asid, uint64_t va, const void *want,
  * NULL when no mapping starts at VA. The string is static.
  */
 const char *vvm_place(int fd, uint32_t asid, uint64_t va);
+/*
+ * Mappings and page tables of address space ASID, as debugfs vms counts
+ * them.
+ */
+void vvm_counts(int fd, uint32_t asid, uint64_t *mappings, uint32_t *tables);
 /* A page read at VA faults (-EFAULT). */
 void vvm_expect_fault(int fd, uint32_t asid, uint64_t va);
 /*

@@ -852,6 +852,30 @@ static void vdxg_pt_sim_list(struct vdxg_pt_sim *s, u32 n)
 }
 
 /**
+ * vdxg_pt_join_range - what to write when a new mapping joins neighbours
+ * @start: the joined mapping's first address
+ * @end: its end
+ * @lo: in: the new mapping's first address, in [@start, @end); out: the
+ *	first address to write
+ * @hi: in: the new mapping's end; out: the end of the range to write
+ *
+ * The new mapping's range, grown to each 2 MiB window at one of its ends
+ * that the joined mapping covers whole: written again from one source,
+ * such a window becomes a 2 MiB page where the source allows, as a
+ * window split by a partial unmap was before (vdxg_pt_map() promotes).
+ */
+void vdxg_pt_join_range(u64 start, u64 end, u64 *lo, u64 *hi)
+{
+	u64 w = ALIGN_DOWN(*lo, SZ_2M);
+
+	if (w >= start && w + SZ_2M <= end)
+		*lo = w;
+	w = ALIGN(*hi, SZ_2M);
+	if (w - SZ_2M >= start && w <= end)
+		*hi = w;
+}
+
+/**
  * vdxg_pt_bind_buffers - predict the paging buffers of a bind
  * @va: virtual address, 4 KiB aligned (2 MiB for 2 MiB pages)
  * @size: bytes, likewise aligned

@@ -130,5 +130,6 @@ int vdxg_pt_unmap(struct vdxg_pt_vm *vm, struct vdxg_pagebuf *pb, u64 va,
 void vdxg_pt_free_deferred(struct vdxg_pt_vm *vm, struct list_head *list);
 
 int vdxg_pt_bind_buffers(u64 va, u64 size, u64 page_size, u32 buf_bytes);
+void vdxg_pt_join_range(u64 start, u64 end, u64 *lo, u64 *hi);
 
 #endif

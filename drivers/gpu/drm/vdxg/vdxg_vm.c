@@ -397,12 +397,80 @@ static struct drm_gpuva *vdxg_vm_va_alloc(void)
 	return kzalloc(sizeof(struct drm_gpuva), GFP_KERNEL);
 }
 
+/* @b continues @a: one object at following offsets, or null, same flags. */
+static bool vdxg_vm_joinable(const struct drm_gpuva *a,
+			     const struct drm_gpuva *b)
+{
+	return a && a->gem.obj == b->gem.obj && a->flags == b->flags &&
+	       (!a->gem.obj || a->gem.offset + a->va.range == b->gem.offset);
+}
+
+/* Take @n out of the VM: it was joined into a neighbour. */
+static void vdxg_vm_va_drop(struct vdxg_vm *vm, struct drm_gpuva *n)
+{
+	vm->slots -= vdxg_vm_slots(n->va.addr, n->va.range);
+	drm_gpuva_remove(n);
+	if (n->gem.obj)
+		drm_gpuva_unlink(n);
+	kfree(n);
+}
+
+/*
+ * A new mapping that continues a neighbour's joins it into one drm_gpuva
+ * (drm_gpuvm splits mappings but never joins them). Returns the range to
+ * write: the new mapping's, grown to each 2 MiB window at a joint that the
+ * joined mapping now covers whole, so that a window split before (a
+ * partial unmap, then the hole mapped again) becomes a 2 MiB page again
+ * where the placement allows (vdxg_pt_map() promotes it).
+ */
+static void vdxg_vm_join(struct vdxg_vm *vm, struct drm_gpuva *va,
+			 u64 *addr, u64 *range)
+{
+	u64 lo = va->va.addr, hi = va->va.addr + va->va.range;
+	struct drm_gpuva *prev = NULL, *next;
+	u64 start = lo, end = hi;
+
+	/* @va is in the tree: the mapping before it holds lo - 1. */
+	if (lo)
+		prev = drm_gpuva_find_first(&vm->gpuvm, lo - 1, 1);
+	next = drm_gpuva_find_next(&vm->gpuvm, hi);
+	*addr = lo;
+	*range = hi - lo;
+	if (!vdxg_vm_joinable(prev, va))
+		prev = NULL;
+	if (next && !vdxg_vm_joinable(va, next))
+		next = NULL;
+	if (!prev && !next)
+		return;
+
+	vm->slots -= vdxg_vm_slots(va->va.addr, va->va.range);
+	drm_gpuva_remove(va);
+	if (prev) {
+		start = prev->va.addr;
+		va->gem.offset = prev->gem.offset;
+		vdxg_vm_va_drop(vm, prev);
+	}
+	if (next) {
+		end = next->va.addr + next->va.range;
+		vdxg_vm_va_drop(vm, next);
+	}
+	va->va.addr = start;
+	va->va.range = end - start;
+	/* The range was just freed: this cannot fail. */
+	WARN_ON(drm_gpuva_insert(&vm->gpuvm, va));
+	vm->slots += vdxg_vm_slots(start, end - start);
+
+	vdxg_pt_join_range(start, end, &lo, &hi);
+	*addr = lo;
+	*range = hi - lo;
+}
+
 static int vdxg_vm_step_map(struct drm_gpuva_op *op, void *priv)
 {
 	struct vdxg_vm_step *st = priv;
 	struct drm_gpuvm_bo *vm_bo = NULL;
 	struct drm_gpuva *va;
-	int ret;
+	u64 addr, range;
 
 	va = vdxg_vm_va_alloc();
 	if (!va)
@@ -424,8 +492,8 @@ static int vdxg_vm_step_map(struct drm_gpuva_op *op, void *priv)
 		drm_gpuva_link(va, vm_bo);
 		drm_gpuvm_bo_put(vm_bo);
 	}
-	ret = vdxg_vm_emit_map(st->vm, st->b, va, va->va.addr, va->va.range);
-	return ret;
+	vdxg_vm_join(st->vm, va, &addr, &range);
+	return vdxg_vm_emit_map(st->vm, st->b, va, addr, range);
 }
 
 static int vdxg_vm_step_remap(struct drm_gpuva_op *op, void *priv)

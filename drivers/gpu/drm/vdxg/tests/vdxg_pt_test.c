@@ -590,6 +590,55 @@ static void vdxg_pt_large_promotion(struct kunit *test)
 	ctx_fini(ctx);
 }
 
+static void expect_join(struct kunit *test, u64 start, u64 end, u64 lo,
+			u64 hi, u64 want_lo, u64 want_hi)
+{
+	vdxg_pt_join_range(start, end, &lo, &hi);
+	KUNIT_EXPECT_EQ(test, lo, want_lo);
+	KUNIT_EXPECT_EQ(test, hi, want_hi);
+}
+
+/*
+ * A window split by a partial unmap, its hole mapped again from the same
+ * source: writing the range vdxg_pt_join_range() gives makes it a 2 MiB
+ * page again, and its table goes.
+ */
+static void vdxg_pt_join(struct kunit *test)
+{
+	const u64 va = 0x40000000, vram = 0x10000000;
+	struct pt_ctx *ctx = ctx_new(test, 4096);
+	u64 lo = va + SZ_1M, hi = lo + SZ_64K;
+	u32 tables;
+
+	/* Grown to a window the joined mapping covers whole... */
+	expect_join(test, va, va + SZ_4M, lo, hi, va, va + SZ_2M);
+	/* ...not to one it covers in part. */
+	expect_join(test, va + SZ_512K, va + SZ_4M, lo, hi, lo, hi);
+	expect_join(test, va, va + SZ_1M + SZ_512K, lo, hi, lo, hi);
+	/* Each end in its own window. */
+	expect_join(test, va, va + SZ_4M, lo, va + SZ_2M + SZ_1M, va,
+		    va + SZ_4M);
+	/* Aligned ends stay. */
+	expect_join(test, va, va + SZ_8M, va + SZ_2M, va + SZ_4M, va + SZ_2M,
+		    va + SZ_4M);
+
+	KUNIT_ASSERT_EQ(test, ctx_map_vram(ctx, va, SZ_4M, vram, 0), 0);
+	tables = ctx->vm.tables;
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, va), 1u);
+	KUNIT_ASSERT_EQ(test, ctx_unmap(ctx, lo, hi - lo), 0);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, tables + 1);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, va), 0u);
+	expect_unmapped(ctx, lo, hi - lo, PG);
+
+	vdxg_pt_join_range(va, va + SZ_4M, &lo, &hi);
+	KUNIT_ASSERT_EQ(test, ctx_map_vram(ctx, lo, hi - lo, vram + (lo - va),
+					   0), 0);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, tables);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, va + SZ_1M), 1u);
+	expect_vram(ctx, va, SZ_4M, vram, 0, 0x1f000);
+	ctx_fini(ctx);
+}
+
 /* A partial unmap splits a 2 MiB leaf; unmapping the rest frees tables. */
 static void vdxg_pt_large_split(struct kunit *test)
 {
@@ -1258,6 +1307,7 @@ static struct kunit_case vdxg_pt_cases[] = {
 	KUNIT_CASE(vdxg_pt_map_null),
 	KUNIT_CASE(vdxg_pt_large_promotion),
 	KUNIT_CASE(vdxg_pt_large_split),
+	KUNIT_CASE(vdxg_pt_join),
 	KUNIT_CASE(vdxg_pt_remap),
 	KUNIT_CASE(vdxg_pt_free_empty),
 	KUNIT_CASE(vdxg_pt_invalidate),
