@@ -67,8 +67,9 @@ if [ ! -f "$DIR/.done" ]; then
 	# used others.
 	find "$TOP" -mindepth 1 -maxdepth 1 -type d -name 'src-*' \
 		! -name "${SRC##*/}" -exec rm -rf {} +
-	ls -1dt "$TOP"/[0-9a-f]*[0-9a-f] 2>/dev/null | grep -v "^$DIR\$" |
-		tail -n +3 | xargs -r rm -rf
+	# (On a new machine there is none: ls and grep fail, harmlessly.)
+	{ ls -1dt "$TOP"/[0-9a-f]*[0-9a-f] 2>/dev/null || true; } |
+		{ grep -v "^$DIR\$" || true; } | tail -n +3 | xargs -r rm -rf
 	mkdir -p "$B"
 	log=$VDXG_OUT/logs/debug-kernel.log
 	start=$SECONDS
