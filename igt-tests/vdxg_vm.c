@@ -724,7 +724,7 @@ static void test_unbind_during_move(void)
 static void test_swapped_out(void)
 {
 	const uint64_t size = 256 * KIB, va2 = VA + 4 * MIB;
-	uint32_t asid, vm;
+	uint32_t asid, vm, res0, ev0, res, ev;
 	struct vdxg_bo *bo;
 	uint8_t *want;
 	struct vr vr;
@@ -742,15 +742,23 @@ static void test_swapped_out(void)
 	expect_mem(&vr, asid, VA, want, size);
 	expect_mem(&vr, asid, va2, want + 64 * KIB, 64 * KIB);
 
+	vvm_residency(vdxg_device_fd(vr.dev), asid, &res0, &ev0);
 	vvm_swap_out_everything();
 	expect_fault(&vr, asid, VA);
 	expect_fault(&vr, asid, VA + size - 4 * KIB);
 	expect_fault(&vr, asid, va2);
+	/* The device was told, once for the object (NOTIFY_RESIDENCY). */
+	vvm_residency(vdxg_device_fd(vr.dev), asid, &res, &ev);
+	vtest_assert_eq(ev - ev0, 1);
+	vtest_assert_eq(res - res0, 0);
 
 	/* Any bind of the VM maps it again: here, unmapping nothing. */
 	vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, VA + 64 * MIB, 4 * KIB));
 	expect_mem(&vr, asid, VA, want, size);
 	expect_mem(&vr, asid, va2, want + 64 * KIB, 64 * KIB);
+	vvm_residency(vdxg_device_fd(vr.dev), asid, &res, &ev);
+	vtest_assert_eq(ev - ev0, 1);
+	vtest_assert_eq(res - res0, 1);
 	/* And the CPU sees the same bytes. */
 	vtest_assert(!memcmp(vr_map(bo), want, size));
 

@@ -84,28 +84,53 @@ void vvm_expect(int fd, uint32_t asid, uint64_t va, const void *want,
 	free(got);
 }
 
-void vvm_counts(int fd, uint32_t asid, uint64_t *mappings, uint32_t *tables)
+/* The first line of debugfs vms about ASID, into LINE (SIZE bytes). */
+static void vvm_line(int fd, uint32_t asid, char *line, int size)
 {
-	unsigned long long c, n;
-	unsigned int a, i, t;
-	char path[96], line[256];
+	unsigned long long c;
+	unsigned int a, i;
+	char path[96];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vms",
 		 vtest_drm_minor(fd));
 	f = fopen(path, "r");
 	vtest_assert_f(f, "%s: %m", path);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "vm asid %u: client %llu id %u, %llu mappings, "
-			   "%u tables", &a, &c, &i, &n, &t) == 5 && a == asid) {
+	while (fgets(line, size, f)) {
+		if (sscanf(line, "vm asid %u: client %llu id %u", &a, &c,
+			   &i) == 3 && a == asid) {
 			fclose(f);
-			*mappings = n;
-			*tables = t;
 			return;
 		}
 	}
 	fclose(f);
 	vtest_fail("address space %u is not in %s", asid, path);
+}
+
+void vvm_counts(int fd, uint32_t asid, uint64_t *mappings, uint32_t *tables)
+{
+	unsigned long long n;
+	char line[256], *p;
+	unsigned int t;
+
+	vvm_line(fd, asid, line, sizeof(line));
+	p = strchr(line, ',');
+	vtest_assert_f(p && sscanf(p, ", %llu mappings, %u tables", &n,
+				   &t) == 2, "debugfs vms: %s", line);
+	*mappings = n;
+	*tables = t;
+}
+
+void vvm_residency(int fd, uint32_t asid, uint32_t *resident,
+		   uint32_t *evicted)
+{
+	char line[256], *p;
+
+	vvm_line(fd, asid, line, sizeof(line));
+	p = strstr(line, "residency ");
+	vtest_assert_f(p && sscanf(p, "residency %u resident %u evicted",
+				   resident, evicted) == 2,
+		       "debugfs vms: %s", line);
 }
 
 const char *vvm_place(int fd, uint32_t asid, uint64_t va)

@@ -53,6 +53,12 @@ const char *vvm_place(int fd, uint32_t asid, uint64_t va);
  * them.
  */
 void vvm_counts(int fd, uint32_t asid, uint64_t *mappings, uint32_t *tables);
+/*
+ * The device's NOTIFY_RESIDENCY counts of address space ASID (objects made
+ * resident in it again, objects evicted from it), as debugfs vms shows.
+ */
+void vvm_residency(int fd, uint32_t asid, uint32_t *resident,
+		   uint32_t *evicted);
 /* A page read at VA faults (-EFAULT). */
 void vvm_expect_fault(int fd, uint32_t asid, uint64_t va);
 /*

@@ -1372,6 +1372,14 @@ static int vdxg_vm_remap_bo(struct drm_gpuvm_bo *vm_bo,
 			break;
 		ret = vdxg_vm_remap_va(vm, b, va, res, present);
 	}
+	/*
+	 * WDDM's NotifyResidency: the object comes into the VM (mapped
+	 * again) or leaves it (entries invalid), one allocation.
+	 */
+	if (!ret && vm_bo->evicted == present)
+		ret = vdxg_pg_emit(b, vdxg_pg_notify_residency(&b->pb, vm->asid,
+							       !present, 1,
+							       &b->stats));
 	/* On the device's queue: queued now, the VM's next update waits. */
 	if (!ret && !gone && !b->queue) {
 		ret = vdxg_pg_batch_flush(b);
@@ -1817,14 +1825,23 @@ static int vdxg_vm_debugfs_show(struct seq_file *m, void *data)
 
 	mutex_lock(&vdxg->vm.lock);
 	list_for_each_entry(vm, &vdxg->vm.list, link) {
+		u32 resident = 0, evicted = 0;
 		u64 n = 0;
+		int idx;
 
+		/* The device's NOTIFY_RESIDENCY counts (@vm.lock: select). */
+		if (drm_dev_enter(&vdxg->drm, &idx)) {
+			vdxg_wr(vdxg, VDXG_REG_VM_RES_SELECT, vm->asid);
+			resident = vdxg_rd(vdxg, VDXG_REG_VM_RES_RESIDENT);
+			evicted = vdxg_rd(vdxg, VDXG_REG_VM_RES_EVICTED);
+			drm_dev_exit(idx);
+		}
 		mutex_lock(&vm->lock);
 		drm_gpuvm_for_each_va(va, &vm->gpuvm)
 			n++;
-		seq_printf(m, "vm asid %u: client %llu id %u, %llu mappings, %u tables (%u KiB), %u in reserve\n",
+		seq_printf(m, "vm asid %u: client %llu id %u, %llu mappings, %u tables (%u KiB), %u in reserve, residency %u resident %u evicted\n",
 			   vm->asid, vm->client_id, vm->id, n, vm->pt.tables,
-			   vm->pt.tables * 4, vm->nreserve);
+			   vm->pt.tables * 4, vm->nreserve, resident, evicted);
 		drm_gpuvm_for_each_va(va, &vm->gpuvm)
 			seq_printf(m, "  0x%012llx-0x%012llx %s%s offset 0x%llx %s\n",
 				   va->va.addr, va->va.addr + va->va.range,
