@@ -933,6 +933,89 @@ static void test_vm_sliced(void)
  * Migration of an entry in progress, stopped in a WAIT: its address
  * space, its bindings and its state area come along.
  */
+/* The ring state of the engine a test is not driving, kept apart */
+typedef struct EngRing {
+    uint32_t eng;
+    uint64_t ring;
+    uint64_t fence;
+    uint64_t seqno;
+    uint32_t tail;
+} EngRing;
+
+/* Drive the engine of @o from now on, and keep the current one in @o. */
+static void eng_swap(Pg *p, EngRing *o)
+{
+    EngRing cur = { p->eng, p->ring, p->fence, p->seqno, p->tail };
+
+    p->eng = o->eng;
+    p->ring = o->ring;
+    p->fence = o->fence;
+    p->seqno = o->seqno;
+    p->tail = o->tail;
+    *o = cur;
+}
+
+/* A RENDER entry in address space 0 writing @value at @va */
+static void vm_render_fence(Vm *m, uint64_t va, uint64_t value)
+{
+    pb_reset(m->p);
+    rd_fence(m->p, va, value);
+    vm_run(m, 0, VA_BUF, 0);
+}
+
+/*
+ * Each engine has a TLB of its own: a translation the RENDER engine has
+ * cached stays its own (the PAGING engine walks the table and sees an
+ * entry changed without a flush, the RENDER engine does not), and a
+ * FLUSH_VM_TLB on the PAGING engine drops the RENDER engine's too.
+ */
+static void test_vm_tlb_engines(void)
+{
+    EngRing pg = { VDXG_ENGINE_PAGING, PG_RING, PG_FENCE, 0, 0 };
+    const uint64_t a = VM_PHYS, b = VM_PHYS + PG_PAGE;
+    uint64_t zero[2] = { 0, 0 };
+    Vm m;
+    Pg *p;
+
+    vm_start(&m);
+    p = m.p;
+    vm_back(&m, 0, VA_BUF, "v");
+    vram_write(p, a, zero, sizeof(zero));
+    vram_write(p, b, zero, sizeof(zero));
+    vram_writel(p, a, 0xaaaa);
+    vram_writel(p, b, 0xbbbb);
+    vm_map(&m, 0, VA_MEM, PTE_VRAM(a));
+
+    /* RENDER caches VA_MEM -> A. */
+    vm_render_fence(&m, VA_MEM + 8, 1);
+    g_assert_cmphex(vram_readq(p, a + 8), ==, 1);
+
+    /* The entry now says B, with no flush: PAGING walks, and reads B. */
+    vm_writeq(p, VM_TBL(0, 0) + (VA_MEM >> 12) * 8, PTE_VRAM(b));
+    eng_swap(p, &pg);
+    pb_reset(p);
+    emit_xfer_virt(p, 0, VDXG_PG_XV_DST_PHYS, 4, VA_MEM, PG_PEEK);
+    pb_run(p);
+    g_assert_cmphex(vram_readl(p, PG_PEEK), ==, 0xbbbb);
+    eng_swap(p, &pg);
+
+    /* RENDER still writes A, through its own cached translation. */
+    vm_render_fence(&m, VA_MEM + 8, 2);
+    g_assert_cmphex(vram_readq(p, a + 8), ==, 2);
+    g_assert_cmphex(vram_readq(p, b + 8), ==, 0);
+
+    /* A FLUSH_VM_TLB of the space on PAGING: RENDER walks again. */
+    eng_swap(p, &pg);
+    pb_reset(p);
+    emit_flush_vm(p, 0, 0, 0, 0);
+    pb_run(p);
+    eng_swap(p, &pg);
+    vm_render_fence(&m, VA_MEM + 8, 3);
+    g_assert_cmphex(vram_readq(p, b + 8), ==, 3);
+    g_assert_cmphex(vram_readq(p, a + 8), ==, 2);
+    vm_stop(&m);
+}
+
 static void test_vm_migration(void)
 {
     g_autofree char *tmpdir = g_dir_make_tmp("vdxg-test-XXXXXX", NULL);
@@ -982,5 +1065,6 @@ void vdxg_test_add_vmode_tests(void)
     qtest_add_func("/vdxg/vmode/state", test_vm_state);
     qtest_add_func("/vdxg/vmode/state-bad", test_vm_state_bad);
     qtest_add_func("/vdxg/vmode/sliced", test_vm_sliced);
+    qtest_add_func("/vdxg/vmode/tlb-engines", test_vm_tlb_engines);
     qtest_add_func("/vdxg/vmode/migration", test_vm_migration);
 }
