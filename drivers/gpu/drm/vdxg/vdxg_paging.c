@@ -669,6 +669,11 @@ static void vdxg_pg_account(struct vdxg_paging *paging,
  * vdxg_pg_batch_end - submit what is left and end the batch
  * @b: the batch
  *
+ * On an error, buffers submitted before may still run: the batch waits
+ * for them, but for a batch on a VM's queue, whose jobs may wait for a
+ * client's in-fences: @b->fence then keeps the last one's fence, for the
+ * caller to order its later work after and to put.
+ *
  * Return: the finished fence of the batch's last buffer (the caller owns
  * the reference), NULL when nothing was submitted, or an ERR_PTR.
  */
@@ -685,10 +690,12 @@ struct dma_fence *vdxg_pg_batch_end(struct vdxg_pg_batch *b)
 	vdxg_pg_staging_put(&b->vdxg->paging, b->staging, b->staging_slot);
 	b->staging = NULL;
 	if (ret) {
-		/* Earlier buffers may still run; let them finish. */
+		if (b->queue)
+			return ERR_PTR(ret);
 		if (b->fence)
 			dma_fence_wait(b->fence, false);
 		dma_fence_put(b->fence);
+		b->fence = NULL;
 		return ERR_PTR(ret);
 	}
 	return b->fence;
@@ -707,8 +714,14 @@ int vdxg_pg_batch_end_wait(struct vdxg_pg_batch *b, int ret)
 {
 	struct dma_fence *fence = vdxg_pg_batch_end(b);
 
-	if (IS_ERR(fence))
+	if (IS_ERR(fence)) {
+		/* A VM's queue's batch left the fence of what it queued. */
+		if (b->fence)
+			dma_fence_wait(b->fence, false);
+		dma_fence_put(b->fence);
+		b->fence = NULL;
 		return ret ?: PTR_ERR(fence);
+	}
 	if (fence) {
 		dma_fence_wait(fence, false);
 		ret = ret ?: fence->error;

@@ -861,15 +861,24 @@ static void vdxg_vm_update_done(struct vdxg_vm *vm, struct dma_fence *fence)
 /*
  * A batch that fails to end may have had some of its buffers queued and
  * lost the rest: the tables no longer say what the mapping tree says, and
- * the VM is switched off.
+ * the VM is switched off. The buffers queued may still write the tables:
+ * the VM's later updates, and its destruction, wait for them.
  */
 static struct dma_fence *vdxg_vm_update_end(struct vdxg_vm *vm,
 					    struct vdxg_pg_batch *b)
 {
 	struct dma_fence *fence = vdxg_pg_batch_end(b);
 
-	if (IS_ERR(fence) && !READ_ONCE(vm->broken))
-		vdxg_vm_break(vm, "a paging job of its tables was lost");
+	if (IS_ERR(fence)) {
+		if (!READ_ONCE(vm->broken))
+			vdxg_vm_break(vm, "a paging job of its tables was lost");
+		/* On the VM's queue, the batch left its last fence. */
+		vdxg_vm_update_done(vm, b->queue ? b->fence : NULL);
+		if (b->queue)
+			dma_fence_put(b->fence);
+		b->fence = NULL;
+		return fence;
+	}
 	vdxg_vm_update_done(vm, fence);
 	return fence;
 }
@@ -976,7 +985,10 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 		fence = vdxg_vm_update_end(vm, &b);
 		mutex_unlock(&vm->pt_lock);
 	} else {
+		/* Nothing emitted: no buffer ran, none can have been lost. */
 		fence = vdxg_pg_batch_end(&b);
+		if (IS_ERR(fence))
+			dma_fence_put(b.fence);
 	}
 	if (IS_ERR(fence)) {
 		ret = ret ?: PTR_ERR(fence);
