@@ -92,6 +92,16 @@ static struct vdxg_bo *patterned(struct vr *vr, uint64_t size, uint32_t seg,
 	return bo;
 }
 
+/* A copy of the first SIZE bytes of BO, as the CPU sees them now. */
+static uint8_t *bo_copy(struct vdxg_bo *bo, uint64_t size)
+{
+	uint8_t *copy = malloc(size);
+
+	vtest_assert(copy);
+	memcpy(copy, vr_map(bo), size);
+	return copy;
+}
+
 static void expect_bytes(struct vr *vr, uint32_t asid, uint64_t va,
 			 struct vdxg_bo *bo, uint64_t offset, uint32_t size)
 {
@@ -340,9 +350,7 @@ static void test_join(void)
 	bo = patterned(&vr, size, DRM_VDXG_SEGMENT_VRAM, 17);
 	vtest_require_f(vr_bo_gpu_addr(bo) % (2 * MIB) == 0,
 			"the object is not 2 MiB aligned in VRAM");
-	want = malloc(size);
-	vtest_assert(want);
-	memcpy(want, vr_map(bo), size);
+	want = bo_copy(bo, size);
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, size, 0));
 	tables = expect_mappings(&vr, asid, 1);
 
@@ -686,9 +694,7 @@ static void test_unbind_during_move(void)
 	out = vdxg_sync(s_out, 0);
 	vtest_assert_ok(vdxg_bo_create(vr.dev, size, segs, 2, 0, &bo));
 	fill(bo, size, 31);
-	want = malloc(size);
-	vtest_assert(want);
-	memcpy(want, vr_map(bo), size);
+	want = bo_copy(bo, size);
 	for (i = 0; i < 2; i++) {
 		vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, size, 0));
 		expect_mem(&vr, asid, VA + size - 64 * KIB,
@@ -739,9 +745,7 @@ static void test_swapped_out(void)
 	vm_require(&vr);
 	vm = vm_new_asid(&vr, &asid);
 	bo = patterned(&vr, size, DRM_VDXG_SEGMENT_SYSTEM, 21);
-	want = malloc(size);
-	vtest_assert(want);
-	memcpy(want, vr_map(bo), size);
+	want = bo_copy(bo, size);
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, size, 0));
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 64 * KIB, va2, 64 * KIB,
 				    DRM_VDXG_VM_BIND_READ_ONLY));
@@ -1096,9 +1100,7 @@ static void bad_bind_env_init(struct bad_bind_env *e)
 	vtest_assert_ok(vdxg_bo_create_vm(e->vr.dev, 64 * KIB, &vram, 1, 0,
 					  vm_priv, &e->priv));
 	e->bo = patterned(&e->vr, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 13);
-	e->want = malloc(64 * KIB);
-	vtest_assert(e->want);
-	memcpy(e->want, vr_map(e->bo), 64 * KIB);
+	e->want = bo_copy(e->bo, 64 * KIB);
 	e->sync = vr_syncobj(&e->vr, true);
 }
 
