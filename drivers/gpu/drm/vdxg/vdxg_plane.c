@@ -289,6 +289,15 @@ static void vdxg_cursor_async_update(struct drm_plane *plane,
 
 	if (!drm_dev_enter(plane->dev, &idx))
 		return;
+	/*
+	 * A FLIP an atomic commit armed latches every plane's pending
+	 * registers at the vblank, the cursor's too, and may do so between
+	 * two of these writes: a new size with the old pitch fails the
+	 * device's checks (a display fault). The cursor is off while its
+	 * registers change, so that such a latch shows it off for a frame.
+	 */
+	vdxg_wr(vp->vdxg, VDXG_PLANE_BASE(vp->pipe, vp->index) +
+		VDXG_PLANE_CTRL, 0);
 	vdxg_plane_write(vp, plane->state);
 	vdxg_wr(vp->vdxg, VDXG_CRTC_BASE(vp->pipe) + VDXG_CRTC_CURSOR_UPDATE, 1);
 	drm_dev_exit(idx);
