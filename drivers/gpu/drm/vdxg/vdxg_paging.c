@@ -706,7 +706,8 @@ struct dma_fence *vdxg_pg_batch_end(struct vdxg_pg_batch *b)
  * @b: the batch
  * @ret: the caller's error so far
  *
- * For work the caller cannot go on without.
+ * For work the caller cannot go on without, on the device's queue (a
+ * batch on a VM's queue ends with the VM's vdxg_vm_update_end()).
  *
  * Return: @ret, else the batch's error, else its job's.
  */
@@ -714,14 +715,8 @@ int vdxg_pg_batch_end_wait(struct vdxg_pg_batch *b, int ret)
 {
 	struct dma_fence *fence = vdxg_pg_batch_end(b);
 
-	if (IS_ERR(fence)) {
-		/* A VM's queue's batch left the fence of what it queued. */
-		if (b->fence)
-			dma_fence_wait(b->fence, false);
-		dma_fence_put(b->fence);
-		b->fence = NULL;
+	if (IS_ERR(fence))
 		return ret ?: PTR_ERR(fence);
-	}
 	if (fence) {
 		dma_fence_wait(fence, false);
 		ret = ret ?: fence->error;

@@ -269,13 +269,13 @@ static int vdxg_bo_move_ops(struct ttm_buffer_object *tbo, bool evict,
 		ret = vdxg_vm_move_ops(&b, tbo, new);
 	}
 	fence = vdxg_pg_batch_end(&b);
-	if (IS_ERR(fence))
+	if (IS_ERR(fence)) {
 		ret = ret ?: PTR_ERR(fence);
+		fence = NULL;
+	}
 	/* Some VMs may point at the new place, which the failure frees. */
 	if (ret && vm_ops)
 		vdxg_vm_move_failed(tbo);
-	if (IS_ERR(fence))
-		goto out;
 	if (ret) {
 		if (fence) {
 			dma_fence_wait(fence, false);

@@ -872,10 +872,9 @@ static struct dma_fence *vdxg_vm_update_end(struct vdxg_vm *vm,
 	if (IS_ERR(fence)) {
 		if (!READ_ONCE(vm->broken))
 			vdxg_vm_break(vm, "a paging job of its tables was lost");
-		/* On the VM's queue, the batch left its last fence. */
-		vdxg_vm_update_done(vm, b->queue ? b->fence : NULL);
-		if (b->queue)
-			dma_fence_put(b->fence);
+		/* What a VM's queue's batch did queue (vdxg_pg_batch_end()). */
+		vdxg_vm_update_done(vm, b->fence);
+		dma_fence_put(b->fence);
 		b->fence = NULL;
 		return fence;
 	}
@@ -985,10 +984,7 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 		fence = vdxg_vm_update_end(vm, &b);
 		mutex_unlock(&vm->pt_lock);
 	} else {
-		/* Nothing emitted: no buffer ran, none can have been lost. */
 		fence = vdxg_pg_batch_end(&b);
-		if (IS_ERR(fence))
-			dma_fence_put(b.fence);
 	}
 	if (IS_ERR(fence)) {
 		ret = ret ?: PTR_ERR(fence);
