@@ -59,7 +59,7 @@ static unsigned long vdxg_bo_visible_pages(struct vdxg_device *vdxg)
 static vm_fault_t vdxg_bo_fault_visible(struct ttm_buffer_object *tbo)
 {
 	struct vdxg_device *vdxg = to_vdxg(tbo->base.dev);
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_operation_ctx ctx = { .interruptible = false };
 	struct vdxg_bo *bo = to_vdxg_bo(tbo);
 	struct ttm_place places[DRM_VDXG_MAX_SEGMENTS];
 	struct ttm_placement placement = {
