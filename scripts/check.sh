@@ -4,22 +4,84 @@
 # make check: every test vdxg has, in stages. Each stage prints its own
 # "N passed, N failed[, N skipped]" line; this script adds them up, prints
 # the total last and fails if anything failed.
+#
+# Progress: each stage starts with "=== [i/N] stage" and what it runs;
+# while it runs, a line every VDXG_CHECK_TICK seconds (default 60) says
+# how long it has run and about how long it and the whole run have left,
+# from the times of the last run on this machine ($VDXG_CACHE/check-times,
+# written at the end of every run; typical figures when there is none).
+# The summary is a table of each stage's wall time and result, then of
+# each VM boot's (out/vm/*/elapsed of this run), then the total.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$VDXG_TOP"
 
-mkdir -p "$VDXG_OUT/logs"
+mkdir -p "$VDXG_OUT/logs" "$VDXG_CACHE"
 passed=0 failed=0 skipped=0
 declare -a report
+TIMES=$VDXG_CACHE/check-times
+TICK=${VDXG_CHECK_TICK:-60}
+# Marks the run's start: the VM boots that ran since are this run's.
+MARK=$VDXG_OUT/logs/check-start
+: >"$MARK"
+check_start=$SECONDS
+
+# The stages in order, and typical warm wall times in seconds on two
+# cores, for the estimates of a first run.
+STAGES=(host host-lib host-log kunit lint qemu qtest qemu-fuzz build debug
+	vm demo migrate)
+declare -A LAST=([host]=10 [host-lib]=15 [host-log]=2 [kunit]=60 [lint]=80
+	[qemu]=5 [qtest]=160 [qemu-fuzz]=80 [build]=30 [debug]=40 [vm]=900
+	[demo]=50 [migrate]=180)
+declare -A NOW
+if [ -f "$TIMES" ]; then
+	while read -r name secs; do
+		[[ $secs =~ ^[0-9]+$ ]] && LAST[$name]=$secs
+	done <"$TIMES"
+fi
+
+# left_after I: the estimated seconds of the stages after index I.
+left_after() {
+	local i t=0
+	for ((i = $1 + 1; i < ${#STAGES[@]}; i++)); do
+		t=$((t + ${LAST[${STAGES[$i]}]:-0}))
+	done
+	echo "$t"
+}
+
+mins() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
+
+# ticker NAME I START: every TICK seconds, the stage's progress.
+ticker() {
+	local name=$1 i=$2 start=$3 now est left
+	est=${LAST[$name]:-0}
+	while sleep "$TICK"; do
+		now=$((SECONDS - start))
+		left=$((est > now ? est - now : 0))
+		printf '... check: [%d/%d] %s: %s so far; about %s left of it, %s in all (last run: %s)\n' \
+			$((i + 1)) ${#STAGES[@]} "$name" "$(mins "$now")" \
+			"$(mins "$left")" "$(mins $((left + $(left_after "$i"))))" \
+			"$(mins "$est")" >&2
+	done
+}
 
 # stage NAME CMD...: run CMD, log it, take its summary line.
 stage() {
-	local name=$1 log=$VDXG_OUT/logs/check-$1.log line rc start
+	local name=$1 log=$VDXG_OUT/logs/check-$1.log line rc start i tick
 	shift
+	for i in "${!STAGES[@]}"; do
+		[ "${STAGES[$i]}" = "$name" ] && break
+	done
 	start=$SECONDS
-	echo "=== $name: $*"
+	echo "=== [$((i + 1))/${#STAGES[@]}] $name: $*"
+	echo "=== about $(mins "${LAST[$name]:-0}") (last run), then $(mins "$(left_after "$i")") for the rest"
+	ticker "$name" "$i" "$start" &
+	tick=$!
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	kill "$tick" 2>/dev/null
+	wait "$tick" 2>/dev/null
+	NOW[$name]=$((SECONDS - start))
 	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" |
 	       tail -n1 | sed -E 's/^[A-Za-z-]+: //')
 	if [ -n "$line" ]; then
@@ -36,8 +98,8 @@ stage() {
 	else
 		failed=$((failed + 1))
 	fi
-	report+=("$(printf '%-10s rc=%-3s %4ss  %s' "$name" "$rc" \
-		$((SECONDS - start)) "${line:-(one check)}")")
+	report+=("$(printf '%-10s %5ss  rc=%-3s %s' "$name" "${NOW[$name]}" \
+		"$rc" "${line:-(one check)}")")
 	return "$rc"
 }
 
@@ -52,7 +114,7 @@ if stage qemu make -s qemu; then
 	stage qtest scripts/qtest.sh
 	# QEMU's generic fuzzer on the device (its own ASan build, cached)
 	stage qemu-fuzz env QFUZZ_CONFIG="pf sriov" \
-		scripts/qemu-fuzz.sh "${QFUZZ_CHECK_SECONDS:-60}"
+		scripts/qemu-fuzz.sh "${QFUZZ_CHECK_SECONDS:-30}"
 	if stage build make -s image; then
 		# The debug kernel (cached), vdxg.ko for it, its image. The vm
 		# stage runs without it; its debug boots then fail.
@@ -65,8 +127,27 @@ if stage qemu make -s qemu; then
 	fi
 fi
 
+# This run's times replace the last run's (stages that did not run keep
+# theirs).
+for name in "${STAGES[@]}"; do
+	echo "$name ${NOW[$name]:-${LAST[$name]}}"
+done >"$TIMES.tmp" && mv "$TIMES.tmp" "$TIMES"
+
 echo
 echo "=== summary"
+printf '%-10s %6s  %-6s %s\n' stage wall status result
 printf '%s\n' "${report[@]}"
+boots=$(find "$VDXG_OUT/vm" -mindepth 2 -maxdepth 2 -name elapsed \
+	-newer "$MARK" 2>/dev/null | sort)
+if [ -n "$boots" ]; then
+	echo
+	printf '%-22s %6s\n' "VM boot" wall
+	while read -r f; do
+		d=${f%/elapsed}
+		printf '%-22s %5.0fs\n' "${d##*/}" "$(cat "$f")"
+	done <<<"$boots"
+fi
+echo
+echo "check: wall time $(mins $((SECONDS - check_start)))"
 echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
