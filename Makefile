@@ -20,6 +20,7 @@ OUT      := $(CURDIR)/out
 KVER     ?= $(shell . scripts/lib.sh; vdxg_kver)
 KDIR     ?= /lib/modules/$(KVER)/build
 DRV      := $(CURDIR)/drivers/gpu/drm/vdxg
+JOBS     ?= $(shell nproc)
 
 all: qemu module userspace image
 
@@ -32,7 +33,7 @@ qemu:
 # The module, built out of tree with W=1; any warning fails the build.
 module:
 	@mkdir -p $(OUT)/module $(OUT)/logs
-	$(MAKE) -C $(KDIR) M=$(DRV) CONFIG_DRM_VDXG=m W=1 modules 2>&1 | \
+	$(MAKE) -j$(JOBS) -C $(KDIR) M=$(DRV) CONFIG_DRM_VDXG=m W=1 modules 2>&1 | \
 		tee $(OUT)/logs/module.log
 	@! grep -E 'warning:|error:' $(OUT)/logs/module.log
 	cp $(DRV)/vdxg.ko $(OUT)/module/
@@ -57,7 +58,7 @@ debug-module: debug-kernel
 		--include=Kbuild --include=Kconfig --exclude='*' \
 		$(DRV)/ $(DEBUG_SRC)/drivers/gpu/drm/vdxg/
 	rsync -t uapi/drm/vdxg_drm.h $(DEBUG_SRC)/uapi/drm/
-	set -o pipefail; $(MAKE) -C "$$(. scripts/lib.sh; vdxg_debug_kernel_dir)/build" \
+	set -o pipefail; $(MAKE) -j$(JOBS) -C "$$(. scripts/lib.sh; vdxg_debug_kernel_dir)/build" \
 		M=$(DEBUG_SRC)/drivers/gpu/drm/vdxg CONFIG_DRM_VDXG=m modules 2>&1 | \
 		tee $(OUT)/logs/debug-module.log
 	@! grep -E 'warning:|error:|WARNING:|ERROR:' $(OUT)/logs/debug-module.log
@@ -70,7 +71,7 @@ debug-image: debug-module userspace
 lint:
 	@mkdir -p $(OUT)/logs
 	touch $(DRV)/*.c
-	$(MAKE) -C $(KDIR) M=$(DRV) CONFIG_DRM_VDXG=m W=1 C=1 modules 2>&1 | \
+	$(MAKE) -j$(JOBS) -C $(KDIR) M=$(DRV) CONFIG_DRM_VDXG=m W=1 C=1 modules 2>&1 | \
 		tee $(OUT)/logs/lint.log
 	@! grep -E 'warning:|error:' $(OUT)/logs/lint.log
 	scripts/checkpatch.sh
