@@ -44,14 +44,11 @@ if [ "${#tests[@]}" -eq 0 ]; then
 	exit 1
 fi
 
-echo "1..${#tests[@]}"
-passed=0 failed=0 n=0
-for i in "${!tests[@]}"; do
-	t=${tests[$i]}
-	n=$((n + 1))
-	rc=0
-	out=$(timeout "$TEST_TIMEOUT" "${tbins[$i]}" --tap -p "$t" 2>&1) ||
-		rc=$?
+# report I: test I's TAP line, and its output when it failed.
+report() {
+	local t=${tests[$1]} n=$(($1 + 1)) rc out
+	rc=$(cat "$tmp/$1.rc")
+	out=$(cat "$tmp/$1.out")
 	if [ "$rc" -eq 0 ] && grep -qE "^ok 1 $t( |$)" <<<"$out"; then
 		passed=$((passed + 1))
 		echo "ok $n $t"
@@ -62,6 +59,42 @@ for i in "${!tests[@]}"; do
 		grep -vE '^(ok|not ok|1\.\.)|starting QEMU|^# (Start|End) of ' \
 			<<<"$out" | sed 's/^\([^#]\)/# \1/' || true
 	fi
+}
+
+# Tests run JOBS at a time (VDXG_QTEST_JOBS, default the number of CPUs),
+# each into a file of its own; results print in order as they come.
+JOBS=${VDXG_QTEST_JOBS:-$(nproc)}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# run_one I: test I, its output in $tmp/I.out and its status in $tmp/I.rc.
+run_one() {
+	local rc=0
+	timeout "$TEST_TIMEOUT" "${tbins[$1]}" --tap -p "${tests[$1]}" \
+		>"$tmp/$1.out" 2>&1 || rc=$?
+	echo "$rc" >"$tmp/$1.rc.tmp"
+	mv "$tmp/$1.rc.tmp" "$tmp/$1.rc"
+}
+
+echo "1..${#tests[@]}"
+passed=0 failed=0 next=0 running=0
+for i in "${!tests[@]}"; do
+	if [ "$running" -ge "$JOBS" ]; then
+		wait -n || true
+		running=$((running - 1))
+	fi
+	run_one "$i" &
+	running=$((running + 1))
+	# Print the finished ones, in order.
+	while [ -f "$tmp/$next.rc" ]; do
+		report "$next"
+		next=$((next + 1))
+	done
+done
+wait
+while [ "$next" -lt "${#tests[@]}" ]; do
+	report "$next"
+	next=$((next + 1))
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
