@@ -77,7 +77,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 RETRY=$VDXG_TOP/igt-tests/timing-tests.txt
-DEVICE=vdxg EXPECTED= EXTRA=1 ONLY= BOOTS=default,kms,flip TIMEOUT=1800 BUILD=1 STRICT=
+DEVICE=vdxg EXPECTED= EXTRA=1 ONLY= BOOTS=default,kms,flip TIMEOUT=3600 BUILD=1 STRICT=
 DEBUG=1 ONLY_KERNEL=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -242,10 +242,10 @@ extra_boot() {
 }
 
 # The kms boot, the longest, runs on the instruction-counted clock in one
-# host thread, and its clock stops when the host stalls it: it runs in the
-# background, alongside the flip boot (the same), the extra boots and the
-# short debug-sriov boot, which take the other CPU. Its output is printed
-# when it ends; the debug boot, the other long one, waits for it.
+# host thread, and its clock stops when the host stalls it: it starts
+# first, in the background, and the other boots (default, flip, the extra
+# boots, the debug boots) run one after the other beside it on the other
+# CPU. Its output is printed when it ends.
 KMS_PID=
 kms_background() {
 	ARGS[kms]=$1
@@ -271,6 +271,9 @@ elif [ -n "$ONLY" ]; then
 	boot default "$KMS_ARGS" --only "$ONLY"
 	collect default
 else
+	case ",$BOOTS," in
+	*,kms,*) [ "$BOOTS" = kms ] || kms_background "$KMS_ARGS" ;;
+	esac
 	for b in ${BOOTS//,/ }; do
 		case $b in
 		default|kms|flip) ;;
@@ -282,7 +285,6 @@ else
 		if [ "$b" = default ]; then
 			boot "$b" "$args" --upstream "$b" $VDXG_TESTS
 		elif [ "$b" = kms ] && [ "$BOOTS" != kms ]; then
-			kms_background "$args"
 			continue
 		else
 			boot "$b" "$args" --upstream "$b"
@@ -296,18 +298,16 @@ if [ "$EXTRA" = 1 ]; then
 		extra_boot "$b"
 	done
 fi
-# A test under KASAN and lockdep runs several times longer. The short
-# debug-sriov boot still fits beside the kms boot; the debug one waits.
+# vdxg's tests on the debug kernel (KASAN and lockdep make them several
+# times slower), beside the kms boot too.
 if [ "$DEBUG" = 1 ]; then
 	boot debug-sriov "bus=rp0" --only "$(built_tests "${DEBUG_SRIOV_TESTS[@]}")" \
 		--timeout 900
 	collect debug-sriov
-fi
-kms_wait
-if [ "$DEBUG" = 1 ]; then
 	boot debug "" --only "$(built_tests "${DEBUG_TESTS[@]}")" --timeout 900
 	collect debug
 fi
+kms_wait
 
 # A failed timing subtest gets a second run: one boot per boot that had one.
 reruns=$(python3 "$VDXG_TOP/scripts/igt-results.py" --want-retry \
