@@ -9,8 +9,10 @@
 
 #include "qemu/osdep.h"
 #include "qemu/bitops.h"
+#include "qemu/error-report.h"
 #include "qemu/host-utils.h"
 #include "qemu/log.h"
+#include "qemu/madvise.h"
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
@@ -236,6 +238,36 @@ void vdxg_display_fault(VdxgState *s, VdxgCrtc *c, unsigned int unit,
                vdxg_crtc_frames(c));
 }
 
+/*
+ * The frame of @c, of @w x @h pixels, black. Its pages come in when the
+ * first composition writes them, a row at a time in the compose bottom
+ * half's slices, so they are small pages: the first write to a 2 MiB
+ * transparent huge page allocates and clears all of it in one fault,
+ * which takes milliseconds on a loaded or freshly booted host and would
+ * hold the main loop past any slice's end.
+ */
+static void vdxg_frame_alloc(VdxgCrtc *c, uint32_t w, uint32_t h)
+{
+    size_t size = (size_t)w * h * 4;
+
+    c->frame = qemu_anon_ram_alloc(size, NULL, false, false);
+    if (!c->frame) {
+        error_report("vdxg: cannot allocate a frame of %zu bytes", size);
+        abort();
+    }
+    qemu_madvise(c->frame, size, QEMU_MADV_NOHUGEPAGE);
+    c->fw = w;
+    c->fh = h;
+}
+
+static void vdxg_frame_free(VdxgCrtc *c)
+{
+    if (c->frame) {
+        qemu_anon_ram_free(c->frame, (size_t)c->fw * c->fh * 4);
+        c->frame = NULL;
+    }
+}
+
 /* Resize the frame of @c (black); the console follows on its update. */
 static void vdxg_crtc_set_frame(VdxgCrtc *c, uint32_t w, uint32_t h)
 {
@@ -244,10 +276,8 @@ static void vdxg_crtc_set_frame(VdxgCrtc *c, uint32_t w, uint32_t h)
             /* The console shows the frame: not after it is freed */
             dpy_gfx_replace_surface(c->con, NULL);
         }
-        g_free(c->frame);
-        c->frame = g_new0(uint32_t, (size_t)w * h);
-        c->fw = w;
-        c->fh = h;
+        vdxg_frame_free(c);
+        vdxg_frame_alloc(c, w, h);
     } else {
         memset(c->frame, 0, (size_t)w * h * 4);
     }
@@ -554,8 +584,7 @@ void vdxg_display_exit(VdxgState *s)
         c->con = NULL;
         timer_free(c->timer);
         c->timer = NULL;
-        g_free(c->frame);
-        c->frame = NULL;
+        vdxg_frame_free(c);
         g_free(c->row_hash);
         c->row_hash = NULL;
         c->row_hash_len = 0;

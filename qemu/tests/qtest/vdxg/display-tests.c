@@ -337,6 +337,7 @@ void dp_wb_run(Dp *d, int c, uint32_t fmt, uint64_t addr,
                uint32_t pitch)
 {
     uint32_t seqno = rd(d->v, VDXG_REG_WB_SEQNO), k;
+    int i;
 
     wr64(d->v, VDXG_REG_WB_ADDR_LO, addr);
     wr(d->v, VDXG_REG_WB_FORMAT, fmt);
@@ -346,6 +347,15 @@ void dp_wb_run(Dp *d, int c, uint32_t fmt, uint64_t addr,
        c << VDXG_WB_CTRL_CRTC_SHIFT);
     g_assert_cmphex(rd(d->v, VDXG_REG_WB_STATUS), ==, VDXG_WB_STATUS_BUSY);
     k = dp_next_vblank(d, c);
+    /*
+     * The capture runs in bottom halves of about a millisecond of host
+     * time each: on a loaded host it may take a few main-loop iterations.
+     */
+    for (i = 0; i < PG_WAIT_LOOPS; i++) {
+        if (!(rd(d->v, VDXG_REG_WB_STATUS) & VDXG_WB_STATUS_BUSY)) {
+            break;
+        }
+    }
     g_assert_cmphex(rd(d->v, VDXG_REG_WB_STATUS), ==, VDXG_WB_STATUS_DONE);
     g_assert_cmphex(rd(d->v, VDXG_REG_WB_CTRL), ==,
                     c << VDXG_WB_CTRL_CRTC_SHIFT);

@@ -663,8 +663,17 @@ static void test_sriov_self_reset_wb(void)
     wr(d->v, VDXG_REG_WB_FORMAT, VDXG_FOURCC_ARGB8888);
     wr(d->v, VDXG_REG_WB_PITCH, 4096 * 4);
     wr(d->v, VDXG_REG_WB_CTRL, VDXG_WB_CTRL_ENABLE);
-    for (i = 0; i < 3; i++) {
-        d->now = qtest_clock_step(d->qts, 50000000);
+    /*
+     * The frame is composed, then captured, in bottom halves that run for
+     * about a millisecond of host time each: the first row's write, which
+     * sets SBR, comes after however many qtest commands that takes.
+     */
+    d->now = qtest_clock_step(d->qts, 50000000);
+    for (i = 0; i < PG_WAIT_LOOPS; i++) {
+        if (qpci_config_readw(rp, PCI_BRIDGE_CONTROL) &
+            PCI_BRIDGE_CTL_BUS_RESET) {
+            break;
+        }
     }
 
     /* The root port as it was, out of reset; the BARs where they were */
