@@ -10,7 +10,8 @@
 # how long it has run and about how long it and the whole run have left,
 # from the times of the last run on this machine ($VDXG_CACHE/check-times,
 # written at the end of every run; typical figures when there is none).
-# The summary is a table of each stage's wall time and result, then of
+# The summary is a table of each stage's wall time, how busy the CPUs
+# were meanwhile (all work on the machine) and its result, then of
 # each VM boot's (out/vm/*/elapsed of this run), then the total.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -49,6 +50,12 @@ left_after() {
 	echo "$t"
 }
 
+# cpu_ticks: the machine's busy and total CPU ticks so far ("busy total").
+cpu_ticks() {
+	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i
+		       print t - $5 - $6, t }' /proc/stat
+}
+
 mins() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
 
 # ticker NAME I START: every TICK seconds, the stage's progress.
@@ -68,7 +75,9 @@ ticker() {
 # stage NAME CMD...: run CMD, log it, take its summary line.
 stage() {
 	local name=$1 log=$VDXG_OUT/logs/check-$1.log line rc start i tick
+	local busy0 total0 busy1 total1 cpu
 	shift
+	read -r busy0 total0 < <(cpu_ticks)
 	for i in "${!STAGES[@]}"; do
 		[ "${STAGES[$i]}" = "$name" ] && break
 	done
@@ -82,6 +91,10 @@ stage() {
 	kill "$tick" 2>/dev/null
 	wait "$tick" 2>/dev/null
 	NOW[$name]=$((SECONDS - start))
+	# How busy the machine's CPUs were during the stage, this run's and
+	# others' work alike: what overlapping could still gain.
+	read -r busy1 total1 < <(cpu_ticks)
+	cpu=$(( (busy1 - busy0) * 100 / (total1 - total0 > 0 ? total1 - total0 : 1) ))
 	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" |
 	       tail -n1 | sed -E 's/^[A-Za-z-]+: //')
 	if [ -n "$line" ]; then
@@ -98,8 +111,8 @@ stage() {
 	else
 		failed=$((failed + 1))
 	fi
-	report+=("$(printf '%-10s %5ss  rc=%-3s %s' "$name" "${NOW[$name]}" \
-		"$rc" "${line:-(one check)}")")
+	report+=("$(printf '%-10s %5ss %4s%%  rc=%-3s %s' "$name" "${NOW[$name]}" \
+		"$cpu" "$rc" "${line:-(one check)}")")
 	return "$rc"
 }
 
@@ -166,7 +179,7 @@ done >"$TIMES.tmp" && mv "$TIMES.tmp" "$TIMES"
 
 echo
 echo "=== summary"
-printf '%-10s %6s  %-6s %s\n' stage wall status result
+printf '%-10s %6s %5s  %-6s %s\n' stage wall cpu status result
 printf '%s\n' "${report[@]}"
 boots=$(find "$VDXG_OUT/vm" -mindepth 2 -maxdepth 2 -name elapsed \
 	-newer "$MARK" 2>/dev/null | sort)
