@@ -216,6 +216,19 @@ void vr_write64(void *map, uint64_t offset, uint64_t value)
 	__sync_synchronize();
 }
 
+void vr_wait64(const void *map, uint64_t offset, uint64_t value,
+	       const char *what)
+{
+	double end = vr_now() + (double)VR_WAIT_NS / VR_SEC;
+	uint64_t v;
+
+	while ((v = vr_read64(map, offset)) != value && vr_now() < end)
+		vr_sleep_ms(1);
+	vtest_assert_f(v == value, "%s: 0x%" PRIx64 " at offset %" PRIu64
+		       " after %lld s, expected 0x%" PRIx64, what, v, offset,
+		       VR_WAIT_NS / VR_SEC, value);
+}
+
 /* -------------------------------------------------------------- submit */
 
 struct vdxg_cs *vr_cs(void)
