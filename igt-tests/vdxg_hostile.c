@@ -599,14 +599,18 @@ static void abuser(double seconds)
 /*
  * One client loops on hanging the engine with fresh contexts while another
  * runs small jobs for 60 s. Each hang costs the other client at most about
- * one job timeout, and the abuser's file is banned after 5 hangs.
+ * one job timeout: no job of the victim waits through more than two of the
+ * engine's resets, and most meet none; and the abuser's file is banned
+ * after 5 hangs. Resets are counted, not timed: a job's latency on a
+ * loaded machine says little about how many hangs it waited behind.
  */
 static void test_abuse_ban(void)
 {
 	uint64_t timeout_ms = vr_module_param("job_timeout_ms");
 	static double lat[4096];
+	uint64_t r0, r1, most = 0;
 	struct vdxg_bo *bo;
-	int n = 0, status;
+	int n = 0, status, clean = 0;
 	struct vr vr;
 	uint32_t ctx;
 	double end, t0;
@@ -623,25 +627,32 @@ static void test_abuse_ban(void)
 
 	end = vr_now() + 60;
 	while (vr_now() < end && n < (int)VTEST_ARRAY_SIZE(lat)) {
+		r0 = vr_debugfs(&vr, "render", "resets");
 		t0 = vr_now();
 		vr_fence_check(&vr, ctx, bo, 0, n + 1);
 		lat[n++] = vr_now() - t0;
+		r1 = vr_debugfs(&vr, "render", "resets");
+		if (r1 - r0 > most)
+			most = r1 - r0;
+		clean += r1 == r0;
 		vr_sleep_ms(50);
 	}
 	vtest_assert_eq(waitpid(pid, &status, 0), pid);
 	vtest_assert(WIFEXITED(status));
 	qsort(lat, n, sizeof(lat[0]), cmp_double);
 	vtest_info("victim: %d jobs in 60 s, latency median %.1f ms, p99 %.1f "
-		   "ms, max %.1f ms (job timeout %" PRIu64 " ms); abuser: "
-		   "exit %d", n, lat[n / 2] * 1e3, lat[n * 99 / 100] * 1e3,
-		   lat[n - 1] * 1e3, timeout_ms, WEXITSTATUS(status));
+		   "ms, max %.1f ms (job timeout %" PRIu64 " ms); %d met no "
+		   "reset, at most %" PRIu64 " resets in one; abuser: exit %d",
+		   n, lat[n / 2] * 1e3, lat[n * 99 / 100] * 1e3,
+		   lat[n - 1] * 1e3, timeout_ms, clean, most,
+		   WEXITSTATUS(status));
 	vtest_assert_f(WEXITSTATUS(status) >= 100,
 		       "the abuser was never refused (exit %d)",
 		       WEXITSTATUS(status));
 	vtest_assert_eq(WEXITSTATUS(status) - 100, 5);
-	vtest_assert_lt(lat[n - 1] * 1e3, timeout_ms * 2 + 1000);
+	vtest_assert_lte_u64(most, 2);
 	/* Most jobs did not meet a hang at all. */
-	vtest_assert_lt(lat[n / 2] * 1e3, timeout_ms / 2);
+	vtest_assert_lt(n / 2, clean);
 	vtest_assert(!(vr_reset_status(&vr, ctx).flags &
 		       DRM_VDXG_RESET_BANNED));
 	vdxg_bo_free(bo);
