@@ -857,19 +857,23 @@ static void test_module_params(void)
 
 /*
  * 100 faults, each right behind a small job that completes: every fault
- * resets the engine at once (the job timeout is 2 s). The kernel log
- * hears of them at most about ten times a minute; debugfs ``faults`` has
- * every one.
+ * resets the engine at once, not at the job timeout (here 30 s, so that
+ * "at once" may take a loaded machine seconds and still be told apart).
+ * The kernel log hears of them at most ten times a minute; debugfs
+ * ``faults`` has every one.
  */
-static void test_fault_storm(void)
+static void fault_storm(void)
 {
 	uint64_t timeout_ms = vr_module_param("job_timeout_ms");
 	uint64_t kmsg = vtest_kmsg_seq(), total0, total1;
 	static double lat[100];
 	char path[96];
-	int i, lines;
+	int i, lines, most;
 	struct vr vr, probe;
+	double start;
 
+	vtest_assert_eq_u64(timeout_ms, 30000);
+	start = vr_now();
 	vr_open(&probe);
 	vr_ignore_dmesg(VR_RESET_DMESG "|callbacks suppressed");
 	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/faults",
@@ -901,7 +905,10 @@ static void test_fault_storm(void)
 		o.num_out_syncs = 1;
 		t0 = vr_now();
 		vr_submit(&vr, vr_ctx(&vr), cs, &o);
-		vtest_assert_eq(vr_syncobj_wait(&vr, s, 0, 10000000000ll), 0);
+		vtest_assert_f(vr_syncobj_wait(&vr, s, 0,
+					       timeout_ms / 2 * 1000000) == 0,
+			       "fault %d: no reset in half the job timeout",
+			       i);
 		lat[i] = vr_now() - t0;
 		vtest_assert(vr_syncobj_status(&vr, s, 0) < 0);
 		vdxg_cs_free(cs);
@@ -914,17 +921,33 @@ static void test_fault_storm(void)
 	lines = vtest_kmsg_grep(kmsg, " fault: ") +
 		vtest_kmsg_grep(kmsg, "hung, resetting") +
 		vtest_kmsg_grep(kmsg, "hung or faulted");
+	/*
+	 * Ten lines a minute (vdxg_fault.c's ratelimit): in the minutes
+	 * the storm spans, which a slow machine makes more than one, and
+	 * one more for a window an earlier test opened.
+	 */
+	most = 10 * ((int)((vr_now() - start) / 60) + 2);
 	qsort(lat, 100, sizeof(lat[0]), cmp_double);
 	vtest_info("fault to failed fence: median %.1f ms, max %.1f ms (job "
 		   "timeout %" PRIu64 " ms); %d kernel log lines for 100 "
-		   "faults", lat[50] * 1e3, lat[99] * 1e3, timeout_ms, lines);
+		   "faults in %.0f s", lat[50] * 1e3, lat[99] * 1e3,
+		   timeout_ms, lines, vr_now() - start);
 	fflush(stdout);
 	vtest_assert_lt(lat[99] * 1e3, timeout_ms / 2);
-	vtest_assert_lte(lines, 20);
+	vtest_assert_lte(lines, most);
 	total1 = vr_debugfs(&probe, "faults", "total");
 	vtest_info("fault log total %" PRIu64 " -> %" PRIu64, total0, total1);
 	vtest_assert_lte_u64(total0 + 100, total1);
 	vr_close(&probe);
+}
+
+static void test_fault_storm(void)
+{
+	struct vr vr;
+
+	vr_open(&vr);
+	vr_close(&vr);
+	vr_with_module_params("job_timeout_ms=30000", fault_storm);
 }
 
 /*
