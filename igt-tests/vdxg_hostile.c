@@ -488,6 +488,7 @@ static void test_queue_limit(void)
 	struct vdxg_bo *hold, *bo;
 	struct vdxg_cs *cs = vr_cs(), *big, *big_b;
 	struct vr a, b;
+	uint64_t resets;
 	uint32_t ctx_b;
 	pthread_t t;
 	uint8_t *map;
@@ -514,6 +515,7 @@ static void test_queue_limit(void)
 	 */
 	ctx_b = vr_ctx(&b);
 	big_b = nop_cs(128 * 1024);
+	resets = vr_debugfs(&a, "render", "resets");
 	t0 = vr_now();
 	for (i = 0; i < 2; i++)
 		vr_submit(&b, ctx_b, big_b, NULL);
@@ -521,7 +523,14 @@ static void test_queue_limit(void)
 		   "client B's 2 took %.0f ms", f.done, (vr_now() - t0) * 1e3);
 	fflush(stdout);
 	vtest_assert_lte(f.done, 2);
-	vtest_assert_lt((vr_now() - t0) * 1e3, 1000);
+	/*
+	 * B's SUBMITs went through while A's job was held: no reset freed
+	 * the pool for them (not a time: a loaded machine may take a second
+	 * for them, and the held job's reset would come after job_timeout_ms
+	 * of wall time).
+	 */
+	vtest_assert_eq_u64(vr_debugfs(&a, "render", "resets"), resets);
+	vtest_assert_eq(vr_reset_status(&a, f.ctx).guilty, 0);
 
 	vr_write64(map, 0, 1);
 	pthread_join(t, NULL);
@@ -590,14 +599,18 @@ static void abuser(double seconds)
 /*
  * One client loops on hanging the engine with fresh contexts while another
  * runs small jobs for 60 s. Each hang costs the other client at most about
- * one job timeout, and the abuser's file is banned after 5 hangs.
+ * one job timeout: no job of the victim waits through more than two of the
+ * engine's resets, and most meet none; and the abuser's file is banned
+ * after 5 hangs. Resets are counted, not timed: a job's latency on a
+ * loaded machine says little about how many hangs it waited behind.
  */
 static void test_abuse_ban(void)
 {
 	uint64_t timeout_ms = vr_module_param("job_timeout_ms");
 	static double lat[4096];
+	uint64_t r0, r1, most = 0;
 	struct vdxg_bo *bo;
-	int n = 0, status;
+	int n = 0, status, clean = 0;
 	struct vr vr;
 	uint32_t ctx;
 	double end, t0;
@@ -614,25 +627,32 @@ static void test_abuse_ban(void)
 
 	end = vr_now() + 60;
 	while (vr_now() < end && n < (int)VTEST_ARRAY_SIZE(lat)) {
+		r0 = vr_debugfs(&vr, "render", "resets");
 		t0 = vr_now();
 		vr_fence_check(&vr, ctx, bo, 0, n + 1);
 		lat[n++] = vr_now() - t0;
+		r1 = vr_debugfs(&vr, "render", "resets");
+		if (r1 - r0 > most)
+			most = r1 - r0;
+		clean += r1 == r0;
 		vr_sleep_ms(50);
 	}
 	vtest_assert_eq(waitpid(pid, &status, 0), pid);
 	vtest_assert(WIFEXITED(status));
 	qsort(lat, n, sizeof(lat[0]), cmp_double);
 	vtest_info("victim: %d jobs in 60 s, latency median %.1f ms, p99 %.1f "
-		   "ms, max %.1f ms (job timeout %" PRIu64 " ms); abuser: "
-		   "exit %d", n, lat[n / 2] * 1e3, lat[n * 99 / 100] * 1e3,
-		   lat[n - 1] * 1e3, timeout_ms, WEXITSTATUS(status));
+		   "ms, max %.1f ms (job timeout %" PRIu64 " ms); %d met no "
+		   "reset, at most %" PRIu64 " resets in one; abuser: exit %d",
+		   n, lat[n / 2] * 1e3, lat[n * 99 / 100] * 1e3,
+		   lat[n - 1] * 1e3, timeout_ms, clean, most,
+		   WEXITSTATUS(status));
 	vtest_assert_f(WEXITSTATUS(status) >= 100,
 		       "the abuser was never refused (exit %d)",
 		       WEXITSTATUS(status));
 	vtest_assert_eq(WEXITSTATUS(status) - 100, 5);
-	vtest_assert_lt(lat[n - 1] * 1e3, timeout_ms * 2 + 1000);
+	vtest_assert_lte_u64(most, 2);
 	/* Most jobs did not meet a hang at all. */
-	vtest_assert_lt(lat[n / 2] * 1e3, timeout_ms / 2);
+	vtest_assert_lt(n / 2, clean);
 	vtest_assert(!(vr_reset_status(&vr, ctx).flags &
 		       DRM_VDXG_RESET_BANNED));
 	vdxg_bo_free(bo);
@@ -672,6 +692,7 @@ static void slow_job(void)
 	uint64_t resets;
 	uint32_t ctx, *px, n, x, y;
 	double t, per_fill;
+	unsigned int try;
 	struct vr vr;
 
 	vtest_assert_eq_u64(vr_module_param("job_timeout_ms"), 100);
@@ -695,23 +716,36 @@ static void slow_job(void)
 	}
 	per_fill = t > 0 ? t / n : 1;
 
-	/* A job of about 0.4 s: four timeouts, well under the ten allowed. */
-	n = (uint32_t)(0.4 / per_fill) + 1;
-	vtest_require_f(n < 5000, "a FILL takes %.3f ms", per_fill * 1e3);
+	/*
+	 * A job of about 0.3 s: three timeouts, well under the ten allowed
+	 * (VDXG_HANG_MAX_PERIODS) if the machine slows down after the
+	 * measure. If it speeds up, the job may pass in under two timeouts
+	 * and test nothing: then it runs again, longer, a few times at most.
+	 */
+	n = (uint32_t)(0.3 / per_fill) + 1;
 	resets = vr_debugfs(&vr, "render", "resets");
-	cs = vr_cs();
-	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, dst, 0, DRM_VDXG_ALLOC_WRITE,
-			    VDXG_FMT_XRGB8888, w, h, pitch);
-	for (x = 0; x < n; x++)
-		vdxg_cs_fill_rect(cs, 0, 0, w, h, 0x00101010 + x);
-	vdxg_cs_fill_rect(cs, 100, 200, 300, 400, 0x00c0ffee);
-	vr_cs_ok(cs);
-	t = vr_now();
-	vr_submit(&vr, ctx, cs, NULL);
-	vr_bo_wait(dst);
-	t = vr_now() - t;
-	vtest_info("%u FILLs of %ux%u: %.0f ms with job_timeout_ms=100", n, w,
-		   h, t * 1e3);
+	for (try = 0;; try++) {
+		vtest_require_f(n < 5000, "a FILL takes %.3f ms",
+				per_fill * 1e3);
+		cs = vr_cs();
+		vdxg_cs_set_surface(cs, VDXG_SLOT_DST, dst, 0,
+				    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888,
+				    w, h, pitch);
+		for (x = 0; x < n; x++)
+			vdxg_cs_fill_rect(cs, 0, 0, w, h, 0x00101010 + x);
+		vdxg_cs_fill_rect(cs, 100, 200, 300, 400, 0x00c0ffee);
+		vr_cs_ok(cs);
+		t = vr_now();
+		vr_submit(&vr, ctx, cs, NULL);
+		vr_bo_wait(dst);
+		t = vr_now() - t;
+		vtest_info("%u FILLs of %ux%u: %.0f ms with job_timeout_ms=100",
+			   n, w, h, t * 1e3);
+		if (t > 0.2 || try == 3)
+			break;
+		vdxg_cs_free(cs);
+		n = (uint32_t)(n * 0.3 / (t > 0.01 ? t : 0.01)) + 1;
+	}
 
 	px = vr_map(dst);
 	for (y = 0; y < h; y += 7)
@@ -765,8 +799,15 @@ static void params_crash(void)
 	raise(SIGKILL);
 }
 
+/*
+ * The subtest's timeout while FN runs: the SIGALRM it would get, sent to
+ * the process that reloads vdxg, now that FN runs (not a real alarm: one
+ * of a few seconds could fire in the reload itself on a slow machine,
+ * and kill the process before it restores anything).
+ */
 static void params_hang(void)
 {
+	kill(getppid(), SIGALRM);
 	for (;;)
 		pause();
 }
@@ -782,12 +823,11 @@ static void test_module_params(void)
 		const char *what;
 		void (*fn)(void);
 		int exit_code;		/* or -signal */
-		bool own_alarm;		/* the subtest's timeout, here 2 s */
 	} cases[] = {
-		{ "a failure", params_fail, VTEST_EXIT_FAILURE, false },
-		{ "a skip", params_skip, VTEST_EXIT_SKIP, false },
-		{ "a crash", params_crash, -SIGKILL, false },
-		{ "a timeout", params_hang, -SIGALRM, true },
+		{ "a failure", params_fail, VTEST_EXIT_FAILURE },
+		{ "a skip", params_skip, VTEST_EXIT_SKIP },
+		{ "a crash", params_crash, -SIGKILL },
+		{ "a timeout", params_hang, -SIGALRM },
 	};
 	uint64_t before = vr_module_param("job_timeout_ms");
 	unsigned int i;
@@ -807,8 +847,6 @@ static void test_module_params(void)
 			fd = open("/dev/null", O_WRONLY);
 			dup2(fd, 1);
 			dup2(fd, 2);
-			if (cases[i].own_alarm)
-				alarm(2);
 			vr_with_module_params("job_timeout_ms=100",
 					      cases[i].fn);
 			_exit(VTEST_EXIT_SUCCESS);
@@ -833,19 +871,23 @@ static void test_module_params(void)
 
 /*
  * 100 faults, each right behind a small job that completes: every fault
- * resets the engine at once (the job timeout is 2 s). The kernel log
- * hears of them at most about ten times a minute; debugfs ``faults`` has
- * every one.
+ * resets the engine at once, not at the job timeout (here 30 s, so that
+ * "at once" may take a loaded machine seconds and still be told apart).
+ * The kernel log hears of them at most ten times a minute; debugfs
+ * ``faults`` has every one.
  */
-static void test_fault_storm(void)
+static void fault_storm(void)
 {
 	uint64_t timeout_ms = vr_module_param("job_timeout_ms");
 	uint64_t kmsg = vtest_kmsg_seq(), total0, total1;
 	static double lat[100];
 	char path[96];
-	int i, lines;
+	int i, lines, most;
 	struct vr vr, probe;
+	double start;
 
+	vtest_assert_eq_u64(timeout_ms, 30000);
+	start = vr_now();
 	vr_open(&probe);
 	vr_ignore_dmesg(VR_RESET_DMESG "|callbacks suppressed");
 	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/faults",
@@ -877,7 +919,10 @@ static void test_fault_storm(void)
 		o.num_out_syncs = 1;
 		t0 = vr_now();
 		vr_submit(&vr, vr_ctx(&vr), cs, &o);
-		vtest_assert_eq(vr_syncobj_wait(&vr, s, 0, 10000000000ll), 0);
+		vtest_assert_f(vr_syncobj_wait(&vr, s, 0,
+					       timeout_ms / 2 * 1000000) == 0,
+			       "fault %d: no reset in half the job timeout",
+			       i);
 		lat[i] = vr_now() - t0;
 		vtest_assert(vr_syncobj_status(&vr, s, 0) < 0);
 		vdxg_cs_free(cs);
@@ -890,17 +935,33 @@ static void test_fault_storm(void)
 	lines = vtest_kmsg_grep(kmsg, " fault: ") +
 		vtest_kmsg_grep(kmsg, "hung, resetting") +
 		vtest_kmsg_grep(kmsg, "hung or faulted");
+	/*
+	 * Ten lines a minute (vdxg_fault.c's ratelimit): in the minutes
+	 * the storm spans, which a slow machine makes more than one, and
+	 * one more for a window an earlier test opened.
+	 */
+	most = 10 * ((int)((vr_now() - start) / 60) + 2);
 	qsort(lat, 100, sizeof(lat[0]), cmp_double);
 	vtest_info("fault to failed fence: median %.1f ms, max %.1f ms (job "
 		   "timeout %" PRIu64 " ms); %d kernel log lines for 100 "
-		   "faults", lat[50] * 1e3, lat[99] * 1e3, timeout_ms, lines);
+		   "faults in %.0f s", lat[50] * 1e3, lat[99] * 1e3,
+		   timeout_ms, lines, vr_now() - start);
 	fflush(stdout);
 	vtest_assert_lt(lat[99] * 1e3, timeout_ms / 2);
-	vtest_assert_lte(lines, 20);
+	vtest_assert_lte(lines, most);
 	total1 = vr_debugfs(&probe, "faults", "total");
 	vtest_info("fault log total %" PRIu64 " -> %" PRIu64, total0, total1);
 	vtest_assert_lte_u64(total0 + 100, total1);
 	vr_close(&probe);
+}
+
+static void test_fault_storm(void)
+{
+	struct vr vr;
+
+	vr_open(&vr);
+	vr_close(&vr);
+	vr_with_module_params("job_timeout_ms=30000", fault_storm);
 }
 
 /*

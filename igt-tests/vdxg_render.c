@@ -735,11 +735,14 @@ static void test_wait_cpu_release(uint32_t seg)
 	vdxg_cs_fence(cs, bo, 8, DRM_VDXG_ALLOC_WRITE, 0xabcdef);
 	vr_submit(&vr, ctx, cs, NULL);
 
-	/* Well below the job timeout (job_timeout_ms, 2 s by default). */
+	/*
+	 * It did start; then it has had 150 ms to pass its WAIT wrongly
+	 * (well below the job timeout, job_timeout_ms, 2 s by default).
+	 */
+	vr_wait64(map, 16, 1, "the FENCE before the WAIT");
 	vr_sleep_ms(150);
 	vtest_assert_f(!vr_bo_idle(bo), "the job finished past its WAIT");
 	vtest_assert_eq_u64(vr_read64(map, 8), 0);
-	vtest_assert_eq_u64(vr_read64(map, 16), 1);	/* it did start */
 	vr_write64(map, 0, target - 1);
 	vr_sleep_ms(150);
 	vtest_assert_f(!vr_bo_idle(bo), "WAIT passed on a smaller value");

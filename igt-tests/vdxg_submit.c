@@ -605,8 +605,9 @@ static void test_in_syncobj_order(void)
 	o = opts_syncs(&sa, 1, &sb, 1);
 	vr_submit(&vr, ctx_b, cs, &o);
 
+	/* A started: then B has had its chance to run wrongly. */
+	vr_wait64(map, 8, 0xa0, "job A's first FENCE");
 	vr_sleep_ms(150);
-	vtest_assert_eq_u64(vr_read64(map, 8), 0xa0);	/* A started */
 	vtest_assert_eq_u64(vr_read64(map, 16), 0);
 	vtest_assert_eq_u64(vr_read64(map, 24), 0);	/* B did not */
 	vtest_assert_eq(vr_syncobj_wait(&vr, a, 0, 0), -ETIME);
@@ -1044,6 +1045,21 @@ static uint64_t fdinfo(int fd, const char *key)
 }
 
 /*
+ * KEY of fd's fdinfo once it is no longer OLD: a job's engine time is
+ * accounted when the scheduler frees the job, just after its fence. A
+ * state to wait for; VR_WAIT_NS is only the hang guard.
+ */
+static uint64_t fdinfo_change(int fd, const char *key, uint64_t old)
+{
+	double end = vr_now() + (double)VR_WAIT_NS / VR_SEC;
+	uint64_t v;
+
+	while ((v = fdinfo(fd, key)) == old && vr_now() < end)
+		vr_sleep_ms(10);
+	return v;
+}
+
+/*
  * drm-engine-render counts the engine time of the file's jobs (none at
  * first, some after jobs, more after more jobs, none in another file),
  * and drm-memory-{vram,gtt,cpu} the file's objects where they are.
@@ -1112,9 +1128,7 @@ static void test_fdinfo(void)
 	wall = vr_now() - start;
 
 	/* Accounted when the scheduler frees the job, just after. */
-	for (i = 0; i < 500 && !fdinfo(vr.fd, "drm-engine-render"); i++)
-		vr_sleep_ms(10);
-	t1 = fdinfo(vr.fd, "drm-engine-render");
+	t1 = fdinfo_change(vr.fd, "drm-engine-render", 0);
 	vtest_info("4 jobs: %" PRIu64 " ns of engine time in %.0f ms", t1,
 		   wall * 1e3);
 	vtest_assert_f(t1 > 0, "no engine time after 4 jobs");
@@ -1122,9 +1136,7 @@ static void test_fdinfo(void)
 
 	vr_submit(&vr, ctx, cs, NULL);
 	vr_bo_wait(dst);
-	for (i = 0; i < 500 && fdinfo(vr.fd, "drm-engine-render") == t1; i++)
-		vr_sleep_ms(10);
-	t2 = fdinfo(vr.fd, "drm-engine-render");
+	t2 = fdinfo_change(vr.fd, "drm-engine-render", t1);
 	vtest_assert_lte_u64(t1 + 1, t2);
 
 	/* Freed objects leave the count. */
@@ -1180,9 +1192,7 @@ static void test_fdinfo_busy_bound(void)
 	/* Warm up (first placement, first patch) outside the window. */
 	vr_submit(&vr, ctx, cs, NULL);
 	vr_bo_wait(dst);
-	for (i = 0; i < 500 && !fdinfo(vr.fd, "drm-engine-render"); i++)
-		vr_sleep_ms(10);
-	busy = fdinfo(vr.fd, "drm-engine-render");
+	busy = fdinfo_change(vr.fd, "drm-engine-render", 0);
 
 	start = vr_now();
 	for (i = 0; i < 8; i++)

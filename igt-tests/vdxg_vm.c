@@ -1968,7 +1968,14 @@ static int bb_bind(struct vr *vr, uint32_t vm, struct vdxg_bo *bo,
 			    out ? &o : NULL, !!out);
 }
 
-#define BB_DEADLINE	(5 * VR_SEC)
+/*
+ * How long another client's step may take while A's binds wait. A step
+ * held up by A's binds would wait for ever (A's fence signals only when
+ * the test says so): this is a hang guard, as long as any other wait on
+ * the GPU (a loaded machine runs the guest several times slower).
+ */
+#define BB_DEADLINE	VR_WAIT_NS
+#define BB_DEADLINE_S	((unsigned int)(BB_DEADLINE / VR_SEC))
 
 /* An object of another client, made and filled before A's binds wait. */
 static struct vdxg_bo *bb_object_size(struct vr *b, uint64_t size,
@@ -2004,18 +2011,22 @@ static void bb_other_client(struct vr *b, uint32_t vm, uint32_t asid,
 
 	vtest_assert_ok(bb_bind(b, vm, bo, va, 256 * KIB, 0, out));
 	vtest_assert_f(vr_syncobj_wait(b, out, 0, BB_DEADLINE) == 0,
-		       "another client's bind did not complete in 5 s");
+		       "another client's bind did not complete in %u s",
+		       BB_DEADLINE_S);
 	/* Again over its own mapping: the object is locked once. */
 	vtest_assert_ok(bb_bind(b, vm, bo, va, 256 * KIB, 0, out));
 	vtest_assert_f(vr_syncobj_wait(b, out, 0, BB_DEADLINE) == 0,
-		       "another client's bind did not complete in 5 s");
+		       "another client's bind did not complete in %u s",
+		       BB_DEADLINE_S);
 	vtest_assert_ok(vdxg_bo_make_resident(bo, DRM_VDXG_SEGMENT_SYSTEM));
 	vtest_assert_f(vdxg_bo_wait(bo, BB_DEADLINE) == 0,
-		       "another client's move did not complete in 5 s");
+		       "another client's move did not complete in %u s",
+		       BB_DEADLINE_S);
 	vtest_assert_eq(vr_bo_segment(bo), DRM_VDXG_SEGMENT_SYSTEM);
 	vtest_assert_ok(vdxg_bo_make_resident(bo, DRM_VDXG_SEGMENT_VRAM));
 	vtest_assert_f(vdxg_bo_wait(bo, BB_DEADLINE) == 0,
-		       "another client's move did not complete in 5 s");
+		       "another client's move did not complete in %u s",
+		       BB_DEADLINE_S);
 	vtest_assert_eq(vr_bo_segment(bo), DRM_VDXG_SEGMENT_VRAM);
 	expect_bytes(b, asid, va, bo, 0, 64 * KIB);
 	expect_bytes(b, asid, va + 192 * KIB, bo, 192 * KIB, 64 * KIB);
@@ -2154,7 +2165,8 @@ static void test_blocked_bind_move(void)
 				s_out));
 
 	/*
-	 * X to system memory, in a child that SIGALRM ends after 5 s; it
+	 * X to system memory, in a child that SIGALRM ends after
+	 * BB_DEADLINE_S s (a move held up by the VM's binds never ends); it
 	 * exits with MAKE_RESIDENT's errno, or 255 if the wait failed.
 	 */
 	pid = fork();
@@ -2162,7 +2174,7 @@ static void test_blocked_bind_move(void)
 	if (!pid) {
 		int ret;
 
-		alarm(5);
+		alarm(BB_DEADLINE_S);
 		ret = vdxg_bo_make_resident(x, DRM_VDXG_SEGMENT_SYSTEM);
 		if (!ret)
 			ret = vdxg_bo_make_resident(x2,
@@ -2174,8 +2186,8 @@ static void test_blocked_bind_move(void)
 	}
 	vtest_assert_eq(waitpid(pid, &status, 0), pid);
 	vtest_assert_f(!WIFSIGNALED(status),
-		       "the move did not complete in 5 s (signal %d)",
-		       WTERMSIG(status));
+		       "the move did not complete in %u s (signal %d)",
+		       BB_DEADLINE_S, WTERMSIG(status));
 	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
 		       "the move failed: %d", -WEXITSTATUS(status));
 	vtest_assert_eq(vr_bo_segment(x), DRM_VDXG_SEGMENT_SYSTEM);

@@ -216,6 +216,19 @@ void vr_write64(void *map, uint64_t offset, uint64_t value)
 	__sync_synchronize();
 }
 
+void vr_wait64(const void *map, uint64_t offset, uint64_t value,
+	       const char *what)
+{
+	double end = vr_now() + (double)VR_WAIT_NS / VR_SEC;
+	uint64_t v;
+
+	while ((v = vr_read64(map, offset)) != value && vr_now() < end)
+		vr_sleep_ms(1);
+	vtest_assert_f(v == value, "%s: 0x%" PRIx64 " at offset %" PRIu64
+		       " after %lld s, expected 0x%" PRIx64, what, v, offset,
+		       VR_WAIT_NS / VR_SEC, value);
+}
+
 /* -------------------------------------------------------------- submit */
 
 struct vdxg_cs *vr_cs(void)
@@ -608,22 +621,30 @@ void vr_with_module_params(const char *params, void (*fn)(void))
 		vtest_skip("vdxg cannot be reloaded with %s", params);
 	}
 
+	/*
+	 * The subtest's alarm (its timeout) kills FN, not the restore: the
+	 * handler is in place before FN runs, so that FN may end here as a
+	 * timeout would (module-params signals this process itself).
+	 */
+	vr_alarmed = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
 	/* FN in a child: whatever becomes of it, this process restores. */
 	fflush(NULL);
 	pid = fork();
 	vtest_assert(pid >= 0);
 	if (!pid) {
+		sigaction(SIGALRM, &old, NULL);
 		fn();
 		fflush(NULL);
 		_exit(VTEST_EXIT_SUCCESS);
 	}
-	/* The subtest's alarm (its timeout) kills FN, not the restore. */
-	vr_alarmed = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, &old);
-	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+	/* Polled: an alarm just before a blocking waitpid() would be lost. */
+	while ((w = waitpid(pid, &status, WNOHANG)) == 0 ||
+	       (w < 0 && errno == EINTR)) {
 		if (vr_alarmed)
 			kill(pid, SIGKILL);
+		vr_sleep_ms(10);
 	}
 	vtest_assert_eq(w, pid);
 

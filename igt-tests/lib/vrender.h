@@ -89,6 +89,12 @@ void vr_cs_ok(struct vdxg_cs *cs);
 /* A 64-bit little-endian value in a mapping. */
 uint64_t vr_read64(const void *map, uint64_t offset);
 void vr_write64(void *map, uint64_t offset, uint64_t value);
+/*
+ * Poll until the value at MAP + OFFSET is VALUE (a job got that far): a
+ * state to wait for, not a time. Fails after VR_WAIT_NS, naming WHAT.
+ */
+void vr_wait64(const void *map, uint64_t offset, uint64_t value,
+	       const char *what);
 
 /*
  * One FENCE of VALUE at BO + OFFSET on CTX, then wait and check that the
