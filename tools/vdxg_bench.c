@@ -14,7 +14,7 @@
  *          ratio per repeat. Then, on its own (the 64 MiB object freed),
  *          the latency of one 4 KiB move from VRAM to system memory,
  *          MAKE_RESIDENT until GEM_WAIT returns, and of that MAKE_RESIDENT
- *          ioctl alone, once a repeat.
+ *          ioctl alone (medians of 31 a repeat).
  * submit   The NOP submit rate: one NOP submitted and waited for through
  *          an out-syncobj, back to back. The SUBMIT ioctl's cost alone (the
  *          median call of a few hundred, jobs drained outside the timing)
@@ -71,10 +71,29 @@
  *          throughput of 1, 2, 4 and 8 clients in virtual mode (the
  *          clients group's jobs, each client with its own VM).
  *
+ * Warm-up, so that any repeat count gives the same figures: memory touched
+ * for the first time is slow on a TCG guest (the guest's RAM and the
+ * device's VRAM are host pages QEMU faults in on first touch), and so is
+ * code TCG has not translated yet. Before the first group that uses the
+ * device, most of the guest's free memory is written from here and the
+ * VRAM by the device (FILL_RECT). Then each group runs a repeat's own work
+ * on its own objects and buffers, untimed, until two rounds in a row take
+ * within 15% of each other (2 to 10 rounds, none begun after 30 s); vm
+ * warms its binds and its moves apart. The table prints each warm-up's
+ * rounds, seconds and first and last round's time under the group.
+ *
+ * Inside a repeat, figures short enough to be spoiled by the host
+ * scheduler (the host's CPUs are shared) are medians of several samples:
+ * paging's transfers (5) and 4 KiB moves (31), render's jobs (5), the NOP
+ * rates (5 windows of 0.2 s), each client count (3 runs); a ratio of
+ * such figures is the median of the samples' ratios.
+ *
  * Every figure is the median of the repeats (default 5), with min and max.
  * The table goes to stdout; -j also writes the figures as JSON:
  * {"version": 1, "repeats": N, "figures": [{"group", "name", "unit",
- * "median", "min", "max"}, ...]}. Exit status 0 when every group ran or
+ * "median", "min", "max", "values"}, ...], "warmup": [{"group", "name",
+ * "unit", "rounds", "seconds", "first", "last"}, ...]} ("all": the memory
+ * touched once a run). scripts/bench-compare.py compares two such files. Exit status 0 when every group ran or
  * was skipped for want of hardware (a flip without an output, vm without
  * a GPU MMU), 1 on an error.
  */
@@ -105,6 +124,7 @@
 #define WAIT_NS		(60 * SEC_NS)
 #define MAX_REPEATS	64
 #define MAX_FIGURES	64
+#define MAX_WARMUPS	16
 
 /* ------------------------------------------------------------- figures */
 
@@ -119,6 +139,17 @@ struct figure {
 static struct figure figures[MAX_FIGURES];
 static int num_figures, repeats = 5;
 static struct vdxg_device *dev;		/* the render node */
+
+/* A warm-up: ROUNDS untimed rounds in SECONDS, the first and last's time. */
+struct warmup {
+	const char *group;
+	char name[96];
+	int rounds;
+	double seconds, first, last;
+};
+
+static struct warmup warmups[MAX_WARMUPS];
+static int num_warmups;
 
 static void check(int ret, const char *what)
 {
@@ -211,6 +242,18 @@ static int write_json(const char *path)
 			fprintf(f, "%s%.6g", j ? ", " : "", g->v[j]);
 		fprintf(f, "]}");
 	}
+	fprintf(f, "\n  ],\n  \"warmup\": [");
+	for (i = 0; i < num_warmups; i++) {
+		const struct warmup *w = &warmups[i];
+
+		fprintf(f, "%s\n    {\"group\": ", i ? "," : "");
+		json_string(f, w->group);
+		fprintf(f, ", \"name\": ");
+		json_string(f, w->name);
+		fprintf(f, ", \"unit\": \"s\", \"rounds\": %d, "
+			"\"seconds\": %.6g, \"first\": %.6g, \"last\": %.6g}",
+			w->rounds, w->seconds, w->first, w->last);
+	}
 	fprintf(f, "\n  ]\n}\n");
 	return fclose(f) ? -errno : 0;
 }
@@ -280,6 +323,182 @@ static double memcpy_rate(char *a, char *b, uint64_t chunk, uint64_t bytes)
 	return bytes / (now() - t) / MIB;
 }
 
+/* ------------------------------------------------------------- warm-up */
+
+#define WARM_MIN	2	/* rounds at least */
+#define WARM_MAX	10	/* and at most */
+#define WARM_SECONDS	30.0	/* no new round after this long */
+#define WARM_TOL	0.15	/* a round this close to the last: warm */
+
+static bool near(double a, double b, double tol)
+{
+	return a <= b * (1 + tol) && b <= a * (1 + tol);
+}
+
+static struct warmup *new_warmup(const char *group, const char *name)
+{
+	struct warmup *w = &warmups[num_warmups];
+
+	if (num_warmups == MAX_WARMUPS)
+		die("too many warm-ups", -ENOSPC);
+	num_warmups++;
+	memset(w, 0, sizeof(*w));
+	w->group = group;
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	return w;
+}
+
+/*
+ * A group's first rounds are slower than the rest for reasons none of its
+ * figures is about: memory touched for the first time (the guest's pages
+ * and the device's VRAM are host pages QEMU faults in on first touch),
+ * code TCG has not translated yet, the driver's pools and page tables
+ * still to fill. So before its timed repeats a group runs ROUND(ARG), a
+ * repeat's own work on the same objects and buffers, untimed, until two
+ * rounds in a row take within WARM_TOL of each other (WARM_MIN to
+ * WARM_MAX rounds, none started after WARM_SECONDS). Its record (rounds,
+ * seconds, the first and the last round's seconds) is printed with the
+ * group and written to the JSON apart from the figures.
+ */
+static void warm_up(const char *group, const char *name,
+		    void (*round)(void *arg), void *arg)
+{
+	struct warmup *w = new_warmup(group, name);
+	double t0 = now(), t, prev = 0;
+
+	do {
+		t = now();
+		round(arg);
+		t = now() - t;
+		if (!w->rounds)
+			w->first = t;
+		w->rounds++;
+		w->last = t;
+		if (w->rounds >= WARM_MIN && near(t, prev, WARM_TOL))
+			break;
+		prev = t;
+	} while (w->rounds < WARM_MAX && now() - t0 < WARM_SECONDS);
+	w->seconds = now() - t0;
+}
+
+/* Print the warm-ups of GROUP, after its heading. */
+static void warm_print(const char *group)
+{
+	int i;
+
+	for (i = 0; i < num_warmups; i++) {
+		const struct warmup *w = &warmups[i];
+
+		if (strcmp(w->group, group))
+			continue;
+		printf("  warm-up%s%s: %d round%s in %.2f s, a round %.3f s "
+		       "cold, %.3f s at the last\n", *w->name ? ", " : "",
+		       w->name, w->rounds, w->rounds > 1 ? "s" : "",
+		       w->seconds, w->first, w->last);
+	}
+}
+
+/*
+ * Once a run, before the first group that uses the device: the guest's
+ * free memory written from here (all but TOUCH_SPARE of MemAvailable) and
+ * the VRAM written by the device (FILL_RECT into objects that fill all but
+ * TOUCH_SPARE_VRAM of it, then freed), so that no figure depends on whether the
+ * pages a group is given (its buffers, the system pages of a move, the
+ * VRAM an object lands in) were touched before.
+ */
+#define TOUCH_SPARE	(256 * MIB)
+#define TOUCH_CHUNK	(64 * MIB)
+#define TOUCH_BO_DIM	1024		/* VRAM objects of 4 MiB */
+#define TOUCH_BOS	1024
+#define TOUCH_SPARE_VRAM (16 * MIB)
+
+static uint64_t touch_ram(void)
+{
+	unsigned long long kib = 0;
+	char line[128], **chunk;
+	uint64_t n = 0, i;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (kib * 1024 <= TOUCH_SPARE)
+		return 0;
+	n = (kib * 1024 - TOUCH_SPARE) / TOUCH_CHUNK;
+	chunk = calloc(n, sizeof(*chunk));
+	if (!chunk)
+		die("calloc", -ENOMEM);
+	for (i = 0; i < n; i++) {
+		chunk[i] = malloc(TOUCH_CHUNK);
+		if (!chunk[i])
+			break;
+		memset(chunk[i], 0x11, TOUCH_CHUNK);
+	}
+	n = i;
+	for (i = 0; i < n; i++)
+		free(chunk[i]);
+	free(chunk);
+	return n * TOUCH_CHUNK;
+}
+
+static uint64_t touch_vram(void)
+{
+	const uint64_t size = (uint64_t)TOUCH_BO_DIM * TOUCH_BO_DIM * 4;
+	struct vdxg_bo **bo = calloc(TOUCH_BOS, sizeof(*bo));
+	uint32_t ctx = new_ctx(dev);
+	uint64_t vram = 0;
+	struct vdxg_cs *cs;
+	int i, n;
+
+	if (!bo)
+		die("calloc", -ENOMEM);
+	/*
+	 * VRAM but TOUCH_SPARE_VRAM (the console's buffer, the driver's
+	 * own): objects past what fits would evict the first ones.
+	 */
+	check(vdxg_get_param(dev, DRM_VDXG_PARAM_VRAM_SIZE, &vram),
+	      "GET_PARAM");
+	n = vram > TOUCH_SPARE_VRAM ? (vram - TOUCH_SPARE_VRAM) / size : 0;
+	if (n > TOUCH_BOS)
+		n = TOUCH_BOS;
+	for (i = 0; i < n; i++)
+		bo[i] = vram_bo(dev, size);
+	for (i = 0; i < n; i++) {
+		cs = new_cs();
+		vdxg_cs_set_surface(cs, VDXG_SLOT_DST, bo[i], 0,
+				    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888,
+				    TOUCH_BO_DIM, TOUCH_BO_DIM,
+				    TOUCH_BO_DIM * 4);
+		vdxg_cs_fill_rect(cs, 0, 0, TOUCH_BO_DIM, TOUCH_BO_DIM,
+				  0xff112233);
+		submit(dev, ctx, cs);
+		vdxg_cs_free(cs);
+	}
+	for (i = 0; i < n; i++) {
+		check(vdxg_bo_wait(bo[i], WAIT_NS), "wait");
+		vdxg_bo_free(bo[i]);
+	}
+	free(bo);
+	vdxg_context_destroy(dev, ctx);
+	return n * size;
+}
+
+static void touch_memory(void)
+{
+	struct warmup *w = new_warmup("all", "");
+	double t = now();
+	uint64_t ram = touch_ram(), vram = touch_vram();
+
+	w->rounds = 1;
+	w->seconds = w->first = w->last = now() - t;
+	snprintf(w->name, sizeof(w->name), "%llu MiB of RAM, %llu MiB of "
+		 "VRAM first touched", (unsigned long long)(ram / MIB),
+		 (unsigned long long)(vram / MIB));
+	printf("%s in %.2f s\n", w->name, w->seconds);
+}
+
 /* -------------------------------------------------------------- paging */
 
 #define PAGING_SIZE	(64 * MIB)
@@ -290,66 +509,110 @@ static void move(struct vdxg_bo *bo, uint32_t segment)
 	check(vdxg_bo_wait(bo, WAIT_NS), "GEM_WAIT");
 }
 
+#define PAGING_INNER	5	/* transfers a repeat, the median taken */
+#define PAGING_MOVES	31	/* 4 KiB moves a repeat, likewise */
+
+struct paging {
+	struct vdxg_bo *big, *small;
+	char *a, *b;
+	double cpu[MAX_REPEATS], gpu[MAX_REPEATS], r[MAX_REPEATS];
+	double lat[MAX_REPEATS], call[MAX_REPEATS];
+	int i;		/* the repeat */
+};
+
+/*
+ * PAGING_INNER times memcpy there and back, then the paging engine's
+ * round trip of the 64 MiB object: the median of each, and of their
+ * ratios.
+ */
+static void paging_transfers(void *arg)
+{
+	struct paging *p = arg;
+	double cpu[PAGING_INNER], gpu[PAGING_INNER], r[PAGING_INNER], t;
+	int k;
+
+	for (k = 0; k < PAGING_INNER; k++) {
+		cpu[k] = memcpy_rate(p->a, p->b, PAGING_SIZE, 2 * PAGING_SIZE);
+		t = now();
+		move(p->big, DRM_VDXG_SEGMENT_SYSTEM);
+		move(p->big, DRM_VDXG_SEGMENT_VRAM);
+		gpu[k] = 2 * PAGING_SIZE / (now() - t) / MIB;
+		r[k] = gpu[k] / cpu[k];
+	}
+	p->cpu[p->i] = median(cpu, PAGING_INNER);
+	p->gpu[p->i] = median(gpu, PAGING_INNER);
+	p->r[p->i] = median(r, PAGING_INNER);
+}
+
+/* PAGING_MOVES 4 KiB moves VRAM -> system (and back): the medians. */
+static void paging_moves(void *arg)
+{
+	struct paging *p = arg;
+	double lat[PAGING_MOVES], call[PAGING_MOVES], t;
+	int k;
+
+	for (k = 0; k < PAGING_MOVES; k++) {
+		t = now();
+		check(vdxg_bo_make_resident(p->small, DRM_VDXG_SEGMENT_SYSTEM),
+		      "MAKE_RESIDENT");
+		call[k] = (now() - t) * 1e6;
+		check(vdxg_bo_wait(p->small, WAIT_NS), "GEM_WAIT");
+		lat[k] = (now() - t) * 1e6;
+		move(p->small, DRM_VDXG_SEGMENT_VRAM);
+	}
+	p->lat[p->i] = median(lat, PAGING_MOVES);
+	p->call[p->i] = median(call, PAGING_MOVES);
+}
+
 static void bench_paging(void)
 {
 	static const uint32_t segs[] = {
 		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
 	};
-	double cpu[MAX_REPEATS], gpu[MAX_REPEATS], lat[MAX_REPEATS];
-	double call[MAX_REPEATS];
-	double r[MAX_REPEATS];
-	char *a = malloc(PAGING_SIZE), *b = malloc(PAGING_SIZE);
-	struct vdxg_bo *big, *small;
-	int i;
+	static struct paging p;
 
-	if (!a || !b)
+	p.a = malloc(PAGING_SIZE);
+	p.b = malloc(PAGING_SIZE);
+	if (!p.a || !p.b)
 		die("malloc", -ENOMEM);
-	memset(a, 1, PAGING_SIZE);
-	memset(b, 2, PAGING_SIZE);
-	big = bo_new(dev, PAGING_SIZE, segs, 2);
-	memset(bo_map(big), 0x5a, PAGING_SIZE);
-	move(big, DRM_VDXG_SEGMENT_VRAM);
-	small = bo_new(dev, 4096, segs, 2);
-	memset(bo_map(small), 0xa5, 4096);
-	move(small, DRM_VDXG_SEGMENT_VRAM);
+	memset(p.a, 1, PAGING_SIZE);
+	memset(p.b, 2, PAGING_SIZE);
+	p.big = bo_new(dev, PAGING_SIZE, segs, 2);
+	memset(bo_map(p.big), 0x5a, PAGING_SIZE);
+	move(p.big, DRM_VDXG_SEGMENT_VRAM);
+	p.small = bo_new(dev, 4096, segs, 2);
+	memset(bo_map(p.small), 0xa5, 4096);
+	move(p.small, DRM_VDXG_SEGMENT_VRAM);
 
-	for (i = 0; i < repeats; i++) {
-		double t;
-
-		cpu[i] = memcpy_rate(a, b, PAGING_SIZE, 2 * PAGING_SIZE);
-		t = now();
-		move(big, DRM_VDXG_SEGMENT_SYSTEM);
-		move(big, DRM_VDXG_SEGMENT_VRAM);
-		gpu[i] = 2 * PAGING_SIZE / (now() - t) / MIB;
-	}
+	/* The warm-ups' values go to repeat 0's place, then over. */
+	p.i = 0;
+	warm_up("paging", "64 MiB transfers", paging_transfers, &p);
+	for (p.i = 0; p.i < repeats; p.i++)
+		paging_transfers(&p);
 	/*
 	 * The latency on its own, after the transfers: the 64 MiB moves'
 	 * clean-up (freeing their pages) is not what a 4 KiB move costs.
 	 */
-	vdxg_bo_free(big);
+	vdxg_bo_free(p.big);
 	usleep(100000);
-	for (i = 0; i < repeats; i++) {
-		double t = now();
-
-		check(vdxg_bo_make_resident(small, DRM_VDXG_SEGMENT_SYSTEM),
-		      "MAKE_RESIDENT");
-		call[i] = (now() - t) * 1e6;
-		check(vdxg_bo_wait(small, WAIT_NS), "GEM_WAIT");
-		lat[i] = (now() - t) * 1e6;
-		move(small, DRM_VDXG_SEGMENT_VRAM);
-	}
-	printf("paging\n");
-	figure("paging", "memcpy, 64 MiB there and back", "MiB/s", cpu, repeats);
-	figure("paging", "eviction VRAM->system->VRAM, 64 MiB", "MiB/s", gpu,
+	p.i = 0;
+	warm_up("paging", "4 KiB moves", paging_moves, &p);
+	for (p.i = 0; p.i < repeats; p.i++)
+		paging_moves(&p);
+	printf("paging (median of %d transfers, %d 4 KiB moves a repeat)\n",
+	       PAGING_INNER, PAGING_MOVES);
+	warm_print("paging");
+	figure("paging", "memcpy, 64 MiB there and back", "MiB/s", p.cpu,
 	       repeats);
-	ratio(r, gpu, cpu, repeats);
-	figure("paging", "paging / memcpy", "ratio", r, repeats);
-	figure("paging", "one 4 KiB move", "us", lat, repeats);
-	figure("paging", "one 4 KiB move, the ioctl alone", "us", call,
+	figure("paging", "eviction VRAM->system->VRAM, 64 MiB", "MiB/s", p.gpu,
 	       repeats);
-	vdxg_bo_free(small);
-	free(a);
-	free(b);
+	figure("paging", "paging / memcpy", "ratio", p.r, repeats);
+	figure("paging", "one 4 KiB move", "us", p.lat, repeats);
+	figure("paging", "one 4 KiB move, the ioctl alone", "us", p.call,
+	       repeats);
+	vdxg_bo_free(p.small);
+	free(p.a);
+	free(p.b);
 }
 
 /* -------------------------------------------------------------- submit */
@@ -358,18 +621,23 @@ static void bench_paging(void)
 #define COST_PATCHES	1024
 #define COST_ITERS	200
 
+#define NOP_WINDOWS	5	/* of a NOP rate, the median taken */
+
 /*
  * NOP jobs submitted and waited for, one at a time, for about SECONDS: by
- * SUBMIT, or by EXEC of VCS on a virtual-mode CTX.
+ * SUBMIT, or by EXEC of VCS on a virtual-mode CTX. The rate is the median
+ * of NOP_WINDOWS windows of SECONDS / NOP_WINDOWS: a host that stops the
+ * guest for a while (it shares its CPUs) spoils one window, not the rate.
  */
 static double nop_rate(uint32_t ctx, struct vdxg_vcs *vcs, double seconds)
 {
 	struct vdxg_cs *cs = new_cs();
 	struct drm_vdxg_sync out;
 	struct vdxg_submit_opts o = { .out_syncs = &out, .num_out_syncs = 1 };
-	double t0 = now(), t;
+	double rate[NOP_WINDOWS], t0, t;
 	uint32_t s;
-	long n = 0;
+	long n;
+	int w;
 
 	check(vdxg_syncobj_create(dev, 0, &s), "SYNCOBJ_CREATE");
 	out = vdxg_sync(s, 0);
@@ -378,20 +646,25 @@ static double nop_rate(uint32_t ctx, struct vdxg_vcs *vcs, double seconds)
 		vdxg_vcs_reset(vcs);
 		vdxg_vcs_nop(vcs);
 	}
-	do {
-		if (vcs)
-			check(vdxg_exec(dev, ctx, vcs, &o), "EXEC");
-		else
-			check(vdxg_submit(dev, ctx, cs, &o), "SUBMIT");
-		check(vdxg_syncobj_wait(dev, &s, NULL, 1,
-					vdxg_timeout_abs(10 * SEC_NS), 0,
-					NULL), "SYNCOBJ_WAIT");
-		n++;
-		t = now() - t0;
-	} while (t < seconds);
+	for (w = 0; w < NOP_WINDOWS; w++) {
+		t0 = now();
+		n = 0;
+		do {
+			if (vcs)
+				check(vdxg_exec(dev, ctx, vcs, &o), "EXEC");
+			else
+				check(vdxg_submit(dev, ctx, cs, &o), "SUBMIT");
+			check(vdxg_syncobj_wait(dev, &s, NULL, 1,
+						vdxg_timeout_abs(10 * SEC_NS),
+						0, NULL), "SYNCOBJ_WAIT");
+			n++;
+			t = now() - t0;
+		} while (t < seconds / NOP_WINDOWS);
+		rate[w] = n / t;
+	}
 	vdxg_syncobj_destroy(dev, s);
 	vdxg_cs_free(cs);
-	return n / t;
+	return median(rate, NOP_WINDOWS);
 }
 
 /*
@@ -455,49 +728,65 @@ static double submit_cost(uint32_t ctx, struct vdxg_bo **bo,
 	return median(t, COST_ITERS) * 1e6;
 }
 
-static void bench_submit(void)
-{
-	double nop[MAX_REPEATS], right0[MAX_REPEATS], right[MAX_REPEATS];
-	double stale0[MAX_REPEATS], stale[MAX_REPEATS], v[MAX_REPEATS];
+struct submit {
 	struct vdxg_bo *bo[COST_ALLOCS];
 	uint64_t addr[COST_ALLOCS];
-	uint32_t ctx = new_ctx(dev);
+	uint32_t ctx;
+	double nop[MAX_REPEATS], right0[MAX_REPEATS], right[MAX_REPEATS];
+	double stale0[MAX_REPEATS], stale[MAX_REPEATS];
+	int i;
+};
+
+static void submit_repeat(void *arg)
+{
+	struct submit *p = arg;
+
+	p->nop[p->i] = nop_rate(p->ctx, NULL, 1.0);
+	p->right0[p->i] = submit_cost(p->ctx, p->bo, p->addr, 0, false);
+	p->right[p->i] = submit_cost(p->ctx, p->bo, p->addr, COST_PATCHES,
+				     false);
+	p->stale0[p->i] = submit_cost(p->ctx, p->bo, p->addr, 0, true);
+	p->stale[p->i] = submit_cost(p->ctx, p->bo, p->addr, COST_PATCHES,
+				     true);
+}
+
+static void bench_submit(void)
+{
+	static struct submit p;
+	double v[MAX_REPEATS];
 	int i;
 
+	p.ctx = new_ctx(dev);
 	for (i = 0; i < COST_ALLOCS; i++) {
-		bo[i] = vram_bo(dev, 16384);	/* room for the fences */
-		check(vdxg_bo_info(bo[i], NULL, &addr[i]), "GEM_INFO");
+		p.bo[i] = vram_bo(dev, 16384);	/* room for the fences */
+		check(vdxg_bo_info(p.bo[i], NULL, &p.addr[i]), "GEM_INFO");
 	}
-	/* Warm up: placement, first patches, caches. */
-	submit_cost(ctx, bo, addr, COST_PATCHES, false);
-	for (i = 0; i < repeats; i++) {
-		nop[i] = nop_rate(ctx, NULL, 1.0);
-		right0[i] = submit_cost(ctx, bo, addr, 0, false);
-		right[i] = submit_cost(ctx, bo, addr, COST_PATCHES, false);
-		stale0[i] = submit_cost(ctx, bo, addr, 0, true);
-		stale[i] = submit_cost(ctx, bo, addr, COST_PATCHES, true);
-	}
+	p.i = 0;
+	warm_up("submit", "", submit_repeat, &p);
+	for (p.i = 0; p.i < repeats; p.i++)
+		submit_repeat(&p);
 	printf("submit\n");
-	figure("submit", "NOP submit + wait", "submits/s", nop, repeats);
-	figure("submit", "SUBMIT, 16 allocations, no patch", "us", right0,
+	warm_print("submit");
+	figure("submit", "NOP submit + wait", "submits/s", p.nop, repeats);
+	figure("submit", "SUBMIT, 16 allocations, no patch", "us", p.right0,
 	       repeats);
 	figure("submit", "SUBMIT, 1024 locations, right addresses", "us",
-	       right, repeats);
+	       p.right, repeats);
 	figure("submit", "SUBMIT, 1024 locations, stale addresses", "us",
-	       stale, repeats);
+	       p.stale, repeats);
 	for (i = 0; i < repeats; i++)
-		v[i] = (stale[i] - stale0[i]) * 1e3 / COST_PATCHES;
+		v[i] = (p.stale[i] - p.stale0[i]) * 1e3 / COST_PATCHES;
 	figure("submit", "patch cost per location", "ns", v, repeats);
 	for (i = 0; i < repeats; i++)
-		v[i] = (right[i] - right0[i]) * 1e3 / COST_PATCHES;
+		v[i] = (p.right[i] - p.right0[i]) * 1e3 / COST_PATCHES;
 	figure("submit", "validation per location, nothing patched", "ns", v,
 	       repeats);
-	ratio(v, stale, right, repeats);
+	ratio(v, p.stale, p.right, repeats);
 	figure("submit", "presumed-address speedup (stale / right)", "ratio",
 	       v, repeats);
 	for (i = 0; i < COST_ALLOCS; i++)
-		vdxg_bo_free(bo[i]);
-	vdxg_context_destroy(dev, ctx);
+		vdxg_bo_free(p.bo[i]);
+	vdxg_context_destroy(dev, p.ctx);
 }
 
 /* -------------------------------------------------------------- render */
@@ -505,6 +794,8 @@ static void bench_submit(void)
 #define SURF_DIM	1024
 #define SURF_SIZE	((uint64_t)SURF_DIM * SURF_DIM * 4)
 #define RENDER_OPS	16
+
+#define RENDER_INNER	5	/* jobs of each a repeat, the median taken */
 
 /* MiB/s written by one job of CS, submitted to idle. */
 static double job_rate(uint32_t ctx, struct vdxg_cs *cs, struct vdxg_bo *dst)
@@ -516,55 +807,90 @@ static double job_rate(uint32_t ctx, struct vdxg_cs *cs, struct vdxg_bo *dst)
 	return RENDER_OPS * SURF_SIZE / (now() - t) / MIB;
 }
 
+struct render {
+	struct vdxg_bo *dst;
+	struct vdxg_cs *fcs, *ccs;
+	char *a, *b;
+	uint32_t ctx;
+	double cpu[MAX_REPEATS], fill[MAX_REPEATS], copy[MAX_REPEATS];
+	double rf[MAX_REPEATS], rc[MAX_REPEATS];
+	int i;
+};
+
+/*
+ * RENDER_INNER times memcpy, a FILL_RECT job and a COPY_RECT job: the
+ * median of each and of the two ratios.
+ */
+static void render_repeat(void *arg)
+{
+	struct render *p = arg;
+	double cpu[RENDER_INNER], fill[RENDER_INNER], copy[RENDER_INNER];
+	double rf[RENDER_INNER], rc[RENDER_INNER];
+	int k;
+
+	for (k = 0; k < RENDER_INNER; k++) {
+		cpu[k] = memcpy_rate(p->a, p->b, SURF_SIZE,
+				     RENDER_OPS * SURF_SIZE);
+		fill[k] = job_rate(p->ctx, p->fcs, p->dst);
+		copy[k] = job_rate(p->ctx, p->ccs, p->dst);
+		rf[k] = fill[k] / cpu[k];
+		rc[k] = copy[k] / cpu[k];
+	}
+	p->cpu[p->i] = median(cpu, RENDER_INNER);
+	p->fill[p->i] = median(fill, RENDER_INNER);
+	p->copy[p->i] = median(copy, RENDER_INNER);
+	p->rf[p->i] = median(rf, RENDER_INNER);
+	p->rc[p->i] = median(rc, RENDER_INNER);
+}
+
 static void bench_render(void)
 {
-	double cpu[MAX_REPEATS], fill[MAX_REPEATS], copy[MAX_REPEATS];
-	double r[MAX_REPEATS];
+	static struct render p;
 	struct vdxg_bo *src = vram_bo(dev, SURF_SIZE);
-	struct vdxg_bo *dst = vram_bo(dev, SURF_SIZE);
-	struct vdxg_cs *fcs = new_cs(), *ccs = new_cs();
-	char *a = malloc(SURF_SIZE), *b = malloc(SURF_SIZE);
-	uint32_t ctx = new_ctx(dev);
 	int i;
 
-	if (!a || !b)
+	p.dst = vram_bo(dev, SURF_SIZE);
+	p.fcs = new_cs();
+	p.ccs = new_cs();
+	p.a = malloc(SURF_SIZE);
+	p.b = malloc(SURF_SIZE);
+	p.ctx = new_ctx(dev);
+	if (!p.a || !p.b)
 		die("malloc", -ENOMEM);
-	memset(a, 1, SURF_SIZE);
-	memset(b, 2, SURF_SIZE);
-	vdxg_cs_set_surface(fcs, VDXG_SLOT_DST, dst, 0, DRM_VDXG_ALLOC_WRITE,
-			    VDXG_FMT_XRGB8888, SURF_DIM, SURF_DIM, SURF_DIM * 4);
-	vdxg_cs_set_surface(ccs, VDXG_SLOT_SRC, src, 0, 0, VDXG_FMT_XRGB8888,
+	memset(p.a, 1, SURF_SIZE);
+	memset(p.b, 2, SURF_SIZE);
+	vdxg_cs_set_surface(p.fcs, VDXG_SLOT_DST, p.dst, 0,
+			    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888, SURF_DIM,
+			    SURF_DIM, SURF_DIM * 4);
+	vdxg_cs_set_surface(p.ccs, VDXG_SLOT_SRC, src, 0, 0, VDXG_FMT_XRGB8888,
 			    SURF_DIM, SURF_DIM, SURF_DIM * 4);
-	vdxg_cs_set_surface(ccs, VDXG_SLOT_DST, dst, 0, DRM_VDXG_ALLOC_WRITE,
-			    VDXG_FMT_XRGB8888, SURF_DIM, SURF_DIM, SURF_DIM * 4);
+	vdxg_cs_set_surface(p.ccs, VDXG_SLOT_DST, p.dst, 0,
+			    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888, SURF_DIM,
+			    SURF_DIM, SURF_DIM * 4);
 	for (i = 0; i < RENDER_OPS; i++) {
-		vdxg_cs_fill_rect(fcs, 0, 0, SURF_DIM, SURF_DIM,
+		vdxg_cs_fill_rect(p.fcs, 0, 0, SURF_DIM, SURF_DIM,
 				  0xff000000 | i * 0x010203);
-		vdxg_cs_copy_rect(ccs, 0, 0, 0, 0, SURF_DIM, SURF_DIM);
+		vdxg_cs_copy_rect(p.ccs, 0, 0, 0, 0, SURF_DIM, SURF_DIM);
 	}
-	/* Warm up: placement and the first patches. */
-	job_rate(ctx, fcs, dst);
-	job_rate(ctx, ccs, dst);
-	for (i = 0; i < repeats; i++) {
-		cpu[i] = memcpy_rate(a, b, SURF_SIZE, RENDER_OPS * SURF_SIZE);
-		fill[i] = job_rate(ctx, fcs, dst);
-		copy[i] = job_rate(ctx, ccs, dst);
-	}
-	printf("render (1024x1024 XRGB8888 in VRAM, 16 a job)\n");
-	figure("render", "memcpy, same bytes", "MiB/s", cpu, repeats);
-	figure("render", "FILL_RECT", "MiB/s", fill, repeats);
-	figure("render", "COPY_RECT", "MiB/s", copy, repeats);
-	ratio(r, fill, cpu, repeats);
-	figure("render", "FILL_RECT / memcpy", "ratio", r, repeats);
-	ratio(r, copy, cpu, repeats);
-	figure("render", "COPY_RECT / memcpy", "ratio", r, repeats);
-	vdxg_cs_free(fcs);
-	vdxg_cs_free(ccs);
+	p.i = 0;
+	warm_up("render", "", render_repeat, &p);
+	for (p.i = 0; p.i < repeats; p.i++)
+		render_repeat(&p);
+	printf("render (1024x1024 XRGB8888 in VRAM, 16 a job, the median of "
+	       "%d jobs a repeat)\n", RENDER_INNER);
+	warm_print("render");
+	figure("render", "memcpy, same bytes", "MiB/s", p.cpu, repeats);
+	figure("render", "FILL_RECT", "MiB/s", p.fill, repeats);
+	figure("render", "COPY_RECT", "MiB/s", p.copy, repeats);
+	figure("render", "FILL_RECT / memcpy", "ratio", p.rf, repeats);
+	figure("render", "COPY_RECT / memcpy", "ratio", p.rc, repeats);
+	vdxg_cs_free(p.fcs);
+	vdxg_cs_free(p.ccs);
 	vdxg_bo_free(src);
-	vdxg_bo_free(dst);
-	vdxg_context_destroy(dev, ctx);
-	free(a);
-	free(b);
+	vdxg_bo_free(p.dst);
+	vdxg_context_destroy(dev, p.ctx);
+	free(p.a);
+	free(p.b);
 }
 
 /* ---------------------------------------------------------------- flip */
@@ -600,42 +926,58 @@ static void flip_run(struct vdxg_kms *k, const uint32_t *fb, bool present,
 	*ms = sum_t * 1e3 / FLIPS;
 }
 
-static void bench_flip(void)
-{
-	double av[MAX_REPEATS], at[MAX_REPEATS], pv[MAX_REPEATS];
-	double pt[MAX_REPEATS];
-	struct vdxg_bo *bo[2];
+struct flip {
 	struct vdxg_kms k;
 	uint32_t fb[2];
+	double av[MAX_REPEATS], at[MAX_REPEATS], pv[MAX_REPEATS];
+	double pt[MAX_REPEATS];
+	int i;
+};
+
+static void flip_repeat(void *arg)
+{
+	struct flip *p = arg;
+
+	flip_run(&p->k, p->fb, false, &p->av[p->i], &p->at[p->i]);
+	flip_run(&p->k, p->fb, true, &p->pv[p->i], &p->pt[p->i]);
+}
+
+static void bench_flip(void)
+{
+	static struct flip p;
+	struct vdxg_kms *k = &p.k;
+	struct vdxg_bo *bo[2];
 	int i, ret;
 
-	ret = vdxg_kms_open(&k, NULL);
+	ret = vdxg_kms_open(k, NULL);
 	if (ret) {
 		printf("flip: skipped: no vdxg card with a connected output "
 		       "that we can be master of (%s)\n", vdxg_strerror(ret));
 		return;
 	}
 	for (i = 0; i < 2; i++) {
-		bo[i] = vram_bo(k.dev, (uint64_t)k.w * k.h * 4);
+		bo[i] = vram_bo(k->dev, (uint64_t)k->w * k->h * 4);
 		memset(bo_map(bo[i]), i ? 0x40 : 0x80, bo[i]->size);
-		check(vdxg_kms_addfb(&k, bo[i], &fb[i]), "ADDFB2");
+		check(vdxg_kms_addfb(k, bo[i], &p.fb[i]), "ADDFB2");
 	}
-	check(vdxg_kms_modeset(&k, fb[0]), "atomic modeset");
-	for (i = 0; i < repeats; i++) {
-		flip_run(&k, fb, false, &av[i], &at[i]);
-		flip_run(&k, fb, true, &pv[i], &pt[i]);
-	}
-	printf("flip (%ux%u@%u, the mean of %d flips a repeat)\n", k.w, k.h,
-	       k.mode.vrefresh, FLIPS);
-	figure("flip", "atomic page flip latency", "vblanks", av, repeats);
-	figure("flip", "atomic page flip, ioctl to event", "ms", at, repeats);
-	figure("flip", "PRESENT flip latency", "vblanks", pv, repeats);
-	figure("flip", "PRESENT flip, ioctl to event", "ms", pt, repeats);
+	check(vdxg_kms_modeset(k, p.fb[0]), "atomic modeset");
+	p.i = 0;
+	warm_up("flip", "", flip_repeat, &p);
+	for (p.i = 0; p.i < repeats; p.i++)
+		flip_repeat(&p);
+	printf("flip (%ux%u@%u, the mean of %d flips a repeat)\n", k->w, k->h,
+	       k->mode.vrefresh, FLIPS);
+	warm_print("flip");
+	figure("flip", "atomic page flip latency", "vblanks", p.av, repeats);
+	figure("flip", "atomic page flip, ioctl to event", "ms", p.at,
+	       repeats);
+	figure("flip", "PRESENT flip latency", "vblanks", p.pv, repeats);
+	figure("flip", "PRESENT flip, ioctl to event", "ms", p.pt, repeats);
 	for (i = 0; i < 2; i++) {
-		drmModeRmFB(k.fd, fb[i]);
+		drmModeRmFB(k->fd, p.fb[i]);
 		vdxg_bo_free(bo[i]);
 	}
-	vdxg_kms_close(&k);
+	vdxg_kms_close(k);
 }
 
 /* ------------------------------------------------------------- clients */
@@ -752,27 +1094,68 @@ static double clients_rate(int n, bool va)
 	return n * jobs / (now() - t0);
 }
 
+#define CLIENT_INNER	3	/* runs of each count a repeat, the median */
+
+static const int client_n[] = { 1, 2, 4, 8 };
+
+/*
+ * Repeat I of the clients' jobs/s, RATE[c][I] for client_n[c] clients, and
+ * of their ratios to one client's, R[c][I] (c > 0): the medians of
+ * CLIENT_INNER runs of each count in turn, by SUBMIT or (VA) by EXEC.
+ */
+static void clients_repeat(double (*rate)[MAX_REPEATS],
+			   double (*r)[MAX_REPEATS], int i, bool va)
+{
+	double v[4][CLIENT_INNER], q[4][CLIENT_INNER];
+	int c, k;
+
+	for (k = 0; k < CLIENT_INNER; k++) {
+		for (c = 0; c < 4; c++)
+			v[c][k] = clients_rate(client_n[c], va);
+		for (c = 1; c < 4; c++)
+			q[c][k] = v[c][k] / v[0][k];
+	}
+	for (c = 0; c < 4; c++) {
+		rate[c][i] = median(v[c], CLIENT_INNER);
+		if (c)
+			r[c][i] = median(q[c], CLIENT_INNER);
+	}
+}
+
+struct clients {
+	double rate[4][MAX_REPEATS], r[4][MAX_REPEATS];
+	int i;
+};
+
+static void clients_round(void *arg)
+{
+	struct clients *p = arg;
+
+	clients_repeat(p->rate, p->r, p->i, false);
+}
+
 static void bench_clients(void)
 {
-	static const int n[] = { 1, 2, 4, 8 };
-	double rate[4][MAX_REPEATS], r[MAX_REPEATS];
+	static struct clients p;
 	char name[64];
-	int c, i;
+	int c;
 
-	for (i = 0; i < repeats; i++)
-		for (c = 0; c < 4; c++)
-			rate[c][i] = clients_rate(n[c], false);
-	printf("clients (32x32 FILL_RECT + FENCE jobs, %d a run)\n",
-	       CLIENT_JOBS);
+	p.i = 0;
+	warm_up("clients", "", clients_round, &p);
+	for (p.i = 0; p.i < repeats; p.i++)
+		clients_round(&p);
+	printf("clients (32x32 FILL_RECT + FENCE jobs, %d a run, the median "
+	       "of %d runs a repeat)\n", CLIENT_JOBS, CLIENT_INNER);
+	warm_print("clients");
 	for (c = 0; c < 4; c++) {
-		snprintf(name, sizeof(name), "%d client%s", n[c],
-			 n[c] > 1 ? "s" : "");
-		figure("clients", name, "jobs/s", rate[c], repeats);
+		snprintf(name, sizeof(name), "%d client%s", client_n[c],
+			 client_n[c] > 1 ? "s" : "");
+		figure("clients", name, "jobs/s", p.rate[c], repeats);
 	}
 	for (c = 1; c < 4; c++) {
-		ratio(r, rate[c], rate[0], repeats);
-		snprintf(name, sizeof(name), "%d clients / 1 client", n[c]);
-		figure("clients", name, "ratio", r, repeats);
+		snprintf(name, sizeof(name), "%d clients / 1 client",
+			 client_n[c]);
+		figure("clients", name, "ratio", p.r[c], repeats);
 	}
 }
 
@@ -819,17 +1202,37 @@ static void exec_cost_check(struct vdxg_bo **bo)
 	}
 }
 
-static void bench_exec(void)
-{
-	static const int n[] = { 1, 2, 4, 8 };
-	double nop[MAX_REPEATS], enop[MAX_REPEATS], right[MAX_REPEATS];
-	double cost[MAX_REPEATS], pcost[MAX_REPEATS], v[MAX_REPEATS];
-	double rate[4][MAX_REPEATS];
-	struct vdxg_bo *bo[COST_ALLOCS], *priv[COST_ALLOCS], *cmd, *pcmd;
+struct exec {
+	struct vdxg_bo *bo[COST_ALLOCS], *priv[COST_ALLOCS];
 	struct vdxg_vcs vcs, pvcs;
 	uint64_t addr[COST_ALLOCS];
-	uint32_t ctx = new_ctx(dev), ectx, pctx, vm, pvm;
+	uint32_t ctx, ectx, pctx;
+	double nop[MAX_REPEATS], enop[MAX_REPEATS], right[MAX_REPEATS];
+	double cost[MAX_REPEATS], pcost[MAX_REPEATS];
+	double rate[4][MAX_REPEATS], r[4][MAX_REPEATS];
+	int i;
+};
+
+static void exec_repeat(void *arg)
+{
+	struct exec *p = arg;
+
+	p->nop[p->i] = nop_rate(p->ctx, NULL, 1.0);
+	p->enop[p->i] = nop_rate(p->ectx, &p->vcs, 1.0);
+	p->right[p->i] = submit_cost(p->ctx, p->bo, p->addr, COST_PATCHES,
+				     false);
+	p->cost[p->i] = exec_cost(p->ectx, &p->vcs, p->bo[0]);
+	p->pcost[p->i] = exec_cost(p->pctx, &p->pvcs, p->priv[0]);
+	clients_repeat(p->rate, p->r, p->i, true);
+}
+
+static void bench_exec(void)
+{
 	static const uint32_t vram = DRM_VDXG_SEGMENT_VRAM;
+	static struct exec p;
+	struct vdxg_bo *cmd, *pcmd;
+	double v[MAX_REPEATS];
+	uint32_t vm, pvm;
 	uint64_t caps = 0;
 	char name[64];
 	int c, i;
@@ -837,69 +1240,64 @@ static void bench_exec(void)
 	check(vdxg_get_param(dev, DRM_VDXG_PARAM_CAPS, &caps), "GET_PARAM");
 	if (!(caps & VDXG_CAP_GPU_MMU)) {
 		printf("exec: skipped, the device has no GPU MMU\n");
-		vdxg_context_destroy(dev, ctx);
 		return;
 	}
-	ectx = exec_setup(dev, &vm, &cmd, &vcs);
-	pctx = exec_setup(dev, &pvm, &pcmd, &pvcs);
+	p.ctx = new_ctx(dev);
+	p.ectx = exec_setup(dev, &vm, &cmd, &p.vcs);
+	p.pctx = exec_setup(dev, &pvm, &pcmd, &p.pvcs);
 	for (i = 0; i < COST_ALLOCS; i++) {
-		bo[i] = vram_bo(dev, 16384);
-		check(vdxg_bo_info(bo[i], NULL, &addr[i]), "GEM_INFO");
-		check(vdxg_vm_map(dev, vm, bo[i], 0, EXEC_VA_OBJ(i), 16384, 0),
-		      "VM_BIND");
+		p.bo[i] = vram_bo(dev, 16384);
+		check(vdxg_bo_info(p.bo[i], NULL, &p.addr[i]), "GEM_INFO");
+		check(vdxg_vm_map(dev, vm, p.bo[i], 0, EXEC_VA_OBJ(i), 16384,
+				  0), "VM_BIND");
 		check(vdxg_bo_create_vm(dev, 16384, &vram, 1, 0, pvm,
-					&priv[i]), "GEM_CREATE, VM-private");
-		check(vdxg_vm_map(dev, pvm, priv[i], 0, EXEC_VA_OBJ(i), 16384,
+					&p.priv[i]), "GEM_CREATE, VM-private");
+		check(vdxg_vm_map(dev, pvm, p.priv[i], 0, EXEC_VA_OBJ(i), 16384,
 				  0), "VM_BIND");
 	}
-	/* Warm up, and check that the jobs write what they should. */
-	submit_cost(ctx, bo, addr, COST_PATCHES, false);
-	memset(bo_map(bo[0]), 0xff, 16384);
-	exec_cost(ectx, &vcs, bo[0]);
-	exec_cost_check(bo);
-	exec_cost(pctx, &pvcs, priv[0]);
-	exec_cost_check(priv);
-	for (i = 0; i < repeats; i++) {
-		nop[i] = nop_rate(ctx, NULL, 1.0);
-		enop[i] = nop_rate(ectx, &vcs, 1.0);
-		right[i] = submit_cost(ctx, bo, addr, COST_PATCHES, false);
-		cost[i] = exec_cost(ectx, &vcs, bo[0]);
-		pcost[i] = exec_cost(pctx, &pvcs, priv[0]);
-		for (c = 0; c < 4; c++)
-			rate[c][i] = clients_rate(n[c], true);
-	}
-	printf("exec\n");
-	figure("exec", "NOP SUBMIT + wait", "jobs/s", nop, repeats);
-	figure("exec", "NOP EXEC + wait", "jobs/s", enop, repeats);
-	ratio(v, enop, nop, repeats);
+	/* Check that the jobs write what they should. */
+	memset(bo_map(p.bo[0]), 0xff, 16384);
+	exec_cost(p.ectx, &p.vcs, p.bo[0]);
+	exec_cost_check(p.bo);
+	exec_cost(p.pctx, &p.pvcs, p.priv[0]);
+	exec_cost_check(p.priv);
+	p.i = 0;
+	warm_up("exec", "", exec_repeat, &p);
+	for (p.i = 0; p.i < repeats; p.i++)
+		exec_repeat(&p);
+	printf("exec (clients: the median of %d runs a repeat)\n",
+	       CLIENT_INNER);
+	warm_print("exec");
+	figure("exec", "NOP SUBMIT + wait", "jobs/s", p.nop, repeats);
+	figure("exec", "NOP EXEC + wait", "jobs/s", p.enop, repeats);
+	ratio(v, p.enop, p.nop, repeats);
 	figure("exec", "NOP EXEC / NOP SUBMIT", "ratio", v, repeats);
-	figure("exec", "SUBMIT, 1024 address fields, 16 objects", "us", right,
-	       repeats);
-	figure("exec", "EXEC, 1024 address fields, 16 objects", "us", cost,
+	figure("exec", "SUBMIT, 1024 address fields, 16 objects", "us",
+	       p.right, repeats);
+	figure("exec", "EXEC, 1024 address fields, 16 objects", "us", p.cost,
 	       repeats);
 	figure("exec", "EXEC, 1024 address fields, 16 VM-private objects",
-	       "us", pcost, repeats);
-	ratio(v, right, cost, repeats);
+	       "us", p.pcost, repeats);
+	ratio(v, p.right, p.cost, repeats);
 	figure("exec", "ioctl cost SUBMIT / EXEC (1024 fields)", "ratio", v,
 	       repeats);
 	for (c = 0; c < 4; c++) {
-		snprintf(name, sizeof(name), "%d client%s, EXEC", n[c],
-			 n[c] > 1 ? "s" : "");
-		figure("exec", name, "jobs/s", rate[c], repeats);
+		snprintf(name, sizeof(name), "%d client%s, EXEC", client_n[c],
+			 client_n[c] > 1 ? "s" : "");
+		figure("exec", name, "jobs/s", p.rate[c], repeats);
 	}
 	for (c = 1; c < 4; c++) {
-		ratio(v, rate[c], rate[0], repeats);
 		snprintf(name, sizeof(name), "%d clients / 1 client, EXEC",
-			 n[c]);
-		figure("exec", name, "ratio", v, repeats);
+			 client_n[c]);
+		figure("exec", name, "ratio", p.r[c], repeats);
 	}
 	for (i = 0; i < COST_ALLOCS; i++) {
-		vdxg_bo_free(priv[i]);
-		vdxg_bo_free(bo[i]);
+		vdxg_bo_free(p.priv[i]);
+		vdxg_bo_free(p.bo[i]);
 	}
-	vdxg_context_destroy(dev, pctx);
-	vdxg_context_destroy(dev, ectx);
-	vdxg_context_destroy(dev, ctx);
+	vdxg_context_destroy(dev, p.pctx);
+	vdxg_context_destroy(dev, p.ectx);
+	vdxg_context_destroy(dev, p.ctx);
 	vdxg_bo_free(pcmd);
 	vdxg_bo_free(cmd);
 	vdxg_vm_destroy(dev, pvm);
@@ -929,9 +1327,25 @@ static double cs_cost(struct vdxg_cs *cs, struct vdxg_bo *bo, int nobj)
 	return median(t, CS_BUILDS) * 1e9 / CS_ADDRESSES;
 }
 
+struct cs {
+	struct vdxg_cs *cs;
+	struct vdxg_bo *bo;
+	double few[MAX_REPEATS], many[MAX_REPEATS];
+	int i;
+};
+
+static void cs_repeat(void *arg)
+{
+	struct cs *p = arg;
+
+	p->few[p->i] = cs_cost(p->cs, p->bo, 16);
+	p->many[p->i] = cs_cost(p->cs, p->bo, 4096);
+}
+
 static void bench_cs(void)
 {
-	double few[MAX_REPEATS], many[MAX_REPEATS], r[MAX_REPEATS];
+	static struct cs p;
+	double r[MAX_REPEATS];
 	struct vdxg_bo *bo = calloc(4096, sizeof(*bo));
 	struct vdxg_cs *cs = new_cs();
 	int i;
@@ -944,15 +1358,17 @@ static void bench_cs(void)
 		bo[i].size = 4096;
 		bo[i].gpu_addr = 0x100000ull * (i + 1);
 	}
-	cs_cost(cs, bo, 4096);	/* warm up: every array at its size */
-	for (i = 0; i < repeats; i++) {
-		few[i] = cs_cost(cs, bo, 16);
-		many[i] = cs_cost(cs, bo, 4096);
-	}
+	p.cs = cs;
+	p.bo = bo;
+	p.i = 0;
+	warm_up("cs", "", cs_repeat, &p);
+	for (p.i = 0; p.i < repeats; p.i++)
+		cs_repeat(&p);
 	printf("cs (the builder alone, %d FENCEs a build)\n", CS_ADDRESSES);
-	figure("cs", "address field, 16 objects", "ns", few, repeats);
-	figure("cs", "address field, 4096 objects", "ns", many, repeats);
-	ratio(r, many, few, repeats);
+	warm_print("cs");
+	figure("cs", "address field, 16 objects", "ns", p.few, repeats);
+	figure("cs", "address field, 4096 objects", "ns", p.many, repeats);
+	ratio(r, p.many, p.few, repeats);
 	figure("cs", "4096 objects / 16 objects", "ratio", r, repeats);
 	vdxg_cs_free(cs);
 	free(bo);
@@ -1264,6 +1680,38 @@ static void vm_bind_all(const uint32_t *vm, int n, struct vdxg_bo *bo)
 		      "VM_BIND map");
 }
 
+struct vm {
+	struct drm_vdxg_vm_bind_op op4k, op2m, unmap;
+	struct vdxg_bo *bo[3];
+	uint32_t bvm, s;
+	double map4k[MAX_REPEATS], map2m[MAX_REPEATS], unmap4k[MAX_REPEATS];
+	double unmap2m[MAX_REPEATS], mv[2][3][MAX_REPEATS];
+	int i;
+};
+
+static void vm_binds_repeat(void *arg)
+{
+	struct vm *p = arg;
+
+	vm_binds(p->bvm, &p->op4k, &p->unmap, p->s, &p->map4k[p->i],
+		 &p->unmap4k[p->i]);
+	vm_binds(p->bvm, &p->op2m, &p->unmap, p->s, &p->map2m[p->i],
+		 &p->unmap2m[p->i]);
+}
+
+static void vm_moves_repeat(void *arg)
+{
+	struct vm *p = arg;
+	double t_sys[3], t_vram[3];
+	int b;
+
+	vm_moves(p->bo, t_sys, t_vram);
+	for (b = 0; b < 3; b++) {
+		p->mv[0][b][p->i] = t_sys[b];
+		p->mv[1][b][p->i] = t_vram[b];
+	}
+}
+
 static void bench_vm(void)
 {
 	static const uint32_t sys_seg = DRM_VDXG_SEGMENT_SYSTEM;
@@ -1272,18 +1720,17 @@ static void bench_vm(void)
 		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
 	};
 	static const char *const dir[] = { "VRAM->system", "system->VRAM" };
-	double map4k[MAX_REPEATS], map2m[MAX_REPEATS], unmap4k[MAX_REPEATS];
-	double unmap2m[MAX_REPEATS], mv[2][3][MAX_REPEATS], r[MAX_REPEATS];
-	struct drm_vdxg_vm_bind_op op4k, op2m, unmap = {
+	static struct vm v;
+	struct drm_vdxg_vm_bind_op unmap = {
 		.op = DRM_VDXG_VM_BIND_OP_UNMAP, .va = VM_VA, .range = VM_SIZE,
 	};
-	double t_sys[3], t_vram[3];
-	uint32_t vm[VM_MOVE_VMS + 1], bvm, s, seg, tables[2] = { 0 };
-	struct vdxg_bo *sys, *vram, *bo[3];
+	uint32_t vm[VM_MOVE_VMS + 1], seg, tables[2] = { 0 };
+	struct vdxg_bo *sys, *vram, **bo = v.bo;
 	uint64_t addr, addr2, off, caps;
+	double r[MAX_REPEATS];
 	bool checked = false;
 	char name[64];
-	int i, b, d;
+	int i, d;
 	void *p[3];
 
 	check(vdxg_get_param(dev, DRM_VDXG_PARAM_CAPS, &caps), "GET_PARAM");
@@ -1291,8 +1738,8 @@ static void bench_vm(void)
 		printf("vm: skipped: the device has no GPU MMU\n");
 		return;
 	}
-	check(vdxg_syncobj_create(dev, 0, &s), "SYNCOBJ_CREATE");
-	check(vdxg_vm_create(dev, 0, &bvm), "VM_CREATE");
+	check(vdxg_syncobj_create(dev, 0, &v.s), "SYNCOBJ_CREATE");
+	check(vdxg_vm_create(dev, 0, &v.bvm), "VM_CREATE");
 
 	/*
 	 * 4 KiB entries: system pages from object offset 4 KiB, so that no
@@ -1309,24 +1756,25 @@ static void bench_vm(void)
 	if (seg != DRM_VDXG_SEGMENT_VRAM)
 		die("a VRAM-only object is not in VRAM", -EPROTO);
 	off = ((addr + VM_LARGE - 1) & ~(VM_LARGE - 1)) - addr;
-	op4k = vm_map_op(sys, 4096, VM_VA);
-	op2m = vm_map_op(vram, off, VM_VA);
+	v.op4k = vm_map_op(sys, 4096, VM_VA);
+	v.op2m = vm_map_op(vram, off, VM_VA);
+	v.unmap = unmap;
 
-	/* Warm up (pages populated, tables in the reserve), and check. */
-	checked = vm_bind_check(bvm, &op4k, s, 4096);
-	vm_bind_time(bvm, &unmap, s);
-	vm_bind_check(bvm, &op2m, s, VM_LARGE);
-	vm_bind_time(bvm, &unmap, s);
-	for (i = 0; i < repeats; i++) {
-		vm_binds(bvm, &op4k, &unmap, s, &map4k[i], &unmap4k[i]);
-		vm_binds(bvm, &op2m, &unmap, s, &map2m[i], &unmap2m[i]);
-	}
+	/* The first binds (pages populated, tables in the reserve) checked. */
+	checked = vm_bind_check(v.bvm, &v.op4k, v.s, 4096);
+	vm_bind_time(v.bvm, &unmap, v.s);
+	vm_bind_check(v.bvm, &v.op2m, v.s, VM_LARGE);
+	vm_bind_time(v.bvm, &unmap, v.s);
+	v.i = 0;
+	warm_up("vm", "binds", vm_binds_repeat, &v);
+	for (v.i = 0; v.i < repeats; v.i++)
+		vm_binds_repeat(&v);
 	check(vdxg_bo_info(vram, NULL, &addr2), "GEM_INFO");
 	if (addr2 != addr)
 		die("the VRAM object moved during the 2 MiB binds", -EPROTO);
 	vdxg_bo_free(sys);
 	vdxg_bo_free(vram);
-	vdxg_vm_destroy(dev, bvm);
+	vdxg_vm_destroy(dev, v.bvm);
 
 	/*
 	 * Moves of bound objects: a move's fence (GEM_WAIT) comes after the
@@ -1346,14 +1794,10 @@ static void bench_vm(void)
 	}
 	vm_bind_all(&vm[VM_MOVE_VMS], 1, bo[1]);
 	vm_bind_all(vm, VM_MOVE_VMS, bo[2]);
-	vm_moves(bo, t_sys, t_vram);	/* warm up: pages, tables */
-	for (i = 0; i < repeats; i++) {
-		vm_moves(bo, t_sys, t_vram);
-		for (b = 0; b < 3; b++) {
-			mv[0][b][i] = t_sys[b];
-			mv[1][b][i] = t_vram[b];
-		}
-	}
+	v.i = 0;
+	warm_up("vm", "moves", vm_moves_repeat, &v);
+	for (v.i = 0; v.i < repeats; v.i++)
+		vm_moves_repeat(&v);
 	/* Once a run: every VM follows its object, both ways. */
 	if (checked) {
 		vm_move_check(bo[1], p[1], &vm[VM_MOVE_VMS], 1,
@@ -1369,27 +1813,28 @@ static void bench_vm(void)
 
 	printf("vm (%llu MiB bound; binds timed to their out-syncobj, moves "
 	       "from MAKE_RESIDENT to idle)\n", VM_SIZE / MIB);
-	figure("vm", "bind, 4 KiB entries (system pages)", "MiB/s", map4k,
+	warm_print("vm");
+	figure("vm", "bind, 4 KiB entries (system pages)", "MiB/s", v.map4k,
 	       repeats);
-	figure("vm", "bind, 2 MiB entries (VRAM)", "MiB/s", map2m, repeats);
-	ratio(r, map2m, map4k, repeats);
+	figure("vm", "bind, 2 MiB entries (VRAM)", "MiB/s", v.map2m, repeats);
+	ratio(r, v.map2m, v.map4k, repeats);
 	figure("vm", "bind 2 MiB / 4 KiB entries", "ratio", r, repeats);
-	figure("vm", "unbind, 4 KiB entries", "MiB/s", unmap4k, repeats);
-	figure("vm", "unbind, 2 MiB entries", "MiB/s", unmap2m, repeats);
+	figure("vm", "unbind, 4 KiB entries", "MiB/s", v.unmap4k, repeats);
+	figure("vm", "unbind, 2 MiB entries", "MiB/s", v.unmap2m, repeats);
 	for (d = 0; d < 2; d++) {
 		snprintf(name, sizeof(name), "move %s, unbound", dir[d]);
-		figure("vm", name, "ms", mv[d][0], repeats);
+		figure("vm", name, "ms", v.mv[d][0], repeats);
 		snprintf(name, sizeof(name), "move %s, bound in 1 VM", dir[d]);
-		figure("vm", name, "ms", mv[d][1], repeats);
+		figure("vm", name, "ms", v.mv[d][1], repeats);
 		snprintf(name, sizeof(name), "move %s, bound in %d VMs",
 			 dir[d], VM_MOVE_VMS);
-		figure("vm", name, "ms", mv[d][2], repeats);
-		ratio(r, mv[d][2], mv[d][1], repeats);
+		figure("vm", name, "ms", v.mv[d][2], repeats);
+		ratio(r, v.mv[d][2], v.mv[d][1], repeats);
 		snprintf(name, sizeof(name), "move %s, %d VMs / 1 VM", dir[d],
 			 VM_MOVE_VMS);
 		figure("vm", name, "ratio", r, repeats);
 		for (i = 0; i < repeats; i++)
-			r[i] = (mv[d][2][i] - mv[d][1][i]) * 1e3 /
+			r[i] = (v.mv[d][2][i] - v.mv[d][1][i]) * 1e3 /
 			       (VM_MOVE_VMS - 1);
 		snprintf(name, sizeof(name), "move %s, each VM past the first",
 			 dir[d]);
@@ -1409,7 +1854,7 @@ static void bench_vm(void)
 		vdxg_bo_free(bo[i]);
 	for (i = 0; i < VM_MOVE_VMS + 1; i++)
 		vdxg_vm_destroy(dev, vm[i]);
-	vdxg_syncobj_destroy(dev, s);
+	vdxg_syncobj_destroy(dev, v.s);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -1474,8 +1919,10 @@ int main(int argc, char **argv)
 	for (g = 0; g < NUM_GROUPS; g++) {
 		if (any && !run[g])
 			continue;
-		if (groups[g].device && !dev)
+		if (groups[g].device && !dev) {
 			check(vdxg_device_open(NULL, &dev), "vdxg render node");
+			touch_memory();
+		}
 		groups[g].run();
 	}
 	vdxg_device_close(dev);
