@@ -4,25 +4,33 @@
 # The guest half of scripts/igt.sh, installed in the guest image as
 # /opt/vdxg/bin/vdxg-igt-run by scripts/build-image.sh.
 #
-#   vdxg-igt-run [--module M[,M]] [--upstream BOOT] [--vdxg] [--only TEST[,TEST]]
-#                [--out DIR] [--timeout S]
+#   vdxg-igt-run [--module M[,M]] [--upstream BOOT] [--vdxg]
+#                [--except TEST[,TEST]] [--also NAME[,NAME]] [--only TEST[,TEST]]
+#                [--out DIR] [--timeout S] [--multiple]
 #
 # Loads the modules M in order (the first is the driver under test; vgem
 # after it gives kms_prime its second device) and sw_sync, builds a test
 # root (symlinks to IGT's tests and vdxg's) and a test list (the upstream
 # list's tests of boot BOOT, see its "[BOOT]" lines, and/or igt@<each vdxg
-# test>, or just the --only tests), runs igt_runner and leaves results.json
-# in DIR (default /tmp/igt/collect).
+# test> but the --except ones, then the --also names (igt@TEST@SUBTEST
+# too); or just the --only tests), runs igt_runner and leaves results.json
+# in DIR (default /tmp/igt/collect). --multiple runs the subtests of a
+# test binary in one execution of it (igt_runner --multiple-mode): its
+# fixtures run once, not once a subtest; a subtest that crashes or times
+# out ends that execution, and igt_runner goes on after it.
 set -u
-MODULE= UPSTREAM= VDXG=0 ONLY= OUT=/tmp/igt/collect TIMEOUT=300
+MODULE= UPSTREAM= VDXG=0 EXCEPT= ALSO= ONLY= OUT=/tmp/igt/collect TIMEOUT=300 MULTIPLE=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--module) MODULE=$2; shift 2 ;;
 	--upstream) UPSTREAM=$2; shift 2 ;;
 	--vdxg) VDXG=1; shift ;;
+	--except) EXCEPT=$2; shift 2 ;;
+	--also) ALSO=$2; shift 2 ;;
 	--only) ONLY=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
+	--multiple) MULTIPLE=--multiple-mode; shift ;;
 	*) echo "vdxg-igt-run: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -74,18 +82,27 @@ else
 		# for KASAN and its abuse test takes a minute: the debug boot.
 		for t in /opt/vdxg/igt-tests/*; do
 			case ${t##*/} in vdxg_sriov|vdxg_fuzz|vdxg_hostile) continue ;; esac
+			case ",$EXCEPT," in *",${t##*/},"*) continue ;; esac
 			[ -x "$t" ] && name "${t##*/}" >>"$LIST"
 		done
+		for t in $(echo "$ALSO" | tr , ' '); do name "$t" >>"$LIST"; done
 	fi
 fi
 echo "vdxg-igt-run: test list:"
 sed 's/^/  /' "$LIST"
 
-igt_runner --overwrite --log-level verbose --test-list "$LIST" \
+igt_runner --overwrite --log-level verbose --test-list "$LIST" $MULTIPLE \
 	--per-test-timeout "$TIMEOUT" --inactivity-timeout "$TIMEOUT" \
 	--name vdxg "$ROOT" /tmp/igt/results
 rc=$?
 echo "vdxg-igt-run: igt_runner exited $rc"
+# In multiple mode igt_runner's results.json may give a subtest another
+# one's stderr (and so "warn"): the WARNING lines the tests really printed
+# go along, for scripts/igt-results.py to judge a warn by.
+if [ -n "$MULTIPLE" ]; then
+	grep -h 'WARNING' /tmp/igt/results/*/err.txt >"$OUT/warnings.txt" 2>/dev/null
+	echo "$MULTIPLE" >"$OUT/multiple-mode"
+fi
 if [ -f /tmp/igt/results/results.json ]; then
 	cp /tmp/igt/results/results.json "$OUT/"
 else

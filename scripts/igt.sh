@@ -8,6 +8,8 @@
 #
 # Boots (each a VM run; the list's "[BOOT]" lines say which tests go where):
 #   default   the core, dumb-buffer, syncobj and drm_read tests, and vdxg's
+#             (those the debug boot runs, only when it does not, but for
+#             the oversubscription subtests, which do less there)
 #   kms       the display tests, on a device with two CRTCs and one monitor
 #             (outputs=2,connected1=off) so that the writeback connector
 #             gets a CRTC of its own
@@ -199,7 +201,14 @@ boot() {
 			     --append iomem=relaxed) ;;
 	esac
 	[ -z "$devargs" ] || scripts_vm+=(--device-args "$devargs")
-	"${scripts_vm[@]}" -- vdxg-igt-run --module "$MODULE,vgem" "$@"
+	# The display tests run each binary's subtests in one execution:
+	# IGT's display fixture (probe, reset, modeset) then runs once a
+	# test, not once a subtest, which made up most of these boots.
+	local multiple=
+	case $config in
+	kms|flip|kms-retry|flip-retry) multiple=--multiple ;;
+	esac
+	"${scripts_vm[@]}" -- vdxg-igt-run --module "$MODULE,vgem" $multiple "$@"
 	rc=$?
 	mkdir -p "$VDXG_OUT/vm/$name"
 	echo "$rc" >"$VDXG_OUT/vm/$name/status"
@@ -217,8 +226,13 @@ collect() {
 	RUNS+=("$1=$VDXG_OUT/vm/$name/collect/results.json")
 }
 
-VDXG_TESTS=
-[ "$DEVICE" != vdxg ] || VDXG_TESTS=--vdxg
+VDXG_TESTS=()
+[ "$DEVICE" != vdxg ] || VDXG_TESTS=(--vdxg)
+# A test of vdxg's that the debug boot runs does not run in the default
+# boot too: the debug kernel checks all the default one would, and more.
+# But the subtests that do less on the debug kernel (the oversubscription
+# tests: half the memory, no every-byte read-back) run on both.
+DEBUG_REDUCED=igt@vdxg_vm@oversubscribed,igt@vdxg_exec@oversubscribed
 # built_tests TEST...: those of TESTs built in out/igt-tests, comma-separated.
 built_tests() {
 	local t out=()
@@ -227,6 +241,11 @@ built_tests() {
 	done
 	(IFS=,; echo "${out[*]}")
 }
+
+if [ "$DEBUG" = 1 ] && [ "$debug_image" = 1 ] && [ ${#VDXG_TESTS[@]} -gt 0 ]; then
+	VDXG_TESTS+=(--except "$(built_tests "${DEBUG_TESTS[@]}")"
+		     --also "$DEBUG_REDUCED")
+fi
 
 # extra_boot NAME: one of the extra boots, and its results.
 extra_boot() {
@@ -283,7 +302,7 @@ else
 		args=$KMS_ARGS
 		[ "$b" != default ] || args=
 		if [ "$b" = default ]; then
-			boot "$b" "$args" --upstream "$b" $VDXG_TESTS
+			boot "$b" "$args" --upstream "$b" "${VDXG_TESTS[@]}"
 		elif [ "$b" = kms ] && [ "$BOOTS" != kms ]; then
 			continue
 		else
