@@ -36,13 +36,15 @@
 #             more on the same device; their second result counts
 #
 # The display boots (kms, flip and their retries) run on QEMU's
-# instruction-counted clock (-icount shift=1,sleep=off): the guest's time,
+# instruction-counted clock (-icount shift=2,sleep=off): the guest's time,
 # its clocksource and the device's vblank timers advance with the
-# instructions the guest executes, 2 ns each, and jump ahead when every
-# vCPU idles. A stall of the host then stops the guest's clock with it, so
+# instructions the guest executes, 4 ns each (a 250 MIPS guest: 4 million
+# instructions a 60 Hz frame), and jump ahead when every vCPU idles. A stall of the host then stops the guest's clock with it, so
 # the tests that count frames in real time (kms_flip, kms_vblank,
 # kms_cursor_legacy) measure the driver, not the load of the machine; and
-# waits for vblanks cost no host time. icount runs the vCPUs in one host
+# waits for vblanks cost no host time. Loops that run for a time (the
+# cursor stress tests run 20 s) cost host time in proportion to the
+# instructions they take: at 4 ns, half of what 2 ns took. icount runs the vCPUs in one host
 # thread, which is why the other boots keep multi-threaded TCG; and a
 # guest waiting on the host (vdxg_present's screendumps over the serial
 # channel) would see its timeouts jump ahead, so --only keeps it too.
@@ -190,7 +192,7 @@ boot() {
 	esac
 	case $config in
 	kms|flip|kms-retry|flip-retry)
-		scripts_vm+=(--qemu-arg -icount --qemu-arg shift=1,sleep=off) ;;
+		scripts_vm+=(--qemu-arg -icount --qemu-arg shift=2,sleep=off) ;;
 	sriov|sriov-retry|debug-sriov|debug-sriov-retry)
 		# The firmware sizes bridge windows for the BARs it sees: the
 		# root port reserves room for the VF BARs and for the PF's
