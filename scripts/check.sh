@@ -58,17 +58,40 @@ cpu_ticks() {
 
 mins() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
 
+# vm_boots: the VM boots running now, each with igt_runner's "[done/all]"
+# when it has one.
+vm_boots() {
+	local d n
+	for d in "$VDXG_OUT"/vm/*/; do
+		d=${d%/}
+		[ "$d/serial.log" -nt "$MARK" ] || continue
+		[ ! -f "$d/elapsed" ] || [ "$d/serial.log" -nt "$d/elapsed" ] ||
+			continue
+		n=$(grep -ao '\] \[[0-9]*/[0-9]*\]' "$d/output.log" 2>/dev/null |
+		    tail -n1 | tr -d '] [')
+		printf ' %s%s' "${d##*/}" "${n:+ ($n)}"
+	done
+}
+
 # ticker NAME I START: every TICK seconds, the stage's progress.
 ticker() {
-	local name=$1 i=$2 start=$3 now est left
+	local name=$1 i=$2 start=$3 now est left boots
 	est=${LAST[$name]:-0}
 	while sleep "$TICK"; do
 		now=$((SECONDS - start))
-		left=$((est > now ? est - now : 0))
-		printf '... check: [%d/%d] %s: %s so far; about %s left of it, %s in all (last run: %s)\n' \
-			$((i + 1)) ${#STAGES[@]} "$name" "$(mins "$now")" \
-			"$(mins "$left")" "$(mins $((left + $(left_after "$i"))))" \
-			"$(mins "$est")" >&2
+		boots=$(vm_boots)
+		[ -z "$boots" ] || echo "... check: VM boots running:$boots" >&2
+		if [ "$now" -lt "$est" ]; then
+			left=$((est - now))
+			printf '... check: [%d/%d] %s: %s so far; about %s left of it, %s in all (last run: %s)\n' \
+				$((i + 1)) ${#STAGES[@]} "$name" "$(mins "$now")" \
+				"$(mins "$left")" "$(mins $((left + $(left_after "$i"))))" \
+				"$(mins "$est")" >&2
+		else
+			printf '... check: [%d/%d] %s: %s so far, longer than last run'"'"'s %s; then about %s\n' \
+				$((i + 1)) ${#STAGES[@]} "$name" "$(mins "$now")" \
+				"$(mins "$est")" "$(mins "$(left_after "$i")")" >&2
+		fi
 	done
 }
 
