@@ -8,7 +8,7 @@
  *   vdxg-demo [-t SECONDS] [-b BALLAST_PERCENT] [-d /dev/dri/cardN] [-p]
  *             [-s TIME] [-c N]
  *
- * -t  how long to run (default 5 s)
+ * -t  how long to run (default 5 s); 0: until SIGTERM or SIGINT
  * -b  ballast, in percent of VRAM, in 4 MiB objects that live only in
  *     VRAM (default 125); every frame one of them is drawn into, so that
  *     it must be paged in and another paged out
@@ -25,6 +25,9 @@
  * Each second it prints the frame rate and what the paging engine moved
  * (debugfs dri/N/paging), and at the end a summary. SIGUSR1 prints the
  * current frame number (the migration test marks its switchover with it).
+ * SIGTERM or SIGINT ends the run as its time would: one more frame (checked
+ * with -c), the summary, the usual exit status; scripts that must do
+ * something while the demo runs start it with -t 0 and stop it so.
  * Needs DRM master (no other KMS client) and, for the paging figures,
  * debugfs.
  */
@@ -79,12 +82,18 @@ struct demo {
 	uint32_t *ref_dst, *ref_depth;
 };
 
-static volatile sig_atomic_t print_frame;
+static volatile sig_atomic_t print_frame, stop;
 
 static void on_usr1(int sig)
 {
 	(void)sig;
 	print_frame = 1;
+}
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
 }
 
 /* The debugfs directory is named after the card's minor. */
@@ -500,6 +509,7 @@ int main(int argc, char **argv)
 	unsigned long long ops0, bytes0, ops, bytes, lops, lbytes;
 	unsigned int ballast_pct = 125, frame = 0, last_frame = 0;
 	double seconds = 5, t0, last, t;
+	bool last_one = false;
 	const char *path = NULL;
 	struct demo d = { 0 };
 	int opt, ret, back = 1;
@@ -528,6 +538,8 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGUSR1, on_usr1);
+	signal(SIGTERM, on_stop);
+	signal(SIGINT, on_stop);
 	ret = vdxg_kms_open(&d.kms, path);
 	if (ret)
 		die("a vdxg card with a connected output (and DRM master)", ret);
@@ -572,9 +584,11 @@ int main(int argc, char **argv)
 	lops = ops0;
 	lbytes = bytes0;
 	t0 = last = now();
-	for (frame = 1; (t = now()) - t0 < seconds; frame++, back ^= 1) {
-		bool last_one = now() - t0 >= seconds - 0.001;
-
+	for (frame = 1; !last_one; frame++, back ^= 1) {
+		t = now();
+		if (!stop && seconds > 0 && t - t0 >= seconds)
+			break;
+		last_one = stop || (seconds > 0 && t - t0 >= seconds - 0.001);
 		render(&d, back, frame, t - t0);
 		if (d.check_every && (frame == 1 || last_one ||
 				      frame % d.check_every == 0))
