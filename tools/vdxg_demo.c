@@ -58,6 +58,8 @@
 #define BALLAST_SIZE	(4u << 20)
 #define CUBE_VERTICES	36
 #define BG_VERTICES	6	/* a screen quad: clears colour and depth */
+/* A frame or a flip not done in this long is a hang (a hang guard). */
+#define WAIT_MS		30000
 
 struct demo {
 	struct vdxg_kms kms;
@@ -410,11 +412,11 @@ static void check_frame(struct demo *d, int back, unsigned int frame)
 	uint32_t x, y, first_x = 0, first_y = 0, got = 0, want = 0;
 	int ret;
 
-	ret = vdxg_bo_wait(d->fb_bo[back], 10000000000ll);
+	ret = vdxg_bo_wait(d->fb_bo[back], WAIT_MS * 1000000ll);
 	if (ret)
 		die("waiting for a checked frame (a stuck fence?)", ret);
 	if (bal) {
-		ret = vdxg_bo_wait(bal, 10000000000ll);
+		ret = vdxg_bo_wait(bal, WAIT_MS * 1000000ll);
 		if (ret)
 			die("waiting for a ballast fill (a stuck fence?)", ret);
 	}
@@ -483,7 +485,7 @@ static void flip(struct demo *d, int back, unsigned int frame)
 		ret = vdxg_kms_flip(&d->kms, d->fb[back], frame);
 	if (ret)
 		die(d->present ? "PRESENT FLIP" : "atomic page flip", ret);
-	ret = vdxg_kms_wait_flip(&d->kms, frame, 5000, NULL);
+	ret = vdxg_kms_wait_flip(&d->kms, frame, WAIT_MS, NULL);
 	if (ret)
 		die("the flip event", ret);
 }
@@ -569,7 +571,7 @@ int main(int argc, char **argv)
 
 	/* The first frame by a modeset, the rest by flips. */
 	render(&d, 0, 0, 0);
-	ret = vdxg_bo_wait(d.fb_bo[0], 5000000000ll);
+	ret = vdxg_bo_wait(d.fb_bo[0], WAIT_MS * 1000000ll);
 	if (ret)
 		die("waiting for the first frame", ret);
 	ret = vdxg_kms_modeset(&d.kms, d.fb[0]);
