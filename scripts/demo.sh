@@ -41,7 +41,7 @@ tty=/dev/$(sed -n "s/.*vdxgvm.hostd=\([^ ]*\).*/\1/p" /proc/cmdline)
 stty -F "$tty" raw -echo
 screendump() {
 	exec 3<>"$tty"
-	printf "VDXG-HOST %s screendump 0 gz\n" "$1" >&3
+	printf "VDXG-HOST %s screendump 0 none\n" "$1" >&3
 	timeout 120 sed -n "/^VDXG-HOST-\(END\|ERROR\) $1/q" <&3 >/dev/null
 	exec 3>&-
 }

@@ -185,7 +185,7 @@ v_demo() {
 	echo "migrate-guest: demo: a still for the reference image"
 	bg_start vdxg-demo -p -s 1.3 -t 0
 	if wait_for '^vdxg-demo: frame ' 300; then
-		host still screendump 0 gz ||
+		host still screendump 0 none ||
 			echo "migrate-guest: the screendump failed: $(cat /tmp/host-still)"
 	fi
 	bg_stop || rc=$?
