@@ -33,7 +33,6 @@
 #define SURF_OFF	256
 #define W		96
 #define H		64
-#define SECOND		1000000000ll
 
 /* A process's VM with a virtual-mode context and a command object. */
 struct ex {
@@ -98,7 +97,7 @@ static int ex_exec_on(struct ex *e, uint32_t ctx)
 static void ex_run(struct ex *e)
 {
 	vtest_assert_ok(ex_exec_on(e, e->ctx));
-	vtest_assert_ok(vr_syncobj_wait(&e->vr, e->out, 0, 10 * SECOND));
+	vtest_assert_ok(vr_syncobj_wait(&e->vr, e->out, 0, VR_WAIT_NS));
 	vtest_assert_eq(vr_syncobj_status(&e->vr, e->out, 0), 1);
 	vdxg_vcs_reset(&e->vcs);
 }
@@ -522,7 +521,7 @@ static void test_unbind_waits(void)
 	vtest_assert_eq(vr_syncobj_status(&e.vr, e.out, 0), 0);
 
 	vr_write64(vr_map(hold), 0, 1);
-	vtest_assert_ok(vr_syncobj_wait(&e.vr, unbind, 0, 10 * SECOND));
+	vtest_assert_ok(vr_syncobj_wait(&e.vr, unbind, 0, VR_WAIT_NS));
 	vtest_assert_eq(vr_syncobj_status(&e.vr, e.out, 0), 1);
 	px = vr_map(dst);
 	for (i = 0; i < 64 * 64; i++)
@@ -559,7 +558,7 @@ static void test_swapped_out(void)
 	/* The commands are in place before the swap; nothing touches it. */
 	vvm_swap_out_everything();
 	vtest_assert_ok(ex_exec_on(&e, e.ctx));
-	vtest_assert_ok(vr_syncobj_wait(&e.vr, e.out, 0, 10 * SECOND));
+	vtest_assert_ok(vr_syncobj_wait(&e.vr, e.out, 0, VR_WAIT_NS));
 	vtest_assert_eq(vr_syncobj_status(&e.vr, e.out, 0), 1);
 	pd = vr_map(dst);
 	for (i = 0; i < 64 * 64; i++)

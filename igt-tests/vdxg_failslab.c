@@ -182,23 +182,29 @@ static struct usage usage(struct vr *vr)
 	return u;
 }
 
-/* Usage back to BASE (objects are freed by a worker: give it time). */
+/*
+ * Usage back to BASE: objects are freed by a worker, so this is a state to
+ * wait for; VR_WAIT_NS is the hang guard.
+ */
 static void usage_settles(struct vr *vr, struct usage base)
 {
+	double end = vr_now() + (double)VR_WAIT_NS / VR_SEC;
 	struct usage u;
-	int i;
 
-	for (i = 0; i < 100; i++) {
+	for (;;) {
 		u = usage(vr);
 		if (u.vram == base.vram && u.aperture == base.aperture &&
 		    u.system == base.system)
 			return;
+		if (vr_now() >= end)
+			break;
 		vr_sleep_ms(50);
 	}
-	vtest_fail("segment usage did not return: VRAM %" PRIu64 " -> %"
-		   PRIu64 ", aperture %" PRIu64 " -> %" PRIu64 ", system %"
-		   PRIu64 " -> %" PRIu64, base.vram, u.vram, base.aperture,
-		   u.aperture, base.system, u.system);
+	vtest_fail("segment usage did not return in %lld s: VRAM %" PRIu64
+		   " -> %" PRIu64 ", aperture %" PRIu64 " -> %" PRIu64
+		   ", system %" PRIu64 " -> %" PRIu64, VR_WAIT_NS / VR_SEC,
+		   base.vram, u.vram, base.aperture, u.aperture, base.system,
+		   u.system);
 }
 
 /* The lowest free fd now. */

@@ -17,6 +17,13 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 SECONDS_RUN=${VDXG_DEMO_SECONDS:-8}
+# In the guest (on the kernel command line: kept short), shot NAME LINES
+# ARGS... runs vdxg-demo -t 0 ARGS, asks for screendump NAME once it has
+# printed LINES lines of frame rates (frames: until it has printed $1 of
+# them, a second of frames each, or ended) and stops it by SIGTERM after
+# twice that many: the screendump is of the running demo however slow the
+# machine. A failing demo fails the script (set -e, its wait); one that
+# hangs ends by its own 30 s guard.
 "$VDXG_TOP/scripts/vm.sh" --name demo --timeout 600 -- sh -c '
 set -e
 modprobe vdxg
@@ -28,35 +35,43 @@ card=$(ls /dev/dri | grep -m1 "^card")
 d=/sys/kernel/debug/dri/${card#card}
 echo "--- $d/resources (IO_RESOURCE_DESCRIPTOR view)"
 cat "$d/resources"
-echo "--- vdxg-demo -t '"$SECONDS_RUN"'"
+echo "--- vdxg-demo, '"$SECONDS_RUN"' s"
 # The host channel: a screendump of head 0 named $1, the answer read away.
 tty=/dev/$(sed -n "s/.*vdxgvm.hostd=\([^ ]*\).*/\1/p" /proc/cmdline)
 stty -F "$tty" raw -echo
 screendump() {
 	exec 3<>"$tty"
-	printf "VDXG-HOST %s screendump 0 gz\n" "$1" >&3
+	printf "VDXG-HOST %s screendump 0 none\n" "$1" >&3
 	timeout 120 sed -n "/^VDXG-HOST-\(END\|ERROR\) $1/q" <&3 >/dev/null
 	exec 3>&-
 }
-vdxg-demo -t '"$SECONDS_RUN"' &
-demo=$!
-sleep $(('"$SECONDS_RUN"' / 2))
-screendump demo
-wait $demo
+frames() {
+	while [ $(grep -c "^vdxg-demo: frame " /tmp/demo.log) -lt $1 ]; do
+		kill -0 $demo 2>/dev/null || return 0
+		sleep 0.2
+	done
+}
+shot() {
+	name=$1 lines=$2
+	shift 2
+	vdxg-demo -t 0 "$@" >/tmp/demo.log 2>&1 &
+	demo=$!
+	tail -f /tmp/demo.log &
+	frames $lines
+	screendump $name
+	frames $((lines * 2))
+	kill $demo
+	wait $demo
+	sleep 0.5
+	kill $!
+}
+shot demo $(('"$SECONDS_RUN"' / 2))
 echo "--- vdxg-demo --va -t '"$SECONDS_RUN"' (the same scene by GPU virtual address: EXEC, no lists)"
 vdxg-demo --va -t '"$SECONDS_RUN"'
-echo "--- vdxg-demo -p -s 1.3 -t 4 (a still, for the reference image)"
-vdxg-demo -p -s 1.3 -t 4 &
-demo=$!
-sleep 2
-screendump still
-wait $demo
-echo "--- vdxg-demo --va -p -s 1.3 -t 4 (the still by GPU virtual address)"
-vdxg-demo --va -p -s 1.3 -t 4 &
-demo=$!
-sleep 2
-screendump still-va
-wait $demo
+echo "--- vdxg-demo -p -s 1.3 (a still, for the reference image)"
+shot still 1 -p -s 1.3
+echo "--- vdxg-demo --va -p -s 1.3 (the still by GPU virtual address)"
+shot still-va 1 --va -p -s 1.3
 echo "--- kernel log"
 dmesg | grep -E "vdxg [0-9a-f]{4}:|Initialized vdxg"
 '

@@ -15,16 +15,18 @@ Protocol (lines end with "\\n"; ID is 1 to 32 of [A-Za-z0-9._-], chosen by
 the guest to match the answer to its request):
 
   guest: VDXG-HOST ID screendump HEAD ENC
-         HEAD: the console head (the CRTC for vdxg), ENC: raw or gz
+         HEAD: the console head (the CRTC for vdxg), ENC: raw, gz or none
   host:  VDXG-HOST-BEGIN ID ENC RAWLEN CRC32 PAYLOADLEN
-         base64 of the payload (the PPM, gzip-compressed for gz), 76
-         characters a line
+         base64 of the payload (the PPM, gzip-compressed for gz; nothing
+         for none), 76 characters a line
          VDXG-HOST-END ID
      or  VDXG-HOST-ERROR ID message
 
 RAWLEN and CRC32 (zlib's crc32, 8 hex digits) describe the PPM itself,
 PAYLOADLEN the bytes the base64 encodes. Each screendump is kept as
-DIR/screendump-ID.ppm. Lines that are not requests are logged and ignored.
+DIR/screendump-ID.ppm: a guest that only needs the host to have it asks
+for none, and does not read a payload through the 16550 while the
+picture it shows competes for its CPU. Lines that are not requests are logged and ignored.
 Everything is logged to DIR/hostd.log.
 
 With --migrate-args (scripts/vm.sh --migrate) the guest may also ask for
@@ -166,7 +168,7 @@ def main():
 
     def screendump(rid, args):
         parts = args.split()
-        if len(parts) != 2 or not parts[0].isdigit() or parts[1] not in ("raw", "gz"):
+        if len(parts) != 2 or not parts[0].isdigit() or parts[1] not in ("raw", "gz", "none"):
             raise RuntimeError(f"bad screendump arguments '{args}'")
         head, enc = int(parts[0]), parts[1]
         path = os.path.join(a.dir, f"screendump-{rid}.ppm")
@@ -184,7 +186,10 @@ def main():
         cur["qmp"].command("screendump", **cmd)
         with open(path, "rb") as f:
             raw = f.read()
-        payload = gzip.compress(raw, 6, mtime=0) if enc == "gz" else raw
+        if enc == "gz":
+            payload = gzip.compress(raw, 6, mtime=0)
+        else:
+            payload = raw if enc == "raw" else b""
         b64 = base64.encodebytes(payload)  # 76 characters a line
         send(f"VDXG-HOST-BEGIN {rid} {enc} {len(raw)} "
              f"{zlib.crc32(raw):08x} {len(payload)}\n".encode())

@@ -8,7 +8,9 @@
 # Each variant starts a client, asks the host to live-migrate the machine
 # (a second QEMU takes over) while the client runs, and checks the client's
 # own verdict after it finished on the destination (vdxg loaded, but for
-# rebar-small; rebar loads it when it is not):
+# rebar-small; rebar loads it when it is not). The clients run until told
+# to stop (-t 0, SIGTERM), once they have done some seconds of work on the
+# destination, however long the migration took:
 #
 #   demo    vdxg-demo -c (render, page, flip; frames checked against the
 #           reference renderer) across the migration; then, on the
@@ -103,13 +105,47 @@ wait_for() {
 	done
 	return 1
 }
+# run_on REGEX LINES: after the migration, until the background client has
+# printed LINES more progress lines matching REGEX (about a second apart,
+# each after one more frame, cycle or job on the destination), or has
+# ended (its status says why). False when it goes 300 s without one: then
+# it is killed (a hang guard).
+run_on() {
+	local n last=-1 idle=0 want
+	want=$(($(grep -cE "$1" /tmp/bg.log) + $2))
+	while :; do
+		n=$(grep -cE "$1" /tmp/bg.log)
+		[ "$n" -ge "$want" ] && return 0
+		kill -0 "$BG" 2>/dev/null || return 0
+		if [ "$n" != "$last" ]; then
+			last=$n idle=0
+		elif [ $((idle += 1)) -ge 1500 ]; then
+			kill -KILL "$BG"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+# bg_stop: SIGTERM (the -t 0 clients end by it), the background client's
+# status (bg_wait); SIGKILL if it has not ended 300 s later.
+bg_stop() {
+	local i
+	kill -TERM "$BG" 2>/dev/null
+	for i in $(seq 1500); do
+		kill -0 "$BG" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -KILL "$BG" 2>/dev/null
+	bg_wait
+}
 
-# demo_run NAME SECONDS: vdxg-demo -c across a migration.
+# demo_run NAME SECONDS: vdxg-demo -c across a migration, then SECONDS
+# (of its progress lines) on the destination.
 demo_run() {
-	local name=$1 secs=$2 m=0 rc=0 before after total bad
-	bg_start vdxg-demo -t "$secs" -c 10
+	local name=$1 secs=$2 m=0 rc=0 on=0 before after total bad
+	bg_start vdxg-demo -t 0 -c 10
 	if ! wait_for '^vdxg-demo: frame ' 300; then
-		bg_wait
+		bg_stop
 		result "$name" fail "vdxg-demo did not start rendering"
 		return
 	fi
@@ -118,7 +154,8 @@ demo_run() {
 	sleep 1
 	migrate "$name" || m=1
 	kill -USR1 "$BG" 2>/dev/null
-	bg_wait || rc=$?
+	run_on '^vdxg-demo: frame ' "$secs" || on=1
+	bg_stop || rc=$?
 	before=$(sed -n 's/^vdxg-demo: at frame \([0-9]*\),.*/\1/p' /tmp/bg.log | sed -n 1p)
 	after=$(sed -n 's/^vdxg-demo: at frame \([0-9]*\),.*/\1/p' /tmp/bg.log | sed -n 2p)
 	total=$(sed -n 's/^vdxg-demo: \([0-9]*\) frames in .*/\1/p' /tmp/bg.log)
@@ -126,6 +163,8 @@ demo_run() {
 	echo "MIGRATE-FIGURE $name frames_before=${before:-?} frames_just_after=${after:-?} frames_total=${total:-?} check=\"${bad:-none}\""
 	if [ "$m" != 0 ]; then
 		result "$name" fail "the migration failed: $MIGERR (the demo ran on on the source: status $rc)"
+	elif [ "$on" != 0 ]; then
+		result "$name" fail "vdxg-demo stopped making frames after the migration (just after: ${after:-?})"
 	elif [ "$rc" != 0 ]; then
 		result "$name" fail "vdxg-demo failed after the migration (status $rc)"
 	elif [ -z "$after" ] || [ -z "$total" ] || [ "$total" -le "$after" ]; then
@@ -138,23 +177,28 @@ demo_run() {
 }
 
 v_demo() {
-	demo_run demo 40
+	local rc=0
+	demo_run demo 25
 	# The display after the migration: a still by PRESENT, screendumped
-	# by the host (which compares it with the reference image).
+	# by the host (which compares it with the reference image) once it
+	# has been flipping for a second, before the still is stopped.
 	echo "migrate-guest: demo: a still for the reference image"
-	vdxg-demo -p -s 1.3 -t 6 &
-	local pid=$!
-	sleep 3
-	host still screendump 0 gz ||
-		echo "migrate-guest: the screendump failed: $(cat /tmp/host-still)"
-	wait $pid || result demo-still fail "vdxg-demo -s failed (status $?)"
+	bg_start vdxg-demo -p -s 1.3 -t 0
+	if wait_for '^vdxg-demo: frame ' 300; then
+		host still screendump 0 none ||
+			echo "migrate-guest: the screendump failed: $(cat /tmp/host-still)"
+	fi
+	bg_stop || rc=$?
+	[ "$rc" = 0 ] || result demo-still fail "vdxg-demo -s failed (status $rc)"
 }
 
 v_paging() {
-	local m=0 rc=0
-	bg_start vdxg-load paging -t 30 -m 32 -n 2
+	local m=0 rc=0 on=0
+	# -w: its wait for the held engine lasts the whole migration, which
+	# the host allows 660 s (60 s for the destination to start, 600 s).
+	bg_start vdxg-load paging -t 0 -w 900 -m 32 -n 2
 	if ! wait_for 'paging: .* cycles' 300; then
-		bg_wait
+		bg_stop
 		result paging fail "vdxg-load paging did not start"
 		return
 	fi
@@ -167,10 +211,13 @@ v_paging() {
 	migrate paging || m=1
 	echo 0 >"$dbg/paging_hold"
 	kill -USR1 "$BG"
-	bg_wait || rc=$?
+	run_on 'paging: .* cycles' 15 || on=1
+	bg_stop || rc=$?
 	grep -E '^(transfer|batches)' "$dbg/paging" | sed 's/^/migrate-guest: paging after: /'
 	if [ "$m" != 0 ]; then
 		result paging fail "the migration failed: $MIGERR (vdxg-load status $rc)"
+	elif [ "$on" != 0 ]; then
+		result paging fail "vdxg-load paging stopped moving after the migration"
 	elif [ "$rc" != 0 ]; then
 		result paging fail "vdxg-load paging failed after the migration (status $rc)"
 	else
@@ -179,19 +226,22 @@ v_paging() {
 }
 
 v_draw() {
-	local m=0 rc=0
-	bg_start vdxg-load draw -t 25
+	local m=0 rc=0 on=0
+	bg_start vdxg-load draw -t 0
 	if ! wait_for 'draw: .* jobs checked' 300; then
-		bg_wait
+		bg_stop
 		result draw fail "vdxg-load draw did not start"
 		return
 	fi
 	sleep 3
 	migrate draw || m=1
 	kill -USR1 "$BG"
-	bg_wait || rc=$?
+	run_on 'draw: .* jobs checked' 10 || on=1
+	bg_stop || rc=$?
 	if [ "$m" != 0 ]; then
 		result draw fail "the migration failed: $MIGERR (vdxg-load status $rc)"
+	elif [ "$on" != 0 ]; then
+		result draw fail "vdxg-load draw stopped drawing after the migration"
 	elif [ "$rc" != 0 ]; then
 		result draw fail "vdxg-load draw failed after the migration (status $rc)"
 	else
@@ -210,7 +260,7 @@ v_rebar() {
 	echo "migrate-guest: rebar: BAR2 $(sed -n 3p "$dev/resource")"
 	lspci -vv -s "${dev##*/}" | grep -iE 'Region 2|BAR 2|Resizable' |
 		sed 's/^/migrate-guest: rebar: /'
-	demo_run rebar 25
+	demo_run rebar 10
 }
 
 v_rebar_small() {

@@ -8,7 +8,7 @@
  *   vdxg-demo [-t SECONDS] [-b BALLAST_PERCENT] [-d /dev/dri/cardN] [-p]
  *             [-s TIME] [-c N]
  *
- * -t  how long to run (default 5 s)
+ * -t  how long to run (default 5 s); 0: until SIGTERM or SIGINT
  * -b  ballast, in percent of VRAM, in 4 MiB objects that live only in
  *     VRAM (default 125); every frame one of them is drawn into, so that
  *     it must be paged in and another paged out
@@ -25,6 +25,9 @@
  * Each second it prints the frame rate and what the paging engine moved
  * (debugfs dri/N/paging), and at the end a summary. SIGUSR1 prints the
  * current frame number (the migration test marks its switchover with it).
+ * SIGTERM or SIGINT ends the run as its time would: one more frame (checked
+ * with -c), the summary, the usual exit status; scripts that must do
+ * something while the demo runs start it with -t 0 and stop it so.
  * Needs DRM master (no other KMS client) and, for the paging figures,
  * debugfs.
  */
@@ -55,6 +58,8 @@
 #define BALLAST_SIZE	(4u << 20)
 #define CUBE_VERTICES	36
 #define BG_VERTICES	6	/* a screen quad: clears colour and depth */
+/* A frame or a flip not done in this long is a hang (a hang guard). */
+#define WAIT_MS		30000
 
 struct demo {
 	struct vdxg_kms kms;
@@ -79,12 +84,18 @@ struct demo {
 	uint32_t *ref_dst, *ref_depth;
 };
 
-static volatile sig_atomic_t print_frame;
+static volatile sig_atomic_t print_frame, stop;
 
 static void on_usr1(int sig)
 {
 	(void)sig;
 	print_frame = 1;
+}
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
 }
 
 /* The debugfs directory is named after the card's minor. */
@@ -401,11 +412,11 @@ static void check_frame(struct demo *d, int back, unsigned int frame)
 	uint32_t x, y, first_x = 0, first_y = 0, got = 0, want = 0;
 	int ret;
 
-	ret = vdxg_bo_wait(d->fb_bo[back], 10000000000ll);
+	ret = vdxg_bo_wait(d->fb_bo[back], WAIT_MS * 1000000ll);
 	if (ret)
 		die("waiting for a checked frame (a stuck fence?)", ret);
 	if (bal) {
-		ret = vdxg_bo_wait(bal, 10000000000ll);
+		ret = vdxg_bo_wait(bal, WAIT_MS * 1000000ll);
 		if (ret)
 			die("waiting for a ballast fill (a stuck fence?)", ret);
 	}
@@ -474,7 +485,7 @@ static void flip(struct demo *d, int back, unsigned int frame)
 		ret = vdxg_kms_flip(&d->kms, d->fb[back], frame);
 	if (ret)
 		die(d->present ? "PRESENT FLIP" : "atomic page flip", ret);
-	ret = vdxg_kms_wait_flip(&d->kms, frame, 5000, NULL);
+	ret = vdxg_kms_wait_flip(&d->kms, frame, WAIT_MS, NULL);
 	if (ret)
 		die("the flip event", ret);
 }
@@ -500,6 +511,7 @@ int main(int argc, char **argv)
 	unsigned long long ops0, bytes0, ops, bytes, lops, lbytes;
 	unsigned int ballast_pct = 125, frame = 0, last_frame = 0;
 	double seconds = 5, t0, last, t;
+	bool last_one = false;
 	const char *path = NULL;
 	struct demo d = { 0 };
 	int opt, ret, back = 1;
@@ -528,6 +540,8 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGUSR1, on_usr1);
+	signal(SIGTERM, on_stop);
+	signal(SIGINT, on_stop);
 	ret = vdxg_kms_open(&d.kms, path);
 	if (ret)
 		die("a vdxg card with a connected output (and DRM master)", ret);
@@ -557,7 +571,7 @@ int main(int argc, char **argv)
 
 	/* The first frame by a modeset, the rest by flips. */
 	render(&d, 0, 0, 0);
-	ret = vdxg_bo_wait(d.fb_bo[0], 5000000000ll);
+	ret = vdxg_bo_wait(d.fb_bo[0], WAIT_MS * 1000000ll);
 	if (ret)
 		die("waiting for the first frame", ret);
 	ret = vdxg_kms_modeset(&d.kms, d.fb[0]);
@@ -572,9 +586,11 @@ int main(int argc, char **argv)
 	lops = ops0;
 	lbytes = bytes0;
 	t0 = last = now();
-	for (frame = 1; (t = now()) - t0 < seconds; frame++, back ^= 1) {
-		bool last_one = now() - t0 >= seconds - 0.001;
-
+	for (frame = 1; !last_one; frame++, back ^= 1) {
+		t = now();
+		if (!stop && seconds > 0 && t - t0 >= seconds)
+			break;
+		last_one = stop || (seconds > 0 && t - t0 >= seconds - 0.001);
 		render(&d, back, frame, t - t0);
 		if (d.check_every && (frame == 1 || last_one ||
 				      frame % d.check_every == 0))

@@ -4,8 +4,13 @@
  * tests that do something to the machine meanwhile (the live-migration
  * test migrates the guest while the engine is in the middle of a job).
  *
- *   vdxg-load paging [-t SECONDS] [-m MIB] [-n OBJECTS]
- *   vdxg-load draw [-t SECONDS] [-s SIZE] [-l LAYERS]
+ *   vdxg-load paging [-t SECONDS] [-w SECONDS] [-m MIB] [-n OBJECTS]
+ *   vdxg-load draw [-t SECONDS] [-w SECONDS] [-s SIZE] [-l LAYERS]
+ *
+ * -t      how long to run (default 10 s); 0: until SIGTERM or SIGINT
+ * -w      how long one wait for the engine may take before it counts as a
+ *         stuck fence (default 30 s): longer when the test holds the
+ *         engine on purpose for a while
  *
  * paging  OBJECTS objects of MIB MiB each (default 2 x 64), filled once by
  *         the CPU with a pattern of their page numbers, are moved VRAM <->
@@ -22,9 +27,10 @@
  *         twice with other colours shows.
  *
  * A progress line every second; SIGUSR1 prints one at once (the migration
- * test marks its switchover with it). Exit status 0 when every check
- * passed, 1 on a mismatch or an error (a wait that times out after 30 s is
- * a stuck fence).
+ * test marks its switchover with it). SIGTERM or SIGINT ends the run as
+ * its time would: the work in flight completes and is checked, then the
+ * summary. Exit status 0 when every check passed, 1 on a mismatch or an
+ * error (a wait that times out, -w, is a stuck fence).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,17 +51,29 @@
 #include "vdxg_tool.h"
 
 #define MIB		(1ull << 20)
-#define WAIT_NS		(30 * 1000000000ll)
 #define PAGE		4096u
 
 static struct vdxg_device *dev;
-static volatile sig_atomic_t want_status;
+static volatile sig_atomic_t want_status, stop;
 static unsigned long long bad;
+static int64_t wait_ns = 30 * 1000000000ll;
 
 static void on_usr1(int sig)
 {
 	(void)sig;
 	want_status = 1;
+}
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* Time to stop: SIGTERM or SIGINT, or SECONDS (0: never) have passed. */
+static bool done_after(double t0, double seconds)
+{
+	return stop || (seconds > 0 && now() - t0 >= seconds);
 }
 
 static uint32_t hash32(uint32_t a, uint32_t b)
@@ -90,7 +108,7 @@ static void *bo_map(struct vdxg_bo *bo)
 
 static void bo_wait(struct vdxg_bo *bo, const char *what)
 {
-	int ret = vdxg_bo_wait(bo, WAIT_NS);
+	int ret = vdxg_bo_wait(bo, wait_ns);
 
 	if (ret)
 		die(what, ret);
@@ -156,7 +174,7 @@ static int run_paging(double seconds, unsigned int mib, unsigned int n)
 	printf("vdxg-load: paging: %u x %u MiB between VRAM and system memory\n",
 	       n, mib);
 	t0 = last = now();
-	while (now() - t0 < seconds) {
+	while (!done_after(t0, seconds)) {
 		/* There, all queued at once, then back and checked. */
 		for (i = 0; i < n; i++) {
 			ret = vdxg_bo_make_resident(bo[i], DRM_VDXG_SEGMENT_VRAM);
@@ -328,18 +346,15 @@ static int run_draw(double seconds, uint32_t size, unsigned int layers)
 	draw_submit(&t[0], ctx, cs, size, layers, job++);
 	draw_submit(&t[1], ctx, cs, size, layers, job++);
 	for (i = 0; ; i ^= 1) {
-		double el;
-
 		draw_check(&t[i], want, size, layers);
 		done++;
-		el = now() - t0;
 		if (want_status || now() - last >= 1) {
 			want_status = 0;
 			last = now();
 			printf("vdxg-load: draw: %.1f s: %llu jobs checked, %llu bad\n",
-			       el, done, bad);
+			       last - t0, done, bad);
 		}
-		if (el < seconds)
+		if (!done_after(t0, seconds))
 			draw_submit(&t[i], ctx, cs, size, layers, job++);
 		else if (!t[i ^ 1].busy)
 			break;
@@ -360,9 +375,10 @@ int main(int argc, char **argv)
 		goto usage;
 	mode = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "t:m:n:s:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:w:m:n:s:l:")) != -1) {
 		switch (opt) {
 		case 't': seconds = atof(optarg); break;
+		case 'w': wait_ns = atof(optarg) * 1e9; break;
 		case 'm': mib = atoi(optarg); break;
 		case 'n': n = atoi(optarg); break;
 		case 's': size = atoi(optarg); break;
@@ -370,10 +386,12 @@ int main(int argc, char **argv)
 		default: goto usage;
 		}
 	}
-	if (!mib || !n)
+	if (!mib || !n || wait_ns <= 0)
 		goto usage;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGUSR1, on_usr1);
+	signal(SIGTERM, on_stop);
+	signal(SIGINT, on_stop);
 	ret = vdxg_device_open(NULL, &dev);
 	if (ret)
 		die("a vdxg render node", ret);
@@ -381,7 +399,7 @@ int main(int argc, char **argv)
 		return run_paging(seconds, mib, n);
 	return run_draw(seconds, size, layers);
 usage:
-	fprintf(stderr, "usage: vdxg-load paging [-t SECONDS] [-m MIB] [-n OBJECTS]\n"
-		"       vdxg-load draw [-t SECONDS] [-s SIZE] [-l LAYERS]\n");
+	fprintf(stderr, "usage: vdxg-load paging [-t SECONDS] [-w SECONDS] [-m MIB] [-n OBJECTS]\n"
+		"       vdxg-load draw [-t SECONDS] [-w SECONDS] [-s SIZE] [-l LAYERS]\n");
 	return 2;
 }

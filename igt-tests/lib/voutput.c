@@ -147,6 +147,9 @@ uint32_t voutput_image_crc(const void *map, uint32_t pitch, uint32_t w,
 	return crc;
 }
 
+/* As long as VR_WAIT_NS, the guard of every GPU wait. */
+#define VOUTPUT_CRC_WAIT_MS	30000
+
 static void crc_path(int fd, int head, const char *leaf, char *buf,
 		     size_t len)
 {
@@ -173,8 +176,10 @@ uint32_t voutput_screen_crc(int fd, int head, const char *what)
 		char *end;
 		ssize_t n;
 
-		ret = poll(&p, 1, 5000);
-		vtest_assert_f(ret == 1, "%s: no CRC for 5 s", what);
+		/* A line a frame: a hang guard, not a time. */
+		ret = poll(&p, 1, VOUTPUT_CRC_WAIT_MS);
+		vtest_assert_f(ret == 1, "%s: no CRC for %d s", what,
+			       VOUTPUT_CRC_WAIT_MS / 1000);
 		n = read(dfd, line, sizeof(line) - 1);
 		vtest_assert_f(n > 0, "reading %s: %s", path,
 			       n ? strerror(errno) : "end of file");
