@@ -93,13 +93,21 @@ static int ex_exec_on(struct ex *e, uint32_t ctx)
 	return vdxg_exec(e->vr.dev, ctx, &e->vcs, &opts);
 }
 
-/* EXEC, wait, and expect the job to have completed without error. */
-static void ex_run(struct ex *e)
+/*
+ * EXEC, wait up to TIMEOUT_NS, and expect the job to have completed
+ * without error.
+ */
+static void ex_run_wait(struct ex *e, int64_t timeout_ns)
 {
 	vtest_assert_ok(ex_exec_on(e, e->ctx));
-	vtest_assert_ok(vr_syncobj_wait(&e->vr, e->out, 0, VR_WAIT_NS));
+	vtest_assert_ok(vr_syncobj_wait(&e->vr, e->out, 0, timeout_ns));
 	vtest_assert_eq(vr_syncobj_status(&e->vr, e->out, 0), 1);
 	vdxg_vcs_reset(&e->vcs);
+}
+
+static void ex_run(struct ex *e)
+{
+	ex_run_wait(e, VR_WAIT_NS);
 }
 
 static void vcs_surface(struct vdxg_vcs *vcs, uint32_t slot, uint64_t va,
@@ -656,6 +664,12 @@ static void test_vm_private(void)
 #define OV_OBJ		(64 * MIB)
 #define OV_W		4096		/* a 64 MiB object: 4096 x 4096 x 4 */
 #define OV_ROUNDS	1
+/*
+ * A job's wait: behind the moves of four processes' 64 MiB objects in
+ * and out of VRAM, queued ahead of it on the paging engine. On a loaded
+ * host one took over 30 s with nothing stuck; a stall still fails.
+ */
+#define OV_WAIT_NS	(4 * VR_WAIT_NS)
 
 static uint32_t ov_color(unsigned int proc, unsigned int obj,
 			 unsigned int round)
@@ -708,7 +722,7 @@ static void ov_proc(unsigned int proc, unsigned int nobj)
 					     OV_W * 4);
 			vdxg_vcs_fill_rect(&e.vcs, 0, 0, OV_W, OV_W,
 					   ov_color(proc, i, r));
-			ex_run(&e);
+			ex_run_wait(&e, OV_WAIT_NS);
 			/*
 			 * Into VRAM, evicting someone else's; under this
 			 * pressure the others may hold all of it (-ENOMEM).
