@@ -169,6 +169,14 @@ typedef struct VdxgEngine {
     VdxgCore *s;
     QEMUBH *bh;                 /* runs the ring in slices */
     QEMUTimer *wait_timer;      /* re-polls a WAIT */
+    /*
+     * For tests (x-pg-hold-after, x-rd-hold-after; not migrated): with
+     * @hold set, the engine is handed at most @hold_left more bytes of
+     * budget, then holds where it is, mid-entry, until the property is
+     * written again. A guest cannot set it.
+     */
+    bool hold;
+    uint64_t hold_left;
 } VdxgEngine;
 
 /* Display engine */
@@ -538,6 +546,7 @@ bool vdxg_engine_read(VdxgCore *s, hwaddr addr, uint32_t *val);
 bool vdxg_engine_write(VdxgCore *s, hwaddr addr, uint32_t val);
 void vdxg_engines_init(VdxgCore *s);
 void vdxg_engines_exit(VdxgCore *s);
+void vdxg_engine_add_props(VdxgCore *s, Object *obj);
 extern const VMStateDescription vmstate_vdxg_engine;
 
 /* vdxg_paging.c */
