@@ -635,22 +635,30 @@ void queue_big_work(Pg *p)
     pb_queue(p);
 }
 
-/* Clearing ENABLE pauses an entry in progress; setting it resumes it. */
+/*
+ * Clearing ENABLE pauses an entry in progress; setting it resumes it. The
+ * engine is held 1 MiB into the 72 MiB (in the first fill) and paused
+ * there, then let go: only ENABLE keeps it where it is.
+ */
 static void test_pg_pause(void)
 {
     Pg *p = pg_start(NULL);
-    uint32_t head;
     int i;
 
     queue_big_work(p);
+    pg_hold_after(p, MiB);
     ring_kick(p);
+    pg_wait_held(p);
     wr(&p->v, ENG(VDXG_ENG_CTRL), 0);
-    head = rd(&p->v, ENG(VDXG_ENG_RING_HEAD));
-    g_assert_cmphex(head, ==, 0);
+    pg_hold_after(p, 0);
     for (i = 0; i < 20; i++) {
         g_assert_cmphex(rd(&p->v, ENG(VDXG_ENG_STATUS)), ==, 0);
     }
+    g_assert_cmphex(rd(&p->v, ENG(VDXG_ENG_RING_HEAD)), ==, 0);
     g_assert_cmphex(rd64(&p->v, ENG(VDXG_ENG_FENCE_VALUE_LO)), ==, 0);
+    /* The first fill begun, not ended; the copy not begun */
+    g_assert_cmphex(vram_readl(p, 0x1000000), ==, 0x01010101);
+    g_assert_cmphex(vram_readl(p, 0x17ffffc), ==, 0);
     g_assert_cmphex(vram_readl(p, 0x800000), ==, 0);
 
     wr(&p->v, ENG(VDXG_ENG_CTRL), VDXG_ENG_CTRL_ENABLE);
@@ -1304,11 +1312,18 @@ static void test_pg_migration(void)
     emit_map1(src, 6, SYS_PAGE(121));
     pb_run(src);
 
-    /* Paused half-way through a lot of work */
+    /*
+     * Paused in the middle of a lot of work: held 1 MiB into it (in the
+     * first fill) and paused there (the hold is not migrated).
+     */
     queue_big_work(src);
+    pg_hold_after(src, MiB);
     ring_kick(src);
+    pg_wait_held(src);
     wr(&src->v, ENG(VDXG_ENG_CTRL), 0);
+    pg_hold_after(src, 0);
     g_assert_cmphex(rd(&src->v, ENG(VDXG_ENG_STATUS)), ==, 0);
+    g_assert_cmphex(vram_readl(src, 0x17ffffc), ==, 0);
     bar0 = qpci_config_readl(src->v.dev, PCI_BASE_ADDRESS_0);
     bar2 = (qpci_config_readl(src->v.dev, PCI_BASE_ADDRESS_2) |
             (uint64_t)qpci_config_readl(src->v.dev, PCI_BASE_ADDRESS_3) << 32)
