@@ -13,6 +13,7 @@
 #include "qemu/bitops.h"
 #include "qemu/cutils.h"
 #include "qemu/host-utils.h"
+#include "qemu/madvise.h"
 #include "qemu/module.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
@@ -273,6 +274,16 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
     }
     s->core.vram_ptr = memory_region_get_ram_ptr(&s->vram);
     s->core.vram_mr = &s->vram;
+    /*
+     * VRAM on small pages. QEMU asks for transparent huge pages for every
+     * RAM block, and the first write to one allocates and clears all of
+     * its 2 MiB in one page fault: when an engine, a composition or a
+     * capture touches fresh VRAM, that takes milliseconds of a slice that
+     * only looks at the clock between its pieces of work. A small page's
+     * fault fits between two looks. TCG's softmmu TLB maps guest pages of
+     * 4 KiB anyway, so the guest loses little speed.
+     */
+    qemu_madvise(s->core.vram_ptr, s->core.vram_size, QEMU_MADV_NOHUGEPAGE);
     /* A resizable window onto the start of VRAM */
     s->vram_bar_size = MIN(VDXG_VRAM_BAR_SIZE_DEFAULT, s->core.vram_size);
     memory_region_init_alias(&s->vram_bar, OBJECT(s), "vdxg.vram-bar",
@@ -339,6 +350,8 @@ static void vdxg_instance_init(Object *obj)
     object_property_add_uint64_ptr(obj, "x-max-slice-cpu-ns",
                                    &s->max_slice_cpu_ns,
                                    OBJ_PROP_FLAG_READWRITE);
+    /* For tests: hold a writeback capture under way */
+    vdxg_wb_add_props(s, obj);
 }
 
 static int vdxg_pre_save(void *opaque)

@@ -169,6 +169,14 @@ typedef struct VdxgEngine {
     VdxgCore *s;
     QEMUBH *bh;                 /* runs the ring in slices */
     QEMUTimer *wait_timer;      /* re-polls a WAIT */
+    /*
+     * For tests (x-pg-hold-after, x-rd-hold-after; not migrated): with
+     * @hold set, the engine is handed at most @hold_left more bytes of
+     * budget, then holds where it is, mid-entry, until the property is
+     * written again. A guest cannot set it.
+     */
+    bool hold;
+    uint64_t hold_left;
 } VdxgEngine;
 
 /* Display engine */
@@ -418,6 +426,13 @@ struct VdxgState {
     VdxgCrtc crtc[VDXG_MAX_CRTCS];
     VdxgWriteback wb;
     QEMUBH *wb_bh;                      /* runs the writeback's DMA */
+    /*
+     * For tests (x-wb-hold-after; not migrated, kept by resets): with
+     * @wb_hold set, a capture writes at most @wb_hold_left more lines,
+     * then holds, under way, until the property is written again.
+     */
+    bool wb_hold;
+    uint32_t wb_hold_left;
     uint64_t disp_composes;             /* statistics, not migrated */
     uint64_t max_slice_ns;              /* longest engine or compose run */
     uint64_t max_slice_cpu_ns;          /* the same in CPU time */
@@ -538,6 +553,7 @@ bool vdxg_engine_read(VdxgCore *s, hwaddr addr, uint32_t *val);
 bool vdxg_engine_write(VdxgCore *s, hwaddr addr, uint32_t val);
 void vdxg_engines_init(VdxgCore *s);
 void vdxg_engines_exit(VdxgCore *s);
+void vdxg_engine_add_props(VdxgCore *s, Object *obj);
 extern const VMStateDescription vmstate_vdxg_engine;
 
 /* vdxg_paging.c */
@@ -592,6 +608,7 @@ void vdxg_wb_finish(VdxgState *s, uint32_t status, uint64_t frame);
 bool vdxg_wb_holds(VdxgState *s, const VdxgCrtc *c);
 void vdxg_wb_end_capture(VdxgState *s);
 void vdxg_wb_bh(void *opaque);
+void vdxg_wb_add_props(VdxgState *s, Object *obj);
 bool vdxg_wb_read(VdxgState *s, hwaddr addr, uint32_t *val);
 bool vdxg_wb_write(VdxgState *s, hwaddr addr, uint32_t val);
 extern const VMStateDescription vmstate_vdxg_wb;

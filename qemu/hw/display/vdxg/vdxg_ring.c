@@ -13,6 +13,7 @@
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "migration/vmstate.h"
+#include "qapi/visitor.h"
 #include "system/runstate.h"
 #include "vdxg_int.h"
 #include "hw/display/trace.h"
@@ -207,12 +208,36 @@ static bool vdxg_engine_runnable(VdxgEngine *e)
 }
 
 /*
+ * Up to @q bytes of budget for @e: all of them, unless a test holds the
+ * engine after some more work (x-pg-hold-after, x-rd-hold-after).
+ */
+static int64_t vdxg_engine_grant(VdxgEngine *e, int64_t q)
+{
+    if (e->hold) {
+        q = MIN(q, e->hold_left);
+        e->hold_left -= q;
+    }
+    return q;
+}
+
+/* Out of budget: run again from the main loop, unless a test holds @e. */
+static void vdxg_engine_resched(VdxgEngine *e)
+{
+    if (e->hold && !e->hold_left) {
+        trace_vdxg_engine_held(e->index, e->head, e->buf_off,
+                               e->op_progress);
+        return;
+    }
+    qemu_bh_schedule(e->bh);
+}
+
+/*
  * Out of budget: charge what the last operation overspent to the run's
  * cap, then hand out another quantum if the cap has some left and the
  * run has not used up its host time (@deadline, get_clock()).
  */
-static bool vdxg_engine_refill(int64_t *budget, int64_t *left,
-                               int64_t deadline)
+static bool vdxg_engine_refill(VdxgEngine *e, int64_t *budget,
+                               int64_t *left, int64_t deadline)
 {
     int64_t q;
 
@@ -223,7 +248,10 @@ static bool vdxg_engine_refill(int64_t *budget, int64_t *left,
     if (*left <= 0 || get_clock() >= deadline) {
         return false;
     }
-    q = MIN(*left, VDXG_BH_QUANTUM);
+    q = vdxg_engine_grant(e, MIN(*left, VDXG_BH_QUANTUM));
+    if (!q) {
+        return false;
+    }
     *budget += q;
     *left -= q;
     return true;
@@ -241,7 +269,7 @@ static bool vdxg_engine_refill(int64_t *budget, int64_t *left,
 static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
 {
     VdxgCore *s = e->s;
-    int64_t budget = VDXG_BH_QUANTUM;
+    int64_t budget = vdxg_engine_grant(e, VDXG_BH_QUANTUM);
     int64_t left = VDXG_BH_BUDGET - VDXG_BH_QUANTUM;
     uint32_t opcode, context, gen = s->reset_gen;
     VdxgErr err = { 0 };
@@ -254,10 +282,11 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
      */
     s->bh_runs[e->index]++;
     while (vdxg_engine_runnable(e)) {
-        if (budget <= 0 && !vdxg_engine_refill(&budget, &left, deadline)) {
+        if (budget <= 0 &&
+            !vdxg_engine_refill(e, &budget, &left, deadline)) {
             trace_vdxg_engine_yield(e->index, e->head, e->buf_off,
                                     e->op_progress);
-            qemu_bh_schedule(e->bh);
+            vdxg_engine_resched(e);
             return;
         }
         if (!e->busy) {
@@ -278,7 +307,7 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
         e->waiting = false;
         while (r == VDXG_RUN_DONE && e->buf_off < e->buf_len) {
             if (budget <= 0 &&
-                !vdxg_engine_refill(&budget, &left, deadline)) {
+                !vdxg_engine_refill(e, &budget, &left, deadline)) {
                 r = VDXG_RUN_YIELD;
                 break;
             }
@@ -302,13 +331,13 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
             return;
         case VDXG_RUN_YIELD:
             if (budget <= 0 &&
-                vdxg_engine_refill(&budget, &left, deadline)) {
+                vdxg_engine_refill(e, &budget, &left, deadline)) {
                 /* Time left: go on where the operation stopped. */
                 continue;
             }
             trace_vdxg_engine_yield(e->index, e->head, e->buf_off,
                                     e->op_progress);
-            qemu_bh_schedule(e->bh);
+            vdxg_engine_resched(e);
             return;
         case VDXG_RUN_DONE:
             if (!vdxg_engine_complete(s, e, &err)) {
@@ -563,6 +592,58 @@ void vdxg_engines_init(VdxgCore *s)
                                      vdxg_engine_wait_timer, e);
     }
     s->vmse = qemu_add_vm_change_state_handler(vdxg_vm_state_change, s);
+}
+
+/*
+ * x-pg-hold-after and x-rd-hold-after, for tests: writing N > 0 lets the
+ * engine do N more bytes of work (as its budget charges them: data, or
+ * the equivalent in operations and pixels), after which it holds in the
+ * middle of its entry, as if it were paused, and STATUS shows it busy.
+ * Writing 0 lets it go on. Reading gives the work left before it holds:
+ * 0 once it holds (or when no hold is set). Resets keep it; it is not
+ * migrated, and the guest has no way to it.
+ */
+static void vdxg_engine_get_hold(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    VdxgEngine *e = opaque;
+    uint64_t n = e->hold_left;
+
+    visit_type_uint64(v, name, &n, errp);
+}
+
+static void vdxg_engine_set_hold(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    VdxgEngine *e = opaque;
+    uint64_t n;
+
+    if (!visit_type_uint64(v, name, &n, errp)) {
+        return;
+    }
+    e->hold = n != 0;
+    e->hold_left = n;
+    if (e->bh) {
+        /* Go on, if the engine has work and is enabled */
+        qemu_bh_schedule(e->bh);
+    }
+}
+
+void vdxg_engine_add_props(VdxgCore *s, Object *obj)
+{
+    static const char *const names[VDXG_NUM_ENGINES] = {
+        [VDXG_ENGINE_RENDER] = "x-rd-hold-after",
+        [VDXG_ENGINE_PAGING] = "x-pg-hold-after",
+    };
+    unsigned int i;
+
+    for (i = 0; i < VDXG_NUM_ENGINES; i++) {
+        object_property_add(obj, names[i], "uint64", vdxg_engine_get_hold,
+                            vdxg_engine_set_hold, NULL, &s->engine[i]);
+        object_property_set_description(obj, names[i],
+            "Test only: hold the engine after this many more bytes of "
+            "work (0: no hold)");
+    }
 }
 
 void vdxg_engines_exit(VdxgCore *s)

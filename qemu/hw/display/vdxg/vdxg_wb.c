@@ -11,6 +11,7 @@
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "migration/vmstate.h"
+#include "qapi/visitor.h"
 #include "vdxg_int.h"
 #include "hw/display/trace.h"
 
@@ -77,14 +78,16 @@ static uint32_t vdxg_wb_check(VdxgState *s, const VdxgCrtc *c)
 
 typedef enum VdxgWbRun {
     VDXG_WB_MORE,               /* lines are left: run again */
+    VDXG_WB_HELD,               /* lines are left, held by a test */
     VDXG_WB_DONE,               /* the arm ended: DONE, maybe ERROR */
     VDXG_WB_GONE,               /* a DMA reset the device: nothing more */
 } VdxgWbRun;
 
 /*
  * Write lines of the capture of @c's frame, the next first, until all are
- * written or get_clock() passes @deadline. The capture holds the frame:
- * it is not composed again until the capture ends.
+ * written or get_clock() passes @deadline (or a test holds the capture,
+ * x-wb-hold-after). The capture holds the frame: it is not composed again
+ * until the capture ends.
  */
 static VdxgWbRun vdxg_wb_capture_step(VdxgState *s, VdxgCrtc *c,
                                       int64_t deadline)
@@ -101,6 +104,10 @@ static VdxgWbRun vdxg_wb_capture_step(VdxgState *s, VdxgCrtc *c,
         return VDXG_WB_DONE;
     }
     while (wb->cap_row < wb->cap_h) {
+        if (s->wb_hold && !s->wb_hold_left) {
+            trace_vdxg_wb_held(c->index, wb->cap_row, wb->cap_h);
+            return VDXG_WB_HELD;
+        }
         row = c->frame + (size_t)wb->cap_row * w;
         for (x = 0; x < w; x++) {
             stl_le_p(s->disp_row + x * 4, row[x] | 0xff000000u);
@@ -120,6 +127,9 @@ static VdxgWbRun vdxg_wb_capture_step(VdxgState *s, VdxgCrtc *c,
             break;
         }
         wb->cap_row++;
+        if (s->wb_hold) {
+            s->wb_hold_left--;
+        }
         if (wb->cap_row < wb->cap_h && get_clock() >= deadline) {
             return VDXG_WB_MORE;
         }
@@ -190,7 +200,7 @@ void vdxg_wb_bh(void *opaque)
     }
     if (run == VDXG_WB_MORE) {
         qemu_bh_schedule(s->wb_bh);
-    } else {
+    } else if (run == VDXG_WB_DONE) {
         vdxg_irq_raise(&s->core, VDXG_INT_WRITEBACK);
         vdxg_crtc_arm(s, c);
     }
@@ -198,6 +208,48 @@ out:
     trace_vdxg_wb_slice(vdxg_wb_crtc(s), wb->cap_row, wb->cap_h,
                         get_clock() - start, vdxg_thread_ns() - cpu);
     vdxg_note_slice(&s->core, get_clock() - start, vdxg_thread_ns() - cpu);
+}
+
+/*
+ * x-wb-hold-after, for tests: writing N > 0 lets a capture write N more
+ * lines, after which it holds, under way (WB_STATUS BUSY), until the
+ * property is written again; writing 0 lets it go on. Reading gives the
+ * lines left before it holds: 0 once it holds (or when no hold is set).
+ * Resets keep it; it is not migrated, and the guest has no way to it.
+ */
+static void vdxg_wb_get_hold(Object *obj, Visitor *v, const char *name,
+                             void *opaque, Error **errp)
+{
+    VdxgState *s = opaque;
+    uint32_t n = s->wb_hold_left;
+
+    visit_type_uint32(v, name, &n, errp);
+}
+
+static void vdxg_wb_set_hold(Object *obj, Visitor *v, const char *name,
+                             void *opaque, Error **errp)
+{
+    VdxgState *s = opaque;
+    uint32_t n;
+
+    if (!visit_type_uint32(v, name, &n, errp)) {
+        return;
+    }
+    s->wb_hold = n != 0;
+    s->wb_hold_left = n;
+    if (s->wb_bh) {
+        /* Go on, if a capture is under way */
+        qemu_bh_schedule(s->wb_bh);
+    }
+}
+
+void vdxg_wb_add_props(VdxgState *s, Object *obj)
+{
+    object_property_add(obj, "x-wb-hold-after", "uint32", vdxg_wb_get_hold,
+                        vdxg_wb_set_hold, NULL, s);
+    object_property_set_description(obj, "x-wb-hold-after",
+        "Test only: hold a writeback capture after this many more lines "
+        "(0: no hold)");
 }
 
 bool vdxg_wb_read(VdxgState *s, hwaddr addr, uint32_t *val)

@@ -232,6 +232,38 @@ uint64_t qom_get_u64(Pg *p, const char *prop)
     return val;
 }
 
+void qom_set_u64(Pg *p, const char *prop, uint64_t val)
+{
+    qtest_qmp_assert_success(p->v.qts, "{ 'execute': 'qom-set', "
+                             "'arguments': { 'path': "
+                             "'/machine/peripheral/gpu', 'property': %s, "
+                             "'value': %" PRIu64 " } }", prop, val);
+}
+
+static const char *pg_hold_prop(Pg *p)
+{
+    return p->eng == VDXG_ENGINE_RENDER ? "x-rd-hold-after" :
+                                          "x-pg-hold-after";
+}
+
+void pg_hold_after(Pg *p, uint64_t bytes)
+{
+    qom_set_u64(p, pg_hold_prop(p), bytes);
+}
+
+void pg_wait_held(Pg *p)
+{
+    int i;
+
+    for (i = 0; i < PG_WAIT_LOOPS; i++) {
+        if (!qom_get_u64(p, pg_hold_prop(p))) {
+            g_assert_cmphex(rd(&p->v, EREG(p, VDXG_ENG_STATUS)), ==, 0);
+            return;
+        }
+    }
+    g_assert_not_reached();
+}
+
 /* Program the ring (empty, at p->ring) and enable the engine. */
 void pg_engine_setup(Pg *p)
 {

@@ -185,6 +185,23 @@ void fill_bytes(uint8_t *buf, size_t len, uint32_t seed);
 /* The device's debug counter x-@prop (a read-only QOM property) */
 uint64_t qom_get_u64(Pg *p, const char *prop);
 
+/* Set the device's QOM property @prop, e.g. a test's knob x-pg-hold-after */
+void qom_set_u64(Pg *p, const char *prop, uint64_t val);
+
+/*
+ * Hold the engine of @p after @bytes more bytes of work, as the engine's
+ * budget charges them (data, or the equivalent in operations and pixels):
+ * it then stops in the middle of its entry, STATUS busy, whatever the
+ * host's speed; 0 lets it go on (x-pg-hold-after, x-rd-hold-after).
+ */
+void pg_hold_after(Pg *p, uint64_t bytes);
+
+/*
+ * Wait until the engine of @p holds, its work since pg_hold_after done,
+ * in the middle of an entry.
+ */
+void pg_wait_held(Pg *p);
+
 /* Program the ring (empty, at p->ring) and enable the engine. */
 void pg_engine_setup(Pg *p);
 

@@ -120,12 +120,20 @@ static void test_migration_mid_entry(void)
     g_assert_cmphex(px, ==, 0x11223344);
     rd_stop(p);
 
-    /* PAGING: migrate while long copies run; the destination finishes */
+    /*
+     * PAGING: migrate in the middle of long fills and copies, enabled
+     * (held 1 MiB into them: the hold is not migrated); the destination
+     * finishes.
+     */
     p = pg_start(NULL);
     queue_big_work(p);
+    pg_hold_after(p, MiB);
     ring_kick(p);
+    pg_wait_held(p);
     mig_switch(&p->v, PG_PROPS);
     pg_finish(p);
+    g_assert_cmphex(vram_readl(p, 0x800000), ==, 0x08080808);
+    g_assert_cmphex(vram_readl(p, 0xfffffc), ==, 0x08080808);
     g_assert_cmphex(rd(&p->v, VDXG_REG_FAULT_STATUS), ==, 0);
     pg_stop(p);
 }

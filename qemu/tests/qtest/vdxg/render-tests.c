@@ -922,7 +922,9 @@ static void test_rd_copy_overlap_bands(void)
  * while the engine is paused in it (here into a DRAW_TRIANGLES whose
  * triangle counter meets the copy's state, then into a larger copy) does
  * not change what it does. The copy through a snapshot must never read
- * past the snapshot.
+ * past the snapshot. The copy is about 30 MiB of work: the engine is held
+ * after 4 MiB of it, then after 8 MiB more twice, so that it is in the
+ * copy at each rewrite whatever the host's speed.
  */
 static void test_rd_rewrite_paused(void)
 {
@@ -954,7 +956,9 @@ static void test_rd_rewrite_paused(void)
     cmd = p->buf_gpu + off;
     vdxg_ref_copy_rect(&b.ref, &a.ref, 10, 20, 0, 0, 1400, 1400);
 
+    pg_hold_after(p, 4 * MiB);
     ring_kick(p);
+    pg_wait_held(p);
     wr(&p->v, EREG(p, VDXG_ENG_CTRL), 0);
 
     /* Into a draw of 12 vertices, then into a copy of almost everything */
@@ -968,15 +972,20 @@ static void test_rd_rewrite_paused(void)
     copy[2] = VDXG_RD_XY(0, 0);
     copy[3] = VDXG_RD_XY(1990, 1990);
     vram_write(p, cmd, draw, sizeof(draw));
+    pg_hold_after(p, 8 * MiB);
     wr(&p->v, EREG(p, VDXG_ENG_CTRL), VDXG_ENG_CTRL_ENABLE);
+    pg_wait_held(p);
     wr(&p->v, EREG(p, VDXG_ENG_CTRL), 0);
     qtest_clock_step(p->v.qts, 1000000);
     vram_write(p, cmd, copy, sizeof(copy));
+    pg_hold_after(p, 8 * MiB);
     wr(&p->v, EREG(p, VDXG_ENG_CTRL), VDXG_ENG_CTRL_ENABLE);
+    pg_wait_held(p);
     wr(&p->v, EREG(p, VDXG_ENG_CTRL), 0);
     qtest_clock_step(p->v.qts, 1000000);
     /* The NOP after the copy, which the draw overwrote, is read later. */
     vram_writel(p, cmd + 16, VDXG_PG_HDR(VDXG_RD_NOP, VDXG_RD_NOP_LEN));
+    pg_hold_after(p, 0);
     wr(&p->v, EREG(p, VDXG_ENG_CTRL), VDXG_ENG_CTRL_ENABLE);
     pg_finish(p);
     /* What was queued, and nothing else */
@@ -1026,6 +1035,13 @@ static void test_rd_large(void)
  * for RD_SEM >= 1 and a FILL_RECT; do the same on the mirror, except the
  * FILL_RECT, left to rd_big_finish.
  */
+/*
+ * Work into that buffer where its copy has read all of its snapshot (8
+ * bytes of budget a pixel, 1000x1000 pixels) and written about half of
+ * it: an engine held there (pg_hold_after) is in the middle of the copy.
+ */
+#define RD_BIG_HOLD         (12 * MiB)
+
 static void rd_big_queue(Pg *p, RdSurf *d)
 {
     g_autoptr(GRand) rnd = g_rand_new_with_seed(99);
@@ -1091,8 +1107,12 @@ static void test_rd_pause(void)
     last = rd_dev_pixel(p, &d, 1023, 1023);
     g_assert_cmphex(last, !=, ldl_le_p((uint8_t *)d.ref.data + 4096 * 1023 +
                                        4092));
+    /* Held in the copy, paused there, let go: ENABLE keeps it there. */
+    pg_hold_after(p, RD_BIG_HOLD);
     ring_kick(p);
+    pg_wait_held(p);
     wr(&p->v, EREG(p, VDXG_ENG_CTRL), 0);
+    pg_hold_after(p, 0);
     for (i = 0; i < 20; i++) {
         qtest_clock_step(p->v.qts, 1000000);
         g_assert_cmphex(rd(&p->v, EREG(p, VDXG_ENG_STATUS)), ==, 0);
@@ -1216,13 +1236,20 @@ static void test_rd_migration(void)
     RdSurf d;
 
     g_assert_nonnull(tmpdir);
-    /* Something done before, and the big buffer paused in its copy */
+    /*
+     * Something done before, and the big buffer paused in its copy, its
+     * snapshot read and half written (held there; the hold is not
+     * migrated)
+     */
     pb_reset(p);
     rd_nop(p);
     pb_run(p);
     rd_big_queue(p, &d);
+    pg_hold_after(p, RD_BIG_HOLD);
     ring_kick(p);
+    pg_wait_held(p);
     wr(&p->v, EREG(p, VDXG_ENG_CTRL), 0);
+    pg_hold_after(p, 0);
     g_assert_cmphex(rd(&p->v, EREG(p, VDXG_ENG_STATUS)), ==, 0);
 
     p = rd_migrate(p, tmpdir);

@@ -836,7 +836,9 @@ static void test_vm_state_bad(void)
 
 /*
  * A virtual-mode fill of 8 MiB over 2 MiB pages runs in several slices;
- * clearing ENABLE pauses it in the middle, and it resumes.
+ * clearing ENABLE pauses it in the middle, and it resumes. The engine is
+ * held 2 MiB into the fill (of about 16 MiB of work), paused there and
+ * let go, whatever the host's speed.
  */
 static void test_vm_sliced(void)
 {
@@ -844,6 +846,7 @@ static void test_vm_sliced(void)
     const uint64_t big = 0x400000;      /* VRAM, 2 MiB aligned: 8 MiB */
     const uint64_t va = 4 * 2 * MiB;    /* level-1 entries 4 to 7 */
     uint64_t runs, i;
+    uint32_t last;
     Vm m;
     Pg *p;
 
@@ -864,13 +867,21 @@ static void test_vm_sliced(void)
     rd_blend(p, 0, 0, 1, 1, w - 1, h - 1, 0);
     rd_mem(p, VDXG_RD_FENCE, VA_MEM, 0xabc);
     vm_queue(&m, as, VA_BUF, VM_STATE(0) >> 12);
+    last = vram_readl(p, big + 8 * MiB - 4);
+    g_assert_cmphex(last, !=, 0xffc0ffee);
+    pg_hold_after(p, 2 * MiB);
     ring_kick(p);
+    pg_wait_held(p);
     wr(&p->v, EREG(p, VDXG_ENG_CTRL), 0);
+    pg_hold_after(p, 0);
     for (i = 0; i < 5; i++) {
         qtest_clock_step(p->v.qts, 1000000);
         g_assert_cmphex(rd(&p->v, EREG(p, VDXG_ENG_STATUS)), ==, 0);
     }
     g_assert_cmphex(rd64(&p->v, EREG(p, VDXG_ENG_FENCE_VALUE_LO)), ==, 0);
+    /* In the fill: its first pixel written, its last not */
+    g_assert_cmphex(vram_readl(p, big), ==, 0xffc0ffee);
+    g_assert_cmphex(vram_readl(p, big + 8 * MiB - 4), ==, last);
     wr(&p->v, EREG(p, VDXG_ENG_CTRL), VDXG_ENG_CTRL_ENABLE);
     pg_finish(p);
     g_assert_cmpuint(qom_get_u64(p, "x-rd-bh-runs") - runs, >=, 4);
