@@ -23,6 +23,7 @@
 #   --qemu-arg ARG       one extra QEMU argument (repeatable), placed before
 #                        the display device (e.g. the root port it sits on)
 #   --quiet              do not stream the command's output to stdout
+#   --smp N              the guest's CPUs (default 2)
 #   --migrate            let the guest ask the host channel to live-migrate
 #                        it to a second QEMU (see "migrate" below)
 #
@@ -71,8 +72,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 TIMEOUT=600 DEVICE=vdxg DEVARGS= APPEND= RUN=default COLLECT= LOAD=
-INTERACTIVE=0 QUIET=0 QEMU_EXTRA=() GUEST=guest CHECK_LOG=0 MIGRATE=0
-usage() { sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+INTERACTIVE=0 QUIET=0 QEMU_EXTRA=() GUEST=guest CHECK_LOG=0 MIGRATE=0 SMP=2
+usage() { sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--timeout) TIMEOUT=$2; shift 2 ;;
@@ -85,6 +86,7 @@ while [ $# -gt 0 ]; do
 	--qemu-arg) QEMU_EXTRA+=("$2"); shift 2 ;;
 	--interactive) INTERACTIVE=1; shift ;;
 	--quiet) QUIET=1; shift ;;
+	--smp) SMP=$2; shift 2 ;;
 	--migrate) MIGRATE=1; shift ;;
 	--kernel)
 		case $2 in
@@ -227,7 +229,7 @@ fi
 
 # -nodefaults: QEMU 10's default CD-ROM on q35's AHCI, with no medium,
 # costs ~30 s of SeaBIOS AHCI timeouts before the kernel starts.
-QARGS=(-nodefaults -machine q35 -accel tcg -cpu max -smp 2 -m 2048 -nic none
+QARGS=(-nodefaults -machine q35 -accel tcg -cpu max -smp "$SMP" -m 2048 -nic none
        -display none -vga none -no-reboot "${FW[@]}"
        -kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
        "${QEMU_EXTRA[@]}" "${DEV[@]}")
