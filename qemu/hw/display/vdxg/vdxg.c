@@ -350,6 +350,9 @@ static void vdxg_instance_init(Object *obj)
     object_property_add_uint64_ptr(obj, "x-max-slice-cpu-ns",
                                    &s->max_slice_cpu_ns,
                                    OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "x-next-slice-cpu-ns",
+                                   &s->next_slice_cpu_ns,
+                                   OBJ_PROP_FLAG_READWRITE);
     /* For tests: hold a writeback capture under way */
     vdxg_wb_add_props(s, obj);
 }

@@ -134,16 +134,23 @@ static void test_dp_crc_1024(void)
  * translucent aperture planes, CRC on. Composed in one go this held the
  * main loop 1.2-1.7 s per vblank. Now the device composes in slices of
  * about a millisecond from a bottom half and stores the CRC of a vblank
- * when its frame is done; the longest run it reports in CPU time
- * (x-max-slice-cpu-ns; real time, x-max-slice-ns, also counts the time
- * the host runs others) must stay under DP_SLICE_MAX_NS, generous for a
- * loaded 2-core machine (vdxg-test.h).
+ * when its frame is done. Of the thousands of runs a frame takes, the
+ * second longest in CPU time (x-next-slice-cpu-ns; real time also counts
+ * the time the host runs others) must stay under DP_SLICE_MAX_NS,
+ * generous for a loaded 2-core machine (vdxg-test.h), and the longest
+ * under ten times that: a host without IRQ_TIME_ACCOUNTING charges its
+ * interrupts to the thread they land on, and under two CPU hogs one of
+ * twenty runs of this test measured a single run of 5.2 ms.
  */
 #define DP_HUGE_GART        0x1800000ull    /* 128 KiB: a 64 MiB aperture */
 #define DP_HUGE_PAGES       (64 * MiB / PG_PAGE)
 
 void dp_qom_reset_max_slice(Dp *d)
 {
+    qobject_unref(qtest_qmp(d->qts, "{ 'execute': 'qom-set', 'arguments': "
+                            "{ 'path': '/machine/peripheral/gpu', "
+                            "'property': 'x-next-slice-cpu-ns', "
+                            "'value': 0 } }"));
     qobject_unref(qtest_qmp(d->qts, "{ 'execute': 'qom-set', 'arguments': "
                             "{ 'path': '/machine/peripheral/gpu', "
                             "'property': 'x-max-slice-ns', 'value': 0 } }"));
@@ -172,6 +179,15 @@ static int64_t dp_wait_crcs(Dp *d, uint32_t k, int n, uint32_t *crc)
         crc[c] = rd(d->v, CR(c, VDXG_CRTC_CRC));
     }
     return rt;
+}
+
+/* The runs of a frame of test_dp_huge(): see above. */
+static void dp_assert_huge_sliced(Dp *d)
+{
+    g_assert_cmpuint(dp_qom_u64(d, "x-next-slice-cpu-ns"), <,
+                     DP_SLICE_MAX_NS);
+    g_assert_cmpuint(dp_qom_u64(d, "x-max-slice-cpu-ns"), <,
+                     10 * DP_SLICE_MAX_NS);
 }
 
 static void test_dp_huge(void)
@@ -234,14 +250,15 @@ static void test_dp_huge(void)
     first = g_get_monotonic_time() - t;
     g_test_message("frame 1: vblank step %" PRId64 " us, longest round trip "
                    "%" PRId64 " us, composed in %" PRId64 " us, "
-                   "x-max-slice-ns %" PRIu64 " x-max-slice-cpu-ns %" PRIu64,
+                   "x-max-slice-ns %" PRIu64 " x-max-slice-cpu-ns %" PRIu64
+                   " x-next-slice-cpu-ns %" PRIu64,
                    step, rt, first, dp_qom_u64(d, "x-max-slice-ns"),
-                   dp_qom_u64(d, "x-max-slice-cpu-ns"));
+                   dp_qom_u64(d, "x-max-slice-cpu-ns"),
+                   dp_qom_u64(d, "x-next-slice-cpu-ns"));
     for (c = 0; c < 4; c++) {
         g_assert_cmphex(crc[c], ==, ref);
     }
-    g_assert_cmpuint(dp_qom_u64(d, "x-max-slice-cpu-ns"), <,
-                     DP_SLICE_MAX_NS);
+    dp_assert_huge_sliced(d);
 
     /* The same memory: the aperture is read, no row is blended again */
     dp_qom_reset_max_slice(d);
@@ -252,14 +269,15 @@ static void test_dp_huge(void)
     second = g_get_monotonic_time() - t;
     g_test_message("frame 2: vblank step %" PRId64 " us, longest round trip "
                    "%" PRId64 " us, composed in %" PRId64 " us, "
-                   "x-max-slice-ns %" PRIu64 " x-max-slice-cpu-ns %" PRIu64,
+                   "x-max-slice-ns %" PRIu64 " x-max-slice-cpu-ns %" PRIu64
+                   " x-next-slice-cpu-ns %" PRIu64,
                    step, rt, second, dp_qom_u64(d, "x-max-slice-ns"),
-                   dp_qom_u64(d, "x-max-slice-cpu-ns"));
+                   dp_qom_u64(d, "x-max-slice-cpu-ns"),
+                   dp_qom_u64(d, "x-next-slice-cpu-ns"));
     for (c = 0; c < 4; c++) {
         g_assert_cmphex(crc[c], ==, ref);
     }
-    g_assert_cmpuint(dp_qom_u64(d, "x-max-slice-cpu-ns"), <,
-                     DP_SLICE_MAX_NS);
+    dp_assert_huge_sliced(d);
 
     /* One byte of one system page: another CRC, the expected one */
     pages[5] ^= 0x40;
@@ -274,8 +292,7 @@ static void test_dp_huge(void)
     for (c = 0; c < 4; c++) {
         g_assert_cmphex(crc[c], ==, ref);
     }
-    g_assert_cmpuint(dp_qom_u64(d, "x-max-slice-cpu-ns"), <,
-                     DP_SLICE_MAX_NS);
+    dp_assert_huge_sliced(d);
     dp_stop(d);
 }
 
