@@ -6,6 +6,7 @@
 #include <linux/capability.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include <drm/drm_auth.h>
 #include <drm/drm_file.h>
@@ -57,20 +58,41 @@ static void vdxg_context_drop_vm(struct vdxg_context *ctx)
 		vdxg_vm_put(ctx->vm);
 }
 
-static void vdxg_context_release(struct kref *kref)
+static void vdxg_context_free(struct vdxg_context *ctx)
 {
-	struct vdxg_context *ctx = container_of(kref, struct vdxg_context,
-						refcount);
-
 	vdxg_context_drop_vm(ctx);
 	kref_put(&ctx->file->refcount, vdxg_file_release);
 	mutex_destroy(&ctx->lock);
 	kfree(ctx);
 }
 
+static void vdxg_context_free_work(struct work_struct *work)
+{
+	vdxg_context_free(container_of(work, struct vdxg_context, free_work));
+}
+
+static void vdxg_context_release(struct kref *kref)
+{
+	struct vdxg_context *ctx = container_of(kref, struct vdxg_context,
+						refcount);
+
+	if (ctx->vm)
+		queue_work(ctx->file->vdxg->render.free_wq, &ctx->free_work);
+	else
+		vdxg_context_free(ctx);
+}
+
 /**
  * vdxg_context_put - drop a context reference
  * @ctx: the context
+ *
+ * The last reference of a job goes in the scheduler's free_job, inside
+ * the fence-signalling path: what may wait for a fence must not be done
+ * there, and freeing a virtual-mode context takes its VM's reservation
+ * (to unpin the state area), which holders keep while they wait for
+ * fences: a recovery that waits for free_job would never end. Such a
+ * context is freed from the render engine's free_wq instead, which the
+ * DRM device's release drains after the scheduler's.
  */
 void vdxg_context_put(struct vdxg_context *ctx)
 {
@@ -301,6 +323,7 @@ int vdxg_context_create_ioctl(struct drm_device *drm, void *data,
 		return -ENOMEM;
 	kref_init(&ctx->refcount);
 	mutex_init(&ctx->lock);
+	INIT_WORK(&ctx->free_work, vdxg_context_free_work);
 	if (args->flags & DRM_VDXG_CONTEXT_VM) {
 		ret = vdxg_context_init_vm(ctx, vf, args->vm_id);
 		if (ret)

@@ -54,6 +54,7 @@ struct vdxg_vm;
  * @stats.skipped: jobs whose presumed addresses were all right
  * @stats.fields: address fields written
  * @stats.rejected: submissions refused by validation
+ * @free_wq: where contexts of a VM are freed (see vdxg_context_put())
  */
 struct vdxg_render {
 	struct vdxg_engine engine;
@@ -74,6 +75,7 @@ struct vdxg_render {
 		atomic64_t fields;
 		atomic64_t rejected;
 	} stats;
+	struct workqueue_struct *free_wq;
 };
 
 /**
@@ -123,6 +125,7 @@ struct vdxg_file {
  * @fault: the last device fault of the context's jobs (under the render
  *	engine's fault lock), if @faulted
  * @faulted: @fault is valid
+ * @free_work: frees a context of a VM, out of the fence-signalling path
  */
 struct vdxg_context {
 	struct kref refcount;
@@ -140,6 +143,7 @@ struct vdxg_context {
 	u64 state_gpu;
 	struct vdxg_fault_rec fault;
 	bool faulted;
+	struct work_struct free_work;
 };
 
 /**
