@@ -119,7 +119,8 @@ static int vdxg_exec_run(struct vdxg_context *ctx, struct drm_file *file,
 
 	mutex_lock(&vm->lock);
 	ret = vdxg_vm_check_range(vm, args->address, args->length);
-	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
+		      DRM_EXEC_IGNORE_DUPLICATES, 0);
 	if (!ret)
 		ret = vdxg_vm_exec_lock(vm, &exec, &job->base);
 	if (!ret) {

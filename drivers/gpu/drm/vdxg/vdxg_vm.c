@@ -1142,7 +1142,8 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 
 	mutex_lock(&vm->lock);
 	vm->closed = true;
-	drm_exec_init(&exec, 0, 0);
+	/* Two imports of one foreign buffer share a reservation. */
+	drm_exec_init(&exec, DRM_EXEC_IGNORE_DUPLICATES, 0);
 	drm_exec_until_all_locked(&exec) {
 		ret = drm_gpuvm_prepare_vm(&vm->gpuvm, &exec, 1);
 		drm_exec_retry_on_contention(&exec);
@@ -1727,7 +1728,8 @@ int vdxg_vm_check_range(struct vdxg_vm *vm, u64 addr, u64 range)
 /**
  * vdxg_vm_exec_lock - lock a VM and its objects for a job, all resident
  * @vm: the VM, with its lock held
- * @exec: a drm_exec, initialised
+ * @exec: a drm_exec, initialised with %DRM_EXEC_IGNORE_DUPLICATES (two
+ *	imports of one foreign buffer share a reservation)
  * @job: the job; it gets the dependencies: the VM's binds, the objects'
  *	moves, the remapping of objects swapped out, and the implicit sync
  *	of objects shared with other files or devices
