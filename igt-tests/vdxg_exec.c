@@ -15,8 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <drm.h>
+#include <drm_mode.h>
 
 #include "vrender.h"
 #include "vvm.h"
@@ -780,6 +784,182 @@ static void test_oversubscribed(void)
 	}
 }
 
+/* ------------------------------------------------ one buffer twice */
+
+/* vgem's mapping of its dumb buffer HANDLE. */
+static uint32_t *vgem_map(int fd, uint32_t handle, uint64_t size)
+{
+	struct drm_mode_map_dumb md = { .handle = handle };
+	void *p;
+
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &md));
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 md.offset);
+	vtest_assert(p != MAP_FAILED);
+	return p;
+}
+
+/*
+ * Two imports of one vgem buffer, both bound: the first's handle is
+ * closed after its bind (the mapping keeps the object), so the second
+ * import is another object on the same reservation. Locking a VM's
+ * objects met that reservation twice: every EXEC failed with -EALREADY,
+ * and the VM's close unlinked mappings of objects it had not locked
+ * without clearing their entries. Now a job writes through both
+ * mappings, each half of the buffer, and the bytes reach vgem; the VM's
+ * close then goes through, and the device runs another client's job.
+ */
+static void test_import_twice(void)
+{
+	struct drm_mode_create_dumb c = { .width = 64, .height = 64,
+					  .bpp = 32 };
+	struct drm_prime_handle ph = { .flags = DRM_CLOEXEC | DRM_RDWR };
+	struct vdxg_bo *a, *b;
+	int vgem, x, y;
+	uint32_t *px;
+	struct ex e;
+
+	ex_open(&e);
+	vgem = vtest_open_vgem(NULL);
+	vtest_assert_ok(vtest_ioctl(vgem, DRM_IOCTL_MODE_CREATE_DUMB, &c));
+	px = vgem_map(vgem, c.handle, c.size);
+	memset(px, 0, c.size);
+	ph.handle = c.handle;
+	vtest_assert_ok(vtest_ioctl(vgem, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph));
+
+	vtest_assert_ok(vdxg_bo_import(e.vr.dev, ph.fd, &a));
+	ex_map(&e, a, VA_DST, 0);
+	vdxg_bo_free(a);
+	vtest_assert_ok(vdxg_bo_import(e.vr.dev, ph.fd, &b));
+	ex_map(&e, b, VA_AUX, 0);
+
+	vdxg_vcs_set_surface(&e.vcs, VDXG_SLOT_DST, VA_DST, VDXG_FMT_ARGB8888,
+			     64, 64, c.pitch);
+	vdxg_vcs_fill_rect(&e.vcs, 0, 0, 64, 32, 0x11223344);
+	vdxg_vcs_set_surface(&e.vcs, VDXG_SLOT_DST, VA_AUX, VDXG_FMT_ARGB8888,
+			     64, 64, c.pitch);
+	vdxg_vcs_fill_rect(&e.vcs, 0, 32, 64, 32, 0x55667788);
+	ex_run(&e);
+	for (y = 0; y < 64; y++)
+		for (x = 0; x < 64; x++)
+			vtest_assert_eq(px[y * c.pitch / 4 + x],
+					y < 32 ? 0x11223344 : 0x55667788);
+
+	vtest_assert_ok(vdxg_vm_destroy(e.vr.dev, e.vm));
+	vdxg_bo_free(b);
+	close(ph.fd);
+	munmap(px, c.size);
+	close(vgem);
+	ex_close(&e);
+
+	ex_open(&e);
+	vdxg_vcs_nop(&e.vcs);
+	ex_run(&e);
+	ex_close(&e);
+}
+
+/* ------------------------------------------------- contexts that die */
+
+#define DIE_PROCS	2
+#define DIE_ROUNDS	12
+#define DIE_JOBS	9	/* a round's jobs; the middle one faults */
+
+/*
+ * One process's rounds: on a fresh file, VM and virtual-mode context,
+ * DIE_JOBS jobs of which the middle one writes to an unmapped address;
+ * then the context and the VM are destroyed and the file closed at once,
+ * with the jobs still queued. Each job after the faulting one is
+ * refused once the context is banned (-EIO), else queued and cancelled.
+ */
+static void die_proc(void)
+{
+	struct vdxg_vcs vcs;
+	int r, k, ret;
+	uint8_t *map;
+	struct ex e;
+
+	for (r = 0; r < DIE_ROUNDS; r++) {
+		ex_open(&e);
+		map = vr_map(e.cmd);
+		for (k = 0; k < DIE_JOBS; k++) {
+			vdxg_vcs_init(&vcs, map + k * 4 * KIB, 4 * KIB,
+				      VA_CMD + k * 4 * KIB);
+			if (k == DIE_JOBS / 2) {
+				vdxg_vcs_set_surface(&vcs, VDXG_SLOT_DST,
+						     VA_DST, VDXG_FMT_ARGB8888,
+						     64, 64, 256);
+				vdxg_vcs_fill_rect(&vcs, 0, 0, 64, 64,
+						   0xdeadbeef);
+			} else {
+				vdxg_vcs_nop(&vcs);
+			}
+			vtest_assert_ok(vdxg_vcs_error(&vcs));
+			ret = vdxg_exec(e.vr.dev, e.ctx, &vcs, NULL);
+			if (k <= DIE_JOBS / 2)
+				vtest_assert_ok(ret);
+			else
+				vtest_assert_f(!ret || ret == -EIO,
+					       "job %d: %d", k, ret);
+		}
+		vtest_assert_ok(vdxg_context_destroy(e.vr.dev, e.ctx));
+		vtest_assert_ok(vdxg_vm_destroy(e.vr.dev, e.vm));
+		ex_close(&e);
+	}
+}
+
+/*
+ * The last reference to a virtual-mode context, with its VM and state
+ * area, goes in the scheduler's free_job when the context died with jobs
+ * queued; a fault's recovery waits for free_job (drm_sched_stop()), and
+ * the VM's close held the VM's reservation while it waited for those
+ * jobs. Freeing the context took that reservation in free_job: the
+ * render engine deadlocked for every client. Here faults meet dying
+ * contexts, two processes at once, DIE_PROCS * DIE_ROUNDS times: each
+ * fault must be recovered by exactly one reset, and another client's
+ * job must then run and write its pixels. (On the debug kernel, lockdep
+ * also reports a reservation taken in free_job, which is annotated as
+ * fence signalling, on the first round.)
+ */
+static void test_fault_context_dies(void)
+{
+	uint64_t resets;
+	pid_t pid[DIE_PROCS];
+	struct vdxg_bo *dst;
+	int p, status, i;
+	uint32_t *px;
+	struct ex v;
+
+	ex_open(&v);
+	vr_ignore_dmesg(VR_RESET_DMESG "|callbacks suppressed");
+	resets = vr_debugfs(&v.vr, "render", "resets");
+	for (p = 0; p < DIE_PROCS; p++) {
+		pid[p] = fork();
+		vtest_assert(pid[p] >= 0);
+		if (!pid[p]) {
+			die_proc();
+			_exit(0);
+		}
+	}
+	for (p = 0; p < DIE_PROCS; p++) {
+		vtest_assert_eq(waitpid(pid[p], &status, 0), pid[p]);
+		vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+			       "process %d: status 0x%x", p, status);
+	}
+	dst = vr_bo(&v.vr, 16 * KIB, DRM_VDXG_SEGMENT_VRAM, 0);
+	ex_map(&v, dst, VA_DST, 0);
+	vdxg_vcs_set_surface(&v.vcs, VDXG_SLOT_DST, VA_DST, VDXG_FMT_ARGB8888,
+			     64, 64, 256);
+	vdxg_vcs_fill_rect(&v.vcs, 0, 0, 64, 64, 0x0f0f0f0f);
+	ex_run(&v);
+	px = vr_map(dst);
+	for (i = 0; i < 64 * 64; i++)
+		vtest_assert_eq(px[i], 0x0f0f0f0f);
+	vtest_assert_eq_u64(vr_debugfs(&v.vr, "render", "resets") - resets,
+			    DIE_PROCS * DIE_ROUNDS);
+	vdxg_bo_free(dst);
+	ex_close(&v);
+}
+
 /* ---------------------------------------------------------- bad input */
 
 struct bad_row {
@@ -951,6 +1131,10 @@ static const struct vtest_subtest subtests[] = {
 	  "objects swapped out are brought back before the job" },
 	{ "vm-destroyed", test_vm_destroyed,
 	  "EXEC on a context whose VM is gone fails" },
+	{ "import-twice", test_import_twice,
+	  "two imports of one foreign buffer bound in one VM" },
+	{ "fault-context-dies", test_fault_context_dies,
+	  "faults while contexts die with jobs queued: each recovered" },
 	{ "vm-private", test_vm_private,
 	  "objects private to a VM: shared reservation, bound there only" },
 	{ "oversubscribed", test_oversubscribed,
