@@ -114,6 +114,27 @@ static void ex_run(struct ex *e)
 	ex_run_wait(e, VR_WAIT_NS);
 }
 
+/*
+ * A 64x64 FILL_RECT of VALUE into a new object in SEG mapped at VA_DST,
+ * checked to the last pixel.
+ */
+static void ex_fill_check(struct ex *e, uint32_t seg, uint32_t value)
+{
+	struct vdxg_bo *dst = vr_bo(&e->vr, 16 * KIB, seg, 0);
+	uint32_t *px;
+	int i;
+
+	ex_map(e, dst, VA_DST, 0);
+	vdxg_vcs_set_surface(&e->vcs, VDXG_SLOT_DST, VA_DST,
+			     VDXG_FMT_ARGB8888, 64, 64, 256);
+	vdxg_vcs_fill_rect(&e->vcs, 0, 0, 64, 64, value);
+	ex_run(e);
+	px = vr_map(dst);
+	for (i = 0; i < 64 * 64; i++)
+		vtest_assert_eq(px[i], value);
+	vdxg_bo_free(dst);
+}
+
 static void vcs_surface(struct vdxg_vcs *vcs, uint32_t slot, uint64_t va,
 			const struct vr_surf *s)
 {
@@ -252,22 +273,10 @@ static void test_render_null(void)
 /* The command buffer itself in VRAM, then in system memory. */
 static void cmd_in(uint32_t seg)
 {
-	struct vdxg_bo *dst;
-	uint32_t *px;
 	struct ex e;
-	int i;
 
 	ex_open_cmd(&e, seg);
-	dst = vr_bo(&e.vr, 16 * KIB, DRM_VDXG_SEGMENT_SYSTEM, 0);
-	ex_map(&e, dst, VA_DST, 0);
-	vdxg_vcs_set_surface(&e.vcs, VDXG_SLOT_DST, VA_DST, VDXG_FMT_ARGB8888,
-			     64, 64, 256);
-	vdxg_vcs_fill_rect(&e.vcs, 0, 0, 64, 64, 0x12345678);
-	ex_run(&e);
-	px = vr_map(dst);
-	for (i = 0; i < 64 * 64; i++)
-		vtest_assert_eq(px[i], 0x12345678);
-	vdxg_bo_free(dst);
+	ex_fill_check(&e, DRM_VDXG_SEGMENT_SYSTEM, 0x12345678);
 	ex_close(&e);
 }
 
@@ -341,9 +350,6 @@ static void expect_fault(struct ex *e, uint64_t bad, uint32_t reason)
 {
 	struct drm_vdxg_reset_status st;
 	struct ex other;
-	uint32_t *px;
-	struct vdxg_bo *dst;
-	int i;
 
 	vdxg_vcs_set_surface(&e->vcs, VDXG_SLOT_DST, bad, VDXG_FMT_ARGB8888,
 			     64, 64, 256);
@@ -363,16 +369,7 @@ static void expect_fault(struct ex *e, uint64_t bad, uint32_t reason)
 	vdxg_vcs_reset(&e->vcs);
 
 	ex_open(&other);
-	dst = vr_bo(&other.vr, 16 * KIB, DRM_VDXG_SEGMENT_VRAM, 0);
-	ex_map(&other, dst, VA_DST, 0);
-	vdxg_vcs_set_surface(&other.vcs, VDXG_SLOT_DST, VA_DST,
-			     VDXG_FMT_ARGB8888, 64, 64, 256);
-	vdxg_vcs_fill_rect(&other.vcs, 0, 0, 64, 64, 0x0f0f0f0f);
-	ex_run(&other);
-	px = vr_map(dst);
-	for (i = 0; i < 64 * 64; i++)
-		vtest_assert_eq(px[i], 0x0f0f0f0f);
-	vdxg_bo_free(dst);
+	ex_fill_check(&other, DRM_VDXG_SEGMENT_VRAM, 0x0f0f0f0f);
 	ex_close(&other);
 }
 
@@ -924,9 +921,7 @@ static void test_fault_context_dies(void)
 {
 	uint64_t resets;
 	pid_t pid[DIE_PROCS];
-	struct vdxg_bo *dst;
-	int p, status, i;
-	uint32_t *px;
+	int p, status;
 	struct ex v;
 
 	ex_open(&v);
@@ -945,18 +940,9 @@ static void test_fault_context_dies(void)
 		vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
 			       "process %d: status 0x%x", p, status);
 	}
-	dst = vr_bo(&v.vr, 16 * KIB, DRM_VDXG_SEGMENT_VRAM, 0);
-	ex_map(&v, dst, VA_DST, 0);
-	vdxg_vcs_set_surface(&v.vcs, VDXG_SLOT_DST, VA_DST, VDXG_FMT_ARGB8888,
-			     64, 64, 256);
-	vdxg_vcs_fill_rect(&v.vcs, 0, 0, 64, 64, 0x0f0f0f0f);
-	ex_run(&v);
-	px = vr_map(dst);
-	for (i = 0; i < 64 * 64; i++)
-		vtest_assert_eq(px[i], 0x0f0f0f0f);
+	ex_fill_check(&v, DRM_VDXG_SEGMENT_VRAM, 0x0f0f0f0f);
 	vtest_assert_eq_u64(vr_debugfs(&v.vr, "render", "resets") - resets,
 			    DIE_PROCS * DIE_ROUNDS);
-	vdxg_bo_free(dst);
 	ex_close(&v);
 }
 
