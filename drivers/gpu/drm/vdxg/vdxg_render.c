@@ -348,6 +348,18 @@ int vdxg_render_init(struct vdxg_device *vdxg)
 		return -EINVAL;
 	}
 
+	/*
+	 * Before the engine's release action, so released after it: the
+	 * scheduler's last free_job may queue a context here.
+	 */
+	render->free_wq = alloc_workqueue("vdxg-ctx-free", WQ_UNBOUND, 0);
+	if (!render->free_wq)
+		return -ENOMEM;
+	ret = drmm_add_action_or_reset(&vdxg->drm, vdxg_render_free_wq_release,
+				       render);
+	if (ret)
+		return ret;
+
 	ret = vdxg_kmem_alloc(vdxg, VDXG_RENDER_RING_SIZE, &ring_gpu, &ring);
 	if (!ret)
 		ret = vdxg_kmem_alloc(vdxg, SZ_4K, &seqno_gpu, &seqno);
@@ -362,21 +374,6 @@ int vdxg_render_init(struct vdxg_device *vdxg)
 	init_waitqueue_head(&render->pool_wait);
 	spin_lock_init(&render->fault_lock);
 	ret = drmm_mutex_init(&vdxg->drm, &render->pool_lock);
-	if (ret) {
-		drm_mm_takedown(&render->pool);
-		return ret;
-	}
-	/*
-	 * Before the engine's release action, so released after it: the
-	 * scheduler's last free_job may queue a context here.
-	 */
-	render->free_wq = alloc_workqueue("vdxg-ctx-free", WQ_UNBOUND, 0);
-	if (!render->free_wq) {
-		drm_mm_takedown(&render->pool);
-		return -ENOMEM;
-	}
-	ret = drmm_add_action_or_reset(&vdxg->drm, vdxg_render_free_wq_release,
-				       render);
 	if (ret) {
 		drm_mm_takedown(&render->pool);
 		return ret;
