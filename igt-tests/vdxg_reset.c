@@ -384,6 +384,55 @@ static void test_fault_repeated(void)
 	vr_close(&vr);
 }
 
+/*
+ * GET_RESET_STATUS reports a faulted context as banned and faulted at
+ * once: spinning on it while the recovery runs never sees the ban without
+ * the fault. (The ban used to be set before the fault was copied to the
+ * context: a caller polling between the two saw a hang.) A fresh file
+ * every four faults keeps the files clear of a ban of their own.
+ */
+static void test_fault_status_atomic(void)
+{
+	struct drm_vdxg_reset_status st;
+	struct vdxg_bo *dst, *vb;
+	uint64_t polls = 0;
+	struct vr vr;
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		struct vdxg_cs *cs = vr_cs();
+		uint32_t ctx;
+		double end;
+
+		if (i % 4 == 0)
+			vr_open(&vr);
+		if (i == 0)
+			vr_ignore_dmesg(VR_RESET_DMESG "|callbacks suppressed");
+		ctx = vr_ctx(&vr);
+		vr_cs_fault(&vr, cs, &dst, &vb);
+		vr_submit(&vr, ctx, cs, NULL);
+		end = vr_now() + 30;
+		do {
+			st = vr_reset_status(&vr, ctx);
+			polls++;
+		} while (!(st.flags & DRM_VDXG_RESET_BANNED) && vr_now() < end);
+		vtest_assert_f(st.flags & DRM_VDXG_RESET_BANNED,
+			       "fault %d: context %u not banned in 30 s", i,
+			       ctx);
+		vtest_assert_f(st.flags & DRM_VDXG_RESET_FAULT,
+			       "fault %d: banned without its fault (flags 0x%x, guilty %u)",
+			       i, st.flags, st.guilty);
+		vtest_assert_eq(st.fault_reason, VDXG_FAULT_PARAM);
+		vdxg_bo_free(dst);
+		vdxg_bo_free(vb);
+		vdxg_cs_free(cs);
+		if (i % 4 == 3)
+			vr_close(&vr);
+	}
+	vtest_info("%" PRIu64 " GET_RESET_STATUS calls during 32 recoveries",
+		   polls);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "hang-wait", test_hang_wait,
 	  "a WAIT that never ends: reset after the timeout, guilty banned, "
@@ -395,6 +444,8 @@ static const struct vtest_subtest subtests[] = {
 	  "rerun" },
 	{ "fault-repeated", test_fault_repeated,
 	  "four faults in a row: each bans only its own context" },
+	{ "fault-status-atomic", test_fault_status_atomic,
+	  "a context seen banned after a fault is seen faulted too" },
 };
 
 VTEST_MAIN(subtests)

@@ -32,10 +32,11 @@
 #             found by the scan at the end, fails the boot (scripts/vm.sh)
 #   BOOT-retry
 #             after them, the failed subtests of BOOT that assert
-#             wall-clock display timing (igt-tests/timing-tests.txt), once
-#             more on the same device; their second result counts
+#             wall-clock timing (igt-tests/timing-tests.txt), once more on
+#             the same device and on the counted clock below; their second
+#             result counts
 #
-# The display boots (kms, flip and their retries) run on QEMU's
+# The display boots (kms, flip) and every retry boot run on QEMU's
 # instruction-counted clock (-icount shift=2,sleep=off): the guest's time,
 # its clocksource and the device's vblank timers advance with the
 # instructions the guest executes, 4 ns each (a 250 MIPS guest: 4 million
@@ -191,8 +192,10 @@ boot() {
 		scripts_vm+=(--kernel debug) ;;
 	esac
 	case $config in
-	kms|flip|kms-retry|flip-retry)
+	kms|flip|*-retry)
 		scripts_vm+=(--qemu-arg -icount --qemu-arg shift=2,sleep=off) ;;
+	esac
+	case $config in
 	sriov|sriov-retry|debug-sriov|debug-sriov-retry)
 		# The firmware sizes bridge windows for the BARs it sees: the
 		# root port reserves room for the VF BARs and for the PF's

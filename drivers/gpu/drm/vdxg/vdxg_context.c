@@ -398,15 +398,19 @@ int vdxg_context_destroy_ioctl(struct drm_device *drm, void *data,
 	return 0;
 }
 
-static void vdxg_context_fault(struct vdxg_context *ctx,
-			       struct drm_vdxg_reset_status *args)
+static void vdxg_context_status(struct vdxg_context *ctx,
+				struct drm_vdxg_reset_status *args)
 {
 	struct vdxg_render *render = &ctx->file->vdxg->render;
 	struct vdxg_fault_rec rec;
 	unsigned long flags;
 	bool faulted;
 
+	/* The blame writes the fault and count first and bans last. */
 	spin_lock_irqsave(&render->fault_lock, flags);
+	args->flags = atomic_read(&ctx->guilty) ? DRM_VDXG_RESET_BANNED : 0;
+	args->guilty = atomic_read(&ctx->guilty_count);
+	args->innocent = atomic_read(&ctx->innocent_count);
 	faulted = ctx->faulted;
 	rec = ctx->fault;
 	spin_unlock_irqrestore(&render->fault_lock, flags);
@@ -439,10 +443,7 @@ int vdxg_reset_status_ioctl(struct drm_device *drm, void *data,
 
 	if (!ctx)
 		return -ENOENT;
-	args->flags = atomic_read(&ctx->guilty) ? DRM_VDXG_RESET_BANNED : 0;
-	args->guilty = atomic_read(&ctx->guilty_count);
-	args->innocent = atomic_read(&ctx->innocent_count);
-	vdxg_context_fault(ctx, args);
+	vdxg_context_status(ctx, args);
 	vdxg_context_put(ctx);
 	return 0;
 }

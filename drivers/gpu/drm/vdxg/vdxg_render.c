@@ -125,13 +125,18 @@ void vdxg_render_note_fault(struct vdxg_device *vdxg,
 	spin_unlock_irqrestore(&render->fault_lock, flags);
 }
 
-/* The fault, if it was this context's entry, becomes the context's. */
+/*
+ * The context counts one more guilty reset, and the fault, if it was this
+ * context's entry, becomes the context's: under fault_lock, which
+ * GET_RESET_STATUS reads them with.
+ */
 static void vdxg_render_blame_fault(struct vdxg_render *render,
 				    struct vdxg_context *ctx)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&render->fault_lock, flags);
+	atomic_inc(&ctx->guilty_count);
 	if (render->faulted && render->fault.context == ctx->id) {
 		ctx->fault = render->fault;
 		ctx->faulted = true;
@@ -154,12 +159,15 @@ static void vdxg_render_blame(struct vdxg_engine *engine,
 	struct drm_gpu_scheduler *sched = &engine->sched;
 	struct drm_sched_job *s_job;
 
-	/* hang_limit is 0: the job's entity, its context, becomes guilty. */
-	drm_sched_increase_karma(sched_job);
 	vdxg_render_blame_fault(render, guilty);
 	render->reset_gen++;
-	atomic_inc(&guilty->guilty_count);
 	guilty->reset_gen = render->reset_gen;
+	/*
+	 * hang_limit is 0: the job's entity, its context, becomes guilty.
+	 * The ban comes last: GET_RESET_STATUS, reading it under fault_lock,
+	 * then sees the fault and the count that go with it.
+	 */
+	drm_sched_increase_karma(sched_job);
 	vdxg_file_charge_hang(guilty->file);
 
 	spin_lock(&sched->job_list_lock);
