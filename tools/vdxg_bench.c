@@ -85,9 +85,10 @@
  *
  * Inside a repeat, figures short enough to be spoiled by the host
  * scheduler (the host's CPUs are shared) are medians of several samples:
- * paging's transfers (9) and 4 KiB moves (31), render's jobs (5), the NOP
- * rates (5 windows of 0.2 s), each client count (3 runs); a ratio of
- * such figures is the median of the samples' ratios.
+ * paging's transfers (9) and 4 KiB moves (31), render's jobs (5, and as
+ * many as fit in 1.5 s), the NOP rates (10 windows of 0.2 s), each client
+ * count (3 runs); a ratio of such figures is the median of the samples'
+ * ratios.
  *
  * The bench runs on one CPU of the guest, the first it may use, and the
  * clients of the clients and exec groups each on one, in turn: a thread
@@ -651,7 +652,8 @@ static void bench_paging(void)
 #define COST_PATCHES	1024
 #define COST_ITERS	200
 
-#define NOP_WINDOWS	5	/* of a NOP rate, the median taken */
+#define NOP_WINDOWS	10	/* of a NOP rate, the median taken */
+#define NOP_SECONDS	2.0	/* a NOP rate's windows together */
 
 /*
  * NOP jobs submitted and waited for, one at a time, for about SECONDS: by
@@ -825,7 +827,9 @@ static void bench_submit(void)
 #define SURF_SIZE	((uint64_t)SURF_DIM * SURF_DIM * 4)
 #define RENDER_OPS	16
 
-#define RENDER_INNER	5	/* jobs of each a repeat, the median taken */
+#define RENDER_INNER	5	/* jobs of each a repeat at least, */
+#define RENDER_SECONDS	1.5	/* and as many as fit in this: the median */
+#define RENDER_MAX	256
 
 /* MiB/s written by one job of CS, submitted to idle. */
 static double job_rate(uint32_t ctx, struct vdxg_cs *cs, struct vdxg_bo *dst)
@@ -848,17 +852,24 @@ struct render {
 };
 
 /*
- * RENDER_INNER times memcpy, a FILL_RECT job and a COPY_RECT job: the
- * median of each and of the two ratios.
+ * memcpy, a FILL_RECT job and a COPY_RECT job, RENDER_INNER times and
+ * then until RENDER_SECONDS have passed: the median of each and of the two
+ * ratios. A job takes a few milliseconds, at the host's memory bandwidth,
+ * which other machines on a shared host take in phases of a few seconds
+ * (FILL_RECT moved by 30% between two runs a minute apart, the same
+ * within each): samples spread over more than a phase make a figure that
+ * any repeat count agrees on.
  */
 static void render_repeat(void *arg)
 {
 	struct render *p = arg;
-	double cpu[RENDER_INNER], fill[RENDER_INNER], copy[RENDER_INNER];
-	double rf[RENDER_INNER], rc[RENDER_INNER];
-	int k;
+	double cpu[RENDER_MAX], fill[RENDER_MAX], copy[RENDER_MAX];
+	double rf[RENDER_MAX], rc[RENDER_MAX];
+	double t0 = now();
+	int k, n;
 
-	for (k = 0; k < RENDER_INNER; k++) {
+	for (k = 0; k < RENDER_MAX &&
+	     (k < RENDER_INNER || now() - t0 < RENDER_SECONDS); k++) {
 		cpu[k] = memcpy_rate(p->a, p->b, SURF_SIZE,
 				     RENDER_OPS * SURF_SIZE);
 		fill[k] = job_rate(p->ctx, p->fcs, p->dst);
@@ -866,11 +877,12 @@ static void render_repeat(void *arg)
 		rf[k] = fill[k] / cpu[k];
 		rc[k] = copy[k] / cpu[k];
 	}
-	p->cpu[p->i] = median(cpu, RENDER_INNER);
-	p->fill[p->i] = median(fill, RENDER_INNER);
-	p->copy[p->i] = median(copy, RENDER_INNER);
-	p->rf[p->i] = median(rf, RENDER_INNER);
-	p->rc[p->i] = median(rc, RENDER_INNER);
+	n = k;
+	p->cpu[p->i] = median(cpu, n);
+	p->fill[p->i] = median(fill, n);
+	p->copy[p->i] = median(copy, n);
+	p->rf[p->i] = median(rf, n);
+	p->rc[p->i] = median(rc, n);
 }
 
 static void bench_render(void)
@@ -907,7 +919,7 @@ static void bench_render(void)
 	for (p.i = 0; p.i < repeats; p.i++)
 		render_repeat(&p);
 	printf("render (1024x1024 XRGB8888 in VRAM, 16 a job, the median of "
-	       "%d jobs a repeat)\n", RENDER_INNER);
+	       "the jobs of %.1f s a repeat)\n", RENDER_SECONDS);
 	warm_print("render");
 	figure("render", "memcpy, same bytes", "MiB/s", p.cpu, repeats);
 	figure("render", "FILL_RECT", "MiB/s", p.fill, repeats);
@@ -1248,8 +1260,8 @@ static void exec_repeat(void *arg)
 {
 	struct exec *p = arg;
 
-	p->nop[p->i] = nop_rate(p->ctx, NULL, 1.0);
-	p->enop[p->i] = nop_rate(p->ectx, &p->vcs, 1.0);
+	p->nop[p->i] = nop_rate(p->ctx, NULL, NOP_SECONDS);
+	p->enop[p->i] = nop_rate(p->ectx, &p->vcs, NOP_SECONDS);
 	p->right[p->i] = submit_cost(p->ctx, p->bo, p->addr, COST_PATCHES,
 				     false);
 	p->cost[p->i] = exec_cost(p->ectx, &p->vcs, p->bo[0]);
