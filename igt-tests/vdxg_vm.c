@@ -2224,6 +2224,110 @@ static void test_blocked_bind_move(void)
 	vr_close(&a);
 }
 
+/*
+ * A page table takes VRAM that a pipelined eviction has not emptied yet:
+ * VRAM is full of another client's objects, all read by a job held on the
+ * render ring, when a bind needs new tables. TTM gives the tables memory
+ * of an evicted object whose copy-out waits for that job; the bind's
+ * UPDATE_PAGE_TABLE must wait for the copy too (it used to run at once,
+ * on the VM's own queue, and wrote entries into the evicted object's
+ * bytes before they were copied out). Every byte of the other client's
+ * objects survives, and the bind reads back.
+ */
+static void test_table_after_eviction(void)
+{
+	struct drm_vdxg_vm_bind_op op = {
+		.op = DRM_VDXG_VM_BIND_OP_MAP, .va = VA, .range = 64 * KIB,
+	};
+	static const uint64_t sizes[] = { 4 * MIB, 64 * KIB, 4 * KIB };
+	struct vdxg_bo *victim[1024], *hold, *bo;
+	uint64_t vsize[1024], left;
+	uint32_t asid, vm, ctx, s_job, s_out, n = 0, evicted = 0, i, k;
+	struct drm_vdxg_sync out, job_out;
+	struct vdxg_submit_opts opts = {
+		.out_syncs = &job_out, .num_out_syncs = 1,
+	};
+	struct vr att, vic;
+	struct vdxg_cs *cs;
+	uint8_t *map;
+
+	vr_open(&att);
+	vm_require(&att);
+	vr_open(&vic);
+	vm = vm_new_asid(&att, &asid);
+	bo = patterned(&att, 64 * KIB, DRM_VDXG_SEGMENT_SYSTEM, 40);
+	ctx = vr_ctx(&vic);
+	/* In the aperture: no VRAM eviction moves it under the CPU's write. */
+	hold = vr_bo(&vic, 4096, DRM_VDXG_SEGMENT_APERTURE, 0);
+	map = vr_map(hold);
+	memset(map, 0, 4096);
+	s_job = vr_syncobj(&vic, false);
+	s_out = vr_syncobj(&att, false);
+
+	/* Fill VRAM with the victim's objects, big ones first. */
+	for (k = 0; k < 3; k++) {
+		left = vvm_vram_free(vdxg_device_fd(vic.dev));
+		while (left >= sizes[k] && n < 1024) {
+			vsize[n] = sizes[k];
+			victim[n] = patterned(&vic, sizes[k],
+					      DRM_VDXG_SEGMENT_VRAM, 100 + n);
+			n++;
+			left -= sizes[k];
+		}
+	}
+	vtest_info("%u victim objects, %" PRIu64 " bytes of VRAM left", n,
+		   vvm_vram_free(vdxg_device_fd(vic.dev)));
+
+	/* One job reads them all, held on the render ring. */
+	cs = vr_cs();
+	for (i = 0; i < n; i++) {
+		struct drm_vdxg_allocation a = { .handle = victim[i]->handle };
+
+		vtest_assert(vdxg_cs_add_raw_allocation(cs, &a) >= 0);
+	}
+	vdxg_cs_wait(cs, hold, 0, 0, 1);
+	job_out = vdxg_sync(s_job, 0);
+	vr_submit(&vic, ctx, cs, &opts);
+	vdxg_cs_free(cs);
+
+	/* The bind's new tables evict some of them, behind the job. */
+	out = vdxg_sync(s_out, 0);
+	op.handle = bo->handle;
+	vtest_assert_ok(vdxg_vm_bind(att.dev, vm, &op, 1, NULL, 0, &out, 1));
+	vr_sleep_ms(200);
+	map[0] = 1;
+	vtest_assert_eq(vr_syncobj_wait(&vic, s_job, 0, VR_WAIT_NS), 0);
+	vtest_assert_eq(vr_syncobj_wait(&att, s_out, 0, VR_WAIT_NS), 0);
+	expect_bytes(&att, asid, VA, bo, 0, 64 * KIB);
+
+	for (i = 0; i < n; i++) {
+		const uint32_t *p;
+		uint64_t j;
+
+		vr_bo_wait(victim[i]);
+		if (vr_bo_segment(victim[i]) != DRM_VDXG_SEGMENT_VRAM)
+			evicted++;
+		p = vr_map(victim[i]);
+		for (j = 0; j < vsize[i] / 4; j++)
+			vtest_assert_f(p[j] == (100 + i) * 0x9e3779b9u +
+					       (uint32_t)j,
+				       "victim object %u (%" PRIu64 " KiB): "
+				       "dword %" PRIu64 " is 0x%08x",
+				       i, (uint64_t)(vsize[i] / KIB), j,
+				       p[j]);
+	}
+	vtest_info("%u of them evicted", evicted);
+	/* Else the test tested nothing. */
+	vtest_assert(evicted > 0);
+	for (i = 0; i < n; i++)
+		vdxg_bo_free(victim[i]);
+	vdxg_bo_free(hold);
+	vdxg_bo_free(bo);
+	vtest_assert_ok(vdxg_vm_destroy(att.dev, vm));
+	vr_close(&vic);
+	vr_close(&att);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "create-destroy", test_create_destroy,
 	  "VM_CREATE up to the per-file limit; a table of bad VM_CREATE and "
@@ -2275,6 +2379,9 @@ static const struct vtest_subtest subtests[] = {
 	{ "blocked-bind-move", test_blocked_bind_move,
 	  "a move of an object bound in a VM whose binds wait does not wait: "
 	  "its entries there fault until the VM's next bind maps it again" },
+	{ "table-after-eviction", test_table_after_eviction,
+	  "a bind whose new tables take memory a pipelined eviction is still "
+	  "copying out waits for the copy: the evicted bytes survive" },
 };
 
 VTEST_MAIN(subtests)

@@ -192,6 +192,37 @@ void vvm_swap_out_everything(void)
 	vtest_fail("TTM's shrinker never ran out of objects");
 }
 
+/* The "vram: size S, used U" line of debugfs segments. */
+static void vvm_vram_line(int fd, uint64_t *size, uint64_t *used)
+{
+	static char buf[1 << 16];
+	unsigned long long s, u;
+	char path[96], *line;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/segments",
+		 vtest_drm_minor(fd));
+	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
+		       "cannot read %s", path);
+	for (line = buf; line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (sscanf(line, "vram: size %llu, used %llu", &s, &u) == 2) {
+			*size = s;
+			*used = u;
+			return;
+		}
+	}
+	vtest_fail("no vram line in %s", path);
+}
+
+uint64_t vvm_vram_free(int fd)
+{
+	uint64_t size, used;
+
+	vvm_vram_line(fd, &size, &used);
+	return size > used ? size - used : 0;
+}
+
 uint64_t vvm_vram_segment(int fd)
 {
 	static char buf[1 << 16];

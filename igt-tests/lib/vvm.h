@@ -69,5 +69,7 @@ void vvm_expect_fault(int fd, uint32_t asid, uint64_t va);
 void vvm_swap_out_everything(void);
 /* Bytes in the VRAM segment of the device behind FD (debugfs segments). */
 uint64_t vvm_vram_segment(int fd);
+/* Bytes of that segment no object uses now. */
+uint64_t vvm_vram_free(int fd);
 
 #endif /* VVM_H */

@@ -971,6 +971,15 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	if (!ret)
 		ret = vdxg_vm_reserve_fill(vm, vm->slots +
 					   vdxg_vm_bind_tables(vb));
+	/*
+	 * After the tables are made: a new one may have memory that a
+	 * pipelined eviction still copies out, behind the evicted object's
+	 * jobs. TTM put that move's fence on the table's reservation, the
+	 * VM's (KERNEL); the shared paging queue runs it, not this one.
+	 */
+	if (!ret)
+		ret = vdxg_pg_batch_add_resv(&b, vm->gpuvm.r_obj->resv,
+					     DMA_RESV_USAGE_KERNEL);
 	if (!ret) {
 		mutex_lock(&vm->pt_lock);
 		vm->no_alloc = true;
