@@ -2328,6 +2328,84 @@ static void test_table_after_eviction(void)
 	vr_close(&att);
 }
 
+/*
+ * The table reserve under binds and moves at once: one process of the
+ * file binds and unbinds in a new range (the reserve is filled, then
+ * trimmed), another moves an object bound with 2 MiB pages between VRAM
+ * and system memory (its moves take tables from the reserve to split the
+ * pages and give them back). A table handed out twice, or destroyed while
+ * a move links it, shows as wrong bytes, a kernel warning or a KASAN
+ * report; the mapping reads right throughout.
+ */
+static void test_reserve_race(void)
+{
+	const uint64_t size = 4 * MIB;
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	uint32_t asid, vm, binds = 0;
+	struct vdxg_bo *big, *small;
+	double end;
+	int status;
+	struct vr vr;
+	pid_t pid;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	vm = vm_new_asid(&vr, &asid);
+	vtest_assert_ok(vdxg_bo_create(vr.dev, size, segs, 2, 0, &big));
+	fill(big, size, 51);
+	small = patterned(&vr, 64 * KIB, DRM_VDXG_SEGMENT_SYSTEM, 52);
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, big, 0, VA, size, 0));
+	end = vr_now() + 3;
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (!pid) {
+		uint32_t i = 0;
+
+		while (vr_now() < end)
+			if (vdxg_bo_make_resident(big, segs[++i % 2]))
+				_exit(1);
+		_exit(0);
+	}
+	while (vr_now() < end) {
+		/*
+		 * A new 1 GiB region each time, half of it null: the bind
+		 * makes hundreds of tables for its worst case first and
+		 * gives most of them back after.
+		 */
+		uint64_t va = VA + (1 + binds % 64) * 1024 * MIB;
+		struct drm_vdxg_vm_bind_op op = {
+			.op = DRM_VDXG_VM_BIND_OP_MAP_NULL,
+			.va = va + 512 * MIB, .range = 512 * MIB,
+		};
+
+		vtest_assert_ok(vdxg_vm_map(vr.dev, vm, small, 0, va, 64 * KIB,
+					    0));
+		vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL,
+					     0));
+		vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, va, 1024 * MIB));
+		binds++;
+	}
+	vtest_assert_eq(waitpid(pid, &status, 0), pid);
+	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		       "the moving process: status 0x%x", status);
+	vtest_info("%u binds and unbinds beside the moves", binds);
+	vr_bo_wait(big);
+	expect_bytes(&vr, asid, VA, big, 0, 64 * KIB);
+	expect_bytes(&vr, asid, VA + 2 * MIB + 60 * KIB, big,
+		     2 * MIB + 60 * KIB, 64 * KIB);
+	expect_bytes(&vr, asid, VA + size - 64 * KIB, big, size - 64 * KIB,
+		     64 * KIB);
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, small, 0, VA + size,
+				    64 * KIB, 0));
+	expect_bytes(&vr, asid, VA + size, small, 0, 64 * KIB);
+	vdxg_bo_free(small);
+	vdxg_bo_free(big);
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+	vr_close(&vr);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "create-destroy", test_create_destroy,
 	  "VM_CREATE up to the per-file limit; a table of bad VM_CREATE and "
@@ -2382,6 +2460,9 @@ static const struct vtest_subtest subtests[] = {
 	{ "table-after-eviction", test_table_after_eviction,
 	  "a bind whose new tables take memory a pipelined eviction is still "
 	  "copying out waits for the copy: the evicted bytes survive" },
+	{ "reserve-race", test_reserve_race,
+	  "binds filling and trimming the table reserve while moves of a "
+	  "bound object take tables from it and give them back" },
 };
 
 VTEST_MAIN(subtests)

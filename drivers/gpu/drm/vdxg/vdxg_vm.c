@@ -171,21 +171,71 @@ static void vdxg_vm_table_destroy(struct vdxg_vm *vm, u64 offset)
 	drm_gem_object_put(&bo->tbo.base);
 }
 
-/* Make room in @reserve for @n tables. */
+/*
+ * @reserve belongs to @pt_lock: moves of bound objects take tables from it
+ * and give unlinked ones back under that lock alone. Binds (under @lock,
+ * with the VM's reservation) make and destroy the table objects outside
+ * it, since making one may evict an object bound here, whose move takes
+ * @pt_lock, and only move offsets in and out of @reserve under it.
+ */
+
+/* Take the last entry of @reserve; false when it is empty. */
+static bool vdxg_vm_reserve_pop(struct vdxg_vm *vm, u64 *e)
+{
+	lockdep_assert_held(&vm->pt_lock);
+	if (!vm->nreserve)
+		return false;
+	*e = vm->reserve[--vm->nreserve];
+	return true;
+}
+
+/* Add an entry to @reserve; false when it has no room. */
+static bool vdxg_vm_reserve_push(struct vdxg_vm *vm, u64 e)
+{
+	lockdep_assert_held(&vm->pt_lock);
+	if (vm->nreserve >= vm->reserve_cap)
+		return false;
+	vm->reserve[vm->nreserve++] = e;
+	return true;
+}
+
+/* Entries in @reserve now. */
+static u32 vdxg_vm_reserve_count(struct vdxg_vm *vm, u64 *linked)
+{
+	u32 n;
+
+	mutex_lock(&vm->pt_lock);
+	n = vm->nreserve;
+	if (linked)
+		*linked = vm->pt.tables;
+	mutex_unlock(&vm->pt_lock);
+	return n;
+}
+
+/*
+ * Make room in @reserve for @n tables: a new array, allocated outside
+ * @pt_lock and swapped in under it. Only binds change @reserve_cap.
+ */
 static int vdxg_vm_reserve_room(struct vdxg_vm *vm, u64 n)
 {
-	u64 *r;
+	u64 *r, *old;
 
+	lockdep_assert_held(&vm->lock);
 	if (n <= vm->reserve_cap)
 		return 0;
 	if (n > U32_MAX / 2)
 		return -ENOMEM;
 	n = max_t(u64, n, 2 * vm->reserve_cap);
-	r = kvrealloc(vm->reserve, n * sizeof(*r), GFP_KERNEL);
+	r = kvmalloc_array(n, sizeof(*r), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!r)
 		return -ENOMEM;
+	mutex_lock(&vm->pt_lock);
+	memcpy(r, vm->reserve, vm->nreserve * sizeof(*r));
+	old = vm->reserve;
 	vm->reserve = r;
 	vm->reserve_cap = n;
+	mutex_unlock(&vm->pt_lock);
+	kvfree(old);
 	return 0;
 }
 
@@ -195,16 +245,28 @@ static int vdxg_vm_reserve_room(struct vdxg_vm *vm, u64 n)
  */
 static int vdxg_vm_reserve_fill(struct vdxg_vm *vm, u64 want)
 {
-	u64 offset;
+	u64 offset, linked;
+	u32 have;
 	int ret;
 
+	have = vdxg_vm_reserve_count(vm, &linked);
 	/* Room also for every table of the tree to come back unlinked. */
-	ret = vdxg_vm_reserve_room(vm, 2 * want + vm->nreserve +
-				   vm->pt.tables);
-	while (!ret && vm->nreserve < want) {
+	ret = vdxg_vm_reserve_room(vm, 2 * want + have + linked);
+	while (!ret && have < want) {
+		bool full;
+
 		ret = vdxg_vm_table_create(vm, &offset);
-		if (!ret)
-			vm->reserve[vm->nreserve++] = offset;
+		if (ret)
+			break;
+		mutex_lock(&vm->pt_lock);
+		/* The room counts every table the VM has, this one too. */
+		full = WARN_ON_ONCE(!vdxg_vm_reserve_push(vm, offset));
+		have = vm->nreserve;
+		mutex_unlock(&vm->pt_lock);
+		if (full) {
+			vdxg_vm_table_destroy(vm, offset);
+			ret = -ENOMEM;
+		}
 	}
 	return ret;
 }
@@ -218,40 +280,57 @@ static int vdxg_vm_reserve_fill(struct vdxg_vm *vm, u64 want)
  */
 #define VDXG_VM_RESERVE_USED	BIT_ULL(0)
 
-/* Give back unused tables of @reserve while it holds more than @keep. */
+/*
+ * Give back unused tables of @reserve while it holds more than @keep:
+ * taken out under @pt_lock, destroyed after it.
+ */
 static void vdxg_vm_reserve_trim(struct vdxg_vm *vm, u64 keep)
 {
-	u32 i = vm->nreserve;
+	u32 n = vdxg_vm_reserve_count(vm, NULL), i, k = 0;
+	u64 *drop;
 
-	while (i-- && vm->nreserve > keep) {
+	if (n <= keep)
+		return;
+	drop = kvmalloc_array(n - keep, sizeof(*drop),
+			      GFP_KERNEL | __GFP_NOWARN);
+	if (!drop)
+		return;		/* they stay for a later bind */
+	mutex_lock(&vm->pt_lock);
+	i = vm->nreserve;
+	while (i-- && vm->nreserve > keep && k < n - keep) {
 		u64 e = vm->reserve[i];
 
 		if (e & VDXG_VM_RESERVE_USED)
 			continue;
 		vm->reserve[i] = vm->reserve[--vm->nreserve];
-		vdxg_vm_table_destroy(vm, e);
+		drop[k++] = e;
 	}
+	mutex_unlock(&vm->pt_lock);
+	while (k)
+		vdxg_vm_table_destroy(vm, drop[--k]);
+	kvfree(drop);
 }
 
 /* At destruction, with the device done with the VM: every table goes. */
 static void vdxg_vm_reserve_free(struct vdxg_vm *vm)
 {
-	while (vm->nreserve)
-		vdxg_vm_table_destroy(vm, vm->reserve[--vm->nreserve] &
-				      ~VDXG_VM_RESERVE_USED);
+	u64 e;
+
+	while (vdxg_vm_reserve_pop(vm, &e))
+		vdxg_vm_table_destroy(vm, e & ~VDXG_VM_RESERVE_USED);
 }
 
 static int vdxg_vm_pt_alloc(void *priv, u64 *offset)
 {
 	struct vdxg_vm *vm = priv;
 
-	if (vm->nreserve) {
-		*offset = vm->reserve[--vm->nreserve] & ~VDXG_VM_RESERVE_USED;
-		return 0;
-	}
-	if (vm->no_alloc)
+	/* VM_CREATE's root table, before anything else can see the VM. */
+	if (!vm->no_alloc)
+		return vdxg_vm_table_create(vm, offset);
+	if (!vdxg_vm_reserve_pop(vm, offset))
 		return -ENOMEM;
-	return vdxg_vm_table_create(vm, offset);
+	*offset &= ~VDXG_VM_RESERVE_USED;
+	return 0;
 }
 
 static void vdxg_vm_pt_free(void *priv, u64 offset)
@@ -259,10 +338,9 @@ static void vdxg_vm_pt_free(void *priv, u64 offset)
 	struct vdxg_vm *vm = priv;
 
 	/* Room is made before a bind for every table the VM has. */
-	if (!vm->closed && !WARN_ON(vm->nreserve >= vm->reserve_cap)) {
-		vm->reserve[vm->nreserve++] = offset | VDXG_VM_RESERVE_USED;
+	if (!vm->closed &&
+	    !WARN_ON(!vdxg_vm_reserve_push(vm, offset | VDXG_VM_RESERVE_USED)))
 		return;
-	}
 	vdxg_vm_table_destroy(vm, offset);
 }
 

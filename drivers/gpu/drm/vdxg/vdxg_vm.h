@@ -73,13 +73,16 @@ struct vdxg_vm_mgr {
  *	tables, a bind's (on @queue) or a move's (on the device's queue);
  *	whoever writes them next waits for it
  * @tables: the pinned objects holding the page tables, by VRAM page
- * @reserve: VRAM offsets of tables allocated but unused, taken first
- * @nreserve: entries in @reserve
- * @reserve_cap: room in @reserve
+ * @reserve: under @pt_lock: VRAM offsets of tables allocated but
+ *	unlinked, taken first
+ * @nreserve: under @pt_lock: entries in @reserve
+ * @reserve_cap: room in @reserve; changed by binds only, under @lock and
+ *	@pt_lock
  * @no_alloc: under @pt_lock: take tables from @reserve only, and give
  *	freed ones back to it (a move, or a bind's steps)
- * @slots: 2 MiB regions the mappings cover, at most: how many tables a
- *	move may need to split 2 MiB pages, kept in @reserve
+ * @slots: under @lock and @pt_lock: 2 MiB regions the mappings cover,
+ *	at most: how many tables a move may need to split 2 MiB pages, kept
+ *	in @reserve
  * @closed: destroyed; binds fail with -ENOENT
  * @broken: a bind failed half-way, or an object's entries could not be
  *	rewritten: the address space is switched off
@@ -94,7 +97,7 @@ struct vdxg_vm {
 	u64 client_id;
 	u32 asid;
 	struct mutex lock; /* serialises binds and destruction */
-	struct mutex pt_lock; /* protects @pt and @tables */
+	struct mutex pt_lock; /* protects @pt, @reserve and @last_update */
 	struct vdxg_pt_vm pt;
 	struct vdxg_pg_queue queue;
 	struct dma_fence *last_update;
