@@ -329,6 +329,37 @@ enum unplug { UNPLUG_UNBIND, UNPLUG_REMOVE };
 #define OBJ_SIZE	(1 << 20)
 
 /*
+ * With a GPU MMU, two VMs with the objects mapped stay open across the
+ * unplug too: closing the file afterwards unmaps them and tears their
+ * paging queues down on a device that is gone (the paging scheduler, the
+ * AS table and the registers must not be used then).
+ */
+static void make_vms(int fd, const uint32_t *handles, unsigned int n)
+{
+	unsigned int v, i;
+
+	for (v = 0; v < 2; v++) {
+		struct drm_vdxg_vm_create c = {};
+		struct drm_vdxg_vm_bind_op op[3];
+		struct drm_vdxg_vm_bind b = {};
+
+		vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_VM_CREATE, &c));
+		memset(op, 0, sizeof(op));
+		for (i = 0; i < n; i++) {
+			op[i].op = DRM_VDXG_VM_BIND_OP_MAP;
+			op[i].handle = handles[i];
+			op[i].va = (1ull << 30) + i * OBJ_SIZE;
+			op[i].range = OBJ_SIZE;
+		}
+		b.vm_id = c.vm_id;
+		b.num_ops = n;
+		b.ops = (uintptr_t)op;
+		vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_VM_BIND, &b));
+	}
+	vtest_info("two VMs with the three objects mapped");
+}
+
+/*
  * With a memory manager, leave one object in each segment and a CPU
  * mapping of the system one across the unplug. Returns the mapping or NULL.
  */
@@ -340,8 +371,8 @@ static void *make_objects(int fd)
 	};
 	struct drm_vdxg_get_param gp = { .param = DRM_VDXG_PARAM_CAPS };
 	struct drm_vdxg_gem_mmap_offset mo = {};
+	uint32_t *p, handles[3];
 	unsigned int i;
-	uint32_t *p;
 
 	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GET_PARAM, &gp));
 	if (!(gp.value & VDXG_CAP_PAGING))
@@ -355,7 +386,10 @@ static void *make_objects(int fd)
 
 		vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_CREATE, &c));
 		mo.handle = c.handle;
+		handles[i] = c.handle;
 	}
+	if (gp.value & VDXG_CAP_GPU_MMU)
+		make_vms(fd, handles, VTEST_ARRAY_SIZE(segs));
 	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_GEM_MMAP_OFFSET, &mo));
 	p = mmap(NULL, OBJ_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		 mo.offset);

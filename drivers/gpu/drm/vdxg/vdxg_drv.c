@@ -120,8 +120,9 @@ static int vdxg_mm_init(struct vdxg_device *vdxg)
 		ret = vdxg_render_init(vdxg);
 	if (!ret)
 		ret = vdxg_vm_init(vdxg);
+	/* What paging_init set up goes with the DRM device. */
 	if (ret)
-		vdxg_paging_fini(vdxg);
+		vdxg_paging_unplug(vdxg);
 	return ret;
 }
 
@@ -132,7 +133,7 @@ static void vdxg_mm_fini(struct vdxg_device *vdxg)
 		return;
 	vdxg_render_unplug(vdxg);
 	vdxg_vm_fini(vdxg);
-	vdxg_paging_fini(vdxg);
+	vdxg_paging_unplug(vdxg);
 	vdxg_gart_fini(vdxg);
 }
 

@@ -9,6 +9,8 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 #include <drm/ttm/ttm_bo.h>
 
@@ -104,6 +106,7 @@ static struct dma_fence *vdxg_pg_run(struct drm_sched_job *sched_job)
 	struct vdxg_paging *paging = job->paging;
 	struct dma_fence *fence;
 	unsigned int slot;
+	int idx;
 
 	/*
 	 * Off its queue now. (Not at free_job: the queue's VM may be gone
@@ -128,12 +131,19 @@ static struct dma_fence *vdxg_pg_run(struct drm_sched_job *sched_job)
 		return NULL;
 	}
 
+	/* Unplugged: the buffers and the ring are gone with the BARs. */
+	if (!drm_dev_enter(&paging->engine.vdxg->drm, &idx)) {
+		vdxg_pg_job_free_cmd(job);
+		return ERR_PTR(-ENODEV);
+	}
 	/*
 	 * The credit limit keeps as many jobs on the ring as there are
 	 * buffers, and a buffer is freed before its job's credit returns.
 	 */
-	if (WARN_ON_ONCE(!vdxg_pg_try_slot(paging, &slot)))
+	if (WARN_ON_ONCE(!vdxg_pg_try_slot(paging, &slot))) {
+		drm_dev_exit(idx);
 		return ERR_PTR(-EBUSY);
+	}
 	job->slot = slot;
 	memcpy_toio(paging->buf_cpu + slot * paging->buf_size, job->cmd,
 		    job->len);
@@ -142,6 +152,7 @@ static struct dma_fence *vdxg_pg_run(struct drm_sched_job *sched_job)
 	fence = vdxg_engine_emit(&paging->engine, job->hw, sched_job,
 				 paging->buf_gpu + slot * paging->buf_size,
 				 job->len, 0);
+	drm_dev_exit(idx);
 	job->hw = NULL;
 	job->hw_fence = dma_fence_get(fence);
 	/* Before the scheduler's own callback, which returns the credit. */
@@ -860,6 +871,16 @@ void vdxg_paging_irq(struct vdxg_device *vdxg, u32 pending)
 		vdxg_engine_signal(&vdxg->paging.engine);
 }
 
+/* At the DRM device's release: the scheduler, without the hardware. */
+static void vdxg_paging_release(struct drm_device *drm, void *arg)
+{
+	struct vdxg_paging *paging = arg;
+
+	drm_sched_entity_destroy(&paging->entity);
+	vdxg_engine_release(&paging->engine);
+	vdxg_pg_staging_fini(paging);
+}
+
 /**
  * vdxg_paging_init - start the paging engine and its queue
  * @vdxg: the device
@@ -918,7 +939,8 @@ int vdxg_paging_init(struct vdxg_device *vdxg)
 	}
 	drm_info(&vdxg->drm, "paging engine: %u x %u KiB paging buffers, self-test passed\n",
 		 VDXG_PG_SLOTS, paging->buf_size / SZ_1K);
-	return 0;
+	return drmm_add_action_or_reset(&vdxg->drm, vdxg_paging_release,
+					paging);
 
 err_entity:
 	drm_sched_entity_destroy(&paging->entity);
@@ -955,12 +977,16 @@ void vdxg_pg_queue_fini(struct vdxg_pg_queue *q)
 }
 
 /**
- * vdxg_paging_fini - stop the paging queue and engine
+ * vdxg_paging_unplug - stop the paging engine when the device goes away
  * @vdxg: the device
+ *
+ * What is on the ring fails with -ENODEV, and run_job queues nothing more
+ * once drm_dev_unplug() has run. The scheduler, the device's queue and
+ * the staging buffers stay until the DRM device is released: VMs of files
+ * still open tear their own queues down on the scheduler when the files
+ * close, and TTM's last moves and frees go through it too.
  */
-void vdxg_paging_fini(struct vdxg_device *vdxg)
+void vdxg_paging_unplug(struct vdxg_device *vdxg)
 {
-	drm_sched_entity_destroy(&vdxg->paging.entity);
-	vdxg_engine_fini(&vdxg->paging.engine);
-	vdxg_pg_staging_fini(&vdxg->paging);
+	vdxg_engine_stop(&vdxg->paging.engine);
 }

@@ -120,7 +120,7 @@ struct vdxg_pg_batch {
 
 int vdxg_paging_init(struct vdxg_device *vdxg);
 void vdxg_paging_irq(struct vdxg_device *vdxg, u32 pending);
-void vdxg_paging_fini(struct vdxg_device *vdxg);
+void vdxg_paging_unplug(struct vdxg_device *vdxg);
 
 int vdxg_pg_queue_init(struct vdxg_device *vdxg, struct vdxg_pg_queue *q);
 void vdxg_pg_queue_fini(struct vdxg_pg_queue *q);

@@ -11,6 +11,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_exec.h>
 #include <drm/drm_file.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
 #include <drm/vdxg_drm.h>
@@ -84,6 +85,15 @@ void vdxg_vm_restore(struct vdxg_device *vdxg)
 	vdxg_wr(vdxg, VDXG_REG_VM_CTRL, VDXG_VM_CTRL_ENABLE);
 }
 
+/* At the DRM device's release: files closed after an unplug free ids. */
+static void vdxg_vm_release(struct drm_device *drm, void *arg)
+{
+	struct vdxg_vm_mgr *mgr = arg;
+
+	ida_destroy(&mgr->asids);
+	mutex_destroy(&mgr->lock);
+}
+
 /**
  * vdxg_vm_init - set up the GPU MMU, when the device has one
  * @vdxg: the device
@@ -98,6 +108,9 @@ int vdxg_vm_init(struct vdxg_device *vdxg)
 	ida_init(&mgr->asids);
 	mutex_init(&mgr->lock);
 	INIT_LIST_HEAD(&mgr->list);
+	ret = drmm_add_action_or_reset(&vdxg->drm, vdxg_vm_release, mgr);
+	if (ret)
+		return ret;
 	if (!(vdxg->caps & VDXG_CAP_GPU_MMU) || !vdxg->paging.engine.vdxg)
 		return 0;
 
@@ -116,15 +129,16 @@ int vdxg_vm_init(struct vdxg_device *vdxg)
 }
 
 /**
- * vdxg_vm_fini - turn the GPU MMU off
+ * vdxg_vm_fini - turn the GPU MMU off when the device goes away
  * @vdxg: the device
+ *
+ * VMs of files still open go when the files close, after this: their
+ * ids and the list live until the DRM device is released.
  */
 void vdxg_vm_fini(struct vdxg_device *vdxg)
 {
 	if (vdxg->vm.enabled)
 		vdxg_wr(vdxg, VDXG_REG_VM_CTRL, 0);
-	ida_destroy(&vdxg->vm.asids);
-	mutex_destroy(&vdxg->vm.lock);
 }
 
 /* --------------------------------------------------------- table pages */
@@ -888,11 +902,16 @@ static int vdxg_vm_bind_deps(struct vdxg_pg_batch *b, struct drm_exec *exec)
 static void vdxg_vm_as_off(struct vdxg_vm *vm)
 {
 	struct vdxg_vm_mgr *mgr = &vm->vdxg->vm;
+	int idx;
 
+	/* Unplugged, the device translates nothing any more. */
+	if (!drm_dev_enter(&vm->vdxg->drm, &idx))
+		return;
 	memset_io(mgr->table_cpu + vm->asid * VDXG_VM_AS_ENTRY_SIZE, 0,
 		  VDXG_VM_AS_ENTRY_SIZE);
 	wmb(); /* the entry is off before the flush */
 	vdxg_wr(vm->vdxg, VDXG_REG_VM_TLB_FLUSH, vm->asid);
+	drm_dev_exit(idx);
 }
 
 /*
