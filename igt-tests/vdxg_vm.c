@@ -427,6 +427,85 @@ static void test_null(void)
 	vr_close(&vr);
 }
 
+/*
+ * Page tables are bounded: a null range takes 2 MiB entries, a table a
+ * GiB, and no table for moves (null entries never move); the VMs of a
+ * file hold at most an eighth of VRAM in tables, past which a bind fails
+ * with -ENOSPC and changes nothing; another file is not held back.
+ * (MAP_NULL of the whole space used to ask kvrealloc() for more than
+ * INT_MAX bytes, a kernel warning, and a 128 GiB null range took about
+ * 65,000 tables, 256 MiB of VRAM.)
+ */
+static void test_null_bounded(void)
+{
+	const uint64_t tib = 1024ull * 1024 * MIB;
+	struct drm_vdxg_vm_bind_op op = {
+		.op = DRM_VDXG_VM_BIND_OP_MAP_NULL,
+	};
+	uint32_t asid, vm, vm2, vm3, tables;
+	struct vdxg_bo *bo;
+	uint64_t mappings;
+	uint8_t buf[4096];
+	struct vr vr, vr2;
+	unsigned int i;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	vr_open(&vr2);
+	vm = vm_new_asid(&vr, &asid);
+
+	/* The whole space: -ENOSPC, nothing mapped. */
+	op.va = 0;
+	op.range = BIT_ULL(DRM_VDXG_VM_VA_BITS);
+	vtest_assert_eq(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0),
+			-ENOSPC);
+	vvm_counts(vdxg_device_fd(vr.dev), asid, &mappings, &tables);
+	vtest_assert_eq_u64(mappings, 0);
+
+	/* 128 GiB, not 2 MiB aligned: a few hundred tables at most. */
+	op.va = VA + 4 * KIB;
+	op.range = 128 * 1024 * MIB;
+	vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0));
+	vvm_counts(vdxg_device_fd(vr.dev), asid, &mappings, &tables);
+	vtest_info("128 GiB null: %u tables", tables);
+	vtest_assert_lte(tables, 140);
+	for (i = 0; i < 3; i++) {
+		uint64_t at = op.va + i * (op.range / 2) - (i ? 4 * KIB : 0);
+
+		memset(buf, 0xa5, sizeof(buf));
+		vtest_assert_eq(vm_read(&vr, asid, at, buf, sizeof(buf)), 0);
+		vtest_assert(buf[0] == 0 && !memcmp(buf, buf + 1,
+						    sizeof(buf) - 1));
+	}
+
+	/*
+	 * Over half the file's cap (a table a GiB) in one VM; the same again
+	 * in another VM of the file fails, and in a VM of another file not.
+	 */
+	vm2 = vm_new(&vr);
+	vm3 = vm_new(&vr2);
+	op.va = 8 * tib;
+	op.range = (vvm_vram_segment(vdxg_device_fd(vr.dev)) / 8 / 4096 / 2 +
+		    100) * 1024 * MIB;
+	vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0));
+	vtest_assert_eq(vdxg_vm_bind(vr.dev, vm2, &op, 1, NULL, 0, NULL, 0),
+			-ENOSPC);
+	vvm_counts(vdxg_device_fd(vr.dev), vvm_asid(vdxg_device_fd(vr.dev),
+						    vm2), &mappings, &tables);
+	vtest_assert_eq_u64(mappings, 0);
+	vtest_assert_ok(vdxg_vm_bind(vr2.dev, vm3, &op, 1, NULL, 0, NULL, 0));
+	/* And VRAM is there for objects. */
+	bo = patterned(&vr2, 32 * MIB, DRM_VDXG_SEGMENT_VRAM, 60);
+	vtest_assert_eq(vr_bo_segment(bo), DRM_VDXG_SEGMENT_VRAM);
+	vdxg_bo_free(bo);
+
+	vtest_assert_ok(vdxg_vm_destroy(vr2.dev, vm3));
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm2));
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+	vr_close(&vr2);
+	vr_close(&vr);
+}
+
 /* Bound objects moved between segments stay readable at their address. */
 static void test_moves(void)
 {
@@ -2422,6 +2501,9 @@ static const struct vtest_subtest subtests[] = {
 	  "a partial unmap splits a mapping and its 2 MiB page; the hole "
 	  "mapped again from the same offset joins them back" },
 	{ "null", test_null, "a null range reads zeros" },
+	{ "null-bounded", test_null_bounded,
+	  "null ranges take a table a GiB; a file's VMs hold at most an "
+	  "eighth of VRAM in tables (-ENOSPC past it), not another file's" },
 	{ "moves", test_moves,
 	  "a bound object moved between every pair of segments keeps its "
 	  "contents at its virtual address" },

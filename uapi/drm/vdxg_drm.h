@@ -728,7 +728,9 @@ struct drm_vdxg_vm_bind_op {
  * (DRM_VDXG_GEM_VM_PRIVATE), non-zero flags of a sync; -ENOENT an
  * unknown VM (or one of another file), GEM handle or syncobj; -E2BIG too
  * many ops or syncs; -EFAULT a bad pointer; -ENOMEM no memory for page
- * tables; -EBUSY the VM has too many binds queued and
+ * tables; -ENOSPC the page tables the call may need would take the VMs of
+ * the file past an eighth of VRAM (a null range takes 2 MiB entries: a
+ * table a GiB); -EBUSY the VM has too many binds queued and
  * not yet done (waiting for their in-syncobjs, for instance): try again
  * once some have signalled; -EINTR. Should the kernel run out of memory
  * half-way (for a paging job), the VM is switched off (nothing in it

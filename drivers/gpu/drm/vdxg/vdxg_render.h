@@ -91,12 +91,14 @@ struct vdxg_render {
  * @next_hang: the slot of @hangs the next one goes to
  * @banned: the file keeps hanging the engine: no more contexts or jobs
  * @vms: its GPU virtual address spaces (struct vdxg_vm), by id
+ * @pt_tables: page tables its VMs hold (vdxg_vm.c), against a cap
  */
 struct vdxg_file {
 	struct vdxg_device *vdxg;
 	struct kref refcount;
 	struct xarray contexts;
 	struct xarray vms;
+	atomic_t pt_tables;
 	atomic64_t busy_ns[VDXG_NUM_ENGINES];
 	atomic_t queued;
 	wait_queue_head_t queue_wait;

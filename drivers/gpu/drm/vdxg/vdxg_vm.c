@@ -170,8 +170,10 @@ static int vdxg_vm_table_create(struct vdxg_vm *vm, u64 *offset)
 	if (ret) {
 		ttm_bo_unpin(&bo->tbo);
 		drm_gem_object_put(&bo->tbo.base);
+		return ret;
 	}
-	return ret;
+	atomic_inc(&vm->file->pt_tables);
+	return 0;
 }
 
 static void vdxg_vm_table_destroy(struct vdxg_vm *vm, u64 offset)
@@ -183,6 +185,17 @@ static void vdxg_vm_table_destroy(struct vdxg_vm *vm, u64 offset)
 	dma_resv_assert_held(bo->tbo.base.resv);
 	ttm_bo_unpin(&bo->tbo);
 	drm_gem_object_put(&bo->tbo.base);
+	atomic_dec(&vm->file->pt_tables);
+}
+
+/*
+ * Page tables are VRAM no eviction frees: the VMs of a file hold at most
+ * an eighth of it (at least 8 MiB) in them, and binds that would need
+ * more fail with -ENOSPC.
+ */
+static u32 vdxg_vm_file_tables_max(struct vdxg_device *vdxg)
+{
+	return max_t(u64, vdxg->vram_size / 8, SZ_8M) >> PAGE_SHIFT;
 }
 
 /*
@@ -264,6 +277,10 @@ static int vdxg_vm_reserve_fill(struct vdxg_vm *vm, u64 want)
 	int ret;
 
 	have = vdxg_vm_reserve_count(vm, &linked);
+	if (have < want &&
+	    atomic_read(&vm->file->pt_tables) + (want - have) >
+	    vdxg_vm_file_tables_max(vm->vdxg))
+		return -ENOSPC;
 	/* Room also for every table of the tree to come back unlinked. */
 	ret = vdxg_vm_reserve_room(vm, 2 * want + have + linked);
 	while (!ret && have < want) {
@@ -359,15 +376,15 @@ static void vdxg_vm_pt_free(void *priv, u64 offset)
 }
 
 /*
- * The most tables a map of [va, va + range) can add: at each of levels 0
+ * The most tables a map of @range bytes can add: at each of levels @first
  * to 2, one per region of the level above it covers, plus the two ends.
  */
-static u64 vdxg_vm_tables_max(u64 va, u64 range)
+static u64 vdxg_vm_tables_max(u64 range, int first)
 {
 	u64 n = 0;
 	int level;
 
-	for (level = 0; level < VDXG_VM_LEVELS - 1; level++)
+	for (level = first; level < VDXG_VM_LEVELS - 1; level++)
 		n += (range >> VDXG_VM_LEVEL_SHIFT(level + 1)) + 2;
 	return n;
 }
@@ -377,6 +394,15 @@ static u64 vdxg_vm_slots(u64 va, u64 range)
 {
 	return (round_up(va + range, SZ_2M) - round_down(va, SZ_2M)) >>
 	       VDXG_VM_LARGE_SHIFT;
+}
+
+/*
+ * What a mapping adds to @slots: nothing for a null one, whose entries no
+ * move rewrites.
+ */
+static u64 vdxg_vm_va_slots(const struct drm_gpuva *va)
+{
+	return va->gem.obj ? vdxg_vm_slots(va->va.addr, va->va.range) : 0;
 }
 
 static const struct vdxg_pt_ops vdxg_vm_pt_ops = {
@@ -500,7 +526,7 @@ static bool vdxg_vm_joinable(const struct drm_gpuva *a,
 /* Take @n out of the VM: it was joined into a neighbour. */
 static void vdxg_vm_va_drop(struct vdxg_vm *vm, struct drm_gpuva *n)
 {
-	vm->slots -= vdxg_vm_slots(n->va.addr, n->va.range);
+	vm->slots -= vdxg_vm_va_slots(n);
 	drm_gpuva_remove(n);
 	if (n->gem.obj)
 		drm_gpuva_unlink(n);
@@ -535,7 +561,7 @@ static void vdxg_vm_join(struct vdxg_vm *vm, struct drm_gpuva *va,
 	if (!prev && !next)
 		return;
 
-	vm->slots -= vdxg_vm_slots(va->va.addr, va->va.range);
+	vm->slots -= vdxg_vm_va_slots(va);
 	drm_gpuva_remove(va);
 	if (prev) {
 		start = prev->va.addr;
@@ -550,7 +576,7 @@ static void vdxg_vm_join(struct vdxg_vm *vm, struct drm_gpuva *va,
 	va->va.range = end - start;
 	/* The range was just freed: this cannot fail. */
 	WARN_ON(drm_gpuva_insert(&vm->gpuvm, va));
-	vm->slots += vdxg_vm_slots(start, end - start);
+	vm->slots += vdxg_vm_va_slots(va);
 
 	vdxg_pt_join_range(start, end, &lo, &hi);
 	*addr = lo;
@@ -579,7 +605,7 @@ static int vdxg_vm_step_map(struct drm_gpuva_op *op, void *priv)
 	/* On the extobj list, an object is locked with the VM's own. */
 	if (vm_bo)
 		drm_gpuvm_bo_extobj_add(vm_bo);
-	st->vm->slots += vdxg_vm_slots(va->va.addr, va->va.range);
+	st->vm->slots += vdxg_vm_va_slots(va);
 	if (vm_bo) {
 		drm_gpuva_link(va, vm_bo);
 		drm_gpuvm_bo_put(vm_bo);
@@ -612,7 +638,7 @@ static int vdxg_vm_step_remap(struct drm_gpuva_op *op, void *priv)
 	}
 
 	/* The pieces kept keep their entries; only the cut one goes. */
-	st->vm->slots -= vdxg_vm_slots(old->va.addr, old->va.range);
+	st->vm->slots -= vdxg_vm_va_slots(old);
 	if (obj)
 		drm_gem_object_get(obj);
 	drm_gpuva_remap(prev, next, &op->remap);
@@ -620,13 +646,13 @@ static int vdxg_vm_step_remap(struct drm_gpuva_op *op, void *priv)
 		prev->flags = old->flags;
 		if (obj)
 			drm_gpuva_link(prev, old->vm_bo);
-		st->vm->slots += vdxg_vm_slots(prev->va.addr, prev->va.range);
+		st->vm->slots += vdxg_vm_va_slots(prev);
 	}
 	if (next) {
 		next->flags = old->flags;
 		if (obj)
 			drm_gpuva_link(next, old->vm_bo);
-		st->vm->slots += vdxg_vm_slots(next->va.addr, next->va.range);
+		st->vm->slots += vdxg_vm_va_slots(next);
 	}
 	if (obj)
 		drm_gpuva_unlink(old);
@@ -642,7 +668,7 @@ static int vdxg_vm_step_unmap(struct drm_gpuva_op *op, void *priv)
 	struct drm_gpuva *va = op->unmap.va;
 	u64 addr = va->va.addr, range = va->va.range;
 
-	st->vm->slots -= vdxg_vm_slots(addr, range);
+	st->vm->slots -= vdxg_vm_va_slots(va);
 	drm_gpuva_unmap(&op->unmap);
 	if (va->gem.obj)
 		drm_gpuva_unlink(va);
@@ -1004,9 +1030,16 @@ static u64 vdxg_vm_bind_tables(const struct vdxg_vm_bind *vb)
 
 		/* Cutting a 2 MiB page at either end of the range. */
 		n += 2;
-		if (op->op != DRM_VDXG_VM_BIND_OP_UNMAP)
-			n += vdxg_vm_tables_max(op->va, op->range) +
+		/*
+		 * A null range is written with 2 MiB entries but at its ends
+		 * (vdxg_pt_can_large()): level-0 tables there only. No move
+		 * ever splits it.
+		 */
+		if (op->op == DRM_VDXG_VM_BIND_OP_MAP)
+			n += vdxg_vm_tables_max(op->range, 0) +
 			     vdxg_vm_slots(op->va, op->range);
+		else if (op->op == DRM_VDXG_VM_BIND_OP_MAP_NULL)
+			n += 2 + vdxg_vm_tables_max(op->range, 1);
 	}
 	return n;
 }
@@ -1324,6 +1357,7 @@ int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
 	}
 	vm->asid = ret;
 	vm->vdxg = vdxg;
+	vm->file = vf;
 	INIT_LIST_HEAD(&vm->link);
 	mutex_init(&vm->lock);
 	mutex_init(&vm->pt_lock);

@@ -63,6 +63,8 @@ struct vdxg_vm_mgr {
  * @vdxg: the device
  * @id: the id the file knows it by
  * @client_id: the file's DRM client id (fdinfo drm-client-id)
+ * @file: the owning file, while the VM is open: its page tables count
+ *	against the file's (binds and destruction make and free them)
  * @asid: the device's address space id
  * @lock: serialises binds and the VM's destruction
  * @pt_lock: protects @pt: taken inside the reservations, by binds and by
@@ -95,6 +97,7 @@ struct vdxg_vm {
 	struct vdxg_device *vdxg;
 	u32 id;
 	u64 client_id;
+	struct vdxg_file *file;
 	u32 asid;
 	struct mutex lock; /* serialises binds and destruction */
 	struct mutex pt_lock; /* protects @pt, @reserve and @last_update */
