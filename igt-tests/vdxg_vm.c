@@ -2471,16 +2471,81 @@ static void test_reserve_race(void)
 		       "the moving process: status 0x%x", status);
 	vtest_info("%u binds and unbinds beside the moves", binds);
 	vr_bo_wait(big);
+	/*
+	 * A move that ran while a bind of the VM was not yet on the engine
+	 * left the object's entries invalid (see blocked-bind-move): the
+	 * next bind maps it again.
+	 */
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, small, 0, VA + size,
+				    64 * KIB, 0));
 	expect_bytes(&vr, asid, VA, big, 0, 64 * KIB);
 	expect_bytes(&vr, asid, VA + 2 * MIB + 60 * KIB, big,
 		     2 * MIB + 60 * KIB, 64 * KIB);
 	expect_bytes(&vr, asid, VA + size - 64 * KIB, big, size - 64 * KIB,
 		     64 * KIB);
-	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, small, 0, VA + size,
-				    64 * KIB, 0));
 	expect_bytes(&vr, asid, VA + size, small, 0, 64 * KIB);
 	vdxg_bo_free(small);
 	vdxg_bo_free(big);
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+	vr_close(&vr);
+}
+
+/*
+ * debugfs vms read while a bound object moves between the three segments
+ * in another process: each read names a place the object may be in (the
+ * place is read under the object's reservation, not from a resource a
+ * move may be freeing), and the mapping reads right after.
+ */
+static void test_debugfs_during_moves(void)
+{
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_APERTURE,
+		DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	const uint64_t size = 256 * KIB;
+	uint32_t asid, vm, reads = 0;
+	struct vdxg_bo *bo;
+	double end;
+	int status;
+	struct vr vr;
+	pid_t pid;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	vm = vm_new_asid(&vr, &asid);
+	vtest_assert_ok(vdxg_bo_create(vr.dev, size, segs, 3, 0, &bo));
+	fill(bo, size, 70);
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, size, 0));
+	end = vr_now() + 2;
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (!pid) {
+		uint32_t i = 0;
+
+		while (vr_now() < end)
+			if (vdxg_bo_make_resident(bo, segs[++i % 3]))
+				_exit(1);
+		_exit(0);
+	}
+	while (vr_now() < end) {
+		const char *place = vvm_place(vdxg_device_fd(vr.dev), asid, VA);
+
+		vtest_assert_f(!strcmp(place, "vram") ||
+			       !strcmp(place, "aperture") ||
+			       !strcmp(place, "system") ||
+			       !strcmp(place, "invalid"),
+			       "debugfs vms: the object is in \"%s\"", place);
+		reads++;
+	}
+	vtest_assert_eq(waitpid(pid, &status, 0), pid);
+	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		       "the moving process: status 0x%x", status);
+	vtest_info("%u reads of debugfs vms beside the moves", reads);
+	vr_bo_wait(bo);
+	/* Entries a move left invalid are mapped again by a bind. */
+	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA + size, size, 0));
+	expect_bytes(&vr, asid, VA, bo, 0, size);
+	vdxg_bo_free(bo);
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
 	vr_close(&vr);
 }
@@ -2545,6 +2610,8 @@ static const struct vtest_subtest subtests[] = {
 	{ "reserve-race", test_reserve_race,
 	  "binds filling and trimming the table reserve while moves of a "
 	  "bound object take tables from it and give them back" },
+	{ "debugfs-during-moves", test_debugfs_during_moves,
+	  "debugfs vms read while a bound object moves between segments" },
 };
 
 VTEST_MAIN(subtests)

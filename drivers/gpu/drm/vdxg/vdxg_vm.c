@@ -1942,6 +1942,7 @@ void vdxg_vm_exec_fence(struct vdxg_vm *vm, struct drm_exec *exec,
 
 /* ------------------------------------------------------------- debugfs */
 
+/* Where a mapping's object is, with the object's reservation held. */
 static const char *vdxg_vm_place(const struct drm_gpuva *va)
 {
 	struct ttm_buffer_object *tbo;
@@ -1949,6 +1950,7 @@ static const char *vdxg_vm_place(const struct drm_gpuva *va)
 	if (!va->gem.obj)
 		return "null";
 	tbo = container_of(va->gem.obj, struct ttm_buffer_object, base);
+	dma_resv_assert_held(tbo->base.resv);
 	/* Moved while the VM's binds waited: invalid until mapped again. */
 	if (va->vm_bo->evicted &&
 	    !(tbo->ttm && tbo->ttm->page_flags & TTM_TT_FLAG_SWAPPED))
@@ -1975,7 +1977,7 @@ static int vdxg_vm_debugfs_show(struct seq_file *m, void *data)
 
 	mutex_lock(&vdxg->vm.lock);
 	list_for_each_entry(vm, &vdxg->vm.list, link) {
-		u32 resident = 0, evicted = 0;
+		u32 resident = 0, evicted = 0, tables, reserve;
 		u64 n = 0;
 		int idx;
 
@@ -1986,18 +1988,32 @@ static int vdxg_vm_debugfs_show(struct seq_file *m, void *data)
 			evicted = vdxg_rd(vdxg, VDXG_REG_VM_RES_EVICTED);
 			drm_dev_exit(idx);
 		}
+		/* @lock: no bind changes the mappings meanwhile. */
 		mutex_lock(&vm->lock);
 		drm_gpuvm_for_each_va(va, &vm->gpuvm)
 			n++;
+		mutex_lock(&vm->pt_lock);
+		tables = vm->pt.tables;
+		reserve = vm->nreserve;
+		mutex_unlock(&vm->pt_lock);
 		seq_printf(m, "vm asid %u: client %llu id %u, %llu mappings, %u tables (%u KiB), %u in reserve, residency %u resident %u evicted\n",
-			   vm->asid, vm->client_id, vm->id, n, vm->pt.tables,
-			   vm->pt.tables * 4, vm->nreserve, resident, evicted);
-		drm_gpuvm_for_each_va(va, &vm->gpuvm)
+			   vm->asid, vm->client_id, vm->id, n, tables,
+			   tables * 4, reserve, resident, evicted);
+		drm_gpuvm_for_each_va(va, &vm->gpuvm) {
+			struct dma_resv *resv = va->gem.obj ?
+						va->gem.obj->resv : NULL;
+
+			/* Its place changes under its reservation only. */
+			if (resv)
+				dma_resv_lock(resv, NULL);
 			seq_printf(m, "  0x%012llx-0x%012llx %s%s offset 0x%llx %s\n",
 				   va->va.addr, va->va.addr + va->va.range,
 				   va->gem.obj ? "object" : "null",
 				   va->flags & VDXG_GPUVA_READ_ONLY ? " ro" : "",
 				   va->gem.offset, vdxg_vm_place(va));
+			if (resv)
+				dma_resv_unlock(resv);
+		}
 		mutex_unlock(&vm->lock);
 	}
 	mutex_unlock(&vdxg->vm.lock);
