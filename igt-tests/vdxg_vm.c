@@ -114,6 +114,16 @@ static void expect_fault(struct vr *vr, uint32_t asid, uint64_t va)
 	vvm_expect_fault(vdxg_device_fd(vr->dev), asid, va);
 }
 
+/* Wait for the child PID, which must exit with status 0. */
+static void wait_child(pid_t pid, const char *what)
+{
+	int status;
+
+	vtest_assert_eq(waitpid(pid, &status, 0), pid);
+	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		       "%s: status 0x%x", what, status);
+}
+
 /*
  * VM_CREATE and VM_DESTROY: the per-file limit, then malformed calls, a
  * row each, every one followed by a valid create and destroy.
@@ -227,7 +237,7 @@ static void test_create_destroy_race(void)
 	const uint32_t rounds = 2000;
 	struct vr vr;
 	uint32_t i, id;
-	int status, ret;
+	int ret;
 	pid_t pid;
 
 	vr_open(&vr);
@@ -252,9 +262,7 @@ static void test_create_destroy_race(void)
 		ret = vdxg_vm_destroy(vr.dev, id);
 		vtest_assert(ret == 0 || ret == -ENOENT);
 	}
-	vtest_assert_eq(waitpid(pid, &status, 0), pid);
-	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
-		       "the destroying process: status 0x%x", status);
+	wait_child(pid, "the destroying process");
 	/* Every VM still listed is whole: its address space reads. */
 	id = vm_new(&vr);
 	vtest_assert(vvm_asid(vdxg_device_fd(vr.dev), id) > 0);
@@ -2408,6 +2416,25 @@ static void test_table_after_eviction(void)
 }
 
 /*
+ * A child process that moves BO through SEGS[1..N-1, 0, ...] until END
+ * (vr_now()); it exits 1 if a move fails.
+ */
+static pid_t mover(struct vdxg_bo *bo, const uint32_t *segs, uint32_t n,
+		   double end)
+{
+	pid_t pid = fork();
+	uint32_t i = 0;
+
+	vtest_assert(pid >= 0);
+	if (pid)
+		return pid;
+	while (vr_now() < end)
+		if (vdxg_bo_make_resident(bo, segs[++i % n]))
+			_exit(1);
+	_exit(0);
+}
+
+/*
  * The table reserve under binds and moves at once: one process of the
  * file binds and unbinds in a new range (the reserve is filled, then
  * trimmed), another moves an object bound with 2 MiB pages between VRAM
@@ -2425,7 +2452,6 @@ static void test_reserve_race(void)
 	uint32_t asid, vm, binds = 0;
 	struct vdxg_bo *big, *small;
 	double end;
-	int status;
 	struct vr vr;
 	pid_t pid;
 
@@ -2437,16 +2463,7 @@ static void test_reserve_race(void)
 	small = patterned(&vr, 64 * KIB, DRM_VDXG_SEGMENT_SYSTEM, 52);
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, big, 0, VA, size, 0));
 	end = vr_now() + 3;
-	pid = fork();
-	vtest_assert(pid >= 0);
-	if (!pid) {
-		uint32_t i = 0;
-
-		while (vr_now() < end)
-			if (vdxg_bo_make_resident(big, segs[++i % 2]))
-				_exit(1);
-		_exit(0);
-	}
+	pid = mover(big, segs, 2, end);
 	while (vr_now() < end) {
 		/*
 		 * A new 1 GiB region each time, half of it null: the bind
@@ -2466,9 +2483,7 @@ static void test_reserve_race(void)
 		vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, va, 1024 * MIB));
 		binds++;
 	}
-	vtest_assert_eq(waitpid(pid, &status, 0), pid);
-	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
-		       "the moving process: status 0x%x", status);
+	wait_child(pid, "the moving process");
 	vtest_info("%u binds and unbinds beside the moves", binds);
 	vr_bo_wait(big);
 	/*
@@ -2506,7 +2521,6 @@ static void test_debugfs_during_moves(void)
 	uint32_t asid, vm, reads = 0;
 	struct vdxg_bo *bo;
 	double end;
-	int status;
 	struct vr vr;
 	pid_t pid;
 
@@ -2517,16 +2531,7 @@ static void test_debugfs_during_moves(void)
 	fill(bo, size, 70);
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, size, 0));
 	end = vr_now() + 2;
-	pid = fork();
-	vtest_assert(pid >= 0);
-	if (!pid) {
-		uint32_t i = 0;
-
-		while (vr_now() < end)
-			if (vdxg_bo_make_resident(bo, segs[++i % 3]))
-				_exit(1);
-		_exit(0);
-	}
+	pid = mover(bo, segs, 3, end);
 	while (vr_now() < end) {
 		const char *place = vvm_place(vdxg_device_fd(vr.dev), asid, VA);
 
@@ -2537,9 +2542,7 @@ static void test_debugfs_during_moves(void)
 			       "debugfs vms: the object is in \"%s\"", place);
 		reads++;
 	}
-	vtest_assert_eq(waitpid(pid, &status, 0), pid);
-	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
-		       "the moving process: status 0x%x", status);
+	wait_child(pid, "the moving process");
 	vtest_info("%u reads of debugfs vms beside the moves", reads);
 	vr_bo_wait(bo);
 	/* Entries a move left invalid are mapped again by a bind. */

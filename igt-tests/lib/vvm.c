@@ -225,20 +225,8 @@ uint64_t vvm_vram_free(int fd)
 
 uint64_t vvm_vram_segment(int fd)
 {
-	static char buf[1 << 16];
-	unsigned long long size;
-	char path[96], *line;
+	uint64_t size, used;
 
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/segments",
-		 vtest_drm_minor(fd));
-	vtest_assert_f(vtest_read_file(path, buf, sizeof(buf)) > 0,
-		       "cannot read %s", path);
-	for (line = buf; line; line = strchr(line, '\n')) {
-		if (*line == '\n')
-			line++;
-		if (sscanf(line, "vram: size %llu", &size) == 1)
-			return size;
-	}
-	vtest_fail("no vram line in %s", path);
-	return 0;
+	vvm_vram_line(fd, &size, &used);
+	return size;
 }
