@@ -739,6 +739,66 @@ static void test_unbind_waits(void)
 	vr_close(&vr);
 }
 
+/*
+ * A bind whose in-fence signals with an error still applies: an unmap
+ * left undone would leave entries to memory its object may free. The
+ * in-fence here is a job that faults (-EIO); the map behind it reads
+ * back, the unmap behind it faults, and both out-syncobjs signal.
+ */
+static void test_bind_in_fence_error(void)
+{
+	struct drm_vdxg_vm_bind_op op = {
+		.op = DRM_VDXG_VM_BIND_OP_MAP, .va = VA, .range = 64 * KIB,
+	};
+	struct vdxg_bo *bo, *dst, *vb;
+	struct drm_vdxg_sync in, out, job_out;
+	struct vdxg_submit_opts opts = {
+		.out_syncs = &job_out, .num_out_syncs = 1,
+	};
+	uint32_t asid, vm, ctx, s_job, s_out, i;
+	struct vdxg_cs *cs;
+	struct vr vr;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	vr_ignore_dmesg(VR_RESET_DMESG "|callbacks suppressed");
+	vm = vm_new_asid(&vr, &asid);
+	bo = patterned(&vr, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 80);
+	op.handle = bo->handle;
+	s_out = vr_syncobj(&vr, false);
+	out = vdxg_sync(s_out, 0);
+	for (i = 0; i < 2; i++) {
+		/* A fresh context each time: a faulting one is banned. */
+		ctx = vr_ctx(&vr);
+		s_job = vr_syncobj(&vr, false);
+		job_out = vdxg_sync(s_job, 0);
+		cs = vr_cs();
+		vr_cs_fault(&vr, cs, &dst, &vb);
+		vr_submit(&vr, ctx, cs, &opts);
+		in = vdxg_sync(s_job, 0);
+		vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, &in, 1, &out,
+					     1));
+		vtest_assert_eq(vr_syncobj_wait(&vr, s_out, 0, VR_WAIT_NS), 0);
+		vtest_assert_eq(vr_syncobj_wait(&vr, s_job, 0, 0), 0);
+		vtest_assert_f(vr_syncobj_status(&vr, s_job, 0) < 0,
+			       "the faulting job's fence has no error");
+		vtest_assert_eq(vr_syncobj_status(&vr, s_out, 0), 1);
+		if (op.op == DRM_VDXG_VM_BIND_OP_MAP)
+			expect_bytes(&vr, asid, VA, bo, 0, 64 * KIB);
+		else
+			expect_fault(&vr, asid, VA);
+		vtest_assert_ok(vdxg_syncobj_reset(vr.dev, s_out));
+		op.op = DRM_VDXG_VM_BIND_OP_UNMAP;
+		op.handle = 0;
+		vdxg_cs_free(cs);
+		vdxg_bo_free(dst);
+		vdxg_bo_free(vb);
+	}
+	vdxg_bo_free(bo);
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+	vr_close(&vr);
+}
+
 /* Pause (true) or resume the paging engine (debugfs paging_hold). */
 static void paging_hold(struct vr *vr, bool hold)
 {
@@ -2580,6 +2640,9 @@ static const struct vtest_subtest subtests[] = {
 	  "the same address in both reads each one's own object" },
 	{ "bind-in-sync", test_bind_in_sync,
 	  "a bind waits for its in-syncobj; its out-syncobj follows" },
+	{ "bind-in-fence-error", test_bind_in_fence_error,
+	  "a bind whose in-fence signals with an error still applies: a map "
+	  "reads back, an unmap faults" },
 	{ "unbind-waits", test_unbind_waits,
 	  "an unmap waits for a queued job using the object" },
 	{ "unbind-during-move", test_unbind_during_move,

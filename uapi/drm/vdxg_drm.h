@@ -706,7 +706,10 @@ struct drm_vdxg_vm_bind_op {
  * @num_ops: entries in @ops, 1 to DRM_VDXG_VM_BIND_MAX_OPS
  * @ops: user pointer to struct drm_vdxg_vm_bind_op[], applied in order
  * @in_syncs: user pointer to struct drm_vdxg_sync[]: the page-table
- *	writes wait for them
+ *	writes wait for them; one that signals with an error holds nothing
+ *	back: the operations are applied all the same (an unmap left undone
+ *	would keep entries to memory the object may free), and @out_syncs
+ *	signal without error
  * @out_syncs: user pointer to struct drm_vdxg_sync[]: signalled when the
  *	tables are written and the TLBs flushed
  * @num_in_syncs: entries in @in_syncs, at most DRM_VDXG_MAX_SYNCS
