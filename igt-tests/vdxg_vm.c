@@ -436,6 +436,15 @@ static void test_null(void)
 }
 
 /*
+ * The per-file page-table cap, in tables: an eighth of the VRAM segment,
+ * 4 KiB a table. As many GiB of null range take as many tables.
+ */
+static uint64_t cap_gib(struct vr *vr)
+{
+	return vvm_vram_segment(vdxg_device_fd(vr->dev)) / 8 / 4096;
+}
+
+/*
  * Page tables are bounded: a null range takes 2 MiB entries, a table a
  * GiB, and no table for moves (null entries never move); the VMs of a
  * file hold at most an eighth of VRAM in tables, past which a bind fails
@@ -493,8 +502,7 @@ static void test_null_bounded(void)
 	vm2 = vm_new(&vr);
 	vm3 = vm_new(&vr2);
 	op.va = 8 * tib;
-	op.range = (vvm_vram_segment(vdxg_device_fd(vr.dev)) / 8 / 4096 / 2 +
-		    100) * 1024 * MIB;
+	op.range = cap_gib(&vr) * 9 / 16 * 1024 * MIB;
 	vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0));
 	vtest_assert_eq(vdxg_vm_bind(vr.dev, vm2, &op, 1, NULL, 0, NULL, 0),
 			-ENOSPC);
@@ -511,6 +519,55 @@ static void test_null_bounded(void)
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm2));
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
 	vr_close(&vr2);
+	vr_close(&vr);
+}
+
+/*
+ * The per-file table cap holds against binds of two VMs of the file at
+ * once (two processes sharing it), each asking for more than half of it:
+ * at most one gets its tables. (The cap was checked before the tables
+ * were made, so both used to pass the check and both bind.)
+ */
+static void test_cap_race(void)
+{
+	struct drm_vdxg_vm_bind_op op = {
+		.op = DRM_VDXG_VM_BIND_OP_MAP_NULL, .va = 8ull << 40,
+	};
+	uint32_t vm[2];
+	int go[2], ret, status, child_ok;
+	struct vr vr;
+	char c = 0;
+	pid_t pid;
+
+	vr_open(&vr);
+	vm_require(&vr);
+	vm[0] = vm_new(&vr);
+	vm[1] = vm_new(&vr);
+	op.range = cap_gib(&vr) * 9 / 16 * 1024 * MIB;
+	vtest_assert_eq(pipe(go), 0);
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (!pid) {
+		if (read(go[0], &c, 1) != 1)
+			_exit(3);
+		ret = vdxg_vm_bind(vr.dev, vm[1], &op, 1, NULL, 0, NULL, 0);
+		_exit(!ret ? 0 : ret == -ENOSPC ? 1 : 2);
+	}
+	vtest_assert_eq(write(go[1], &c, 1), 1);
+	ret = vdxg_vm_bind(vr.dev, vm[0], &op, 1, NULL, 0, NULL, 0);
+	vtest_assert_eq(waitpid(pid, &status, 0), pid);
+	vtest_assert_f(WIFEXITED(status) && WEXITSTATUS(status) < 2,
+		       "the other process: status 0x%x", status);
+	child_ok = !WEXITSTATUS(status);
+	vtest_info("binds: this process %d, the other %s", ret,
+		   child_ok ? "0" : "-ENOSPC");
+	vtest_assert(ret == 0 || ret == -ENOSPC);
+	vtest_assert_f(!(ret == 0 && child_ok),
+		       "both binds got their tables: the file is past its cap");
+	close(go[0]);
+	close(go[1]);
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm[1]));
+	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm[0]));
 	vr_close(&vr);
 }
 
@@ -2632,6 +2689,9 @@ static const struct vtest_subtest subtests[] = {
 	{ "null-bounded", test_null_bounded,
 	  "null ranges take a table a GiB; a file's VMs hold at most an "
 	  "eighth of VRAM in tables (-ENOSPC past it), not another file's" },
+	{ "cap-race", test_cap_race,
+	  "two VMs of a file bind at once, each for over half the file's "
+	  "table cap: at most one gets its tables" },
 	{ "moves", test_moves,
 	  "a bound object moved between every pair of segments keeps its "
 	  "contents at its virtual address" },

@@ -116,10 +116,15 @@ static int vdxg_mm_init(struct vdxg_device *vdxg)
 	ret = vdxg_gart_init(vdxg);
 	if (!ret)
 		ret = vdxg_ttm_init(vdxg);
-	if (!ret)
-		ret = vdxg_render_init(vdxg);
+	/*
+	 * VMs before the render engine: its context-free queue, drained at
+	 * the DRM release, may free the last VM, whose address-space id goes
+	 * back to the ida that vdxg_vm_init() releases after it.
+	 */
 	if (!ret)
 		ret = vdxg_vm_init(vdxg);
+	if (!ret)
+		ret = vdxg_render_init(vdxg);
 	/* What paging_init set up goes with the DRM device. */
 	if (ret)
 		vdxg_paging_unplug(vdxg);

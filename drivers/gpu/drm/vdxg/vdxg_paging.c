@@ -939,8 +939,9 @@ int vdxg_paging_init(struct vdxg_device *vdxg)
 	}
 	drm_info(&vdxg->drm, "paging engine: %u x %u KiB paging buffers, self-test passed\n",
 		 VDXG_PG_SLOTS, paging->buf_size / SZ_1K);
-	return drmm_add_action_or_reset(&vdxg->drm, vdxg_paging_release,
-					paging);
+	ret = drmm_add_action(&vdxg->drm, vdxg_paging_release, paging);
+	if (!ret)
+		return 0;
 
 err_entity:
 	drm_sched_entity_destroy(&paging->entity);

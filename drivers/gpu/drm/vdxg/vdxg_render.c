@@ -168,7 +168,6 @@ static void vdxg_render_blame(struct vdxg_engine *engine,
 	 * then sees the fault and the count that go with it.
 	 */
 	drm_sched_increase_karma(sched_job);
-	vdxg_file_charge_hang(guilty->file);
 
 	spin_lock(&sched->job_list_lock);
 	list_for_each_entry(s_job, &sched->pending_list, list) {
@@ -180,6 +179,8 @@ static void vdxg_render_blame(struct vdxg_engine *engine,
 		atomic_inc(&ctx->innocent_count);
 	}
 	spin_unlock(&sched->job_list_lock);
+	/* Last: a file banned for it has its contexts counted first. */
+	vdxg_file_charge_hang(guilty->file);
 }
 
 static enum drm_gpu_sched_stat

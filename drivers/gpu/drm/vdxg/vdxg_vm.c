@@ -152,6 +152,19 @@ void vdxg_vm_fini(struct vdxg_device *vdxg)
  * it only. A move may split 2 MiB pages: @reserve always holds one table
  * for each 2 MiB region mapped (@slots), so that a move never allocates.
  */
+/*
+ * Page tables are VRAM no eviction frees: the VMs of a file hold at most
+ * an eighth of the VRAM segment (at least 8 MiB) in them, and binds that
+ * would need more fail with -ENOSPC.
+ */
+static u32 vdxg_vm_file_tables_max(struct vdxg_device *vdxg)
+{
+	/* The VRAM segment, as debugfs segments shows it (pages). */
+	u64 pages = ttm_manager_type(&vdxg->ttm, TTM_PL_VRAM)->size;
+
+	return max_t(u64, pages / 8, SZ_8M >> PAGE_SHIFT);
+}
+
 static int vdxg_vm_table_create(struct vdxg_vm *vm, u64 *offset)
 {
 	static const u32 vram = DRM_VDXG_SEGMENT_VRAM;
@@ -159,10 +172,16 @@ static int vdxg_vm_table_create(struct vdxg_vm *vm, u64 *offset)
 	int ret;
 
 	dma_resv_assert_held(vm->gpuvm.r_obj->resv);
+	/* Charged first: binds of the file's other VMs run meanwhile. */
+	if (atomic_inc_return(&vm->file->pt_tables) >
+	    vdxg_vm_file_tables_max(vm->vdxg)) {
+		ret = -ENOSPC;
+		goto err_charge;
+	}
 	ret = vdxg_bo_create_sg(vm->vdxg, SZ_4K, DRM_VDXG_GEM_NO_CLEAR, &vram,
 				1, NULL, vm->gpuvm.r_obj->resv, &bo);
 	if (ret)
-		return ret;
+		goto err_charge;
 	ttm_bo_pin(&bo->tbo);
 	*offset = vdxg_ttm_gpu_addr(vm->vdxg, bo->tbo.resource);
 	ret = xa_err(xa_store(&vm->tables, *offset >> PAGE_SHIFT, bo,
@@ -170,10 +189,13 @@ static int vdxg_vm_table_create(struct vdxg_vm *vm, u64 *offset)
 	if (ret) {
 		ttm_bo_unpin(&bo->tbo);
 		drm_gem_object_put(&bo->tbo.base);
-		return ret;
+		goto err_charge;
 	}
-	atomic_inc(&vm->file->pt_tables);
 	return 0;
+
+err_charge:
+	atomic_dec(&vm->file->pt_tables);
+	return ret;
 }
 
 static void vdxg_vm_table_destroy(struct vdxg_vm *vm, u64 offset)
@@ -186,16 +208,6 @@ static void vdxg_vm_table_destroy(struct vdxg_vm *vm, u64 offset)
 	ttm_bo_unpin(&bo->tbo);
 	drm_gem_object_put(&bo->tbo.base);
 	atomic_dec(&vm->file->pt_tables);
-}
-
-/*
- * Page tables are VRAM no eviction frees: the VMs of a file hold at most
- * an eighth of it (at least 8 MiB) in them, and binds that would need
- * more fail with -ENOSPC.
- */
-static u32 vdxg_vm_file_tables_max(struct vdxg_device *vdxg)
-{
-	return max_t(u64, vdxg->vram_size / 8, SZ_8M) >> PAGE_SHIFT;
 }
 
 /*
@@ -277,6 +289,7 @@ static int vdxg_vm_reserve_fill(struct vdxg_vm *vm, u64 want)
 	int ret;
 
 	have = vdxg_vm_reserve_count(vm, &linked);
+	/* Early, for a bind that cannot fit; each table is charged too. */
 	if (have < want &&
 	    atomic_read(&vm->file->pt_tables) + (want - have) >
 	    vdxg_vm_file_tables_max(vm->vdxg))
@@ -1093,11 +1106,7 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 		ret = vdxg_vm_bind_deps(&b, &exec);
 	if (!ret)
 		ret = vdxg_vm_bind_populate(vb);
-	if (!ret && vb->validate) {
-		vm->validate = &b;
-		ret = drm_gpuvm_validate(&vm->gpuvm, &exec);
-		vm->validate = NULL;
-	}
+	/* Tables first: -ENOSPC then leaves nothing queued. */
 	if (!ret)
 		ret = vdxg_vm_reserve_fill(vm, vm->slots +
 					   vdxg_vm_bind_tables(vb));
@@ -1110,6 +1119,11 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	if (!ret)
 		ret = vdxg_pg_batch_add_resv(&b, vm->gpuvm.r_obj->resv,
 					     DMA_RESV_USAGE_KERNEL);
+	if (!ret && vb->validate) {
+		vm->validate = &b;
+		ret = drm_gpuvm_validate(&vm->gpuvm, &exec);
+		vm->validate = NULL;
+	}
 	if (!ret) {
 		mutex_lock(&vm->pt_lock);
 		vm->no_alloc = true;
@@ -1123,7 +1137,13 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 		fence = vdxg_vm_update_end(vm, &b);
 		mutex_unlock(&vm->pt_lock);
 	} else {
-		fence = vdxg_pg_batch_end(&b);
+		/*
+		 * What validate queued (objects mapped again) writes the
+		 * tables too: the VM's next update waits for it.
+		 */
+		mutex_lock(&vm->pt_lock);
+		fence = vdxg_vm_update_end(vm, &b);
+		mutex_unlock(&vm->pt_lock);
 	}
 	if (IS_ERR(fence)) {
 		ret = ret ?: PTR_ERR(fence);
@@ -1813,6 +1833,16 @@ static int vdxg_vm_exec_validate(struct vdxg_vm *vm, struct drm_exec *exec,
 	ret = vdxg_pg_batch_begin_queue(&b, vm->vdxg, &vm->queue);
 	if (ret)
 		return ret;
+	/*
+	 * A table of the reserve may be one a failed bind made, whose
+	 * memory an eviction still copies out (see vdxg_vm_bind_run()).
+	 */
+	ret = vdxg_pg_batch_add_resv(&b, vm->gpuvm.r_obj->resv,
+				     DMA_RESV_USAGE_KERNEL);
+	if (ret) {
+		vdxg_pg_batch_end(&b);
+		return ret;
+	}
 	vm->validate = &b;
 	ret = drm_gpuvm_validate(&vm->gpuvm, exec);
 	vm->validate = NULL;
@@ -1974,6 +2004,7 @@ static int vdxg_vm_debugfs_show(struct seq_file *m, void *data)
 	struct vdxg_device *vdxg = m->private;
 	struct drm_gpuva *va;
 	struct vdxg_vm *vm;
+	int ret = 0;
 
 	mutex_lock(&vdxg->vm.lock);
 	list_for_each_entry(vm, &vdxg->vm.list, link) {
@@ -2004,8 +2035,10 @@ static int vdxg_vm_debugfs_show(struct seq_file *m, void *data)
 						va->gem.obj->resv : NULL;
 
 			/* Its place changes under its reservation only. */
-			if (resv)
-				dma_resv_lock(resv, NULL);
+			if (resv && dma_resv_lock_interruptible(resv, NULL)) {
+				ret = -EINTR;
+				break;
+			}
 			seq_printf(m, "  0x%012llx-0x%012llx %s%s offset 0x%llx %s\n",
 				   va->va.addr, va->va.addr + va->va.range,
 				   va->gem.obj ? "object" : "null",
@@ -2015,9 +2048,11 @@ static int vdxg_vm_debugfs_show(struct seq_file *m, void *data)
 				dma_resv_unlock(resv);
 		}
 		mutex_unlock(&vm->lock);
+		if (ret)
+			break;
 	}
 	mutex_unlock(&vdxg->vm.lock);
-	return 0;
+	return ret;
 }
 DEFINE_SHOW_ATTRIBUTE(vdxg_vm_debugfs);
 
