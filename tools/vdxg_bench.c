@@ -102,9 +102,9 @@
  * {"version": 1, "repeats": N, "figures": [{"group", "name", "unit",
  * "median", "min", "max", "values"}, ...], "warmup": [{"group", "name",
  * "unit", "rounds", "seconds", "first", "last"}, ...]} ("all": the memory
- * touched once a run). scripts/bench-compare.py compares two such files. Exit status 0 when every group ran or
- * was skipped for want of hardware (a flip without an output, vm without
- * a GPU MMU), 1 on an error.
+ * touched once a run). scripts/bench-compare.py compares two such files.
+ * Exit status 0 when every group ran or was skipped for want of hardware
+ * (a flip without an output, vm without a GPU MMU), 1 on an error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
