@@ -473,11 +473,12 @@
 
 #define VDXG_REG_VM_TABLE_LO		0x2200	/* RW: VRAM offset, page aligned */
 #define VDXG_REG_VM_TABLE_HI		0x2204
-#define VDXG_REG_VM_TABLE_ENTRIES	0x2208	/* RW: 0 .. VDXG_VM_MAX_AS */
+#define VDXG_REG_VM_TABLE_ENTRIES	0x2208	/* RW: 0 .. VM_SPACES */
 #define VDXG_REG_VM_CTRL		0x220c	/* RW */
 #define   VDXG_VM_CTRL_ENABLE		BIT(0)
 #define VDXG_REG_VM_TLB_FLUSH		0x2210	/* WO: AS id, or ~0: all */
 #define   VDXG_VM_FLUSH_ALL		0xffffffffu
+#define VDXG_REG_VM_SPACES		0x2214	/* RO: address spaces, 2 .. 256 */
 #define VDXG_REG_VM_RES_SELECT		0x2220	/* RW: AS id the next two show */
 #define VDXG_REG_VM_RES_RESIDENT	0x2224	/* RO: NOTIFY_RESIDENCY, resident */
 #define VDXG_REG_VM_RES_EVICTED		0x2228	/* RO: NOTIFY_RESIDENCY, evicted */

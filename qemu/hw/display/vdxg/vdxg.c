@@ -192,6 +192,11 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
                    VDXG_MAX_CRTCS, s->outputs);
         return;
     }
+    if (s->core.vm_spaces < 2 || s->core.vm_spaces > VDXG_VM_MAX_AS) {
+        error_setg(errp, "address-spaces must be from 2 to %d, not %" PRIu32,
+                   VDXG_VM_MAX_AS, s->core.vm_spaces);
+        return;
+    }
     if (s->total_vfs > VDXG_SRIOV_MAX_VFS) {
         error_setg(errp, "total-vfs must be from 0 to %d, not %" PRIu32,
                    VDXG_SRIOV_MAX_VFS, s->total_vfs);
@@ -450,6 +455,8 @@ static const Property vdxg_properties[] = {
     DEFINE_PROP_BOOL("msi", VdxgState, use_msi, true),
     DEFINE_PROP_BOOL("rebar", VdxgState, use_rebar, true),
     DEFINE_PROP_UINT32("outputs", VdxgState, outputs, 1),
+    DEFINE_PROP_UINT32("address-spaces", VdxgState, core.vm_spaces,
+                       VDXG_VM_MAX_AS),
     DEFINE_PROP_UINT32("total-vfs", VdxgState, total_vfs,
                        VDXG_SRIOV_TOTAL_VFS_DEFAULT),
     DEFINE_PROP_SIZE("vf-vram-size", VdxgState, vf_vram_size,

@@ -157,6 +157,8 @@ const char *vdxg_reg_name(hwaddr addr)
         return "VM_CTRL";
     case VDXG_REG_VM_TLB_FLUSH:
         return "VM_TLB_FLUSH";
+    case VDXG_REG_VM_SPACES:
+        return "VM_SPACES";
     case VDXG_REG_VM_RES_SELECT:
         return "VM_RES_SELECT";
     case VDXG_REG_VM_RES_RESIDENT:

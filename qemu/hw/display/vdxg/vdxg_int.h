@@ -339,9 +339,10 @@ struct VdxgCore {
     uint8_t *vram_ptr;                  /* PF VRAM */
     MemoryRegion *vram_mr;              /* the RAM region VRAM accesses dirty */
 
-    /* VDXG_REG_CAPS and VDXG_REG_NUM_CRTCS, fixed at realize */
+    /* VDXG_REG_CAPS, VDXG_REG_NUM_CRTCS and VM_SPACES, fixed at realize */
     uint32_t caps;
     uint32_t num_crtcs;
+    uint32_t vm_spaces;
 
     /* Register state */
     uint32_t scratch;

@@ -115,6 +115,7 @@ static void vdxg_vf_realize(PCIDevice *pdev, Error **errp)
     s->function = 1 + s->vf_index;
     s->vram_size = pf->vf_vram_size;
     s->aperture_size = pf->vf_aperture_size;
+    s->vm_spaces = pf->core.vm_spaces;
     s->caps = VDXG_CAP_MSIX | VDXG_CAP_SELFTEST | VDXG_CAP_RENDER |
               VDXG_CAP_PAGING | VDXG_CAP_GART | VDXG_CAP_GPU_MMU;
     s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;

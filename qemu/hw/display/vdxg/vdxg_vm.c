@@ -85,7 +85,7 @@ void vdxg_vm_reset(VdxgCore *s)
 /* An address-space table of @entries entries at @table fits in VRAM. */
 static bool vdxg_vm_table_ok(VdxgCore *s, uint64_t table, uint32_t entries)
 {
-    return !(table & VDXG_PAGE_MASK) && entries <= VDXG_VM_MAX_AS &&
+    return !(table & VDXG_PAGE_MASK) && entries <= s->vm_spaces &&
            vdxg_in_vram(s, table, (uint64_t)entries * VDXG_VM_AS_ENTRY_SIZE);
 }
 
@@ -175,6 +175,9 @@ bool vdxg_vm_read(VdxgCore *s, hwaddr addr, uint32_t *val)
     case VDXG_REG_VM_TLB_FLUSH:
         *val = 0;
         return true;
+    case VDXG_REG_VM_SPACES:
+        *val = s->vm_spaces;
+        return true;
     case VDXG_REG_VM_RES_SELECT:
         *val = m->res_select;
         return true;
@@ -214,7 +217,7 @@ bool vdxg_vm_write(VdxgCore *s, hwaddr addr, uint32_t val)
         return true;
     case VDXG_REG_VM_TABLE_ENTRIES:
         if (!vdxg_vm_table_ok(s, m->table, val)) {
-            vdxg_guest_error("VM table entries past 256 or VRAM ignored",
+            vdxg_guest_error("VM_TABLE_ENTRIES too large ignored",
                              addr, val);
             return true;
         }
@@ -245,6 +248,7 @@ bool vdxg_vm_write(VdxgCore *s, hwaddr addr, uint32_t val)
         }
         m->res_select = val;
         return true;
+    case VDXG_REG_VM_SPACES:
     case VDXG_REG_VM_RES_RESIDENT:
     case VDXG_REG_VM_RES_EVICTED:
     case VDXG_REG_FAULT_VM:

@@ -131,6 +131,33 @@ static void mm_fault(Pg *p, uint32_t op_off, uint32_t reason, uint64_t addr,
 /* The operation's own address as FAULT_ADDR */
 #define AT_OP               UINT64_MAX
 
+/*
+ * address-spaces=8: VM_SPACES says 8, VM_TABLE_ENTRIES takes no more, and
+ * address space 7 translates while 8 is not present.
+ */
+static void test_mmu_address_spaces(void)
+{
+    Pg *p = pg_start("address-spaces=8");
+
+    g_assert_cmpuint(rd(&p->v, VDXG_REG_VM_SPACES), ==, 8);
+    mm_enable(p, 9);
+    g_assert_cmpuint(rd(&p->v, VDXG_REG_VM_TABLE_ENTRIES), ==, 0);
+    mm_enable(p, 8);
+    g_assert_cmpuint(rd(&p->v, VDXG_REG_VM_TABLE_ENTRIES), ==, 8);
+
+    mm_as(p, 7);
+    vram_writeq(p, MM_L(7, 0), VRAM_PTE(MM_PAGE(0)));
+    emit_fill_virt(p, 7, 0x40, 16, 0x7a7a7a7a);
+    pb_run(p);
+    g_assert_cmphex(vram_readl(p, MM_PAGE(0) + 0x40), ==, 0x7a7a7a7a);
+    g_assert_cmphex(virt_peekl(p, 7, 0x4c), ==, 0x7a7a7a7a);
+
+    pb_reset(p);
+    emit_fill_virt(p, 8, 0, 4, 0);
+    mm_fault(p, 0, VDXG_FAULT_VM_NOT_PRESENT, 0, 8, VDXG_ACCESS_WRITE);
+    pg_stop(p);
+}
+
 /* Registers */
 
 static void test_mmu_registers(void)
@@ -150,6 +177,9 @@ static void test_mmu_registers(void)
     wr(v, VDXG_REG_VM_TABLE_LO, MM_AS_TABLE + 0x10);
     wr(v, VDXG_REG_VM_TABLE_HI, 1);
     g_assert_cmphex(rd64(v, VDXG_REG_VM_TABLE_LO), ==, MM_AS_TABLE);
+    g_assert_cmpuint(rd(v, VDXG_REG_VM_SPACES), ==, VDXG_VM_MAX_AS);
+    wr(v, VDXG_REG_VM_SPACES, 8);
+    g_assert_cmpuint(rd(v, VDXG_REG_VM_SPACES), ==, VDXG_VM_MAX_AS);
     wr(v, VDXG_REG_VM_TABLE_ENTRIES, VDXG_VM_MAX_AS);
     g_assert_cmpuint(rd(v, VDXG_REG_VM_TABLE_ENTRIES), ==, VDXG_VM_MAX_AS);
     wr(v, VDXG_REG_VM_TABLE_ENTRIES, VDXG_VM_MAX_AS + 1);
@@ -815,6 +845,7 @@ static void test_mmu_context(void)
 void vdxg_test_add_mmu_tests(void)
 {
     qtest_add_func("/vdxg/mmu/registers", test_mmu_registers);
+    qtest_add_func("/vdxg/mmu/address-spaces", test_mmu_address_spaces);
     qtest_add_func("/vdxg/mmu/update-page-table",
                    test_mmu_update_page_table);
     qtest_add_func("/vdxg/mmu/entry-kinds", test_mmu_entry_kinds);
