@@ -946,6 +946,142 @@ static void test_fault_context_dies(void)
 	ex_close(&v);
 }
 
+/* ------------------------------------------------------------ many VMs */
+
+#define MANY_FILES	64
+#define MANY_VMS	DRM_VDXG_VM_MAX_PER_FILE	/* in each file */
+#define MANY_ROUNDS	2
+#define MANY_W		32	/* a 32x32 target, 4 KiB */
+#define MANY_WAIT_NS	(120 * 1000000000ll)
+
+static uint32_t many_color(unsigned int f, unsigned int v, unsigned int r)
+{
+	return 0xff000000u | f << 16 | v << 8 | r;
+}
+
+/*
+ * One file: MANY_VMS VMs, each with a context, a command object and a
+ * target (VRAM or system memory, in turn) mapped at the same addresses as
+ * in every other VM. Each round submits one FILL_RECT job in each VM, all
+ * at once, then checks every target to the last pixel.
+ */
+static void many_proc(unsigned int f)
+{
+	struct {
+		uint32_t vm, ctx, out;
+		struct vdxg_bo *cmd, *dst;
+	} m[MANY_VMS];
+	unsigned int v, r, i;
+	struct vdxg_vcs vcs;
+	struct vr vr;
+
+	vr_open(&vr);
+	for (v = 0; v < MANY_VMS; v++) {
+		vtest_assert_ok(vdxg_vm_create(vr.dev, 0, &m[v].vm));
+		vtest_assert_ok(vdxg_context_create_vm(vr.dev,
+						       DRM_VDXG_PRIORITY_NORMAL,
+						       m[v].vm, &m[v].ctx));
+		m[v].cmd = vr_bo(&vr, 4 * KIB, DRM_VDXG_SEGMENT_SYSTEM, 0);
+		m[v].dst = vr_bo(&vr, 4 * KIB, v & 1 ? DRM_VDXG_SEGMENT_SYSTEM :
+				 DRM_VDXG_SEGMENT_VRAM, 0);
+		vtest_assert_ok(vdxg_vm_map(vr.dev, m[v].vm, m[v].cmd, 0,
+					    VA_CMD, 4 * KIB, 0));
+		vtest_assert_ok(vdxg_vm_map(vr.dev, m[v].vm, m[v].dst, 0,
+					    VA_DST, 4 * KIB, 0));
+		m[v].out = vr_syncobj(&vr, false);
+	}
+	for (r = 0; r < MANY_ROUNDS; r++) {
+		for (v = 0; v < MANY_VMS; v++) {
+			struct drm_vdxg_sync out = vdxg_sync(m[v].out, 0);
+			struct vdxg_submit_opts opts = { .out_syncs = &out,
+							 .num_out_syncs = 1 };
+
+			vdxg_vcs_init(&vcs, vr_map(m[v].cmd), 4 * KIB, VA_CMD);
+			vdxg_vcs_set_surface(&vcs, VDXG_SLOT_DST, VA_DST,
+					     VDXG_FMT_ARGB8888, MANY_W, MANY_W,
+					     MANY_W * 4);
+			vdxg_vcs_fill_rect(&vcs, 0, 0, MANY_W, MANY_W,
+					   many_color(f, v, r));
+			vtest_assert_ok(vdxg_vcs_error(&vcs));
+			vtest_assert_ok(vdxg_exec(vr.dev, m[v].ctx, &vcs,
+						  &opts));
+		}
+		for (v = 0; v < MANY_VMS; v++) {
+			const uint32_t *px = vr_map(m[v].dst);
+
+			vtest_assert_ok(vr_syncobj_wait(&vr, m[v].out, 0,
+							MANY_WAIT_NS));
+			vtest_assert_eq(vr_syncobj_status(&vr, m[v].out, 0), 1);
+			for (i = 0; i < MANY_W * MANY_W; i++)
+				vtest_assert_f(px[i] == many_color(f, v, r),
+					       "file %u VM %u round %u: pixel "
+					       "%u is 0x%08x", f, v, r, i,
+					       px[i]);
+			vtest_assert_ok(vdxg_syncobj_reset(vr.dev, m[v].out));
+		}
+	}
+	for (v = 0; v < MANY_VMS; v++) {
+		vdxg_bo_free(m[v].dst);
+		vdxg_bo_free(m[v].cmd);
+	}
+	vr_close(&vr);
+}
+
+/*
+ * 4096 VMs, MANY_VMS in each of MANY_FILES files, all open at once, each
+ * running EXEC jobs that are checked: VMs are not the device's address
+ * spaces, which the driver lends to VMs with work. With fewer address
+ * spaces than VMs (the device property address-spaces, which the harness
+ * passes as vdxg_test.address-spaces), most are taken back from idle VMs.
+ * An eighth of the files on the debug kernel (512 VMs, still more than
+ * the 255 address spaces of the default device).
+ */
+static void test_many_vms(void)
+{
+	uint64_t spaces = vtest_cmdline_u64("vdxg_test.address-spaces", 256);
+	unsigned int f, files = vr_debug_kernel() ? MANY_FILES / 8 :
+						   MANY_FILES;
+	uint64_t grants, steals;
+	pid_t pid[MANY_FILES];
+	int status;
+	struct vr vr;
+
+	vr_open(&vr);
+	vtest_require_f(vr_param(&vr, DRM_VDXG_PARAM_CAPS) & VDXG_CAP_GPU_MMU,
+			"the device has no GPU MMU");
+	vtest_assert_eq_u64(vr_debugfs(&vr, "address_spaces", "count"),
+			    spaces);
+	grants = vr_debugfs(&vr, "address_spaces", "grants");
+	steals = vr_debugfs(&vr, "address_spaces", "steals");
+	for (f = 0; f < files; f++) {
+		pid[f] = fork();
+		vtest_assert(pid[f] >= 0);
+		if (!pid[f]) {
+			many_proc(f);
+			_exit(0);
+		}
+	}
+	for (f = 0; f < files; f++) {
+		vtest_assert_eq(waitpid(pid[f], &status, 0), pid[f]);
+		vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+			       "file %u: status 0x%x", f, status);
+	}
+	grants = vr_debugfs(&vr, "address_spaces", "grants") - grants;
+	steals = vr_debugfs(&vr, "address_spaces", "steals") - steals;
+	vtest_info("%u VMs on %" PRIu64 " address spaces: %" PRIu64
+		   " grants, %" PRIu64 " steals", files * MANY_VMS, spaces,
+		   grants, steals);
+	/*
+	 * Every VM had one. Those not taken from another VM were free at
+	 * the start or freed by a file's exit: with few address spaces,
+	 * most were.
+	 */
+	vtest_assert(grants >= files * MANY_VMS);
+	if (spaces * (files + 1) < files * MANY_VMS)
+		vtest_assert(steals >= files * MANY_VMS - spaces * (files + 1));
+	vr_close(&vr);
+}
+
 /* ---------------------------------------------------------- bad input */
 
 struct bad_row {
@@ -1125,6 +1261,8 @@ static const struct vtest_subtest subtests[] = {
 	  "objects private to a VM: shared reservation, bound there only" },
 	{ "oversubscribed", test_oversubscribed,
 	  "4 processes' EXEC jobs over 64 MiB objects, VRAM oversubscribed 4x" },
+	{ "many-vms", test_many_vms,
+	  "4096 VMs in 64 files, each running checked EXEC jobs" },
 	{ "bad-exec", test_bad_exec,
 	  "malformed EXEC and CONTEXT_CREATE calls: each errno, then a valid one" },
 };

@@ -1194,7 +1194,7 @@ struct vm_fn {
 	char name[16];
 	struct vr vr;
 	int fd;
-	uint32_t vm, asid;
+	uint32_t vm, key;
 	struct vdxg_bo *vram, *sys, *own;
 	uint64_t vram_size;
 };
@@ -1256,9 +1256,9 @@ static void vm_fn_open(struct vm_fn *fn, const char *bdf, unsigned int f)
 	ret = vdxg_vm_create(dev, 0, &fn->vm);
 	vtest_assert_f(ret == 0, "%s: VM_CREATE: %s", fn->name,
 		       strerror(-ret));
-	fn->asid = vvm_asid(fn->fd, fn->vm);
-	vtest_info("%s (%s): VM %u is address space %u\n", fn->name, bdf,
-		   fn->vm, fn->asid);
+	fn->key = vvm_key(fn->fd, fn->vm);
+	vtest_info("%s (%s): VM %u has key %u\n", fn->name, bdf,
+		   fn->vm, fn->key);
 
 	fn->vram_size = f ? VM_VF_OBJ : VM_OBJ;
 	fn->vram = vm_bo(fn, fn->vram_size, DRM_VDXG_SEGMENT_VRAM,
@@ -1290,7 +1290,7 @@ static void vm_expect(struct vm_fn *fn, uint64_t va, uint64_t size,
 	char w[96];
 
 	snprintf(w, sizeof(w), "%s: %s", fn->name, what);
-	vvm_expect(fn->fd, fn->asid, va, want, size, w);
+	vvm_expect(fn->fd, fn->key, va, want, size, w);
 	free(want);
 }
 
@@ -1377,7 +1377,7 @@ static pid_t spawn_vm_moves(const char *bdf, unsigned int f)
 	};
 	struct vdxg_device *dev;
 	struct vdxg_bo *bo;
-	uint32_t vm, asid, *want;
+	uint32_t vm, key, *want;
 	struct vr vr;
 	char what[64];
 	pid_t pid;
@@ -1394,7 +1394,7 @@ static pid_t spawn_vm_moves(const char *bdf, unsigned int f)
 	vr_open_dev(&vr, dev);
 	fd = vdxg_device_fd(dev);
 	vtest_assert_eq(vdxg_vm_create(dev, 0, &vm), 0);
-	asid = vvm_asid(fd, vm);
+	key = vvm_key(fd, vm);
 	vtest_assert_eq(vdxg_bo_create(dev, VM_OBJ, segs, 3,
 				       DRM_VDXG_GEM_CPU_ACCESS, &bo), 0);
 	want = vm_pattern(VM_OBJ, vm_seed(f, 3));
@@ -1410,7 +1410,7 @@ static pid_t spawn_vm_moves(const char *bdf, unsigned int f)
 			vtest_assert_eq(vr_bo_segment(bo), segs[j]);
 			snprintf(what, sizeof(what), "%s: segment %u -> %u",
 				 bdf, segs[i], segs[j]);
-			vvm_expect(fd, asid, VM_MOVE_VA, want, VM_OBJ, what);
+			vvm_expect(fd, key, VM_MOVE_VA, want, VM_OBJ, what);
 		}
 	free(want);
 	vdxg_bo_free(bo);
@@ -1481,9 +1481,9 @@ static void vf_vm(bool fragmented)
 		for (unsigned int g = 0; g < VM_FNS; g++) {
 			if (f == g)
 				continue;
-			vvm_expect_fault(fn[g].fd, fn[g].asid, VM_OWN_VA(f));
-			if (fn[f].asid != fn[g].asid)
-				vvm_expect_fault(fn[g].fd, fn[f].asid,
+			vvm_expect_fault(fn[g].fd, fn[g].key, VM_OWN_VA(f));
+			if (fn[f].key != fn[g].key)
+				vvm_expect_fault(fn[g].fd, fn[f].key,
 						 VM_OWN_VA(f));
 		}
 	faults = vtest_kmsg_grep(s.seq, "fault: not present, opcode 0x0d");

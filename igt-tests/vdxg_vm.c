@@ -5,7 +5,7 @@
  * vm_read copies bytes at a virtual address of an address space with a
  * TRANSFER_VIRTUAL on the paging engine; an unmapped address fails with
  * EFAULT (the paging engine faults and is reset). debugfs vms lists each
- * VM's address space id and mappings.
+ * VM's key, address space and mappings.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,20 +58,20 @@ static uint32_t vm_new(struct vr *vr)
 	return id;
 }
 
-/* Create a VM and find its address space id in debugfs vms. */
-static uint32_t vm_new_asid(struct vr *vr, uint32_t *asid)
+/* Create a VM and find its key in debugfs vms. */
+static uint32_t vm_new_key(struct vr *vr, uint32_t *key)
 {
 	uint32_t id = vm_new(vr);
 
-	*asid = vvm_asid(vdxg_device_fd(vr->dev), id);
+	*key = vvm_key(vdxg_device_fd(vr->dev), id);
 	return id;
 }
 
-/* SIZE bytes at VA of address space ASID, as the GPU reads them. */
-static int vm_read(struct vr *vr, uint32_t asid, uint64_t va, void *buf,
+/* SIZE bytes at VA of VM KEY, as the GPU reads them. */
+static int vm_read(struct vr *vr, uint32_t key, uint64_t va, void *buf,
 		   uint32_t size)
 {
-	return vvm_read(vdxg_device_fd(vr->dev), asid, va, buf, size);
+	return vvm_read(vdxg_device_fd(vr->dev), key, va, buf, size);
 }
 
 static void fill(struct vdxg_bo *bo, uint64_t size, uint32_t seed)
@@ -102,16 +102,16 @@ static uint8_t *bo_copy(struct vdxg_bo *bo, uint64_t size)
 	return copy;
 }
 
-static void expect_bytes(struct vr *vr, uint32_t asid, uint64_t va,
+static void expect_bytes(struct vr *vr, uint32_t key, uint64_t va,
 			 struct vdxg_bo *bo, uint64_t offset, uint32_t size)
 {
-	vvm_expect(vdxg_device_fd(vr->dev), asid, va,
+	vvm_expect(vdxg_device_fd(vr->dev), key, va,
 		   (const uint8_t *)vr_map(bo) + offset, size, "mapping");
 }
 
-static void expect_fault(struct vr *vr, uint32_t asid, uint64_t va)
+static void expect_fault(struct vr *vr, uint32_t key, uint64_t va)
 {
-	vvm_expect_fault(vdxg_device_fd(vr->dev), asid, va);
+	vvm_expect_fault(vdxg_device_fd(vr->dev), key, va);
 }
 
 /* Wait for the child PID, which must exit with status 0. */
@@ -210,7 +210,7 @@ static void test_create_destroy(void)
 }
 
 /* SIZE bytes at VA read through the VM are WANT (64 KiB a read). */
-static void expect_mem(struct vr *vr, uint32_t asid, uint64_t va,
+static void expect_mem(struct vr *vr, uint32_t key, uint64_t va,
 		       const uint8_t *want, uint32_t size)
 {
 	uint8_t got[64 * KIB];
@@ -218,7 +218,7 @@ static void expect_mem(struct vr *vr, uint32_t asid, uint64_t va,
 
 	for (off = 0; off < size; off += n) {
 		n = size - off < sizeof(got) ? size - off : sizeof(got);
-		vtest_assert_eq(vm_read(vr, asid, va + off, got, n), 0);
+		vtest_assert_eq(vm_read(vr, key, va + off, got, n), 0);
 		vtest_assert_f(!memcmp(got, want + off, n),
 			       "VA 0x%" PRIx64 ": not the object's bytes",
 			       va + off);
@@ -265,7 +265,7 @@ static void test_create_destroy_race(void)
 	wait_child(pid, "the destroying process");
 	/* Every VM still listed is whole: its address space reads. */
 	id = vm_new(&vr);
-	vtest_assert(vvm_asid(vdxg_device_fd(vr.dev), id) > 0);
+	vtest_assert(vvm_key(vdxg_device_fd(vr.dev), id) > 0);
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, id));
 	vr_close(&vr);
 }
@@ -276,23 +276,23 @@ static void test_map_read(void)
 		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
 		DRM_VDXG_SEGMENT_APERTURE,
 	};
-	uint32_t asid, vm, i;
+	uint32_t key, vm, i;
 	struct vr vr;
 
 	vr_open(&vr);
 	vm_require(&vr);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	for (i = 0; i < 3; i++) {
 		struct vdxg_bo *bo = patterned(&vr, 64 * KIB, segs[i], i + 1);
 		uint64_t va = VA + i * MIB;
 
 		vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, va, 64 * KIB,
 					    0));
-		expect_bytes(&vr, asid, va, bo, 0, 64 * KIB);
+		expect_bytes(&vr, key, va, bo, 0, 64 * KIB);
 		/* An offset into the object, at another address. */
 		vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 16 * KIB,
 					    va + 512 * KIB, 32 * KIB, 0));
-		expect_bytes(&vr, asid, va + 512 * KIB, bo, 16 * KIB,
+		expect_bytes(&vr, key, va + 512 * KIB, bo, 16 * KIB,
 			     32 * KIB);
 		vdxg_bo_free(bo);
 	}
@@ -303,35 +303,35 @@ static void test_map_read(void)
 static void test_partial_unmap(void)
 {
 	struct vdxg_bo *bo;
-	uint32_t asid, vm;
+	uint32_t key, vm;
 	struct vr vr;
 
 	vr_open(&vr);
 	vm_require(&vr);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	bo = patterned(&vr, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 7);
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, 64 * KIB, 0));
 	vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, VA + 16 * KIB, 16 * KIB));
-	expect_bytes(&vr, asid, VA, bo, 0, 16 * KIB);
-	expect_fault(&vr, asid, VA + 16 * KIB);
-	expect_fault(&vr, asid, VA + 28 * KIB);
-	expect_bytes(&vr, asid, VA + 32 * KIB, bo, 32 * KIB, 32 * KIB);
+	expect_bytes(&vr, key, VA, bo, 0, 16 * KIB);
+	expect_fault(&vr, key, VA + 16 * KIB);
+	expect_fault(&vr, key, VA + 28 * KIB);
+	expect_bytes(&vr, key, VA + 32 * KIB, bo, 32 * KIB, 32 * KIB);
 	/* Map the hole again from another part of the object. */
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 48 * KIB, VA + 16 * KIB,
 				    16 * KIB, 0));
-	expect_bytes(&vr, asid, VA + 16 * KIB, bo, 48 * KIB, 16 * KIB);
+	expect_bytes(&vr, key, VA + 16 * KIB, bo, 48 * KIB, 16 * KIB);
 	vdxg_bo_free(bo);
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
 	vr_close(&vr);
 }
 
 /* Mappings and tables of ASID now; the mapping count must be N. */
-static uint32_t expect_mappings(struct vr *vr, uint32_t asid, uint64_t n)
+static uint32_t expect_mappings(struct vr *vr, uint32_t key, uint64_t n)
 {
 	uint64_t mappings;
 	uint32_t tables;
 
-	vvm_counts(vdxg_device_fd(vr->dev), asid, &mappings, &tables);
+	vvm_counts(vdxg_device_fd(vr->dev), key, &mappings, &tables);
 	vtest_info("%" PRIu64 " mappings, %u tables", mappings, tables);
 	vtest_assert_eq_u64(mappings, n);
 	return tables;
@@ -347,50 +347,50 @@ static uint32_t expect_mappings(struct vr *vr, uint32_t asid, uint64_t n)
 static void test_join(void)
 {
 	const uint64_t size = 4 * MIB, hole = VA + MIB + 128 * KIB;
-	uint32_t asid, vm, tables, t;
+	uint32_t key, vm, tables, t;
 	struct vdxg_bo *bo;
 	uint8_t *want;
 	struct vr vr;
 
 	vr_open(&vr);
 	vm_require(&vr);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	bo = patterned(&vr, size, DRM_VDXG_SEGMENT_VRAM, 17);
 	vtest_require_f(vr_bo_gpu_addr(bo) % (2 * MIB) == 0,
 			"the object is not 2 MiB aligned in VRAM");
 	want = bo_copy(bo, size);
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, size, 0));
-	tables = expect_mappings(&vr, asid, 1);
+	tables = expect_mappings(&vr, key, 1);
 
 	vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, hole, 64 * KIB));
-	t = expect_mappings(&vr, asid, 2);
+	t = expect_mappings(&vr, key, 2);
 	vtest_assert_eq(t, tables + 1);	/* the split 2 MiB page */
-	expect_fault(&vr, asid, hole);
-	expect_fault(&vr, asid, hole + 60 * KIB);
-	expect_mem(&vr, asid, hole - 64 * KIB, want + (hole - 64 * KIB - VA),
+	expect_fault(&vr, key, hole);
+	expect_fault(&vr, key, hole + 60 * KIB);
+	expect_mem(&vr, key, hole - 64 * KIB, want + (hole - 64 * KIB - VA),
 		   64 * KIB);
-	expect_mem(&vr, asid, hole + 64 * KIB, want + (hole + 64 * KIB - VA),
+	expect_mem(&vr, key, hole + 64 * KIB, want + (hole + 64 * KIB - VA),
 		   64 * KIB);
 
 	/* From elsewhere in the object: three mappings, still split. */
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, hole, 64 * KIB, 0));
-	vtest_assert_eq(expect_mappings(&vr, asid, 3), tables + 1);
-	expect_mem(&vr, asid, hole, want, 64 * KIB);
+	vtest_assert_eq(expect_mappings(&vr, key, 3), tables + 1);
+	expect_mem(&vr, key, hole, want, 64 * KIB);
 
 	/* From where it was: joined, and a 2 MiB page again. */
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, hole - VA, hole, 64 * KIB,
 				    0));
-	vtest_assert_eq(expect_mappings(&vr, asid, 1), tables);
-	expect_mem(&vr, asid, VA, want, size);
+	vtest_assert_eq(expect_mappings(&vr, key, 1), tables);
+	expect_mem(&vr, key, VA, want, size);
 
 	/* Read-only next to writable joins nothing. */
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, hole - VA, hole, 64 * KIB,
 				    DRM_VDXG_VM_BIND_READ_ONLY));
-	expect_mappings(&vr, asid, 3);
+	expect_mappings(&vr, key, 3);
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, hole - VA, hole, 64 * KIB,
 				    0));
-	expect_mappings(&vr, asid, 1);
-	expect_mem(&vr, asid, VA, want, size);
+	expect_mappings(&vr, key, 1);
+	expect_mem(&vr, key, VA, want, size);
 
 	free(want);
 	vdxg_bo_free(bo);
@@ -406,31 +406,31 @@ static void test_null(void)
 		.range = 2 * MIB,
 	};
 	uint8_t buf[8192];
-	uint32_t asid, vm, i;
+	uint32_t key, vm, i;
 	struct vr vr;
 
 	vr_open(&vr);
 	vm_require(&vr);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0));
 	memset(buf, 0xa5, sizeof(buf));
 	/* The bind's jobs and the read share the paging queue, in order. */
-	vtest_assert_eq(vm_read(&vr, asid, VA + MIB, buf, sizeof(buf)), 0);
+	vtest_assert_eq(vm_read(&vr, key, VA + MIB, buf, sizeof(buf)), 0);
 	for (i = 0; i < sizeof(buf); i++)
 		vtest_assert_eq(buf[i], 0);
 	/* A null range next to another joins it. */
 	op.va = VA + 2 * MIB;
 	op.range = MIB;
 	vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0));
-	expect_mappings(&vr, asid, 1);
+	expect_mappings(&vr, key, 1);
 	memset(buf, 0xa5, sizeof(buf));
-	vtest_assert_eq(vm_read(&vr, asid, VA + 2 * MIB - 4096, buf,
+	vtest_assert_eq(vm_read(&vr, key, VA + 2 * MIB - 4096, buf,
 				sizeof(buf)), 0);
 	for (i = 0; i < sizeof(buf); i++)
 		vtest_assert_eq(buf[i], 0);
 	vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, VA, 3 * MIB));
-	expect_fault(&vr, asid, VA + MIB);
-	expect_fault(&vr, asid, VA + 2 * MIB);
+	expect_fault(&vr, key, VA + MIB);
+	expect_fault(&vr, key, VA + 2 * MIB);
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
 	vr_close(&vr);
 }
@@ -459,7 +459,7 @@ static void test_null_bounded(void)
 	struct drm_vdxg_vm_bind_op op = {
 		.op = DRM_VDXG_VM_BIND_OP_MAP_NULL,
 	};
-	uint32_t asid, vm, vm2, vm3, tables;
+	uint32_t key, vm, vm2, vm3, tables;
 	struct vdxg_bo *bo;
 	uint64_t mappings;
 	uint8_t buf[4096];
@@ -469,28 +469,28 @@ static void test_null_bounded(void)
 	vr_open(&vr);
 	vm_require(&vr);
 	vr_open(&vr2);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 
 	/* The whole space: -ENOSPC, nothing mapped. */
 	op.va = 0;
 	op.range = BIT_ULL(DRM_VDXG_VM_VA_BITS);
 	vtest_assert_eq(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0),
 			-ENOSPC);
-	vvm_counts(vdxg_device_fd(vr.dev), asid, &mappings, &tables);
+	vvm_counts(vdxg_device_fd(vr.dev), key, &mappings, &tables);
 	vtest_assert_eq_u64(mappings, 0);
 
 	/* 128 GiB, not 2 MiB aligned: a few hundred tables at most. */
 	op.va = VA + 4 * KIB;
 	op.range = 128 * 1024 * MIB;
 	vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0));
-	vvm_counts(vdxg_device_fd(vr.dev), asid, &mappings, &tables);
+	vvm_counts(vdxg_device_fd(vr.dev), key, &mappings, &tables);
 	vtest_info("128 GiB null: %u tables", tables);
 	vtest_assert_lte(tables, 140);
 	for (i = 0; i < 3; i++) {
 		uint64_t at = op.va + i * (op.range / 2) - (i ? 4 * KIB : 0);
 
 		memset(buf, 0xa5, sizeof(buf));
-		vtest_assert_eq(vm_read(&vr, asid, at, buf, sizeof(buf)), 0);
+		vtest_assert_eq(vm_read(&vr, key, at, buf, sizeof(buf)), 0);
 		vtest_assert(buf[0] == 0 && !memcmp(buf, buf + 1,
 						    sizeof(buf) - 1));
 	}
@@ -506,7 +506,7 @@ static void test_null_bounded(void)
 	vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0));
 	vtest_assert_eq(vdxg_vm_bind(vr.dev, vm2, &op, 1, NULL, 0, NULL, 0),
 			-ENOSPC);
-	vvm_counts(vdxg_device_fd(vr.dev), vvm_asid(vdxg_device_fd(vr.dev),
+	vvm_counts(vdxg_device_fd(vr.dev), vvm_key(vdxg_device_fd(vr.dev),
 						    vm2), &mappings, &tables);
 	vtest_assert_eq_u64(mappings, 0);
 	vtest_assert_ok(vdxg_vm_bind(vr2.dev, vm3, &op, 1, NULL, 0, NULL, 0));
@@ -579,12 +579,12 @@ static void test_moves(void)
 		DRM_VDXG_SEGMENT_APERTURE,
 	};
 	struct vdxg_bo *bo;
-	uint32_t asid, vm, i, j;
+	uint32_t key, vm, i, j;
 	struct vr vr;
 
 	vr_open(&vr);
 	vm_require(&vr);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	vtest_assert_ok(vdxg_bo_create(vr.dev, 4 * MIB, segs, 3,
 				       DRM_VDXG_GEM_CPU_ACCESS, &bo));
 	fill(bo, 4 * MIB, 3);
@@ -593,8 +593,8 @@ static void test_moves(void)
 		for (j = 0; j < 3; j++) {
 			vtest_assert_ok(vdxg_bo_make_resident(bo, segs[i]));
 			vtest_assert_ok(vdxg_bo_make_resident(bo, segs[j]));
-			expect_bytes(&vr, asid, 2 * VA, bo, 0, 64 * KIB);
-			expect_bytes(&vr, asid, 2 * VA + 4 * MIB - 64 * KIB, bo,
+			expect_bytes(&vr, key, 2 * VA, bo, 0, 64 * KIB);
+			expect_bytes(&vr, key, 2 * VA + 4 * MIB - 64 * KIB, bo,
 				     4 * MIB - 64 * KIB, 64 * KIB);
 		}
 	vdxg_bo_free(bo);
@@ -615,26 +615,26 @@ static void pattern_bytes(uint8_t *buf, uint64_t size, uint32_t seed)
 /*
  * The second process of test_isolation: its own VM, where the first
  * process's address faults; then its own object at that same address.
- * It writes its address space id to TO, and waits on FROM before it goes.
+ * It writes its VM's key to TO, and waits on FROM before it goes.
  */
 static void isolation_child(int to, int from, uint32_t vm_a)
 {
-	uint32_t asid, vm;
+	uint32_t key, vm;
 	struct vdxg_bo *bo;
 	struct vr b;
 	char c;
 
 	vr_open(&b);
-	vm = vm_new_asid(&b, &asid);
-	expect_fault(&b, asid, VA);
+	vm = vm_new_key(&b, &key);
+	expect_fault(&b, key, VA);
 	/* The other process's VM id is nothing here. */
 	if (vm_a != vm)
 		vtest_assert_eq(vdxg_vm_unmap(b.dev, vm_a, VA, 64 * KIB),
 				-ENOENT);
 	bo = patterned(&b, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 10);
 	vtest_assert_ok(vdxg_vm_map(b.dev, vm, bo, 0, VA, 64 * KIB, 0));
-	expect_bytes(&b, asid, VA, bo, 0, 64 * KIB);
-	vtest_assert_eq(write(to, &asid, sizeof(asid)), sizeof(asid));
+	expect_bytes(&b, key, VA, bo, 0, 64 * KIB);
+	vtest_assert_eq(write(to, &key, sizeof(key)), sizeof(key));
 	vtest_assert_eq(read(from, &c, 1), 1);
 	vdxg_bo_free(bo);
 	vtest_assert_ok(vdxg_vm_destroy(b.dev, vm));
@@ -649,7 +649,7 @@ static void isolation_child(int to, int from, uint32_t vm_a)
 static void test_isolation(void)
 {
 	int to_parent[2], to_child[2], status;
-	uint32_t asid_a, asid_b, vm_a;
+	uint32_t key_a, key_b, vm_a;
 	uint8_t want_b[64 * KIB];
 	struct vdxg_bo *bo;
 	struct vr a;
@@ -657,10 +657,10 @@ static void test_isolation(void)
 
 	vr_open(&a);
 	vm_require(&a);
-	vm_a = vm_new_asid(&a, &asid_a);
+	vm_a = vm_new_key(&a, &key_a);
 	bo = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 9);
 	vtest_assert_ok(vdxg_vm_map(a.dev, vm_a, bo, 0, VA, 64 * KIB, 0));
-	expect_bytes(&a, asid_a, VA, bo, 0, 64 * KIB);
+	expect_bytes(&a, key_a, VA, bo, 0, 64 * KIB);
 
 	vtest_assert_ok(pipe(to_parent));
 	vtest_assert_ok(pipe(to_child));
@@ -670,19 +670,19 @@ static void test_isolation(void)
 		isolation_child(to_parent[1], to_child[0], vm_a);
 		_exit(0);
 	}
-	vtest_assert_eq(read(to_parent[0], &asid_b, sizeof(asid_b)),
-			sizeof(asid_b));
-	vtest_assert(asid_b != asid_a);
+	vtest_assert_eq(read(to_parent[0], &key_b, sizeof(key_b)),
+			sizeof(key_b));
+	vtest_assert(key_b != key_a);
 	pattern_bytes(want_b, sizeof(want_b), 10);
-	expect_bytes(&a, asid_a, VA, bo, 0, 64 * KIB);
-	vvm_expect(vdxg_device_fd(a.dev), asid_b, VA, want_b, sizeof(want_b),
+	expect_bytes(&a, key_a, VA, bo, 0, 64 * KIB);
+	vvm_expect(vdxg_device_fd(a.dev), key_b, VA, want_b, sizeof(want_b),
 		   "the other process's mapping");
 	vtest_assert_eq(write(to_child[1], "x", 1), 1);
 	vtest_assert_eq(waitpid(pid, &status, 0), pid);
 	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
 		       "second process: status 0x%x", status);
 	/* Its VM gone, this one's mapping is still there. */
-	expect_bytes(&a, asid_a, VA, bo, 0, 64 * KIB);
+	expect_bytes(&a, key_a, VA, bo, 0, 64 * KIB);
 	close(to_parent[0]);
 	close(to_parent[1]);
 	close(to_child[0]);
@@ -718,13 +718,13 @@ static void test_bind_in_sync(void)
 	struct drm_vdxg_vm_bind_op op = { .op = DRM_VDXG_VM_BIND_OP_MAP };
 	struct drm_vdxg_sync in, out;
 	struct vdxg_bo *hold, *bo, *scratch;
-	uint32_t asid, vm, ctx, s_in, s_out;
+	uint32_t key, vm, ctx, s_in, s_out;
 	uint8_t *map;
 	struct vr vr;
 
 	vr_open(&vr);
 	vm_require(&vr);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	ctx = vr_ctx(&vr);
 	map = vr_hold_bo(&vr, &hold);
 	scratch = vr_bo(&vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
@@ -744,7 +744,7 @@ static void test_bind_in_sync(void)
 
 	map[0] = 1;	/* let the job go: then the bind */
 	vtest_assert_eq(vr_syncobj_wait(&vr, s_out, 0, VR_WAIT_NS), 0);
-	expect_bytes(&vr, asid, VA, bo, 0, 64 * KIB);
+	expect_bytes(&vr, key, VA, bo, 0, 64 * KIB);
 	vdxg_bo_free(bo);
 	vdxg_bo_free(scratch);
 	vdxg_bo_free(hold);
@@ -764,14 +764,14 @@ static void test_unbind_waits(void)
 		.range = 64 * KIB,
 	};
 	struct vdxg_bo *hold, *bo;
-	uint32_t asid, vm, ctx, s_job, s_out;
+	uint32_t key, vm, ctx, s_job, s_out;
 	struct drm_vdxg_sync out;
 	uint8_t *map;
 	struct vr vr;
 
 	vr_open(&vr);
 	vm_require(&vr);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	ctx = vr_ctx(&vr);
 	map = vr_hold_bo(&vr, &hold);
 	bo = patterned(&vr, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 6);
@@ -789,7 +789,7 @@ static void test_unbind_waits(void)
 	map[0] = 1;
 	vtest_assert_eq(vr_syncobj_wait(&vr, s_out, 0, VR_WAIT_NS), 0);
 	vtest_assert_eq(vr_syncobj_wait(&vr, s_job, 0, 0), 0);
-	expect_fault(&vr, asid, VA);
+	expect_fault(&vr, key, VA);
 	vdxg_bo_free(bo);
 	vdxg_bo_free(hold);
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
@@ -812,14 +812,14 @@ static void test_bind_in_fence_error(void)
 	struct vdxg_submit_opts opts = {
 		.out_syncs = &job_out, .num_out_syncs = 1,
 	};
-	uint32_t asid, vm, ctx, s_job, s_out, i;
+	uint32_t key, vm, ctx, s_job, s_out, i;
 	struct vdxg_cs *cs;
 	struct vr vr;
 
 	vr_open(&vr);
 	vm_require(&vr);
 	vr_ignore_dmesg(VR_RESET_DMESG "|callbacks suppressed");
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	bo = patterned(&vr, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 80);
 	op.handle = bo->handle;
 	s_out = vr_syncobj(&vr, false);
@@ -841,9 +841,9 @@ static void test_bind_in_fence_error(void)
 			       "the faulting job's fence has no error");
 		vtest_assert_eq(vr_syncobj_status(&vr, s_out, 0), 1);
 		if (op.op == DRM_VDXG_VM_BIND_OP_MAP)
-			expect_bytes(&vr, asid, VA, bo, 0, 64 * KIB);
+			expect_bytes(&vr, key, VA, bo, 0, 64 * KIB);
 		else
-			expect_fault(&vr, asid, VA);
+			expect_fault(&vr, key, VA);
 		vtest_assert_ok(vdxg_syncobj_reset(vr.dev, s_out));
 		op.op = DRM_VDXG_VM_BIND_OP_UNMAP;
 		op.handle = 0;
@@ -885,7 +885,7 @@ static void test_unbind_during_move(void)
 	struct drm_vdxg_vm_bind_op op = {
 		.op = DRM_VDXG_VM_BIND_OP_UNMAP, .va = VA, .range = size,
 	};
-	uint32_t asid, vm, s_out, i;
+	uint32_t key, vm, s_out, i;
 	struct drm_vdxg_sync out;
 	struct vdxg_bo *bo;
 	uint8_t *want;
@@ -893,7 +893,7 @@ static void test_unbind_during_move(void)
 
 	vr_open(&vr);
 	vm_require(&vr);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	s_out = vr_syncobj(&vr, false);
 	out = vdxg_sync(s_out, 0);
 	vtest_assert_ok(vdxg_bo_create(vr.dev, size, segs, 2, 0, &bo));
@@ -901,7 +901,7 @@ static void test_unbind_during_move(void)
 	want = bo_copy(bo, size);
 	for (i = 0; i < 2; i++) {
 		vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, size, 0));
-		expect_mem(&vr, asid, VA + size - 64 * KIB,
+		expect_mem(&vr, key, VA + size - 64 * KIB,
 			   want + size - 64 * KIB, 64 * KIB);
 		paging_hold(&vr, true);
 		vtest_assert_ok(vdxg_bo_make_resident(bo, to[i]));
@@ -916,13 +916,13 @@ static void test_unbind_during_move(void)
 		vtest_assert_f(vr_bo_idle(bo),
 			       "the unmap completed before the move");
 		vtest_assert_eq(vr_bo_segment(bo), to[i]);
-		expect_fault(&vr, asid, VA);
-		expect_fault(&vr, asid, VA + size - 4 * KIB);
+		expect_fault(&vr, key, VA);
+		expect_fault(&vr, key, VA + size - 4 * KIB);
 	}
 	/* A move after the unmap maps nothing again. */
 	vtest_assert_ok(vdxg_bo_make_resident(bo, DRM_VDXG_SEGMENT_SYSTEM));
 	vr_bo_wait(bo);
-	expect_fault(&vr, asid, VA);
+	expect_fault(&vr, key, VA);
 	vtest_assert(!memcmp(vr_map(bo), want, size));
 	free(want);
 	vdxg_bo_free(bo);
@@ -940,37 +940,37 @@ static void test_unbind_during_move(void)
 static void test_swapped_out(void)
 {
 	const uint64_t size = 256 * KIB, va2 = VA + 4 * MIB;
-	uint32_t asid, vm, res0, ev0, res, ev;
+	uint32_t key, vm, res0, ev0, res, ev;
 	struct vdxg_bo *bo;
 	uint8_t *want;
 	struct vr vr;
 
 	vr_open(&vr);
 	vm_require(&vr);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	bo = patterned(&vr, size, DRM_VDXG_SEGMENT_SYSTEM, 21);
 	want = bo_copy(bo, size);
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, size, 0));
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 64 * KIB, va2, 64 * KIB,
 				    DRM_VDXG_VM_BIND_READ_ONLY));
-	expect_mem(&vr, asid, VA, want, size);
-	expect_mem(&vr, asid, va2, want + 64 * KIB, 64 * KIB);
+	expect_mem(&vr, key, VA, want, size);
+	expect_mem(&vr, key, va2, want + 64 * KIB, 64 * KIB);
 
-	vvm_residency(vdxg_device_fd(vr.dev), asid, &res0, &ev0);
+	vvm_residency(vdxg_device_fd(vr.dev), key, &res0, &ev0);
 	vvm_swap_out_everything();
-	expect_fault(&vr, asid, VA);
-	expect_fault(&vr, asid, VA + size - 4 * KIB);
-	expect_fault(&vr, asid, va2);
+	expect_fault(&vr, key, VA);
+	expect_fault(&vr, key, VA + size - 4 * KIB);
+	expect_fault(&vr, key, va2);
 	/* The device was told, once for the object (NOTIFY_RESIDENCY). */
-	vvm_residency(vdxg_device_fd(vr.dev), asid, &res, &ev);
+	vvm_residency(vdxg_device_fd(vr.dev), key, &res, &ev);
 	vtest_assert_eq(ev - ev0, 1);
 	vtest_assert_eq(res - res0, 0);
 
 	/* Any bind of the VM maps it again: here, unmapping nothing. */
 	vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, VA + 64 * MIB, 4 * KIB));
-	expect_mem(&vr, asid, VA, want, size);
-	expect_mem(&vr, asid, va2, want + 64 * KIB, 64 * KIB);
-	vvm_residency(vdxg_device_fd(vr.dev), asid, &res, &ev);
+	expect_mem(&vr, key, VA, want, size);
+	expect_mem(&vr, key, va2, want + 64 * KIB, 64 * KIB);
+	vvm_residency(vdxg_device_fd(vr.dev), key, &res, &ev);
 	vtest_assert_eq(ev - ev0, 1);
 	vtest_assert_eq(res - res0, 1);
 	/* And the CPU sees the same bytes. */
@@ -985,11 +985,11 @@ static void test_swapped_out(void)
 /* One process of test_concurrent: bind, check, unbind, again. */
 static void concurrent_child(unsigned int k)
 {
-	uint32_t asid, vm, round;
+	uint32_t key, vm, round;
 	struct vr vr;
 
 	vr_open(&vr);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	for (round = 0; round < 6; round++) {
 		uint64_t va = VA + (uint64_t)round * 4 * MIB;
 		uint32_t seg = round % 2 ? DRM_VDXG_SEGMENT_SYSTEM :
@@ -999,11 +999,11 @@ static void concurrent_child(unsigned int k)
 
 		vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, va, 256 * KIB,
 					    0));
-		expect_bytes(&vr, asid, va, bo, 0, 64 * KIB);
-		expect_bytes(&vr, asid, va + 192 * KIB, bo, 192 * KIB,
+		expect_bytes(&vr, key, va, bo, 0, 64 * KIB);
+		expect_bytes(&vr, key, va + 192 * KIB, bo, 192 * KIB,
 			     64 * KIB);
 		vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, va, 128 * KIB));
-		expect_bytes(&vr, asid, va + 128 * KIB, bo, 128 * KIB,
+		expect_bytes(&vr, key, va + 128 * KIB, bo, 128 * KIB,
 			     64 * KIB);
 		vdxg_bo_free(bo);
 	}
@@ -1180,7 +1180,7 @@ static const struct bad_row bad_bind_rows[] = {
 /* What the rows name: the VMs, objects and syncobjs they need. */
 struct bad_bind_env {
 	struct vr vr, other;
-	uint32_t vm, asid, vm_other_file, vm_destroyed, sync;
+	uint32_t vm, key, vm_other_file, vm_destroyed, sync;
 	struct vdxg_bo *bo, *priv;
 	uint8_t *want;
 };
@@ -1292,7 +1292,7 @@ static void bad_bind_env_init(struct bad_bind_env *e)
 	vr_open(&e->vr);
 	vm_require(&e->vr);
 	vr_open(&e->other);
-	e->vm = vm_new_asid(&e->vr, &e->asid);
+	e->vm = vm_new_key(&e->vr, &e->key);
 	vm_priv = vm_new(&e->vr);
 	/* Destroyed last: no VM of the file has its id. */
 	e->vm_destroyed = vm_new(&e->vr);
@@ -1345,16 +1345,16 @@ static void test_bad_bind(void)
 		vtest_info("row %u: %s: %d", i, row->what, row->err);
 		vtest_assert_eq(bad_bind_call(&e, row), row->err);
 		if (row->call == BAD_SECOND_OP)
-			vvm_expect_fault(fd, e.asid, VA + 4 * MIB);
+			vvm_expect_fault(fd, e.key, VA + 4 * MIB);
 		vtest_assert_ok(vdxg_vm_bind(e.vr.dev, e.vm, &map, 1, NULL, 0,
 					     &out, 1));
 		vtest_assert_eq(vr_syncobj_wait(&e.vr, out.handle, 0,
 						VR_WAIT_NS), 0);
-		vvm_expect(fd, e.asid, VA + 60 * KIB, e.want + 60 * KIB,
+		vvm_expect(fd, e.key, VA + 60 * KIB, e.want + 60 * KIB,
 			   4 * KIB, "after a bad row");
 		vtest_assert_ok(vdxg_vm_unmap(e.vr.dev, e.vm, VA, 64 * KIB));
 	}
-	vvm_expect_fault(fd, e.asid, VA);
+	vvm_expect_fault(fd, e.key, VA);
 	bad_bind_env_fini(&e);
 }
 
@@ -1545,7 +1545,8 @@ static void expect_trace_sums(const struct pg_stats *a,
  * - its unmap: the 16 leaves invalidated, the three empty tables unlinked
  *   bottom up (one entry each), one FLUSH_VM_TLB;
  * - a read through the VM: one TRANSFER_VIRTUAL of its size;
- * - VM_DESTROY: UPDATE_CONTEXT_ALLOCATION of an invalid entry.
+ * - VM_DESTROY with nothing mapped: no operation (the address space the
+ *   VM may hold is switched off by the CPU).
  */
 static void test_paging_stats(void)
 {
@@ -1553,7 +1554,7 @@ static void test_paging_stats(void)
 	struct pg_stats s0, s1, s2, s3, s4, s5, sum;
 	struct trace_op t[64];
 	struct vdxg_bo *bo;
-	uint32_t asid, vm, n, i, nupt = 0;
+	uint32_t key, vm, n, i, nupt = 0;
 	uint64_t last_upt = 0;
 	const uint64_t va = VA + 5 * 4096;	/* level-0 entry 5 on */
 	bool traced;
@@ -1565,7 +1566,7 @@ static void test_paging_stats(void)
 	vr_bo_wait(bo);
 
 	pg_stats(&vr, &s0);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	pg_stats(&vr, &s1);
 	expect_vm_ops(&s0, &s1, VDXG_PG_UPDATE_PAGE_TABLE, 1, 512 * 8);
 	expect_vm_ops(&s0, &s1, VDXG_PG_UPDATE_CONTEXT_ALLOC, 1, 16);
@@ -1610,12 +1611,12 @@ static void test_paging_stats(void)
 		/* The flush comes last: this space, the range mapped. */
 		vtest_assert_eq(t[n - 1].op, VDXG_PG_FLUSH_VM_TLB);
 		vtest_assert_eq(t[n - 1].dwords, VDXG_PG_FLUSH_VM_TLB_LEN);
-		vtest_assert_eq(t[n - 1].as, (int)asid);
+		vtest_assert_eq(t[n - 1].as, (int)key);
 		vtest_assert_eq_u64(t[n - 1].addr, va);
 		vtest_assert_eq_u64(t[n - 1].bytes, 64 * KIB);
 	}
 
-	expect_bytes(&vr, asid, va, bo, 0, 4096);
+	expect_bytes(&vr, key, va, bo, 0, 4096);
 	pg_stats(&vr, &s3);
 	expect_vm_ops(&s2, &s3, VDXG_PG_TRANSFER_VIRTUAL, 1, 4096);
 	expect_no_vm_ops(&s2, &s3, KEEP(VDXG_PG_TRANSFER_VIRTUAL));
@@ -1631,15 +1632,11 @@ static void test_paging_stats(void)
 	traced = traced && trace_start();
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
 	pg_stats(&vr, &s5);
-	expect_vm_ops(&s4, &s5, VDXG_PG_UPDATE_CONTEXT_ALLOC, 1, 16);
-	expect_no_vm_ops(&s4, &s5, KEEP(VDXG_PG_UPDATE_CONTEXT_ALLOC));
+	expect_no_vm_ops(&s4, &s5, 0);
 	if (traced) {
 		n = trace_stop(t, 64, &sum);
 		expect_trace_sums(&s4, &s5, &sum);
-		vtest_assert_eq(n, 1);
-		vtest_assert_eq(t[0].as, (int)asid);
-		vtest_assert_eq_u64(t[0].bytes, 16);
-		vtest_assert_eq_u64(t[0].addr, 0);	/* not VALID */
+		vtest_assert_eq(n, 0);
 	}
 	vdxg_bo_free(bo);
 	vr_close(&vr);
@@ -1760,11 +1757,11 @@ static void bind_1g(struct vr *vr, struct vdxg_bo *bo, uint64_t offset,
 	struct drm_vdxg_vm_bind_op *ops = calloc(nops, sizeof(*ops));
 	struct bind_sim sim = { .buffers = 1, .l3 = SIM_NONE, .l2 = SIM_NONE };
 	struct pg_stats a, b;
-	uint32_t asid, vm, i;
+	uint32_t key, vm, i;
 	uint64_t at;
 
 	vtest_assert(ops);
-	vm = vm_new_asid(vr, &asid);
+	vm = vm_new_key(vr, &key);
 	for (i = 0; i < nops; i++) {
 		ops[i].op = DRM_VDXG_VM_BIND_OP_MAP;
 		ops[i].handle = bo->handle;
@@ -1799,14 +1796,14 @@ static void bind_1g(struct vr *vr, struct vdxg_bo *bo, uint64_t offset,
 	/* Each end, each MAP's first and last page, and inside them. */
 	for (i = 0; i < nops; i++) {
 		at = (i * 7919 * 4096ull) % (part - 4096);
-		expect_bytes(vr, asid, va + i * part, bo, offset, 4096);
-		expect_bytes(vr, asid, va + i * part + at, bo, offset + at,
+		expect_bytes(vr, key, va + i * part, bo, offset, 4096);
+		expect_bytes(vr, key, va + i * part + at, bo, offset + at,
 			     4096);
-		expect_bytes(vr, asid, va + (i + 1) * part - 4096, bo,
+		expect_bytes(vr, key, va + (i + 1) * part - 4096, bo,
 			     offset + part - 4096, 4096);
 	}
-	expect_fault(vr, asid, va - 4096);
-	expect_fault(vr, asid, va + 1024 * MIB);
+	expect_fault(vr, key, va - 4096);
+	expect_fault(vr, key, va + 1024 * MIB);
 	vtest_assert_ok(vdxg_vm_destroy(vr->dev, vm));
 	free(ops);
 }
@@ -1867,7 +1864,7 @@ static uint32_t ov_word(uint32_t obj, uint64_t i)
 
 struct ov_obj {
 	struct vdxg_bo *bo;
-	uint32_t vm[2], asid[2];	/* the VMs it is bound in (vm 0: none) */
+	uint32_t vm[2], key[2];	/* the VMs it is bound in (vm 0: none) */
 	uint64_t va[2];
 };
 
@@ -1891,25 +1888,25 @@ static unsigned int ov_check(struct vr *vr, const struct ov_obj *o,
 			uint32_t n = len - done < VVM_READ_MAX ? len - done
 							       : VVM_READ_MAX;
 			uint64_t at = offset + done;
-			int ret = vvm_read(fd, o->asid[k], o->va[k] + at, buf,
+			int ret = vvm_read(fd, o->key[k], o->va[k] + at, buf,
 					   n);
 			const char *place;
 
 			if (ret == -EFAULT && swap_ok) {
-				place = vvm_place(fd, o->asid[k], o->va[k]);
+				place = vvm_place(fd, o->key[k], o->va[k]);
 				vtest_assert_f(place && !strcmp(place,
 								"swapped"),
 					       "%s: object %u at offset 0x%"
-					       PRIx64 " through asid %u faults; "
+					       PRIx64 " through VM %u faults; "
 					       "it is in %s", when, i, at,
-					       o->asid[k],
+					       o->key[k],
 					       place ? place : "no mapping");
 				swapped++;
 				break;
 			}
 			vtest_assert_f(ret == 0, "%s: object %u at offset "
-				       "0x%" PRIx64 " through asid %u: %s",
-				       when, i, at, o->asid[k],
+				       "0x%" PRIx64 " through VM %u: %s",
+				       when, i, at, o->key[k],
 				       strerror(-ret));
 			for (uint32_t j = 0; j < n / 4; j++) {
 				uint32_t want = ov_word(i, at / 4 + j);
@@ -1920,12 +1917,12 @@ static unsigned int ov_check(struct vr *vr, const struct ov_obj *o,
 					vtest_assert_f(((uint8_t *)&buf[j])[b] ==
 						       ((uint8_t *)&want)[b],
 						       "%s: object %u byte 0x%" PRIx64
-						       " (VA 0x%" PRIx64 ", asid "
+						       " (VA 0x%" PRIx64 ", key "
 						       "%u, segment %u) is 0x%02x, "
 						       "expected 0x%02x", when, i,
 						       at + j * 4 + b,
 						       o->va[k] + at + j * 4 + b,
-						       o->asid[k],
+						       o->key[k],
 						       vr_bo_segment(o->bo),
 						       ((uint8_t *)&buf[j])[b],
 						       ((uint8_t *)&want)[b]);
@@ -1966,7 +1963,7 @@ static void test_oversubscribed(void)
 		DRM_VDXG_SEGMENT_SYSTEM,
 	};
 	const uint64_t edge = VVM_READ_MAX, slices = OV_OBJ / VVM_READ_MAX;
-	uint32_t vm[2], asid[2], i, n, r;
+	uint32_t vm[2], key[2], i, n, r;
 	uint64_t vram, moved = 0;
 	struct ov_obj *o;
 	double t0 = vr_now(), t;
@@ -1985,8 +1982,8 @@ static void test_oversubscribed(void)
 		   (unsigned long long)(vram / MIB), n, OV_OBJ / MIB);
 	o = calloc(n, sizeof(*o));
 	vtest_assert(o);
-	vm[0] = vm_new_asid(&vr, &asid[0]);
-	vm[1] = vm_new_asid(&vr, &asid[1]);
+	vm[0] = vm_new_key(&vr, &key[0]);
+	vm[1] = vm_new_key(&vr, &key[1]);
 	for (i = 0; i < n; i++) {
 		uint32_t *p;
 		int ret = vdxg_bo_create(vr.dev, OV_OBJ, segs, 3,
@@ -1999,11 +1996,11 @@ static void test_oversubscribed(void)
 			p[j] = ov_word(i, j);
 		vtest_assert_ok(vdxg_bo_unmap(o[i].bo));
 		o[i].vm[0] = vm[i % 2];
-		o[i].asid[0] = asid[i % 2];
+		o[i].key[0] = key[i % 2];
 		o[i].va[0] = OV_VA(i);
 		if (i % 4 == 0) {
 			o[i].vm[1] = vm[1 - i % 2];
-			o[i].asid[1] = asid[1 - i % 2];
+			o[i].key[1] = key[1 - i % 2];
 			o[i].va[1] = OV_VA2(i);
 		}
 		for (int k = 0; k < 2 && o[i].vm[k]; k++)
@@ -2043,7 +2040,7 @@ static void test_oversubscribed(void)
 			 names[order[r]]);
 		for (i = 0; i < n; i++) {
 			const char *place = vvm_place(vdxg_device_fd(vr.dev),
-						      o[i].asid[0], o[i].va[0]);
+						      o[i].key[0], o[i].va[0]);
 			struct ov_obj first = o[i];
 
 			here += vr_bo_segment(o[i].bo) == order[r];
@@ -2207,7 +2204,7 @@ static struct vdxg_bo *bb_object(struct vr *b, uint32_t seed)
  * and back, read it through the VM. Each step must finish within
  * BB_DEADLINE (a fence wait with a deadline).
  */
-static void bb_other_client(struct vr *b, uint32_t vm, uint32_t asid,
+static void bb_other_client(struct vr *b, uint32_t vm, uint32_t key,
 			    struct vdxg_bo *bo, uint32_t seed)
 {
 	uint32_t out = vr_syncobj(b, false);
@@ -2232,8 +2229,8 @@ static void bb_other_client(struct vr *b, uint32_t vm, uint32_t asid,
 		       "another client's move did not complete in %u s",
 		       BB_DEADLINE_S);
 	vtest_assert_eq(vr_bo_segment(bo), DRM_VDXG_SEGMENT_VRAM);
-	expect_bytes(b, asid, va, bo, 0, 64 * KIB);
-	expect_bytes(b, asid, va + 192 * KIB, bo, 192 * KIB, 64 * KIB);
+	expect_bytes(b, key, va, bo, 0, 64 * KIB);
+	expect_bytes(b, key, va + 192 * KIB, bo, 192 * KIB, 64 * KIB);
 	vdxg_bo_free(bo);
 }
 
@@ -2248,7 +2245,7 @@ static void test_blocked_bind(void)
 {
 	const uint32_t nblocked = 24;	/* more than VDXG_PG_SLOTS (16) */
 	static const uint32_t vram = DRM_VDXG_SEGMENT_VRAM;
-	uint32_t asid_a, asid_b, vm_a, vm_a2, vm_b, s_in, s_in2, s_out;
+	uint32_t key_a, key_b, vm_a, vm_a2, vm_b, s_in, s_in2, s_out;
 	uint32_t i, queued = 0;
 	struct vdxg_bo *bo_a, *bo_b[3], *priv;
 	int timeline, ret;
@@ -2259,9 +2256,9 @@ static void test_blocked_bind(void)
 	vr_open(&a);
 	vm_require(&a);
 	vr_open(&b);
-	vm_a = vm_new_asid(&a, &asid_a);
+	vm_a = vm_new_key(&a, &key_a);
 	vm_a2 = vm_new(&a);
-	vm_b = vm_new_asid(&b, &asid_b);
+	vm_b = vm_new_key(&b, &key_b);
 	s_in = bb_fence_syncobj(&a, timeline, 1);
 	s_in2 = bb_fence_syncobj(&a, timeline, 2);
 	s_out = vr_syncobj(&a, false);
@@ -2278,7 +2275,7 @@ static void test_blocked_bind(void)
 	 */
 	vtest_assert_ok(vdxg_bo_create_vm(a.dev, 64 * KIB, &vram, 1, 0, vm_a,
 					  &priv));
-	bb_other_client(&b, vm_b, asid_b, bo_b[0], 1);
+	bb_other_client(&b, vm_b, key_b, bo_b[0], 1);
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
 
 	/* More waiting binds than there are paging buffers. */
@@ -2286,7 +2283,7 @@ static void test_blocked_bind(void)
 		vtest_assert_ok(bb_bind(&a, vm_a, bo_a,
 					VA + MIB + i * 64 * KIB, 64 * KIB,
 					s_in, 0));
-	bb_other_client(&b, vm_b, asid_b, bo_b[1], 2);
+	bb_other_client(&b, vm_b, key_b, bo_b[1], 2);
 
 	/* A second VM of A fills its queue: -EBUSY, the others go on. */
 	for (i = 0; i < 1000; i++) {
@@ -2300,15 +2297,15 @@ static void test_blocked_bind(void)
 	vtest_info("%u binds queued in one VM before -EBUSY", queued);
 	vtest_assert_eq(ret, -EBUSY);
 	vtest_assert(queued >= 16);
-	bb_other_client(&b, vm_b, asid_b, bo_b[2], 3);
+	bb_other_client(&b, vm_b, key_b, bo_b[2], 3);
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
 
 	/* The fences signal: everything of A completes and reads right. */
 	vtest_assert_ok(xioctl(timeline, BB_SW_SYNC_INC, &(uint32_t){ 2 }));
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
 	vtest_assert_eq(vr_syncobj_status(&a, s_out, 0), 1);
-	expect_bytes(&a, asid_a, VA, bo_a, 0, 64 * KIB);
-	expect_bytes(&a, asid_a, VA + MIB + (nblocked - 1) * 64 * KIB, bo_a,
+	expect_bytes(&a, key_a, VA, bo_a, 0, 64 * KIB);
+	expect_bytes(&a, key_a, VA + MIB + (nblocked - 1) * 64 * KIB, bo_a,
 		     0, 64 * KIB);
 	/* The private object was cleared. */
 	for (i = 0; i < 64 * KIB; i++)
@@ -2342,7 +2339,7 @@ static void test_blocked_bind(void)
 static void test_blocked_bind_move(void)
 {
 	const uint64_t va2 = VA + 16 * MIB;	/* 2 MiB aligned */
-	uint32_t asid, vm, s_in, s_out;
+	uint32_t key, vm, s_in, s_out;
 	struct vdxg_bo *x, *x2, *y;
 	int timeline, status;
 	struct vr a;
@@ -2351,7 +2348,7 @@ static void test_blocked_bind_move(void)
 	timeline = bb_timeline();
 	vr_open(&a);
 	vm_require(&a);
-	vm = vm_new_asid(&a, &asid);
+	vm = vm_new_key(&a, &key);
 	s_in = bb_fence_syncobj(&a, timeline, 1);
 	s_out = vr_syncobj(&a, false);
 	x = bb_object(&a, 21);	/* VRAM or system memory */
@@ -2361,8 +2358,8 @@ static void test_blocked_bind_move(void)
 	vtest_assert_ok(bb_bind(&a, vm, x, VA, 256 * KIB, 0, 0));
 	vtest_assert_ok(bb_bind(&a, vm, x2, va2, 2 * MIB, 0, s_out));
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
-	expect_bytes(&a, asid, VA, x, 0, 256 * KIB);
-	expect_bytes(&a, asid, va2, x2, 0, 2 * MIB);
+	expect_bytes(&a, key, VA, x, 0, 256 * KIB);
+	expect_bytes(&a, key, va2, x2, 0, 2 * MIB);
 
 	/* A bind of another object of the VM waits for the fence. */
 	vtest_assert_ok(bb_bind(&a, vm, y, VA + 4 * MIB, 64 * KIB, s_in,
@@ -2401,25 +2398,25 @@ static void test_blocked_bind_move(void)
 	/* The fence signals: Y's bind is done; X faults until a bind. */
 	vtest_assert_ok(xioctl(timeline, BB_SW_SYNC_INC, &(uint32_t){ 1 }));
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
-	expect_bytes(&a, asid, VA + 4 * MIB, y, 0, 64 * KIB);
-	expect_fault(&a, asid, VA);
-	expect_fault(&a, asid, VA + 252 * KIB);
-	expect_fault(&a, asid, va2);
-	expect_fault(&a, asid, va2 + 2 * MIB - 4 * KIB);
+	expect_bytes(&a, key, VA + 4 * MIB, y, 0, 64 * KIB);
+	expect_fault(&a, key, VA);
+	expect_fault(&a, key, VA + 252 * KIB);
+	expect_fault(&a, key, va2);
+	expect_fault(&a, key, va2 + 2 * MIB - 4 * KIB);
 	/* Mapped again, X2 in system pages (a table of 4 KiB entries). */
 	vtest_assert_ok(bb_bind(&a, vm, y, VA + 8 * MIB, 64 * KIB, 0, s_out));
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
-	expect_bytes(&a, asid, VA, x, 0, 256 * KIB);
-	expect_bytes(&a, asid, va2, x2, 0, 2 * MIB);
-	expect_bytes(&a, asid, VA + 8 * MIB, y, 0, 64 * KIB);
+	expect_bytes(&a, key, VA, x, 0, 256 * KIB);
+	expect_bytes(&a, key, va2, x2, 0, 2 * MIB);
+	expect_bytes(&a, key, VA + 8 * MIB, y, 0, 64 * KIB);
 
 	/* And back to VRAM, nothing waiting: rewritten in the move. */
 	vtest_assert_ok(vdxg_bo_make_resident(x, DRM_VDXG_SEGMENT_VRAM));
 	vtest_assert_ok(vdxg_bo_make_resident(x2, DRM_VDXG_SEGMENT_VRAM));
 	vtest_assert_ok(vdxg_bo_wait(x, BB_DEADLINE));
 	vtest_assert_ok(vdxg_bo_wait(x2, BB_DEADLINE));
-	expect_bytes(&a, asid, VA, x, 0, 256 * KIB);
-	expect_bytes(&a, asid, va2, x2, 0, 2 * MIB);
+	expect_bytes(&a, key, VA, x, 0, 256 * KIB);
+	expect_bytes(&a, key, va2, x2, 0, 2 * MIB);
 
 	vdxg_bo_free(x2);
 	vdxg_bo_free(x);
@@ -2446,7 +2443,7 @@ static void test_table_after_eviction(void)
 	static const uint64_t sizes[] = { 4 * MIB, 64 * KIB, 4 * KIB };
 	struct vdxg_bo *victim[1024], *hold, *bo;
 	uint64_t vsize[1024], left;
-	uint32_t asid, vm, ctx, s_job, s_out, n = 0, evicted = 0, i, k;
+	uint32_t key, vm, ctx, s_job, s_out, n = 0, evicted = 0, i, k;
 	struct drm_vdxg_sync out, job_out;
 	struct vdxg_submit_opts opts = {
 		.out_syncs = &job_out, .num_out_syncs = 1,
@@ -2458,7 +2455,7 @@ static void test_table_after_eviction(void)
 	vr_open(&att);
 	vm_require(&att);
 	vr_open(&vic);
-	vm = vm_new_asid(&att, &asid);
+	vm = vm_new_key(&att, &key);
 	bo = patterned(&att, 64 * KIB, DRM_VDXG_SEGMENT_SYSTEM, 40);
 	ctx = vr_ctx(&vic);
 	/* In the aperture: no VRAM eviction moves it under the CPU's write. */
@@ -2502,7 +2499,7 @@ static void test_table_after_eviction(void)
 	map[0] = 1;
 	vtest_assert_eq(vr_syncobj_wait(&vic, s_job, 0, VR_WAIT_NS), 0);
 	vtest_assert_eq(vr_syncobj_wait(&att, s_out, 0, VR_WAIT_NS), 0);
-	expect_bytes(&att, asid, VA, bo, 0, 64 * KIB);
+	expect_bytes(&att, key, VA, bo, 0, 64 * KIB);
 
 	for (i = 0; i < n; i++) {
 		const uint32_t *p;
@@ -2566,7 +2563,7 @@ static void test_reserve_race(void)
 	static const uint32_t segs[] = {
 		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
 	};
-	uint32_t asid, vm, binds = 0;
+	uint32_t key, vm, binds = 0;
 	struct vdxg_bo *big, *small;
 	double end;
 	struct vr vr;
@@ -2574,7 +2571,7 @@ static void test_reserve_race(void)
 
 	vr_open(&vr);
 	vm_require(&vr);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	vtest_assert_ok(vdxg_bo_create(vr.dev, size, segs, 2, 0, &big));
 	fill(big, size, 51);
 	small = patterned(&vr, 64 * KIB, DRM_VDXG_SEGMENT_SYSTEM, 52);
@@ -2610,12 +2607,12 @@ static void test_reserve_race(void)
 	 */
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, small, 0, VA + size,
 				    64 * KIB, 0));
-	expect_bytes(&vr, asid, VA, big, 0, 64 * KIB);
-	expect_bytes(&vr, asid, VA + 2 * MIB + 60 * KIB, big,
+	expect_bytes(&vr, key, VA, big, 0, 64 * KIB);
+	expect_bytes(&vr, key, VA + 2 * MIB + 60 * KIB, big,
 		     2 * MIB + 60 * KIB, 64 * KIB);
-	expect_bytes(&vr, asid, VA + size - 64 * KIB, big, size - 64 * KIB,
+	expect_bytes(&vr, key, VA + size - 64 * KIB, big, size - 64 * KIB,
 		     64 * KIB);
-	expect_bytes(&vr, asid, VA + size, small, 0, 64 * KIB);
+	expect_bytes(&vr, key, VA + size, small, 0, 64 * KIB);
 	vdxg_bo_free(small);
 	vdxg_bo_free(big);
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
@@ -2635,7 +2632,7 @@ static void test_debugfs_during_moves(void)
 		DRM_VDXG_SEGMENT_SYSTEM,
 	};
 	const uint64_t size = 256 * KIB;
-	uint32_t asid, vm, reads = 0;
+	uint32_t key, vm, reads = 0;
 	struct vdxg_bo *bo;
 	double end;
 	struct vr vr;
@@ -2643,14 +2640,14 @@ static void test_debugfs_during_moves(void)
 
 	vr_open(&vr);
 	vm_require(&vr);
-	vm = vm_new_asid(&vr, &asid);
+	vm = vm_new_key(&vr, &key);
 	vtest_assert_ok(vdxg_bo_create(vr.dev, size, segs, 3, 0, &bo));
 	fill(bo, size, 70);
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA, size, 0));
 	end = vr_now() + 2;
 	pid = mover(bo, segs, 3, end);
 	while (vr_now() < end) {
-		const char *place = vvm_place(vdxg_device_fd(vr.dev), asid, VA);
+		const char *place = vvm_place(vdxg_device_fd(vr.dev), key, VA);
 
 		vtest_assert_f(!strcmp(place, "vram") ||
 			       !strcmp(place, "aperture") ||
@@ -2664,7 +2661,7 @@ static void test_debugfs_during_moves(void)
 	vr_bo_wait(bo);
 	/* Entries a move left invalid are mapped again by a bind. */
 	vtest_assert_ok(vdxg_vm_map(vr.dev, vm, bo, 0, VA + size, size, 0));
-	expect_bytes(&vr, asid, VA, bo, 0, size);
+	expect_bytes(&vr, key, VA, bo, 0, size);
 	vdxg_bo_free(bo);
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
 	vr_close(&vr);

@@ -20,7 +20,9 @@
 #             INTx, so GET_PARAM and the interrupt fallbacks are checked;
 #             the intx boot's device has no resizable BAR (rebar=off), so
 #             the VRAM BAR is the alternative 64 MiB window and vdxg_gem
-#             runs there too, with CPU faults on VRAM beyond the BAR
+#             runs there too, with CPU faults on VRAM beyond the BAR; and
+#             it has 8 address spaces (address-spaces=8), for
+#             vdxg_exec@many-vms's 4096 VMs
 #   sriov     vdxg_sriov, with the PF behind a PCIe root port (SR-IOV and
 #             ARI need one) and two of its four VFs enabled by the test
 #   debug, debug-sriov
@@ -236,8 +238,9 @@ VDXG_TESTS=()
 # A test of vdxg's that the debug boot runs does not run in the default
 # boot too: the debug kernel checks all the default one would, and more.
 # But the subtests that do less on the debug kernel (the oversubscription
-# tests: half the memory, no every-byte read-back) run on both.
-DEBUG_REDUCED=igt@vdxg_vm@oversubscribed,igt@vdxg_exec@oversubscribed
+# tests: half the memory, no every-byte read-back; many-vms: an eighth of
+# the VMs) run on both.
+DEBUG_REDUCED=igt@vdxg_vm@oversubscribed,igt@vdxg_exec@oversubscribed,igt@vdxg_exec@many-vms
 # built_tests TEST...: those of TESTs built in out/igt-tests, comma-separated.
 built_tests() {
 	local t out=()
@@ -258,7 +261,8 @@ extra_boot() {
 	vram128-msi)
 		boot vram128-msi "vram-size=128M,msix=off" --only vdxg_getparam ;;
 	intx)
-		boot intx "msix=off,msi=off,rebar=off" --only vdxg_getparam,vdxg_gem ;;
+		boot intx "msix=off,msi=off,rebar=off,address-spaces=8" \
+			--only vdxg_getparam,vdxg_gem,igt@vdxg_exec@many-vms ;;
 	sriov)
 		boot sriov "bus=rp0" --only vdxg_sriov ;;
 	esac

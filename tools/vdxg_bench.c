@@ -1485,8 +1485,8 @@ static bool vm_client_id(unsigned long long *id)
 	return found;
 }
 
-/* VM's address space id and page-table count; false when not visible. */
-static bool vm_info(uint32_t vm, uint32_t *asid, uint32_t *tables)
+/* VM's key and page-table count; false when not visible. */
+static bool vm_info(uint32_t vm, uint32_t *key, uint32_t *tables)
 {
 	unsigned long long client, c, n;
 	unsigned int a, i, t;
@@ -1500,10 +1500,11 @@ static bool vm_info(uint32_t vm, uint32_t *asid, uint32_t *tables)
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "vm asid %u: client %llu id %u, %llu "
-			   "mappings, %u tables", &a, &c, &i, &n, &t) == 5 &&
+		if (sscanf(line, "vm %u: client %llu id %u, address space "
+			   "%*u, %llu mappings, %u tables", &a, &c, &i, &n,
+			   &t) == 5 &&
 		    c == client && i == vm) {
-			*asid = a;
+			*key = a;
 			*tables = t;
 			found = true;
 		}
@@ -1512,8 +1513,8 @@ static bool vm_info(uint32_t vm, uint32_t *asid, uint32_t *tables)
 	return found;
 }
 
-/* Compare 4 KiB at VA of ASID, as the GPU reads it, with SEED at OFFSET. */
-static void vm_expect(uint32_t asid, uint64_t va, uint32_t seed,
+/* Compare 4 KiB at VA of VM KEY, as the GPU reads it, with SEED at OFFSET. */
+static void vm_expect(uint32_t key, uint64_t va, uint32_t seed,
 		      uint64_t offset, const char *what)
 {
 	uint32_t got[1024];
@@ -1525,7 +1526,7 @@ static void vm_expect(uint32_t asid, uint64_t va, uint32_t seed,
 	fd = open(path, O_RDWR);
 	if (fd < 0)
 		die(path, -errno);
-	n = snprintf(cmd, sizeof(cmd), "%u %" PRIx64 " %zu", asid, va,
+	n = snprintf(cmd, sizeof(cmd), "%u %" PRIx64 " %zu", key, va,
 		     sizeof(got));
 	if (write(fd, cmd, n) != n ||
 	    pread(fd, got, sizeof(got), 0) != (ssize_t)sizeof(got))
@@ -1534,8 +1535,8 @@ static void vm_expect(uint32_t asid, uint64_t va, uint32_t seed,
 	for (i = 0; i < 1024; i++) {
 		if (got[i] != vm_word(seed, offset + 4 * i)) {
 			fprintf(stderr, "vdxg-bench: %s: VA 0x%" PRIx64
-				" of address space %u reads 0x%08x, not "
-				"0x%08x\n", what, va + 4 * i, asid, got[i],
+				" of VM %u reads 0x%08x, not "
+				"0x%08x\n", what, va + 4 * i, key, got[i],
 				vm_word(seed, offset + 4 * i));
 			die("the VM does not map what it should", -EBADMSG);
 		}
@@ -1601,13 +1602,13 @@ static bool vm_bind_check(uint32_t vm, const struct drm_vdxg_vm_bind_op *map,
 			  uint32_t s, uint64_t entry)
 {
 	static const uint32_t above = 3;	/* root, level 2, level 1 */
-	uint32_t asid, tables;
+	uint32_t key, tables;
 	const char *what = entry == VM_LARGE ? "2 MiB entries" :
 					       "4 KiB entries";
 	size_t i;
 
 	vm_bind_time(vm, map, s);
-	if (!vm_info(vm, &asid, &tables))
+	if (!vm_info(vm, &key, &tables))
 		return false;
 	if (entry == VM_LARGE ? tables > above :
 	    tables < above + VM_SIZE / VM_LARGE) {
@@ -1616,7 +1617,7 @@ static bool vm_bind_check(uint32_t vm, const struct drm_vdxg_vm_bind_op *map,
 		die("the bind did not use the entries meant", -EPROTO);
 	}
 	for (i = 0; i < VM_CHECKS; i++)
-		vm_expect(asid, VM_VA + vm_check_at[i], VM_SEED_BIND,
+		vm_expect(key, VM_VA + vm_check_at[i], VM_SEED_BIND,
 			  map->obj_offset + vm_check_at[i], what);
 	return true;
 }
@@ -1694,7 +1695,7 @@ static uint32_t vm_move_check(struct vdxg_bo *bo, void *p,
 	const char *what = segment == DRM_VDXG_SEGMENT_VRAM ?
 			   "after a move to VRAM" :
 			   "after a move to system memory";
-	uint32_t asid, tables, tables0 = 0;
+	uint32_t key, tables, tables0 = 0;
 	size_t i;
 	int v;
 
@@ -1702,12 +1703,12 @@ static uint32_t vm_move_check(struct vdxg_bo *bo, void *p,
 	for (i = 0; i < VM_CHECKS; i++)
 		vm_fill(p, seed, vm_check_at[i], 4096);
 	for (v = 0; v < n; v++) {
-		if (!vm_info(vm[v], &asid, &tables))
+		if (!vm_info(vm[v], &key, &tables))
 			die("a VM is missing from debugfs vms", -EPROTO);
 		if (!v)
 			tables0 = tables;
 		for (i = 0; i < VM_CHECKS; i++)
-			vm_expect(asid, VM_VA + vm_check_at[i], seed,
+			vm_expect(key, VM_VA + vm_check_at[i], seed,
 				  vm_check_at[i], what);
 	}
 	return tables0;

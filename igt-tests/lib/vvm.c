@@ -15,7 +15,7 @@
 #include "vrender.h"
 #include "vvm.h"
 
-uint32_t vvm_asid(int fd, uint32_t vm_id)
+uint32_t vvm_key(int fd, uint32_t vm_id)
 {
 	unsigned long long client, c;
 	unsigned int a, i;
@@ -30,7 +30,7 @@ uint32_t vvm_asid(int fd, uint32_t vm_id)
 	f = fopen(path, "r");
 	vtest_assert_f(f, "%s: %m", path);
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "vm asid %u: client %llu id %u", &a, &c,
+		if (sscanf(line, "vm %u: client %llu id %u", &a, &c,
 			   &i) == 3 && c == client && i == vm_id) {
 			fclose(f);
 			return a;
@@ -40,7 +40,7 @@ uint32_t vvm_asid(int fd, uint32_t vm_id)
 	vtest_fail("VM %u of client %llu is not in %s", vm_id, client, path);
 }
 
-int vvm_read(int fd, uint32_t asid, uint64_t va, void *buf, uint32_t size)
+int vvm_read(int fd, uint32_t key, uint64_t va, void *buf, uint32_t size)
 {
 	char path[96], cmd[64];
 	int dfd, n, ret = 0;
@@ -50,7 +50,7 @@ int vvm_read(int fd, uint32_t asid, uint64_t va, void *buf, uint32_t size)
 		 vtest_drm_minor(fd));
 	dfd = open(path, O_RDWR | O_CLOEXEC);
 	vtest_assert_f(dfd >= 0, "%s: %m", path);
-	n = snprintf(cmd, sizeof(cmd), "%u %" PRIx64 " %u", asid, va, size);
+	n = snprintf(cmd, sizeof(cmd), "%u %" PRIx64 " %u", key, va, size);
 	vtest_assert_eq(write(dfd, cmd, n), n);
 	if (pread(dfd, buf, size, 0) != (ssize_t)size)
 		ret = -errno;
@@ -58,7 +58,7 @@ int vvm_read(int fd, uint32_t asid, uint64_t va, void *buf, uint32_t size)
 	return ret;
 }
 
-void vvm_expect(int fd, uint32_t asid, uint64_t va, const void *want,
+void vvm_expect(int fd, uint32_t key, uint64_t va, const void *want,
 		uint64_t size, const char *what)
 {
 	uint8_t *got = malloc(VVM_READ_MAX);
@@ -69,23 +69,23 @@ void vvm_expect(int fd, uint32_t asid, uint64_t va, const void *want,
 	for (done = 0; done < size; done += VVM_READ_MAX) {
 		uint32_t n = size - done < VVM_READ_MAX ? size - done
 							: VVM_READ_MAX;
-		int ret = vvm_read(fd, asid, va + done, got, n);
+		int ret = vvm_read(fd, key, va + done, got, n);
 
-		vtest_assert_f(ret == 0, "%s: asid %u VA 0x%" PRIx64 ": %s",
-			       what, asid, va + done, strerror(-ret));
+		vtest_assert_f(ret == 0, "%s: VM %u VA 0x%" PRIx64 ": %s",
+			       what, key, va + done, strerror(-ret));
 		if (!memcmp(got, w + done, n))
 			continue;
 		for (uint32_t i = 0; i < n; i++)
 			vtest_assert_f(got[i] == w[done + i],
-				       "%s: asid %u VA 0x%" PRIx64 " is 0x%02x, "
-				       "expected 0x%02x", what, asid,
+				       "%s: VM %u VA 0x%" PRIx64 " is 0x%02x, "
+				       "expected 0x%02x", what, key,
 				       va + done + i, got[i], w[done + i]);
 	}
 	free(got);
 }
 
-/* The first line of debugfs vms about ASID, into LINE (SIZE bytes). */
-static void vvm_line(int fd, uint32_t asid, char *line, int size)
+/* The first line of debugfs vms about VM KEY, into LINE (SIZE bytes). */
+static void vvm_line(int fd, uint32_t key, char *line, int size)
 {
 	unsigned long long c;
 	unsigned int a, i;
@@ -97,43 +97,44 @@ static void vvm_line(int fd, uint32_t asid, char *line, int size)
 	f = fopen(path, "r");
 	vtest_assert_f(f, "%s: %m", path);
 	while (fgets(line, size, f)) {
-		if (sscanf(line, "vm asid %u: client %llu id %u", &a, &c,
-			   &i) == 3 && a == asid) {
+		if (sscanf(line, "vm %u: client %llu id %u", &a, &c,
+			   &i) == 3 && a == key) {
 			fclose(f);
 			return;
 		}
 	}
 	fclose(f);
-	vtest_fail("address space %u is not in %s", asid, path);
+	vtest_fail("VM %u is not in %s", key, path);
 }
 
-void vvm_counts(int fd, uint32_t asid, uint64_t *mappings, uint32_t *tables)
+void vvm_counts(int fd, uint32_t key, uint64_t *mappings, uint32_t *tables)
 {
 	unsigned long long n;
 	char line[256], *p;
 	unsigned int t;
 
-	vvm_line(fd, asid, line, sizeof(line));
-	p = strchr(line, ',');
-	vtest_assert_f(p && sscanf(p, ", %llu mappings, %u tables", &n,
-				   &t) == 2, "debugfs vms: %s", line);
+	vvm_line(fd, key, line, sizeof(line));
+	p = strstr(line, ", address space ");
+	vtest_assert_f(p && sscanf(p, ", address space %*u, %llu mappings, "
+				   "%u tables", &n, &t) == 2,
+		       "debugfs vms: %s", line);
 	*mappings = n;
 	*tables = t;
 }
 
-void vvm_residency(int fd, uint32_t asid, uint32_t *resident,
+void vvm_residency(int fd, uint32_t key, uint32_t *resident,
 		   uint32_t *evicted)
 {
 	char line[256], *p;
 
-	vvm_line(fd, asid, line, sizeof(line));
+	vvm_line(fd, key, line, sizeof(line));
 	p = strstr(line, "residency ");
 	vtest_assert_f(p && sscanf(p, "residency %u resident %u evicted",
 				   resident, evicted) == 2,
 		       "debugfs vms: %s", line);
 }
 
-const char *vvm_place(int fd, uint32_t asid, uint64_t va)
+const char *vvm_place(int fd, uint32_t key, uint64_t va)
 {
 	static char place[32];
 	unsigned long long start, end, c;
@@ -147,9 +148,9 @@ const char *vvm_place(int fd, uint32_t asid, uint64_t va)
 	f = fopen(path, "r");
 	vtest_assert_f(f, "%s: %m", path);
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "vm asid %u: client %llu id %u", &a, &c,
+		if (sscanf(line, "vm %u: client %llu id %u", &a, &c,
 			   &i) == 3) {
-			in = a == asid;
+			in = a == key;
 			continue;
 		}
 		if (in && sscanf(line, " 0x%llx-0x%llx", &start, &end) == 2 &&
@@ -166,11 +167,11 @@ const char *vvm_place(int fd, uint32_t asid, uint64_t va)
 	return NULL;
 }
 
-void vvm_expect_fault(int fd, uint32_t asid, uint64_t va)
+void vvm_expect_fault(int fd, uint32_t key, uint64_t va)
 {
 	uint8_t buf[4096];
 
-	vtest_assert_eq(vvm_read(fd, asid, va, buf, sizeof(buf)), -EFAULT);
+	vtest_assert_eq(vvm_read(fd, key, va, buf, sizeof(buf)), -EFAULT);
 }
 
 void vvm_swap_out_everything(void)

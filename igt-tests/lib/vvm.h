@@ -5,9 +5,9 @@
  * back through the GPU itself, with the debugfs files of the device
  * behind a DRM fd:
  *
- *  - vms lists each VM ("vm asid A: client C id I, ...") with its
+ *  - vms lists each VM ("vm key A: client C id I, ...") with its
  *    mappings;
- *  - vm_read (root): write "ASID VA SIZE", then read SIZE bytes (at most
+ *  - vm_read (root): write "KEY VA SIZE", then read SIZE bytes (at most
  *    64 KiB) at VA of that address space, copied by a TRANSFER_VIRTUAL on
  *    the paging engine; an unmapped address fails with EFAULT (the paging
  *    engine faults, logs "engine 1 fault: not present, opcode 0x0d" and
@@ -27,40 +27,40 @@
 #define VVM_FAULT_DMESG	"engine 1 fault: not present, opcode 0x0d|" \
 			"callbacks suppressed"
 
-/* The address space id of VM VM_ID of the file FD, from debugfs vms. */
-uint32_t vvm_asid(int fd, uint32_t vm_id);
+/* The key of VM VM_ID of the file FD, from debugfs vms. */
+uint32_t vvm_key(int fd, uint32_t vm_id);
 /*
- * SIZE bytes (1 to VVM_READ_MAX) at VA of address space ASID of the device
+ * SIZE bytes (1 to VVM_READ_MAX) at VA of VM KEY of the device
  * behind FD, as its GPU reads them, into BUF: 0 or -errno (-EFAULT: not
  * mapped).
  */
-int vvm_read(int fd, uint32_t asid, uint64_t va, void *buf, uint32_t size);
+int vvm_read(int fd, uint32_t key, uint64_t va, void *buf, uint32_t size);
 /*
  * The SIZE bytes (any size: read VVM_READ_MAX at a time) at VA are WANT's,
  * byte for byte; WHAT names them in a failure.
  */
-void vvm_expect(int fd, uint32_t asid, uint64_t va, const void *want,
+void vvm_expect(int fd, uint32_t key, uint64_t va, const void *want,
 		uint64_t size, const char *what);
 /*
- * Where the object mapped at VA of address space ASID is, as debugfs vms
+ * Where the object mapped at VA of VM KEY is, as debugfs vms
  * says: "vram", "aperture", "system", "swapped" (in system memory, its
  * pages swapped out: its entries are invalid until it moves) or "null";
  * NULL when no mapping starts at VA. The string is static.
  */
-const char *vvm_place(int fd, uint32_t asid, uint64_t va);
+const char *vvm_place(int fd, uint32_t key, uint64_t va);
 /*
- * Mappings and page tables of address space ASID, as debugfs vms counts
+ * Mappings and page tables of VM KEY, as debugfs vms counts
  * them.
  */
-void vvm_counts(int fd, uint32_t asid, uint64_t *mappings, uint32_t *tables);
+void vvm_counts(int fd, uint32_t key, uint64_t *mappings, uint32_t *tables);
 /*
- * The device's NOTIFY_RESIDENCY counts of address space ASID (objects made
+ * The device's NOTIFY_RESIDENCY counts of VM KEY (objects made
  * resident in it again, objects evicted from it), as debugfs vms shows.
  */
-void vvm_residency(int fd, uint32_t asid, uint32_t *resident,
+void vvm_residency(int fd, uint32_t key, uint32_t *resident,
 		   uint32_t *evicted);
 /* A page read at VA faults (-EFAULT). */
-void vvm_expect_fault(int fd, uint32_t asid, uint64_t va);
+void vvm_expect_fault(int fd, uint32_t key, uint64_t va);
 /*
  * Run TTM's shrinker (debugfs ttm/tt_shrink swaps out the objects of one
  * LRU walk a read) until it finds nothing more to swap out; skips without

@@ -635,7 +635,7 @@ struct drm_vdxg_backing_resource {
  * written by the kernel's paging jobs only.
  */
 #define DRM_VDXG_VM_VA_BITS		48
-#define DRM_VDXG_VM_MAX_PER_FILE	16
+#define DRM_VDXG_VM_MAX_PER_FILE	64
 #define DRM_VDXG_VM_BIND_MAX_OPS	512
 
 /**
@@ -644,8 +644,9 @@ struct drm_vdxg_backing_resource {
  * @vm_id: out: the VM's id, never 0
  *
  * Errors: -EINVAL non-zero @flags; -EOPNOTSUPP on a device without a GPU
- * MMU; -ENOSPC when the file has DRM_VDXG_VM_MAX_PER_FILE VMs or the
- * device has no free address space; -ENOMEM.
+ * MMU; -ENOSPC when the file has DRM_VDXG_VM_MAX_PER_FILE VMs; -ENOMEM.
+ * VMs do not take the device's address spaces: the kernel lends each one
+ * to a VM while it has work on an engine, whatever their number.
  */
 struct drm_vdxg_vm_create {
 	__u32 flags;

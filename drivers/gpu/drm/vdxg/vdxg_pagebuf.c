@@ -61,6 +61,22 @@ void vdxg_pagebuf_init(struct vdxg_pagebuf *pb, u32 *cmd, u32 size_bytes)
 	pb->cmd = cmd;
 	pb->size = size_bytes / sizeof(u32);
 	pb->used = 0;
+	pb->keyed = false;
+}
+
+/*
+ * An address-space operand: an id below %VDXG_VM_MAX_AS, or a VM's key
+ * (%VDXG_PG_AS_KEY), which marks the buffer as one to fix up (also when
+ * the operation is refused for another operand: the walk finds nothing).
+ */
+static bool vdxg_pg_as_ok(struct vdxg_pagebuf *pb, u32 as)
+{
+	if (!(as & VDXG_PG_AS_KEY))
+		return as < VDXG_VM_MAX_AS;
+	if (as == VDXG_PG_AS_KEY)
+		return false;
+	pb->keyed = true;
+	return true;
 }
 
 static u32 *vdxg_pb_emit(struct vdxg_pagebuf *pb, u32 op, u32 len)
@@ -558,7 +574,7 @@ int vdxg_pg_flush_vm_tlb(struct vdxg_pagebuf *pb, u32 as, bool range, u64 va,
 {
 	u32 *cs;
 
-	if (as >= VDXG_VM_MAX_AS || (!range && (va || size)))
+	if (!vdxg_pg_as_ok(pb, as) || (!range && (va || size)))
 		return -EINVAL;
 	if (vdxg_pagebuf_room(pb) < VDXG_PG_FLUSH_VM_TLB_LEN)
 		return vdxg_pagebuf_full(pb);
@@ -592,7 +608,7 @@ int vdxg_pg_transfer_virtual(struct vdxg_pagebuf *pb, u32 as, u32 flags,
 {
 	u64 end;
 
-	if (as >= VDXG_VM_MAX_AS || *progress > size ||
+	if (!vdxg_pg_as_ok(pb, as) || *progress > size ||
 	    flags & ~(VDXG_PG_XV_SRC_PHYS | VDXG_PG_XV_DST_PHYS) ||
 	    check_add_overflow(src, size, &end) ||
 	    check_add_overflow(dst, size, &end))
@@ -634,7 +650,7 @@ int vdxg_pg_fill_virtual(struct vdxg_pagebuf *pb, u32 as, u64 va, u64 size,
 {
 	u64 end;
 
-	if (as >= VDXG_VM_MAX_AS || (va | size) & 3 || *progress > size ||
+	if (!vdxg_pg_as_ok(pb, as) || (va | size) & 3 || *progress > size ||
 	    check_add_overflow(va, size, &end))
 		return -EINVAL;
 
@@ -672,7 +688,7 @@ int vdxg_pg_update_context_alloc(struct vdxg_pagebuf *pb, u32 as, u64 entry,
 {
 	u32 *cs;
 
-	if (as >= VDXG_VM_MAX_AS ||
+	if (!vdxg_pg_as_ok(pb, as) ||
 	    entry & ~(VDXG_VM_AS_ADDR_MASK | VDXG_VM_AS_VALID))
 		return -EINVAL;
 	if (vdxg_pagebuf_room(pb) < VDXG_PG_UCA_LEN)
@@ -726,7 +742,7 @@ int vdxg_pg_notify_residency(struct vdxg_pagebuf *pb, u32 as, bool evicted,
 {
 	u32 *cs;
 
-	if (as >= VDXG_VM_MAX_AS)
+	if (!vdxg_pg_as_ok(pb, as))
 		return -EINVAL;
 	if (vdxg_pagebuf_room(pb) < VDXG_PG_NOTIFY_RES_LEN)
 		return vdxg_pagebuf_full(pb);
@@ -737,4 +753,41 @@ int vdxg_pg_notify_residency(struct vdxg_pagebuf *pb, u32 as, bool evicted,
 	cs[3] = count;
 	vdxg_pg_count(stats, VDXG_PG_NOTIFY_RESIDENCY, 0);
 	return 0;
+}
+
+/**
+ * vdxg_pg_next_as - find the next address-space operand of a paging buffer
+ * @cmd: the buffer
+ * @ndw: its dwords
+ * @pos: where to look from; on return, past the operation found
+ *
+ * The operations that name an address space (FLUSH_VM_TLB,
+ * TRANSFER_VIRTUAL, FILL_VIRTUAL, UPDATE_CONTEXT_ALLOCATION,
+ * NOTIFY_RESIDENCY) all have it in dword 1. The walk stops at an
+ * operation whose length is zero or runs past @ndw.
+ *
+ * Return: the operand, or NULL when no operation after @pos has one.
+ */
+u32 *vdxg_pg_next_as(u32 *cmd, u32 ndw, u32 *pos)
+{
+	while (*pos < ndw) {
+		u32 *cs = cmd + *pos;
+		u32 len = VDXG_PG_HDR_LEN(cs[0]);
+
+		if (!len || len > ndw - *pos)
+			break;
+		*pos += len;
+		switch (VDXG_PG_HDR_OP(cs[0])) {
+		case VDXG_PG_FLUSH_VM_TLB:
+		case VDXG_PG_TRANSFER_VIRTUAL:
+		case VDXG_PG_FILL_VIRTUAL:
+		case VDXG_PG_UPDATE_CONTEXT_ALLOC:
+		case VDXG_PG_NOTIFY_RESIDENCY:
+			if (len >= 2)
+				return cs + 1;
+			break;
+		}
+	}
+	*pos = ndw;
+	return NULL;
 }

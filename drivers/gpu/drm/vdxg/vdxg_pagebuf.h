@@ -5,6 +5,7 @@
 #ifndef _VDXG_PAGEBUF_H_
 #define _VDXG_PAGEBUF_H_
 
+#include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/minmax.h>
 #include <linux/types.h>
@@ -14,12 +15,23 @@
  * @cmd: CPU address of the buffer
  * @size: capacity in dwords
  * @used: dwords emitted
+ * @keyed: an operation may name a VM by key (%VDXG_PG_AS_KEY)
  */
 struct vdxg_pagebuf {
 	u32 *cmd;
 	u32 size;
 	u32 used;
+	bool keyed;
 };
+
+/*
+ * An address-space operand with this bit names a VM by its key (bits
+ * 30:0), not an address space: the driver gives VMs address spaces only
+ * while they have work on an engine, so which one a paging buffer must
+ * name is known only when it is written to the device. vdxg_pg_next_as()
+ * finds the operands to replace then. The device never sees the bit.
+ */
+#define VDXG_PG_AS_KEY		BIT(31)
 
 /**
  * struct vdxg_pg_loc - one side of a transfer
@@ -109,5 +121,6 @@ int vdxg_pg_init_context_resource(struct vdxg_pagebuf *pb, u64 offset,
 				  struct vdxg_pg_stats *stats);
 int vdxg_pg_notify_residency(struct vdxg_pagebuf *pb, u32 as, bool evicted,
 			     u32 count, struct vdxg_pg_stats *stats);
+u32 *vdxg_pg_next_as(u32 *cmd, u32 ndw, u32 *pos);
 
 #endif

@@ -63,6 +63,8 @@ struct vdxg_pg_job {
 	struct dma_fence_cb slot_cb;
 	unsigned int slot;
 	u32 len;
+	bool keyed;
+	struct vdxg_as_vm *as_vm;
 	u32 *cmd;
 	u32 inline_cmd[VDXG_PG_JOB_INLINE];
 };
@@ -145,6 +147,11 @@ static struct dma_fence *vdxg_pg_run(struct drm_sched_job *sched_job)
 		return ERR_PTR(-EBUSY);
 	}
 	job->slot = slot;
+	/* VMs named by key: the address spaces they have now, if any. */
+	if (job->keyed)
+		vdxg_as_patch(paging->engine.vdxg, job->cmd,
+			      job->len / sizeof(u32),
+			      &sched_job->s_fence->finished);
 	memcpy_toio(paging->buf_cpu + slot * paging->buf_size, job->cmd,
 		    job->len);
 	vdxg_pg_job_free_cmd(job);
@@ -159,6 +166,18 @@ static struct dma_fence *vdxg_pg_run(struct drm_sched_job *sched_job)
 	if (dma_fence_add_callback(fence, &job->slot_cb, vdxg_pg_slot_cb))
 		vdxg_pg_slot_cb(fence, &job->slot_cb);
 	return fence;
+}
+
+/* A job that reads or writes through a VM waits for an address space. */
+static struct dma_fence *vdxg_pg_prepare_job(struct drm_sched_job *sched_job,
+					     struct drm_sched_entity *entity)
+{
+	struct vdxg_pg_job *job = to_pg_job(sched_job);
+
+	if (!job->as_vm)
+		return NULL;
+	return vdxg_as_grab(job->paging->engine.vdxg, job->as_vm,
+			    VDXG_AS_PAGING, &sched_job->s_fence->finished);
 }
 
 /* In the fence-signalling path: lockdep reports a wait for a fence there. */
@@ -204,6 +223,7 @@ static void vdxg_pg_free_job(struct drm_sched_job *sched_job)
 }
 
 static const struct drm_sched_backend_ops vdxg_pg_sched_ops = {
+	.prepare_job = vdxg_pg_prepare_job,
 	.run_job = vdxg_pg_run_job,
 	.timedout_job = vdxg_pg_timedout_job,
 	.free_job = vdxg_pg_free_job,
@@ -604,6 +624,8 @@ static int vdxg_pg_job_create(struct vdxg_pg_batch *b,
 		}
 	}
 	memcpy(job->cmd, b->staging, job->len);
+	job->keyed = b->pb.keyed;
+	job->as_vm = b->as_vm;
 	job->hw = kzalloc(sizeof(*job->hw), GFP_KERNEL);
 	if (!job->hw) {
 		ret = -ENOMEM;

@@ -17,6 +17,7 @@
 
 struct dma_resv;
 struct ttm_operation_ctx;
+struct vdxg_as_vm;
 struct vdxg_device;
 
 #define VDXG_PG_SLOTS		16
@@ -84,6 +85,9 @@ struct vdxg_paging {
  *	waits for @resv's)
  * @deferred_tables: page tables the batch unlinked (vdxg_pt_free_deferred()
  *	them once the batch's fence has signalled)
+ * @as_vm: a VM whose address space the jobs run through (TRANSFER_VIRTUAL,
+ *	FILL_VIRTUAL): they wait to be granted one; the VM must stay until
+ *	they are done. Other operations naming a VM need none.
  */
 struct vdxg_pg_batch {
 	struct vdxg_device *vdxg;
@@ -98,6 +102,7 @@ struct vdxg_pg_batch {
 	int staging_slot;
 	struct xarray deps;
 	struct list_head deferred_tables;
+	struct vdxg_as_vm *as_vm;
 };
 
 /**

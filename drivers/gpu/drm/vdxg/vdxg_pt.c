@@ -199,7 +199,7 @@ static void vdxg_pt_defer(struct vdxg_pt_walk *w, struct vdxg_pt *pt)
 /**
  * vdxg_pt_vm_init - set up the page tables of an address space
  * @vm: the address space
- * @asid: its id, below %VDXG_VM_MAX_AS
+ * @asid: its id, below %VDXG_VM_MAX_AS, or a VM key (%VDXG_PG_AS_KEY)
  * @ops: page allocator for the tables
  * @priv: argument of @ops
  *
@@ -213,7 +213,7 @@ int vdxg_pt_vm_init(struct vdxg_pt_vm *vm, u32 asid,
 {
 	struct vdxg_pt *root;
 
-	if (asid >= VDXG_VM_MAX_AS)
+	if (asid >= VDXG_VM_MAX_AS && !(asid & VDXG_PG_AS_KEY))
 		return -EINVAL;
 	vm->ops = ops;
 	vm->priv = priv;

@@ -82,7 +82,8 @@ static struct dma_fence *vdxg_render_emit(struct drm_sched_job *sched_job)
 		return ERR_PTR(-ENODEV);
 	if (job->ctx->vm)
 		fence = vdxg_engine_emit_virtual(engine, job->hw, sched_job,
-						 job->ctx->vm->asid,
+						 vdxg_as_current(engine->vdxg,
+								 &job->ctx->vm->as),
 						 job->buf_gpu, job->len,
 						 job->ctx->id,
 						 job->ctx->state_gpu);
@@ -93,6 +94,23 @@ static struct dma_fence *vdxg_render_emit(struct drm_sched_job *sched_job)
 	job->hw_fence = dma_fence_get(fence);
 	drm_dev_exit(idx);
 	return fence;
+}
+
+/*
+ * A job of a VM context runs once its VM has an address space: the last
+ * step before run_job, once every other dependency has signalled.
+ */
+static struct dma_fence *
+vdxg_render_prepare_job(struct drm_sched_job *sched_job,
+			struct drm_sched_entity *entity)
+{
+	struct vdxg_job *job = to_vdxg_job(sched_job);
+	struct vdxg_render *render = to_render(sched_job->sched);
+
+	if (!job->ctx->vm)
+		return NULL;
+	return vdxg_as_grab(render->engine.vdxg, &job->ctx->vm->as,
+			    VDXG_AS_RENDER, &sched_job->s_fence->finished);
 }
 
 /* In the fence-signalling path: lockdep reports a wait for a fence there. */
@@ -214,6 +232,7 @@ static void vdxg_render_free_job(struct drm_sched_job *sched_job)
 }
 
 static const struct drm_sched_backend_ops vdxg_render_sched_ops = {
+	.prepare_job = vdxg_render_prepare_job,
 	.run_job = vdxg_render_run_job,
 	.timedout_job = vdxg_render_timedout_job,
 	.free_job = vdxg_render_free_job,

@@ -14,7 +14,9 @@
 /*
  * One event per paging operation, emitted when its paging buffer is
  * submitted: @seqno is the buffer's scheduler fence, @op the opcode, @len
- * its length in dwords, @as the address space it names (-1 for none),
+ * its length in dwords, @as the address space it names (-1 for none; a
+ * VM's key for the operations built for a VM, whose address space is
+ * chosen when the buffer is written to the device, see "Address spaces"),
  * @bytes the bytes it covers and @addr its main address. The same bytes
  * as debugfs ``paging`` counts, by operation:
  *

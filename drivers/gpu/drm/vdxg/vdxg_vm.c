@@ -81,16 +81,16 @@ void vdxg_vm_restore(struct vdxg_device *vdxg)
 		return;
 	vdxg_wr(vdxg, VDXG_REG_VM_TABLE_LO, lower_32_bits(mgr->table_gpu));
 	vdxg_wr(vdxg, VDXG_REG_VM_TABLE_HI, upper_32_bits(mgr->table_gpu));
-	vdxg_wr(vdxg, VDXG_REG_VM_TABLE_ENTRIES, VDXG_VM_MAX_AS);
+	vdxg_wr(vdxg, VDXG_REG_VM_TABLE_ENTRIES, mgr->as.count);
 	vdxg_wr(vdxg, VDXG_REG_VM_CTRL, VDXG_VM_CTRL_ENABLE);
+	vdxg_as_restore(vdxg);
 }
 
-/* At the DRM device's release: files closed after an unplug free ids. */
+/* At the DRM device's release: files closed after an unplug use it. */
 static void vdxg_vm_release(struct drm_device *drm, void *arg)
 {
 	struct vdxg_vm_mgr *mgr = arg;
 
-	ida_destroy(&mgr->asids);
 	mutex_destroy(&mgr->lock);
 }
 
@@ -105,7 +105,6 @@ int vdxg_vm_init(struct vdxg_device *vdxg)
 	struct vdxg_vm_mgr *mgr = &vdxg->vm;
 	int ret;
 
-	ida_init(&mgr->asids);
 	mutex_init(&mgr->lock);
 	INIT_LIST_HEAD(&mgr->list);
 	ret = drmm_add_action_or_reset(&vdxg->drm, vdxg_vm_release, mgr);
@@ -119,6 +118,8 @@ int vdxg_vm_init(struct vdxg_device *vdxg)
 	if (!ret)
 		ret = vdxg_kmem_alloc(vdxg, VDXG_VM_STAGE_SIZE, &mgr->stage_gpu,
 				      &mgr->stage_cpu);
+	if (!ret)
+		ret = vdxg_as_init(vdxg);
 	if (ret)
 		return ret;
 	/* No address space is in use yet: the engines never read it. */
@@ -693,7 +694,7 @@ static void vdxg_vm_free(struct drm_gpuvm *gpuvm)
 {
 	struct vdxg_vm *vm = to_vdxg_vm(gpuvm);
 
-	ida_free(&vm->vdxg->vm.asids, vm->asid);
+	vdxg_as_vm_fini(vm->vdxg, &vm->as);
 	dma_fence_put(vm->last_update);
 	kvfree(vm->reserve);
 	xa_destroy(&vm->tables);
@@ -934,26 +935,6 @@ static int vdxg_vm_bind_deps(struct vdxg_pg_batch *b, struct drm_exec *exec)
 }
 
 /*
- * Switch the address space off by the CPU: its AS entry zeroed, then its
- * translations flushed through the register. For address spaces whose
- * tables can no longer be trusted; the AS table is the driver's own.
- */
-static void vdxg_vm_as_off(struct vdxg_vm *vm)
-{
-	struct vdxg_vm_mgr *mgr = &vm->vdxg->vm;
-	int idx;
-
-	/* Unplugged, the device translates nothing any more. */
-	if (!drm_dev_enter(&vm->vdxg->drm, &idx))
-		return;
-	memset_io(mgr->table_cpu + vm->asid * VDXG_VM_AS_ENTRY_SIZE, 0,
-		  VDXG_VM_AS_ENTRY_SIZE);
-	wmb(); /* the entry is off before the flush */
-	vdxg_wr(vm->vdxg, VDXG_REG_VM_TLB_FLUSH, vm->asid);
-	drm_dev_exit(idx);
-}
-
-/*
  * A bind that failed half-way (no memory for a paging job) may have left
  * the tables behind the mapping tree: an unmapped range could still point
  * at an object about to be freed. The address space is switched off at
@@ -964,10 +945,10 @@ static void vdxg_vm_as_off(struct vdxg_vm *vm)
 static void vdxg_vm_break(struct vdxg_vm *vm, const char *why)
 {
 	WRITE_ONCE(vm->broken, true);
-	vdxg_vm_as_off(vm);
+	vdxg_as_vm_off(vm->vdxg, &vm->as);
 	drm_err_ratelimited(&vm->vdxg->drm,
-			    "VM of address space %u switched off: %s\n",
-			    vm->asid, why);
+			    "VM %u of client %llu switched off: %s\n",
+			    vm->id, vm->client_id, why);
 }
 
 /*
@@ -1027,8 +1008,8 @@ static int vdxg_vm_queue_check(struct vdxg_vm *vm)
 	if (atomic_read(&vm->queue.jobs) < VDXG_VM_MAX_QUEUED_JOBS)
 		return 0;
 	drm_dbg_ratelimited(&vm->vdxg->drm,
-			    "VM of address space %u: %u paging jobs queued, VM_BIND returns -EBUSY\n",
-			    vm->asid, VDXG_VM_MAX_QUEUED_JOBS);
+			    "VM %u of client %llu: %u paging jobs queued, VM_BIND returns -EBUSY\n",
+			    vm->id, vm->client_id, VDXG_VM_MAX_QUEUED_JOBS);
 	return -EBUSY;
 }
 
@@ -1249,15 +1230,18 @@ static int vdxg_vm_activate(struct vdxg_vm *vm)
 	ret = vdxg_pg_batch_begin(&b, vm->vdxg, NULL);
 	if (ret)
 		goto out;
-	ret = vdxg_pt_vm_init(&vm->pt, vm->asid, &vdxg_vm_pt_ops, vm);
-	if (!ret)
+	ret = vdxg_pt_vm_init(&vm->pt, vdxg_as_key(&vm->as), &vdxg_vm_pt_ops,
+			      vm);
+	if (!ret) {
+		vm->as.root = vm->pt.root->offset;
 		ret = vdxg_pg_emit(&b, vdxg_pt_vm_activate(&vm->pt, &b.pb,
 							   &progress,
 							   &b.stats));
+	}
 	ret = vdxg_pg_batch_end_wait(&b, ret);
 	if (ret) {
 		/* The device is done with the job: the root goes now. */
-		vdxg_vm_as_off(vm);
+		vdxg_as_vm_off(vm->vdxg, &vm->as);
 		vm->closed = true;
 		vdxg_pt_vm_fini(&vm->pt);
 	}
@@ -1318,8 +1302,6 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 		mutex_lock(&vm->pt_lock);
 		vm->no_alloc = true;
 		drm_gpuvm_sm_unmap(&vm->gpuvm, &st, 0, VDXG_VM_VA_END);
-		vdxg_pg_emit(&b, vdxg_pg_update_context_alloc(&b.pb, vm->asid,
-							      0, &b.stats));
 		vm->no_alloc = false;
 		fence = vdxg_vm_update_end(vm, &b);
 		mutex_unlock(&vm->pt_lock);
@@ -1330,6 +1312,11 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 		vdxg_vm_free_tables(vm, &b.deferred_tables);
 		dma_fence_put(fence);
 	}
+	/*
+	 * Its jobs are done (the batch waited for the objects' fences),
+	 * or without memory or locks they fault from now on.
+	 */
+	vdxg_as_vm_off(vm->vdxg, &vm->as);
 	drm_gpuvm_for_each_va_safe(va, next, &vm->gpuvm) {
 		drm_gpuva_remove(va);
 		if (va->gem.obj)
@@ -1366,16 +1353,14 @@ int vdxg_vm_create_ioctl(struct drm_device *drm, void *data,
 	if (!vdxg->vm.enabled)
 		return -EOPNOTSUPP;
 
-	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+	vm = kzalloc(sizeof(*vm), GFP_KERNEL_ACCOUNT);
 	if (!vm)
 		return -ENOMEM;
-	ret = ida_alloc_range(&vdxg->vm.asids, 1, VDXG_VM_MAX_AS - 1,
-			      GFP_KERNEL);
-	if (ret < 0) {
+	ret = vdxg_as_vm_init(vdxg, &vm->as);
+	if (ret) {
 		kfree(vm);
-		return ret == -ENOSPC ? -ENOSPC : ret;
+		return ret;
 	}
-	vm->asid = ret;
 	vm->vdxg = vdxg;
 	vm->file = vf;
 	INIT_LIST_HEAD(&vm->link);
@@ -1546,7 +1531,8 @@ static int vdxg_vm_remap_bo(struct drm_gpuvm_bo *vm_bo,
 	 * again) or leaves it (entries invalid), one allocation.
 	 */
 	if (!ret && vm_bo->evicted == present)
-		ret = vdxg_pg_emit(b, vdxg_pg_notify_residency(&b->pb, vm->asid,
+		ret = vdxg_pg_emit(b, vdxg_pg_notify_residency(&b->pb,
+							       vdxg_as_key(&vm->as),
 							       !present, 1,
 							       &b->stats));
 	/* On the device's queue: queued now, the VM's next update waits. */
@@ -1998,7 +1984,10 @@ static const char *vdxg_vm_place(const struct drm_gpuva *va)
 	}
 }
 
-/* ``vms``: each VM, its page-table memory and its mappings. */
+/*
+ * ``vms``: each VM (by its key, with the address space it holds, 0 for
+ * none), its page-table memory and its mappings.
+ */
 static int vdxg_vm_debugfs_show(struct seq_file *m, void *data)
 {
 	struct vdxg_device *vdxg = m->private;
@@ -2008,17 +1997,10 @@ static int vdxg_vm_debugfs_show(struct seq_file *m, void *data)
 
 	mutex_lock(&vdxg->vm.lock);
 	list_for_each_entry(vm, &vdxg->vm.list, link) {
-		u32 resident = 0, evicted = 0, tables, reserve;
+		u32 resident, evicted, tables, reserve;
 		u64 n = 0;
-		int idx;
 
-		/* The device's NOTIFY_RESIDENCY counts (@vm.lock: select). */
-		if (drm_dev_enter(&vdxg->drm, &idx)) {
-			vdxg_wr(vdxg, VDXG_REG_VM_RES_SELECT, vm->asid);
-			resident = vdxg_rd(vdxg, VDXG_REG_VM_RES_RESIDENT);
-			evicted = vdxg_rd(vdxg, VDXG_REG_VM_RES_EVICTED);
-			drm_dev_exit(idx);
-		}
+		vdxg_as_residency(vdxg, &vm->as, &resident, &evicted);
 		/* @lock: no bind changes the mappings meanwhile. */
 		mutex_lock(&vm->lock);
 		drm_gpuvm_for_each_va(va, &vm->gpuvm)
@@ -2027,8 +2009,9 @@ static int vdxg_vm_debugfs_show(struct seq_file *m, void *data)
 		tables = vm->pt.tables;
 		reserve = vm->nreserve;
 		mutex_unlock(&vm->pt_lock);
-		seq_printf(m, "vm asid %u: client %llu id %u, %llu mappings, %u tables (%u KiB), %u in reserve, residency %u resident %u evicted\n",
-			   vm->asid, vm->client_id, vm->id, n, tables,
+		seq_printf(m, "vm %u: client %llu id %u, address space %u, %llu mappings, %u tables (%u KiB), %u in reserve, residency %u resident %u evicted\n",
+			   vm->as.key, vm->client_id, vm->id,
+			   vdxg_as_current(vdxg, &vm->as), n, tables,
 			   tables * 4, reserve, resident, evicted);
 		drm_gpuvm_for_each_va(va, &vm->gpuvm) {
 			struct dma_resv *resv = va->gem.obj ?
@@ -2057,16 +2040,17 @@ static int vdxg_vm_debugfs_show(struct seq_file *m, void *data)
 DEFINE_SHOW_ATTRIBUTE(vdxg_vm_debugfs);
 
 /*
- * ``vm_read`` (root, for tests): write "ASID VA SIZE" (SIZE at most 64 KiB),
- * then read on the same open file: the bytes at VA in that address space,
- * as the GPU sees them, copied by a TRANSFER_VIRTUAL on the paging
- * engine. A virtual address the address space does not map makes the
- * read fail with -EFAULT (the paging engine faults and is reset, as for
- * any paging fault).
+ * ``vm_read`` (root, for tests): write "KEY VA SIZE" (KEY a VM's key, as
+ * ``vms`` lists it; SIZE at most 64 KiB), then read on the same open file:
+ * the bytes at VA in that VM, as the GPU sees them, copied by a
+ * TRANSFER_VIRTUAL on the paging engine through an address space the
+ * job is granted. A virtual address the VM does not map, or a VM that is
+ * gone, makes the read fail with -EFAULT (the paging engine faults and is
+ * reset, as for any paging fault).
  */
 struct vdxg_vm_peek {
 	struct vdxg_device *vdxg;
-	u32 asid;
+	u32 key;
 	u64 va;
 	u32 size;
 };
@@ -2093,7 +2077,7 @@ static ssize_t vdxg_vm_read_write(struct file *f, const char __user *ubuf,
 {
 	struct vdxg_vm_peek *p = f->private_data;
 	char buf[64];
-	u32 asid, size;
+	u32 key, size;
 	u64 va;
 
 	if (len >= sizeof(buf))
@@ -2101,17 +2085,22 @@ static ssize_t vdxg_vm_read_write(struct file *f, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
-	if (sscanf(buf, "%u %llx %u", &asid, &va, &size) != 3 ||
-	    asid >= VDXG_VM_MAX_AS || !size || size > VDXG_VM_STAGE_SIZE)
+	if (sscanf(buf, "%u %llx %u", &key, &va, &size) != 3 ||
+	    !key || key & VDXG_PG_AS_KEY || !size ||
+	    size > VDXG_VM_STAGE_SIZE)
 		return -EINVAL;
-	p->asid = asid;
+	p->key = key;
 	p->va = va;
 	p->size = size;
 	return len;
 }
 
-/* Copy @p's bytes to the staging buffer; the caller holds the lock. */
-static int vdxg_vm_peek(struct vdxg_vm_peek *p, struct dma_fence *last)
+/*
+ * Copy @p's bytes in @vm to the staging buffer; the caller holds the lock,
+ * under which @vm stays.
+ */
+static int vdxg_vm_peek(struct vdxg_vm_peek *p, struct vdxg_vm *vm,
+			struct dma_fence *last)
 {
 	struct vdxg_vm_mgr *mgr = &p->vdxg->vm;
 	struct vdxg_pg_batch b;
@@ -2123,11 +2112,14 @@ static int vdxg_vm_peek(struct vdxg_vm_peek *p, struct dma_fence *last)
 	ret = vdxg_pg_batch_begin(&b, p->vdxg, NULL);
 	if (ret)
 		return ret;
+	/* Its job runs once granted an address space for the VM. */
+	b.as_vm = &vm->as;
 	/* After the binds queued before the read (on the VM's queue). */
 	ret = vdxg_pg_batch_add_dep(&b, last);
 	if (!ret)
 		ret = vdxg_pg_emit(&b,
-				   vdxg_pg_transfer_virtual(&b.pb, p->asid,
+				   vdxg_pg_transfer_virtual(&b.pb,
+							    vdxg_as_key(&vm->as),
 							    VDXG_PG_XV_DST_PHYS,
 							    p->va,
 							    mgr->stage_gpu,
@@ -2145,14 +2137,14 @@ static int vdxg_vm_peek(struct vdxg_vm_peek *p, struct dma_fence *last)
 	return ret;
 }
 
-/* The VM of address space @asid, or NULL. */
-static struct vdxg_vm *vdxg_vm_of_asid(struct vdxg_vm_mgr *mgr, u32 asid)
+/* The VM of key @key, or NULL. */
+static struct vdxg_vm *vdxg_vm_of_key(struct vdxg_vm_mgr *mgr, u32 key)
 {
 	struct vdxg_vm *vm;
 
 	lockdep_assert_held(&mgr->lock);
 	list_for_each_entry(vm, &mgr->list, link)
-		if (vm->asid == asid)
+		if (vm->as.key == key)
 			return vm;
 	return NULL;
 }
@@ -2196,16 +2188,16 @@ static ssize_t vdxg_vm_read_read(struct file *f, char __user *ubuf,
 	 * without the manager's lock.
 	 */
 	mutex_lock(&mgr->lock);
-	vm = vdxg_vm_of_asid(mgr, p->asid);
+	vm = vdxg_vm_of_key(mgr, p->key);
 	last = vdxg_vm_last_update(vm);
 	mutex_unlock(&mgr->lock);
 	ret = vdxg_pg_wait_queued(p->vdxg, last, &ctx);
 	mutex_lock(&mgr->lock);
-	/* The address space changed hands meanwhile: read nothing. */
-	if (!ret && vdxg_vm_of_asid(mgr, p->asid) != vm)
-		ret = -EAGAIN;
+	/* No such VM, or it went meanwhile: nothing to read. */
+	if (!ret && (!vm || vdxg_vm_of_key(mgr, p->key) != vm))
+		ret = -EFAULT;
 	if (!ret)
-		ret = vdxg_vm_peek(p, last);
+		ret = vdxg_vm_peek(p, vm, last);
 	dma_fence_put(last);
 	if (!ret)
 		memcpy_fromio(data, mgr->stage_cpu, p->size);
@@ -2239,4 +2231,5 @@ void vdxg_vm_debugfs_init(struct vdxg_device *vdxg)
 			    &vdxg_vm_debugfs_fops);
 	debugfs_create_file("vm_read", 0600, vdxg->drm.debugfs_root, vdxg,
 			    &vdxg_vm_read_fops);
+	vdxg_as_debugfs_init(vdxg);
 }

@@ -5,11 +5,11 @@
 #ifndef _VDXG_VM_H_
 #define _VDXG_VM_H_
 
-#include <linux/idr.h>
 #include <linux/mutex.h>
 
 #include <drm/drm_gpuvm.h>
 
+#include "vdxg_as.h"
 #include "vdxg_paging.h"
 #include "vdxg_pt.h"
 
@@ -31,7 +31,7 @@ struct vdxg_pg_batch;
  * @enabled: the device has a GPU MMU and the AS table is programmed
  * @table_gpu: VRAM offset of the address-space table
  * @table_cpu: its CPU mapping (zeroed once, before the MMU is enabled)
- * @asids: address space ids in use (1 and up; 0 is never handed out)
+ * @as: the address spaces, a cache of the VMs
  * @lock: protects @list and the staging buffer
  * @list: every VM of every file
  * @stage_gpu: VRAM offset of a buffer debugfs reads VMs through
@@ -41,7 +41,7 @@ struct vdxg_vm_mgr {
 	bool enabled;
 	u64 table_gpu;
 	void __iomem *table_cpu;
-	struct ida asids;
+	struct vdxg_as_mgr as;
 	struct mutex lock; /* protects @list and the staging buffer */
 	struct list_head list;
 	u64 stage_gpu;
@@ -65,7 +65,7 @@ struct vdxg_vm_mgr {
  * @client_id: the file's DRM client id (fdinfo drm-client-id)
  * @file: the owning file, while the VM is open: its page tables count
  *	against the file's (binds and destruction make and free them)
- * @asid: the device's address space id
+ * @as: its key, and the address space it holds for now
  * @lock: serialises binds and the VM's destruction
  * @pt_lock: protects @pt: taken inside the reservations, by binds and by
  *	the moves of bound objects
@@ -98,7 +98,7 @@ struct vdxg_vm {
 	u32 id;
 	u64 client_id;
 	struct vdxg_file *file;
-	u32 asid;
+	struct vdxg_as_vm as;
 	struct mutex lock; /* serialises binds and destruction */
 	struct mutex pt_lock; /* protects @pt, @reserve and @last_update */
 	struct vdxg_pt_vm pt;

@@ -558,6 +558,70 @@ static void vdxg_pg_vm_ops(struct kunit *test)
 }
 
 /* Fixed-size operations do not fit in what is left: -ENOSPC, nothing. */
+/*
+ * VM keys as address-space operands mark the buffer, and the walk finds
+ * every operand that names an address space, and nothing else.
+ */
+static void vdxg_pg_as_keys(struct kunit *test)
+{
+	u32 *buf = make_buf(test, 4096);
+	u32 key = VDXG_PG_AS_KEY | 12345, pos = 0, *as;
+	struct vdxg_pagebuf pb;
+	u64 progress = 0;
+	u64 entries[2] = { 0x1001, 0x2001 };
+
+	vdxg_pagebuf_init(&pb, buf, 4096);
+	KUNIT_EXPECT_EQ(test, vdxg_pg_flush_vm_tlb(&pb, VDXG_PG_AS_KEY, false,
+						   0, 0, NULL), -EINVAL);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_update_pt(&pb, 0x1000, 0, entries, 2,
+						&progress, NULL), 0);
+	progress = 0;
+	KUNIT_EXPECT_FALSE(test, pb.keyed);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_flush_vm_tlb(&pb, 5, false, 0, 0, NULL),
+			0);
+	KUNIT_EXPECT_FALSE(test, pb.keyed);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_flush_vm_tlb(&pb, key, false, 0, 0, NULL),
+			0);
+	KUNIT_EXPECT_TRUE(test, pb.keyed);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_fence(&pb, 0x8000, 7, NULL), 0);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_transfer_virtual(&pb, key + 1,
+						       VDXG_PG_XV_DST_PHYS,
+						       0x1000, 0x2000, 64,
+						       &progress, NULL), 0);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_notify_residency(&pb, key + 2, true, 3,
+						       NULL), 0);
+	KUNIT_ASSERT_EQ(test, vdxg_pg_update_context_alloc(&pb, key + 3, 0,
+							   NULL), 0);
+
+	as = vdxg_pg_next_as(buf, pb.used, &pos);
+	KUNIT_ASSERT_NOT_NULL(test, as);
+	KUNIT_EXPECT_EQ(test, *as, 5u);
+	as = vdxg_pg_next_as(buf, pb.used, &pos);
+	KUNIT_ASSERT_NOT_NULL(test, as);
+	KUNIT_EXPECT_EQ(test, *as, key);
+	as = vdxg_pg_next_as(buf, pb.used, &pos);
+	KUNIT_ASSERT_NOT_NULL(test, as);
+	KUNIT_EXPECT_EQ(test, *as, key + 1);
+	as = vdxg_pg_next_as(buf, pb.used, &pos);
+	KUNIT_ASSERT_NOT_NULL(test, as);
+	KUNIT_EXPECT_EQ(test, *as, key + 2);
+	KUNIT_EXPECT_EQ(test, as[2], 3u);
+	as = vdxg_pg_next_as(buf, pb.used, &pos);
+	KUNIT_ASSERT_NOT_NULL(test, as);
+	KUNIT_EXPECT_EQ(test, *as, key + 3);
+	KUNIT_EXPECT_NULL(test, vdxg_pg_next_as(buf, pb.used, &pos));
+	KUNIT_EXPECT_EQ(test, pos, pb.used);
+
+	/* A length of zero, or past the end, stops the walk. */
+	pos = 0;
+	buf[0] = VDXG_PG_HDR(VDXG_PG_FLUSH_VM_TLB, 0);
+	KUNIT_EXPECT_NULL(test, vdxg_pg_next_as(buf, pb.used, &pos));
+	pos = 0;
+	buf[0] = VDXG_PG_HDR(VDXG_PG_FLUSH_VM_TLB, 9);
+	KUNIT_EXPECT_NULL(test, vdxg_pg_next_as(buf, 8, &pos));
+	KUNIT_EXPECT_EQ(test, pos, 8u);
+}
+
 static void vdxg_pg_vm_ops_full(struct kunit *test)
 {
 	struct vdxg_pagebuf pb;
@@ -593,6 +657,7 @@ static struct kunit_case vdxg_pagebuf_cases[] = {
 	KUNIT_CASE(vdxg_pg_update_pt_generate),
 	KUNIT_CASE(vdxg_pg_vm_ops),
 	KUNIT_CASE(vdxg_pg_vm_ops_full),
+	KUNIT_CASE(vdxg_pg_as_keys),
 	{}
 };
 
