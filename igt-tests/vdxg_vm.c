@@ -2331,6 +2331,99 @@ static void test_blocked_bind(void)
 }
 
 /*
+ * Eviction never waits for a client's fence. A's VM has a bind waiting
+ * for an in-fence that is not signalled: its fence is on the VM's
+ * reservation, which the VM's private objects share, and on the bound
+ * object's. With those objects and A's unbound ones filling VRAM, B's
+ * VRAM allocations evict the unbound ones, within BB_DEADLINE, and B's
+ * bytes read back right; the blocked objects stay where they are. (It
+ * failed before: TTM picked the blocked objects first, the least
+ * recently used, and B waited for A's fence for ever.)
+ */
+static void test_evict_blocked(void)
+{
+	static const uint32_t vram = DRM_VDXG_SEGMENT_VRAM;
+	const uint64_t obj = 8 * MIB;
+	struct vdxg_bo *y, *priv[64], *free_bo[64];
+	uint32_t key, vm, s_in, s_out, np, nf, i;
+	uint64_t seg;
+	int timeline, status;
+	struct vr a;
+	pid_t pid;
+
+	timeline = bb_timeline();
+	vr_open(&a);
+	vm_require(&a);
+	seg = vvm_vram_segment(vdxg_device_fd(a.dev));
+	np = seg / 2 / obj;
+	nf = (seg - np * obj) / obj - 1;
+	vtest_require_f(np >= 2 && np <= 64 && nf >= 4 && nf <= 64,
+			"a VRAM segment of %" PRIu64 " MiB", (uint64_t)(seg / MIB));
+	vm = vm_new_key(&a, &key);
+	s_in = bb_fence_syncobj(&a, timeline, 1);
+	s_out = vr_syncobj(&a, false);
+	y = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 31);
+	vr_bo_wait(y);
+	vtest_assert_ok(bb_bind(&a, vm, y, VA, 64 * KIB, s_in, s_out));
+	for (i = 0; i < np; i++)
+		vtest_assert_ok(vdxg_bo_create_vm(a.dev, obj, &vram, 1, 0, vm,
+						  &priv[i]));
+	for (i = 0; i < nf; i++)
+		free_bo[i] = vr_bo(&a, obj, DRM_VDXG_SEGMENT_VRAM, 0);
+
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (!pid) {
+		struct vdxg_bo *bo[64];
+		uint32_t n = nf / 2, j;
+		struct vr b;
+
+		alarm(BB_DEADLINE_S);
+		vr_open(&b);
+		for (j = 0; j < n; j++) {
+			vtest_assert_ok(vdxg_bo_create(b.dev, obj, &vram, 1,
+						       DRM_VDXG_GEM_CPU_ACCESS,
+						       &bo[j]));
+			fill(bo[j], obj, 100 + j);
+		}
+		for (j = 0; j < n; j++) {
+			const uint32_t *p = vr_map(bo[j]);
+			uint64_t k;
+
+			vtest_assert_eq(vr_bo_segment(bo[j]), vram);
+			for (k = 0; k < obj / 4; k += 1021)
+				vtest_assert_eq(p[k], (100 + j) * 0x9e3779b9u +
+						      (uint32_t)k);
+			vdxg_bo_free(bo[j]);
+		}
+		vr_close(&b);
+		_exit(0);
+	}
+	vtest_assert_eq(waitpid(pid, &status, 0), pid);
+	vtest_assert_f(!WIFSIGNALED(status),
+		       "B's allocations did not complete in %u s (signal %d)",
+		       BB_DEADLINE_S, WTERMSIG(status));
+	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		       "B failed: status 0x%x", status);
+	vtest_assert_eq(vr_bo_segment(y), vram);
+	for (i = 0; i < np; i++)
+		vtest_assert_eq(vr_bo_segment(priv[i]), vram);
+	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
+
+	/* The fence signals: A's bind completes and reads right. */
+	vtest_assert_ok(xioctl(timeline, BB_SW_SYNC_INC, &(uint32_t){ 1 }));
+	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
+	expect_bytes(&a, key, VA, y, 0, 64 * KIB);
+	for (i = 0; i < nf; i++)
+		vdxg_bo_free(free_bo[i]);
+	for (i = 0; i < np; i++)
+		vdxg_bo_free(priv[i]);
+	vdxg_bo_free(y);
+	vtest_assert_ok(vdxg_vm_destroy(a.dev, vm));
+	vr_close(&a);
+}
+
+/*
  * A move of an object bound in a VM whose binds wait for an in-fence that
  * is not signalled waits for neither them nor the device's queue: the
  * object's entries in that VM go invalid (a read faults, never the old
@@ -2724,6 +2817,8 @@ static const struct vtest_subtest subtests[] = {
 	{ "blocked-bind", test_blocked_bind,
 	  "binds waiting for an unsignalled in-fence hold up neither another "
 	  "client's binds nor its moves; a VM's queue is bounded" },
+	{ "evict-blocked", test_evict_blocked,
+	  "eviction passes by objects a client's blocked bind holds" },
 	{ "blocked-bind-move", test_blocked_bind_move,
 	  "a move of an object bound in a VM whose binds wait does not wait: "
 	  "its entries there fault until the VM's next bind maps it again" },

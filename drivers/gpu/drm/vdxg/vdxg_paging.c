@@ -555,6 +555,27 @@ int vdxg_pg_wait_queued_resv(struct vdxg_device *vdxg, struct dma_resv *resv,
 }
 
 /**
+ * vdxg_pg_resv_may_wait - may the kernel's paging queue wait for all of a
+ *	reservation's fences now
+ * @vdxg: the device
+ * @resv: the reservation object, locked
+ *
+ * Return: false while one of them may still wait for anything a client
+ * holds up (see vdxg_pg_may_wait()).
+ */
+bool vdxg_pg_resv_may_wait(struct vdxg_device *vdxg, struct dma_resv *resv)
+{
+	struct dma_resv_iter cursor;
+	struct dma_fence *fence;
+
+	dma_resv_assert_held(resv);
+	dma_resv_for_each_fence(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP, fence)
+		if (!vdxg_pg_may_wait(vdxg, fence))
+			return false;
+	return true;
+}
+
+/**
  * vdxg_pg_batch_add_resv - make the batch's next buffer (and so the later
  *	ones) wait for a reservation's fences
  * @b: the batch

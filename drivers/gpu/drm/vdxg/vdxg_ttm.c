@@ -395,12 +395,27 @@ static void vdxg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
 	drm_dev_exit(idx);
 }
 
+/*
+ * An object whose reservation holds a fence the paging queue may not wait
+ * for yet (a bind waiting for a client's in-fence, a job not yet on its
+ * engine) is not evicted: the move would wait, on the CPU of whoever
+ * needs the room, for as long as that client likes. TTM's LRU walk passes
+ * it by; the allocation evicts another object, or fails.
+ */
+static bool vdxg_eviction_valuable(struct ttm_buffer_object *tbo,
+				   const struct ttm_place *place)
+{
+	if (!vdxg_pg_resv_may_wait(to_vdxg(tbo->base.dev), tbo->base.resv))
+		return false;
+	return ttm_bo_eviction_valuable(tbo, place);
+}
+
 static const struct ttm_device_funcs vdxg_ttm_funcs = {
 	.ttm_tt_create = vdxg_ttm_tt_create,
 	.ttm_tt_destroy = vdxg_ttm_tt_destroy,
 	.ttm_tt_populate = vdxg_ttm_tt_populate,
 	.ttm_tt_unpopulate = vdxg_ttm_tt_unpopulate,
-	.eviction_valuable = ttm_bo_eviction_valuable,
+	.eviction_valuable = vdxg_eviction_valuable,
 	.swap_notify = vdxg_vm_swap_notify,
 	.evict_flags = vdxg_evict_flags,
 	.move = vdxg_bo_move,
