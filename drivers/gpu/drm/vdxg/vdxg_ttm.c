@@ -405,7 +405,7 @@ static void vdxg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
 static bool vdxg_eviction_valuable(struct ttm_buffer_object *tbo,
 				   const struct ttm_place *place)
 {
-	if (!vdxg_pg_resv_may_wait(to_vdxg(tbo->base.dev), tbo->base.resv))
+	if (!vdxg_pg_resv_may_wait(ttm_to_vdxg(tbo), tbo->base.resv))
 		return false;
 	return ttm_bo_eviction_valuable(tbo, place);
 }
