@@ -2423,6 +2423,101 @@ static void test_evict_blocked(void)
 	vr_close(&a);
 }
 
+/* Whether VM VM_ID of the file FD is still listed in debugfs vms. */
+static bool vm_listed(int fd, uint32_t vm_id)
+{
+	unsigned long long client, c;
+	char path[96], line[256];
+	unsigned int k, i;
+	bool found = false;
+	uint64_t v;
+	FILE *f;
+
+	vtest_assert(vr_fdinfo(fd, "drm-client-id", &v));
+	client = v;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vms",
+		 vtest_drm_minor(fd));
+	f = fopen(path, "r");
+	vtest_assert_f(f, "%s: %m", path);
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "vm %u: client %llu id %u", &k, &c,
+			       &i) == 3 && c == client && i == vm_id;
+	fclose(f);
+	return found;
+}
+
+/*
+ * Destroying a VM whose bind waits for an in-fence that is not signalled
+ * waits for it, but holds no object's lock meanwhile: another client binds
+ * an object of that VM (imported) within BB_DEADLINE. (It failed before:
+ * VM_DESTROY waited with every object of the VM locked.)
+ */
+static void test_destroy_blocked(void)
+{
+	uint32_t vm_a, vm_b, key_b, s_in, s_out;
+	struct vdxg_bo *x, *xb;
+	int timeline, status, fd;
+	pid_t pid_a, pid_b;
+	struct vr a, b;
+	double t;
+
+	timeline = bb_timeline();
+	vr_open(&a);
+	vm_require(&a);
+	vr_open(&b);
+	vm_a = vm_new(&a);
+	vm_b = vm_new_key(&b, &key_b);
+	s_in = bb_fence_syncobj(&a, timeline, 1);
+	x = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 41);
+	vr_bo_wait(x);
+	vtest_assert_ok(vdxg_bo_export(x, &fd));
+	vtest_assert_ok(vdxg_bo_import(b.dev, fd, &xb));
+	close(fd);
+	vtest_assert_ok(bb_bind(&a, vm_a, x, VA, 64 * KIB, s_in, 0));
+
+	pid_a = fork();
+	vtest_assert(pid_a >= 0);
+	if (!pid_a)
+		_exit(-vdxg_vm_destroy(a.dev, vm_a));
+	/* Gone from the list: the destruction locks the objects next. */
+	t = vr_now();
+	while (vm_listed(vdxg_device_fd(a.dev), vm_a) &&
+	       vr_now() - t < (double)BB_DEADLINE / VR_SEC)
+		vr_sleep_ms(10);
+	vtest_assert(!vm_listed(vdxg_device_fd(a.dev), vm_a));
+	vr_sleep_ms(100);
+
+	pid_b = fork();
+	vtest_assert(pid_b >= 0);
+	if (!pid_b) {
+		alarm(BB_DEADLINE_S);
+		_exit(-bb_bind(&b, vm_b, xb, VA, 64 * KIB, 0, 0));
+	}
+	vtest_assert_eq(waitpid(pid_b, &status, 0), pid_b);
+	vtest_assert_f(!WIFSIGNALED(status),
+		       "B's bind did not return in %u s (signal %d)",
+		       BB_DEADLINE_S, WTERMSIG(status));
+	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		       "B's bind failed: %d", -WEXITSTATUS(status));
+	/* A's VM_DESTROY still waits for its bind. */
+	vtest_assert_eq(waitpid(pid_a, &status, WNOHANG), 0);
+
+	vtest_assert_ok(xioctl(timeline, BB_SW_SYNC_INC, &(uint32_t){ 1 }));
+	vtest_assert_eq(waitpid(pid_a, &status, 0), pid_a);
+	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		       "VM_DESTROY: status 0x%x", status);
+	s_out = vr_syncobj(&b, false);
+	vtest_assert_ok(bb_bind(&b, vm_b, xb, VA + MIB, 64 * KIB, 0, s_out));
+	vtest_assert_eq(vr_syncobj_wait(&b, s_out, 0, VR_WAIT_NS), 0);
+	expect_bytes(&b, key_b, VA, xb, 0, 64 * KIB);
+	expect_bytes(&b, key_b, VA + MIB, xb, 0, 64 * KIB);
+	vdxg_bo_free(xb);
+	vdxg_bo_free(x);
+	vtest_assert_ok(vdxg_vm_destroy(b.dev, vm_b));
+	vr_close(&b);
+	vr_close(&a);
+}
+
 /*
  * A move of an object bound in a VM whose binds wait for an in-fence that
  * is not signalled waits for neither them nor the device's queue: the
@@ -2819,6 +2914,8 @@ static const struct vtest_subtest subtests[] = {
 	  "client's binds nor its moves; a VM's queue is bounded" },
 	{ "evict-blocked", test_evict_blocked,
 	  "eviction passes by objects a client's blocked bind holds" },
+	{ "destroy-blocked", test_destroy_blocked,
+	  "VM_DESTROY waiting for a blocked bind holds no object's lock" },
 	{ "blocked-bind-move", test_blocked_bind_move,
 	  "a move of an object bound in a VM whose binds wait does not wait: "
 	  "its entries there fault until the VM's next bind maps it again" },

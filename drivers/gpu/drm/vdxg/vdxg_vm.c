@@ -1266,16 +1266,20 @@ static void vdxg_vm_queue_idle(struct vdxg_vm *vm)
 
 /*
  * Unmap everything, take the address space out of the AS table, and free
- * the tables once the device is done with them.
+ * the tables once the device is done with them. The wait for that holds
+ * no object's lock: a bind of the VM may be waiting for a client's
+ * in-fence, and other clients may need the objects meanwhile.
  */
 static void vdxg_vm_close(struct vdxg_vm *vm)
 {
 	struct drm_gem_object *r_obj = vm->gpuvm.r_obj;
 	struct vdxg_vm_step st = { .vm = vm };
-	struct drm_gpuva *va, *next;
-	struct vdxg_pg_batch b;
 	struct dma_fence *fence = NULL;
+	struct drm_gpuva *va, *next;
+	struct drm_gem_object *obj;
+	struct vdxg_pg_batch b;
 	struct drm_exec exec;
+	bool batch = false;
 	int ret;
 
 	mutex_lock(&vm->vdxg->vm.lock);
@@ -1296,6 +1300,7 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 	}
 	/* Without memory or locks, the VM still goes: drop the mappings. */
 	if (!ret && !vdxg_pg_batch_begin_queue(&b, vm->vdxg, &vm->queue)) {
+		batch = true;
 		st.b = &b;
 		/* The objects' fences: the VM's last table update among them. */
 		vdxg_vm_bind_deps(&b, &exec);
@@ -1307,16 +1312,18 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 		mutex_unlock(&vm->pt_lock);
 		if (IS_ERR(fence))
 			fence = NULL;
+		/*
+		 * Until the entries are gone (after the VM's last jobs), the
+		 * objects' memory is not reused: their moves wait for it.
+		 */
 		if (fence)
-			dma_fence_wait(fence, false);
-		vdxg_vm_free_tables(vm, &b.deferred_tables);
-		dma_fence_put(fence);
+			drm_exec_for_each_locked_object(&exec, obj)
+				dma_resv_add_fence(obj->resv, fence,
+						   DMA_RESV_USAGE_KERNEL);
+	} else {
+		/* Without memory or locks: its jobs fault from now on. */
+		vdxg_as_vm_off(vm->vdxg, &vm->as);
 	}
-	/*
-	 * Its jobs are done (the batch waited for the objects' fences),
-	 * or without memory or locks they fault from now on.
-	 */
-	vdxg_as_vm_off(vm->vdxg, &vm->as);
 	drm_gpuvm_for_each_va_safe(va, next, &vm->gpuvm) {
 		drm_gpuva_remove(va);
 		if (va->gem.obj)
@@ -1324,11 +1331,18 @@ static void vdxg_vm_close(struct vdxg_vm *vm)
 		kfree(va);
 	}
 	vdxg_vm_exec_fini(&exec);
+	if (fence)
+		dma_fence_wait(fence, false);
+	dma_fence_put(fence);
+	/* Its jobs are done: the batch waited for them. */
+	vdxg_as_vm_off(vm->vdxg, &vm->as);
 
 	/* The queue is idle once its last job is done; then it goes. */
 	vdxg_vm_queue_idle(vm);
 
 	dma_resv_lock(r_obj->resv, NULL);
+	if (batch)
+		vdxg_vm_free_tables(vm, &b.deferred_tables);
 	mutex_lock(&vm->pt_lock);
 	vdxg_pt_vm_fini(&vm->pt);
 	vdxg_vm_reserve_free(vm);
