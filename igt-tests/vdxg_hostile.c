@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/capability.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #include <drm_fourcc.h>
 
 #include "vrender.h"
+#include "vvm.h"
 
 #define PATTERN		0x5eed5eedu
 #define MIB		(1024 * 1024)
@@ -1030,6 +1032,315 @@ static void test_paging_fault(void)
 	vr_close(&vr);
 }
 
+/* ------------------------------------------------- VM attacks, a victim */
+
+#define ATK_VA		0x100000000ull
+#define ATK_VA2		0x200000000ull
+#define ATK_OBJ		(8 * MIB)
+#define ATK_MAX		64
+
+/* Whether the parent said stop (closed STOP): without waiting. */
+static bool atk_stopped(int stop)
+{
+	struct pollfd p = { .fd = stop, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
+static void atk_ready(int ready)
+{
+	vtest_assert_eq(write(ready, "r", 1), 1);
+	close(ready);
+}
+
+/* Wait until the parent says stop. */
+static void atk_hold(int stop)
+{
+	char c;
+
+	(void)!read(stop, &c, 1);
+}
+
+static int atk_bind(struct vr *vr, uint32_t vm, uint32_t op, uint32_t handle,
+		    uint64_t va, uint64_t range, uint32_t in)
+{
+	struct drm_vdxg_vm_bind_op o = {
+		.op = op, .handle = handle, .va = va, .range = range,
+	};
+	struct drm_vdxg_sync i = vdxg_sync(in, 0);
+
+	return vdxg_vm_bind(vr->dev, vm, &o, 1, in ? &i : NULL, !!in, NULL,
+			    0);
+}
+
+/*
+ * A bind that waits for an in-fence never signalled (until the end): its
+ * fence is on the VM's reservation and the bound object's. The VM's
+ * private objects fill half of VRAM, unbound objects the rest.
+ */
+static void atk_blocked_bind(int ready, int stop, unsigned int n)
+{
+	static const uint32_t vram = DRM_VDXG_SEGMENT_VRAM;
+	struct vdxg_bo *y, *bo[2 * ATK_MAX];
+	unsigned int np, nf, i;
+	int timeline = vvm_timeline();
+	uint32_t vm, in;
+	uint64_t seg;
+	struct vr a;
+
+	(void)n;
+	vr_open(&a);
+	seg = vvm_vram_segment(vdxg_device_fd(a.dev));
+	np = seg / 2 / ATK_OBJ;
+	nf = (seg - np * ATK_OBJ) / ATK_OBJ - 1;
+	vtest_assert(np <= ATK_MAX && nf <= ATK_MAX);
+	vtest_assert_ok(vdxg_vm_create(a.dev, 0, &vm));
+	in = vvm_fence_syncobj(&a, timeline, 1);
+	y = vr_bo(&a, MIB, DRM_VDXG_SEGMENT_VRAM, 0);
+	vtest_assert_ok(atk_bind(&a, vm, DRM_VDXG_VM_BIND_OP_MAP, y->handle,
+				 ATK_VA, MIB, in));
+	for (i = 0; i < np; i++)
+		vtest_assert_ok(vdxg_bo_create_vm(a.dev, ATK_OBJ, &vram, 1, 0,
+						  vm, &bo[i]));
+	for (i = 0; i < nf; i++)
+		bo[np + i] = vr_bo(&a, ATK_OBJ, DRM_VDXG_SEGMENT_VRAM, 0);
+	atk_ready(ready);
+	atk_hold(stop);
+	vvm_timeline_inc(timeline, 1);
+	for (i = 0; i < np + nf; i++)
+		vdxg_bo_free(bo[i]);
+	vdxg_bo_free(y);
+	vr_close(&a);
+}
+
+/*
+ * VMs of the file null-map their whole space, or the largest power of two
+ * from 0 that the caps allow (-ENOSPC: half as much), until the file's
+ * page tables reach its cap and VM_CREATE fails with -ENOSPC too.
+ */
+static void atk_null_whole(int ready, int stop, unsigned int n)
+{
+	uint32_t vm[DRM_VDXG_VM_MAX_PER_FILE];
+	uint64_t size, mapped = 0;
+	unsigned int v;
+	struct vr a;
+	int ret;
+
+	vr_open(&a);
+	for (v = 0; v < DRM_VDXG_VM_MAX_PER_FILE; v++) {
+		ret = vdxg_vm_create(a.dev, 0, &vm[v]);
+		if (ret == -ENOSPC)
+			break;
+		vtest_assert_ok(ret);
+		size = 1ull << DRM_VDXG_VM_VA_BITS;
+		do {
+			size /= 2;
+			ret = atk_bind(&a, vm[v], DRM_VDXG_VM_BIND_OP_MAP_NULL,
+				       0, 0, size, 0);
+		} while (ret == -ENOSPC && size > MIB);
+		vtest_assert_f(!ret || ret == -ENOSPC, "MAP_NULL: %d", ret);
+		mapped += ret ? 0 : size;
+	}
+	vtest_info("file %u: %" PRIu64 " GiB null-mapped in %u VMs", n,
+		   mapped >> 30, v);
+	atk_ready(ready);
+	atk_hold(stop);
+	vr_close(&a);
+}
+
+/*
+ * DRM_VDXG_VM_MAX_PER_FILE VMs, each with a context and a command object;
+ * a round of NOP EXECs, one in each, then a round every second until the
+ * parent says stop: the VMs take address spaces in turn, without keeping
+ * the engine from the victim (another test's concern).
+ */
+static void atk_many_vms(int ready, int stop, unsigned int n)
+{
+	struct {
+		uint32_t vm, ctx;
+		struct vdxg_bo *cmd;
+	} m[DRM_VDXG_VM_MAX_PER_FILE];
+	uint32_t out, rounds = 0, v;
+	struct vdxg_vcs vcs;
+	struct vr a;
+
+	vr_open(&a);
+	out = vr_syncobj(&a, false);
+	for (v = 0; v < DRM_VDXG_VM_MAX_PER_FILE; v++) {
+		vtest_assert_ok(vdxg_vm_create(a.dev, 0, &m[v].vm));
+		vtest_assert_ok(vdxg_context_create_vm(a.dev,
+						       DRM_VDXG_PRIORITY_NORMAL,
+						       m[v].vm, &m[v].ctx));
+		m[v].cmd = vr_bo(&a, 4096, DRM_VDXG_SEGMENT_SYSTEM, 0);
+		vtest_assert_ok(vdxg_vm_map(a.dev, m[v].vm, m[v].cmd, 0,
+					    ATK_VA, 4096, 0));
+	}
+	while (!rounds || !atk_stopped(stop)) {
+		for (v = 0; v < DRM_VDXG_VM_MAX_PER_FILE; v++) {
+			struct drm_vdxg_sync o = vdxg_sync(out, 0);
+			struct vdxg_submit_opts opts = {
+				.out_syncs = &o,
+				.num_out_syncs = v + 1 ==
+						 DRM_VDXG_VM_MAX_PER_FILE,
+			};
+
+			vdxg_vcs_init(&vcs, vr_map(m[v].cmd), 4096, ATK_VA);
+			vdxg_vcs_nop(&vcs);
+			vtest_assert_ok(vdxg_exec(a.dev, m[v].ctx, &vcs,
+						  &opts));
+		}
+		vtest_assert_ok(vr_syncobj_wait(&a, out, 0, VR_WAIT_NS));
+		vtest_assert_ok(vdxg_syncobj_reset(a.dev, out));
+		if (!rounds++)
+			atk_ready(ready);
+		vr_sleep_ms(1000);
+	}
+	vtest_info("file %u: %u rounds of %u EXECs", n, rounds,
+		   DRM_VDXG_VM_MAX_PER_FILE);
+	for (v = 0; v < DRM_VDXG_VM_MAX_PER_FILE; v++)
+		vdxg_bo_free(m[v].cmd);
+	vr_close(&a);
+}
+
+/*
+ * One foreign (vgem) buffer imported twice, both bound in a VM (two
+ * objects sharing one reservation), a job run through both, the VM
+ * destroyed; again until the parent says stop.
+ */
+static void atk_dup_import(int ready, int stop, unsigned int n)
+{
+	struct drm_mode_create_dumb c = { .width = 64, .height = 64,
+					  .bpp = 32 };
+	struct drm_prime_handle ph = { .flags = DRM_CLOEXEC | DRM_RDWR };
+	uint32_t vm, ctx, out, rounds = 0;
+	struct vdxg_bo *cmd, *x, *y;
+	struct vdxg_vcs vcs;
+	int vgem;
+	struct vr a;
+
+	vr_open(&a);
+	vgem = vtest_open_vgem(NULL);
+	vtest_assert_ok(vtest_ioctl(vgem, DRM_IOCTL_MODE_CREATE_DUMB, &c));
+	ph.handle = c.handle;
+	vtest_assert_ok(vtest_ioctl(vgem, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph));
+	cmd = vr_bo(&a, 4096, DRM_VDXG_SEGMENT_SYSTEM, 0);
+	out = vr_syncobj(&a, false);
+	atk_ready(ready);
+	while (!atk_stopped(stop)) {
+		struct drm_vdxg_sync o = vdxg_sync(out, 0);
+		struct vdxg_submit_opts opts = { .out_syncs = &o,
+						 .num_out_syncs = 1 };
+
+		vtest_assert_ok(vdxg_vm_create(a.dev, 0, &vm));
+		vtest_assert_ok(vdxg_context_create_vm(a.dev,
+						       DRM_VDXG_PRIORITY_NORMAL,
+						       vm, &ctx));
+		vtest_assert_ok(vdxg_vm_map(a.dev, vm, cmd, 0, ATK_VA, 4096,
+					    0));
+		vtest_assert_ok(vdxg_bo_import(a.dev, ph.fd, &x));
+		vtest_assert_ok(vdxg_vm_map(a.dev, vm, x, 0, ATK_VA2, x->size,
+					    0));
+		vdxg_bo_free(x);
+		vtest_assert_ok(vdxg_bo_import(a.dev, ph.fd, &y));
+		vtest_assert_ok(vdxg_vm_map(a.dev, vm, y, 0,
+					    ATK_VA2 + 16 * MIB, y->size, 0));
+		vdxg_vcs_init(&vcs, vr_map(cmd), 4096, ATK_VA);
+		vdxg_vcs_set_surface(&vcs, VDXG_SLOT_DST, ATK_VA2,
+				     VDXG_FMT_ARGB8888, 64, 64, c.pitch);
+		vdxg_vcs_fill_rect(&vcs, 0, 0, 64, 64, 0x11111111 * n);
+		vtest_assert_ok(vdxg_exec(a.dev, ctx, &vcs, &opts));
+		vtest_assert_ok(vr_syncobj_wait(&a, out, 0, VR_WAIT_NS));
+		vtest_assert_ok(vdxg_syncobj_reset(a.dev, out));
+		vtest_assert_ok(vdxg_context_destroy(a.dev, ctx));
+		vtest_assert_ok(vdxg_vm_destroy(a.dev, vm));
+		vdxg_bo_free(y);
+		rounds++;
+	}
+	vtest_info("file %u: %u rounds", n, rounds);
+	vdxg_bo_free(cmd);
+	close(ph.fd);
+	close(vgem);
+	vr_close(&a);
+}
+
+/*
+ * PROCS attackers run ATTACK, each in a child: once all are set up, a
+ * victim (vvm_victim()) times its operations beside them; then they stop
+ * and clean up.
+ */
+static void under_attack(const char *name,
+			 void (*attack)(int ready, int stop, unsigned int n),
+			 unsigned int procs)
+{
+	int ready[2], stop[2], status;
+	pid_t pid[ATK_MAX];
+	unsigned int p;
+	char c;
+
+	vtest_assert(procs <= ATK_MAX);
+	vtest_assert_ok(pipe(ready));
+	vtest_assert_ok(pipe(stop));
+	for (p = 0; p < procs; p++) {
+		pid[p] = fork();
+		vtest_assert(pid[p] >= 0);
+		if (!pid[p]) {
+			close(ready[0]);
+			close(stop[1]);
+			attack(ready[1], stop[0], p);
+			_exit(0);
+		}
+	}
+	close(ready[1]);
+	close(stop[0]);
+	for (p = 0; p < procs; p++)
+		vtest_assert_f(read(ready[0], &c, 1) == 1,
+			       "%s: an attacker died setting up", name);
+	vvm_victim(name);
+	close(stop[1]);
+	for (p = 0; p < procs; p++) {
+		vtest_assert_eq(waitpid(pid[p], &status, 0), pid[p]);
+		vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+			       "%s: attacker %u: status 0x%x", name, p,
+			       status);
+	}
+	close(ready[0]);
+}
+
+static void vm_require(void)
+{
+	struct vr vr;
+
+	vr_open(&vr);
+	vtest_require_f(vr_param(&vr, DRM_VDXG_PARAM_CAPS) & VDXG_CAP_GPU_MMU,
+			"the device has no GPU MMU");
+	vr_close(&vr);
+}
+
+static void test_victim_blocked_bind(void)
+{
+	vm_require();
+	under_attack("never-signalled bind in-fence", atk_blocked_bind, 1);
+}
+
+static void test_victim_null_whole(void)
+{
+	vm_require();
+	under_attack("MAP_NULL of the whole space", atk_null_whole, 4);
+}
+
+/* 4096 VMs (512 on the debug kernel) running EXEC jobs. */
+static void test_victim_many_vms(void)
+{
+	vm_require();
+	under_attack("4096 VMs", atk_many_vms, vr_debug_kernel() ? 8 : 64);
+}
+
+static void test_victim_dup_import(void)
+{
+	vm_require();
+	under_attack("duplicate external objects", atk_dup_import, 2);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "no-clear-stale", test_no_clear_stale,
 	  "NO_CLEAR without CAP_SYS_ADMIN reads no other client's data" },
@@ -1056,6 +1367,14 @@ static const struct vtest_subtest subtests[] = {
 	  "100 faults: each reset at once, the log rate-limited" },
 	{ "paging-fault", test_paging_fault,
 	  "a faulting paging job: the moves queued behind it arrive intact" },
+	{ "victim-blocked-bind", test_victim_blocked_bind,
+	  "a victim's 4 operations, p99 within 1 s, beside a blocked bind" },
+	{ "victim-null-whole", test_victim_null_whole,
+	  "a victim's 4 operations beside VMs null-mapping their whole space" },
+	{ "victim-many-vms", test_victim_many_vms,
+	  "a victim's 4 operations beside 4096 VMs running EXEC jobs" },
+	{ "victim-dup-import", test_victim_dup_import,
+	  "a victim's 4 operations beside VMs binding one buffer twice" },
 };
 
 VTEST_MAIN(subtests)

@@ -2101,58 +2101,6 @@ static void test_oversubscribed(void)
 
 /* ------------------------------------------------------ blocked-bind */
 
-/*
- * A fence that only the test signals: a point of a sw_sync timeline
- * (debugfs, the sw_sync module), imported into a syncobj of VR.
- */
-struct bb_sw_sync_create {
-	uint32_t value;
-	char name[32];
-	int32_t fence;
-};
-#define BB_SW_SYNC_CREATE	_IOWR('W', 0, struct bb_sw_sync_create)
-#define BB_SW_SYNC_INC		_IOW('W', 1, uint32_t)
-
-static int bb_timeline_fd = -1;
-
-/*
- * At exit, a failed assertion's too, the fences signal before the files
- * are released (in the reverse order of their opening): releasing a VM
- * waits for its binds.
- */
-static void bb_timeline_release(void)
-{
-	uint32_t inc = 1u << 30;
-
-	if (bb_timeline_fd >= 0)
-		(void)!ioctl(bb_timeline_fd, BB_SW_SYNC_INC, &inc);
-}
-
-static int bb_timeline(void)
-{
-	bb_timeline_fd = open("/sys/kernel/debug/sync/sw_sync", O_RDWR);
-	vtest_require_f(bb_timeline_fd >= 0, "no sw_sync timeline: %m");
-	atexit(bb_timeline_release);
-	return bb_timeline_fd;
-}
-
-static uint32_t bb_fence_syncobj(struct vr *vr, int timeline, uint32_t value)
-{
-	struct bb_sw_sync_create c = { .value = value };
-	struct drm_syncobj_handle h = {
-		.flags = DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE,
-	};
-
-	strcpy(c.name, "blocked-bind");
-	vtest_assert_ok(xioctl(timeline, BB_SW_SYNC_CREATE, &c));
-	h.handle = vr_syncobj(vr, false);
-	h.fd = c.fence;
-	vtest_assert_ok(xioctl(vdxg_device_fd(vr->dev),
-			       DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &h));
-	close(c.fence);
-	return h.handle;
-}
-
 /* A bind of SIZE bytes of BO at VA waiting for IN (0: none), out OUT. */
 static int bb_bind(struct vr *vr, uint32_t vm, struct vdxg_bo *bo,
 		   uint64_t va, uint64_t size, uint32_t in, uint32_t out)
@@ -2252,15 +2200,15 @@ static void test_blocked_bind(void)
 	double t;
 	struct vr a, b;
 
-	timeline = bb_timeline();
+	timeline = vvm_timeline();
 	vr_open(&a);
 	vm_require(&a);
 	vr_open(&b);
 	vm_a = vm_new_key(&a, &key_a);
 	vm_a2 = vm_new(&a);
 	vm_b = vm_new_key(&b, &key_b);
-	s_in = bb_fence_syncobj(&a, timeline, 1);
-	s_in2 = bb_fence_syncobj(&a, timeline, 2);
+	s_in = vvm_fence_syncobj(&a, timeline, 1);
+	s_in2 = vvm_fence_syncobj(&a, timeline, 2);
 	s_out = vr_syncobj(&a, false);
 	bo_a = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 11);
 	vr_bo_wait(bo_a);
@@ -2301,7 +2249,7 @@ static void test_blocked_bind(void)
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
 
 	/* The fences signal: everything of A completes and reads right. */
-	vtest_assert_ok(xioctl(timeline, BB_SW_SYNC_INC, &(uint32_t){ 2 }));
+	vvm_timeline_inc(timeline, 2);
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
 	vtest_assert_eq(vr_syncobj_status(&a, s_out, 0), 1);
 	expect_bytes(&a, key_a, VA, bo_a, 0, 64 * KIB);
@@ -2351,7 +2299,7 @@ static void test_evict_blocked(void)
 	struct vr a;
 	pid_t pid;
 
-	timeline = bb_timeline();
+	timeline = vvm_timeline();
 	vr_open(&a);
 	vm_require(&a);
 	seg = vvm_vram_segment(vdxg_device_fd(a.dev));
@@ -2360,7 +2308,7 @@ static void test_evict_blocked(void)
 	vtest_require_f(np >= 2 && np <= 64 && nf >= 4 && nf <= 64,
 			"a VRAM segment of %" PRIu64 " MiB", (uint64_t)(seg / MIB));
 	vm = vm_new_key(&a, &key);
-	s_in = bb_fence_syncobj(&a, timeline, 1);
+	s_in = vvm_fence_syncobj(&a, timeline, 1);
 	s_out = vr_syncobj(&a, false);
 	y = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 31);
 	vr_bo_wait(y);
@@ -2411,7 +2359,7 @@ static void test_evict_blocked(void)
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
 
 	/* The fence signals: A's bind completes and reads right. */
-	vtest_assert_ok(xioctl(timeline, BB_SW_SYNC_INC, &(uint32_t){ 1 }));
+	vvm_timeline_inc(timeline, 1);
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
 	expect_bytes(&a, key, VA, y, 0, 64 * KIB);
 	for (i = 0; i < nf; i++)
@@ -2461,13 +2409,13 @@ static void test_destroy_blocked(void)
 	struct vr a, b;
 	double t;
 
-	timeline = bb_timeline();
+	timeline = vvm_timeline();
 	vr_open(&a);
 	vm_require(&a);
 	vr_open(&b);
 	vm_a = vm_new(&a);
 	vm_b = vm_new_key(&b, &key_b);
-	s_in = bb_fence_syncobj(&a, timeline, 1);
+	s_in = vvm_fence_syncobj(&a, timeline, 1);
 	x = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 41);
 	vr_bo_wait(x);
 	vtest_assert_ok(vdxg_bo_export(x, &fd));
@@ -2502,7 +2450,7 @@ static void test_destroy_blocked(void)
 	/* A's VM_DESTROY still waits for its bind. */
 	vtest_assert_eq(waitpid(pid_a, &status, WNOHANG), 0);
 
-	vtest_assert_ok(xioctl(timeline, BB_SW_SYNC_INC, &(uint32_t){ 1 }));
+	vvm_timeline_inc(timeline, 1);
 	vtest_assert_eq(waitpid(pid_a, &status, 0), pid_a);
 	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
 		       "VM_DESTROY: status 0x%x", status);
@@ -2533,11 +2481,11 @@ static void test_blocked_bind_move(void)
 	struct vr a;
 	pid_t pid;
 
-	timeline = bb_timeline();
+	timeline = vvm_timeline();
 	vr_open(&a);
 	vm_require(&a);
 	vm = vm_new_key(&a, &key);
-	s_in = bb_fence_syncobj(&a, timeline, 1);
+	s_in = vvm_fence_syncobj(&a, timeline, 1);
 	s_out = vr_syncobj(&a, false);
 	x = bb_object(&a, 21);	/* VRAM or system memory */
 	x2 = bb_object_size(&a, 2 * MIB, 23);	/* a 2 MiB entry in VRAM */
@@ -2584,7 +2532,7 @@ static void test_blocked_bind_move(void)
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
 
 	/* The fence signals: Y's bind is done; X faults until a bind. */
-	vtest_assert_ok(xioctl(timeline, BB_SW_SYNC_INC, &(uint32_t){ 1 }));
+	vvm_timeline_inc(timeline, 1);
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
 	expect_bytes(&a, key, VA + 4 * MIB, y, 0, 64 * KIB);
 	expect_fault(&a, key, VA);

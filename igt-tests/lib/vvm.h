@@ -72,4 +72,32 @@ uint64_t vvm_vram_segment(int fd);
 /* Bytes of that segment no object uses now. */
 uint64_t vvm_vram_free(int fd);
 
+/*
+ * Fences that only the test signals: points of a sw_sync timeline
+ * (debugfs, the sw_sync module; the subtest skips without it). At exit, a
+ * failed assertion's too, the timeline signals everything before the
+ * files are released: releasing a VM waits for its binds.
+ */
+int vvm_timeline(void);
+/* Move the timeline on by N: its points up to the new value signal. */
+void vvm_timeline_inc(int timeline, uint32_t n);
+/* A syncobj of VR holding the timeline's point VALUE, not yet signalled. */
+uint32_t vvm_fence_syncobj(struct vr *vr, int timeline, uint32_t value);
+
+/* Operations a victim times, VVM_VICTIM_OPS of each. */
+#define VVM_VICTIM_OPS	100
+/* The most the 99th percentile of each may take, in seconds. */
+#define VVM_VICTIM_P99	1.0
+/*
+ * A victim client beside an attack (named ATTACK in the messages): on a
+ * new file of its own, VVM_VICTIM_OPS each of a VRAM allocation (GEM_CREATE
+ * of 1 MiB, VRAM only, written and read back by the CPU), a VM_BIND (a map
+ * or an unmap, to its out-syncobj), an EXEC and a SUBMIT (each a 32x32
+ * FILL_RECT, waited for, every pixel checked), each timed on its own. Fails
+ * on wrong bytes or when the 99th percentile of an operation exceeds
+ * VVM_VICTIM_P99 (wall-clock: the test is in the retry list); prints the
+ * percentiles.
+ */
+void vvm_victim(const char *attack);
+
 #endif /* VVM_H */
