@@ -91,7 +91,7 @@ struct vdxg_render {
  * @next_hang: the slot of @hangs the next one goes to
  * @banned: the file keeps hanging the engine: no more contexts or jobs
  * @vms: its GPU virtual address spaces (struct vdxg_vm), by id
- * @pt_tables: page tables its VMs hold (vdxg_vm.c), against a cap
+ * @pt_tables: page tables its VMs hold (vdxg_vm_pt.c), against a cap
  */
 struct vdxg_file {
 	struct vdxg_device *vdxg;
