@@ -23,6 +23,8 @@
 #include "vdxg_hw.h"
 
 #include "vtest.h"
+#include "vrender.h"
+#include "vvm.h"
 
 #define RELOAD_CYCLES	20
 
@@ -440,7 +442,6 @@ static void hotplug_open_fd(enum unplug how)
 	check_fd_dead(card, "card");
 	check_fd_dead(render, "render");
 	close(card);
-	close(render);
 	if (map) {
 		/*
 		 * Unplug zapped the mapping; it now faults in TTM's dummy
@@ -469,6 +470,13 @@ static void hotplug_open_fd(enum unplug how)
 	fd = vtest_open_vdxg(VTEST_NODE_RENDER);
 	check_fd_alive(fd);
 	close(fd);
+	/*
+	 * The old render fd still holds its VMs on the unplugged device:
+	 * a victim on the new one is served as usual (issue 25's hostile
+	 * matrix), then the old VMs go, after the unplug.
+	 */
+	vvm_victim("unplug with VMs open");
+	close(render);
 	assert_no_kernel_problems(seq);
 }
 
