@@ -22,7 +22,16 @@
  *  - canary objects (VRAM, aperture, system) filled with a known pattern
  *    by the supervisor before the workers start, and never shared with
  *    them, are compared byte for byte at the end, before and after moving
- *    them back into their segment.
+ *    them back into their segment;
+ *  - GPU virtual memory: workers create and destroy VMs (and contexts on
+ *    them) at random moments, bind mutated VM_BIND operations (maps,
+ *    unmaps, null maps of live, stale and random handles at a few shared
+ *    virtual addresses or random ones, bad flags, offsets and sizes) and
+ *    EXEC mutated command buffers at mutated addresses; the supervisor's
+ *    canaries are mapped in a VM of its own at those shared addresses
+ *    (isolation canaries), and every known-good check also fills an
+ *    object of the worker's at a shared address through EXEC in a new VM
+ *    and checks every pixel.
  *
  * Any errno is accepted for bad input. The run fails when a known-good
  * job fails or renders wrongly, a canary changes, a worker dies of
@@ -72,6 +81,7 @@
 #include <xf86drm.h>
 
 #include "vrender.h"
+#include "vvm.h"
 
 #define MAX_WORKERS	16
 #define HANG_S		60	/* one call may take this long */
@@ -82,6 +92,14 @@
 #define MAX_STALE	16
 #define MAX_HOLDS	4
 #define CMD_MAX_DW	256
+#define MAX_VMS		8
+#define VM_CMD_VA	0x7f0000000000ull	/* each VM's command object */
+#define VM_CMD_SIZE	4096
+
+/* Virtual addresses every VM of every worker and the supervisor use. */
+static const uint64_t shared_va[] = {
+	0x100000000ull, 0x100200000ull, 0x200000000ull, 0x40000000000ull,
+};
 #define KG_W		64
 #define KG_H		64
 
@@ -93,6 +111,7 @@ enum op {
 	OP_RESET_STATUS, OP_PRESENT, OP_PRIME_EXPORT, OP_PRIME_IMPORT,
 	OP_SYNCOBJ, OP_GET_PARAM, OP_FDINFO, OP_CTX_RACE, OP_REOPEN,
 	OP_BIG_ALLOC, OP_RAW_IOCTL, OP_HOLD, OP_FLINK, OP_BACKING,
+	OP_VM_CREATE, OP_VM_DESTROY, OP_VM_BIND, OP_EXEC,
 	OP_KNOWN_GOOD, NUM_OPS
 };
 
@@ -123,6 +142,10 @@ static const struct {
 	[OP_HOLD] = { "hold_job", 2 },
 	[OP_FLINK] = { "flink_open", 1 },
 	[OP_BACKING] = { "backing_resource", 1 },
+	[OP_VM_CREATE] = { "vm_create", 3 },
+	[OP_VM_DESTROY] = { "vm_destroy", 2 },
+	[OP_VM_BIND] = { "vm_bind", 10 },
+	[OP_EXEC] = { "exec", 10 },
 	[OP_KNOWN_GOOD] = { "known_good", 0 },	/* scheduled, not drawn */
 };
 
@@ -194,6 +217,14 @@ struct wk {
 	int nholds;
 	uint32_t flinks[8];
 	int nflinks;
+	struct {
+		uint32_t id, ctx;	/* ctx 0: none */
+		uint32_t cmd;		/* its command object, mapped */
+		uint32_t *cmd_map;
+	} vms[MAX_VMS];
+	int nvms;
+	uint32_t stale_vm[MAX_STALE];
+	int nstale_vm;
 	void *bad_page;		/* PROT_NONE */
 	struct wstats *st;
 };
@@ -455,8 +486,10 @@ static void worker_reset_state(struct wk *w)
 	for (i = 0; i < w->ndmabufs; i++)
 		close(w->dmabufs[i]);
 	w->ndmabufs = 0;
+	for (i = 0; i < w->nvms; i++)
+		munmap(w->vms[i].cmd_map, VM_CMD_SIZE);
 	w->nobjs = w->nstale = w->nctxs = w->nstale_ctx = w->nsyncs = 0;
-	w->nflinks = 0;
+	w->nflinks = w->nvms = w->nstale_vm = 0;
 	w->big_held = 0;
 }
 
@@ -624,15 +657,112 @@ static int known_good(struct wk *w, int fd, const char *when)
 	return 0;
 }
 
+/*
+ * The known-good job through GPU virtual memory: on a new VM of FD, a
+ * FILL_RECT by EXEC into a new object mapped at a shared address, every
+ * pixel checked. Returns 0, or the errno of a refusal of valid input;
+ * anything else wrong fails the run. Nothing to do without a GPU MMU.
+ */
+static int known_good_vm(struct wk *w, int fd, const char *when)
+{
+	static const uint32_t sys = DRM_VDXG_SEGMENT_SYSTEM;
+	static const uint32_t vram = DRM_VDXG_SEGMENT_VRAM;
+	uint64_t va = shared_va[below(w, VTEST_ARRAY_SIZE(shared_va))];
+	uint32_t vm, ctx, so, color = rnd(w), *px, i;
+	struct vdxg_submit_opts o = { 0 };
+	struct drm_vdxg_sync out;
+	struct vdxg_bo *cmd, *dst;
+	struct vdxg_device *dev;
+	struct vdxg_vcs vcs;
+	int ret, st;
+	struct vr vr;
+
+	ret = vdxg_device_open_fd(fd, &dev);
+	if (ret)
+		wfail("%s: vdxg_device_open_fd: %s", when, strerror(-ret));
+	ret = vdxg_vm_create(dev, 0, &vm);
+	if (ret == -EOPNOTSUPP) {
+		vdxg_device_close(dev);
+		return 0;
+	}
+	if (!ret) {
+		ret = vdxg_context_create_vm(dev, DRM_VDXG_PRIORITY_NORMAL, vm,
+					     &ctx);
+		if (ret)
+			vdxg_vm_destroy(dev, vm);
+	}
+	if (ret) {
+		vdxg_device_close(dev);
+		return -ret;
+	}
+	if ((ret = vdxg_bo_create(dev, VM_CMD_SIZE, &sys, 1,
+				  DRM_VDXG_GEM_CPU_ACCESS, &cmd)) ||
+	    (ret = vdxg_bo_create(dev, KG_W * KG_H * 4, &vram, 1,
+				  DRM_VDXG_GEM_CPU_ACCESS, &dst)))
+		wfail("%s: VM known-good GEM_CREATE: %s", when, strerror(-ret));
+	if ((ret = vdxg_vm_map(dev, vm, cmd, 0, VM_CMD_VA, VM_CMD_SIZE, 0)) ||
+	    (ret = vdxg_vm_map(dev, vm, dst, 0, va, dst->size, 0)))
+		wfail("%s: VM known-good VM_BIND: %s", when, strerror(-ret));
+	if ((ret = vdxg_bo_map(cmd, (void **)&px)))
+		wfail("%s: VM known-good mmap: %s", when, strerror(-ret));
+	vdxg_vcs_init(&vcs, px, VM_CMD_SIZE, VM_CMD_VA);
+	vdxg_vcs_set_surface(&vcs, VDXG_SLOT_DST, va, VDXG_FMT_ARGB8888, KG_W,
+			     KG_H, KG_W * 4);
+	vdxg_vcs_fill_rect(&vcs, 0, 0, KG_W, KG_H, color);
+	if ((ret = vdxg_syncobj_create(dev, 0, &so)))
+		wfail("%s: syncobj: %s", when, strerror(-ret));
+	out = vdxg_sync(so, 0);
+	o.out_syncs = &out;
+	o.num_out_syncs = 1;
+	ret = vdxg_exec(dev, ctx, &vcs, &o);
+	if (ret == -EIO || ret == -ENODEV) {
+		vdxg_device_close(dev);
+		return -ret;
+	}
+	if (ret)
+		wfail("%s: VM known-good EXEC: %s", when, strerror(-ret));
+	ret = vdxg_syncobj_wait(dev, &so, NULL, 1,
+				vdxg_timeout_abs(VR_WAIT_NS), 0, NULL);
+	if (ret)
+		wfail("%s: VM known-good job not done after 30 s: %s", when,
+		      strerror(-ret));
+	vr.dev = dev;
+	vr.fd = vdxg_device_fd(dev);
+	st = vr_syncobj_status(&vr, so, 0);
+	if (st != 1)
+		wfail("%s: VM known-good job's fence signalled with status %d",
+		      when, st);
+	if ((ret = vdxg_bo_map(dst, (void **)&px)))
+		wfail("%s: VM known-good mmap: %s", when, strerror(-ret));
+	for (i = 0; i < KG_W * KG_H; i++)
+		if (px[i] != color)
+			wfail("%s: VM known-good pixel %u at 0x%" PRIx64
+			      ": 0x%08x, expected 0x%08x", when, i, va, px[i],
+			      color);
+	vdxg_syncobj_destroy(dev, so);
+	vdxg_context_destroy(dev, ctx);
+	if ((ret = vdxg_vm_destroy(dev, vm)))
+		wfail("%s: VM known-good VM_DESTROY: %s", when, strerror(-ret));
+	vdxg_bo_free(dst);
+	vdxg_bo_free(cmd);
+	vdxg_device_close(dev);
+	return 0;
+}
+
 static void worker_known_good(struct wk *w)
 {
 	int err = known_good(w, w->fd, "periodic check");
 
+	if (!err)
+		err = known_good_vm(w, w->fd, "periodic VM check");
 	if (err) {
 		w->st->refused++;
 		w->st->refused_errnos |= 1ull << (err & 63);
 		reopen(w);
 		err = known_good(w, w->fd, "check on a reopened file");
+		if (!err)
+			err = known_good_vm(w, w->fd,
+					    "VM check on a reopened file");
 		if (err)
 			wfail("known-good job refused (%s) on a new file",
 			      strerror(err));
@@ -1710,6 +1840,306 @@ static void op_reopen(struct wk *w)
 
 /* ------------------------------------------------------------ main loop */
 
+/* ------------------------------------------------------------- VM ops */
+
+static int vm_ioctl(struct wk *w, enum op op, unsigned long req, void *arg)
+{
+	return account(w, op, xioctl(w->fd, req, arg));
+}
+
+/* A 4 KiB system object of W's, mapped by the CPU at *MAP; 0 on failure. */
+static uint32_t vm_cmd_object(struct wk *w, uint32_t **map)
+{
+	struct drm_vdxg_gem_create c = {
+		.size = VM_CMD_SIZE, .num_segments = 1,
+		.segments = { DRM_VDXG_SEGMENT_SYSTEM },
+		.flags = DRM_VDXG_GEM_CPU_ACCESS,
+	};
+	struct drm_vdxg_gem_mmap_offset m = { 0 };
+	void *p;
+
+	if (xioctl(w->fd, DRM_IOCTL_VDXG_GEM_CREATE, &c))
+		return 0;
+	m.handle = c.handle;
+	if (xioctl(w->fd, DRM_IOCTL_VDXG_GEM_MMAP_OFFSET, &m))
+		return 0;
+	p = mmap(NULL, VM_CMD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd,
+		 m.offset);
+	if (p == MAP_FAILED)
+		return 0;
+	*map = p;
+	return c.handle;
+}
+
+static int vm_map(struct wk *w, uint32_t vm, uint32_t handle, uint64_t va,
+		  uint64_t size)
+{
+	struct drm_vdxg_vm_bind_op o = {
+		.op = DRM_VDXG_VM_BIND_OP_MAP, .handle = handle, .va = va,
+		.range = size,
+	};
+	struct drm_vdxg_vm_bind b = {
+		.vm_id = vm, .num_ops = 1, .ops = (uintptr_t)&o,
+	};
+
+	return xioctl(w->fd, DRM_IOCTL_VDXG_VM_BIND, &b);
+}
+
+static void forget_vm(struct wk *w, int i)
+{
+	if (w->nstale_vm < MAX_STALE)
+		w->stale_vm[w->nstale_vm++] = w->vms[i].id;
+	if (w->vms[i].ctx)
+		forget_ctx(w, w->vms[i].ctx);
+	munmap(w->vms[i].cmd_map, VM_CMD_SIZE);
+	w->vms[i] = w->vms[--w->nvms];
+}
+
+static void vm_destroy_at(struct wk *w, int i)
+{
+	struct drm_vdxg_vm_destroy d = { .vm_id = w->vms[i].id };
+
+	vm_ioctl(w, OP_VM_DESTROY, DRM_IOCTL_VDXG_VM_DESTROY, &d);
+	forget_vm(w, i);
+}
+
+/*
+ * A VM, mostly valid flags, with a context on it and a command object
+ * mapped at VM_CMD_VA; at MAX_VMS, one of the others goes first.
+ */
+static void op_vm_create(struct wk *w)
+{
+	struct drm_vdxg_vm_create c = { .flags = one_in(w, 10) ? rnd(w) : 0 };
+	struct drm_vdxg_context_create cc = {
+		.engine = DRM_VDXG_ENGINE_RENDER,
+		.priority = DRM_VDXG_PRIORITY_NORMAL,
+		.flags = DRM_VDXG_CONTEXT_VM,
+	};
+	uint32_t *map = NULL, cmd;
+	int i;
+
+	if (w->nvms == MAX_VMS)
+		vm_destroy_at(w, below(w, w->nvms));
+	if (vm_ioctl(w, OP_VM_CREATE, DRM_IOCTL_VDXG_VM_CREATE, &c))
+		return;
+	cmd = vm_cmd_object(w, &map);
+	if (!cmd) {
+		struct drm_vdxg_vm_destroy d = { .vm_id = c.vm_id };
+
+		xioctl(w->fd, DRM_IOCTL_VDXG_VM_DESTROY, &d);
+		return;
+	}
+	add_obj(w, cmd, VM_CMD_SIZE, DRM_VDXG_SEGMENT_SYSTEM, false);
+	i = w->nvms++;
+	w->vms[i].id = c.vm_id;
+	w->vms[i].cmd = cmd;
+	w->vms[i].cmd_map = map;
+	w->vms[i].ctx = 0;
+	vm_map(w, c.vm_id, cmd, VM_CMD_VA, VM_CMD_SIZE);
+	cc.vm_id = one_in(w, 10) ? rnd(w) : c.vm_id;
+	if (one_in(w, 10))
+		cc.flags |= rnd(w);
+	if (account(w, OP_CTX_CREATE,
+		    xioctl(w->fd, DRM_IOCTL_VDXG_CONTEXT_CREATE, &cc)) == 0) {
+		add_ctx(w, cc.ctx_id);
+		w->vms[i].ctx = cc.ctx_id;
+	}
+}
+
+static uint32_t pick_vm(struct wk *w)
+{
+	uint32_t r = below(w, 100);
+
+	if (r < 80 && w->nvms)
+		return w->vms[below(w, w->nvms)].id;
+	if (r < 90 && w->nstale_vm)
+		return w->stale_vm[below(w, w->nstale_vm)];
+	if (r < 97)
+		return below(w, DRM_VDXG_VM_MAX_PER_FILE + 2);
+	return rnd(w);
+}
+
+/* A VM destroyed at a random moment (jobs and binds may be queued). */
+static void op_vm_destroy(struct wk *w)
+{
+	struct drm_vdxg_vm_destroy d = { .vm_id = pick_vm(w) };
+	int i;
+
+	if (one_in(w, 15))
+		d.pad = rnd(w);
+	vm_ioctl(w, OP_VM_DESTROY, DRM_IOCTL_VDXG_VM_DESTROY, &d);
+	if (d.pad)
+		return;
+	for (i = 0; i < w->nvms; i++)
+		if (w->vms[i].id == d.vm_id) {
+			forget_vm(w, i);
+			break;
+		}
+}
+
+static uint64_t rand_va(struct wk *w)
+{
+	switch (below(w, 6)) {
+	case 0: return rnd64(w);
+	case 1: return rnd64(w) & ~0xfffull & ((1ull << 48) - 1);
+	case 2: return VM_CMD_VA + (one_in(w, 2) ? 0 : 4096);
+	default:
+		return shared_va[below(w, VTEST_ARRAY_SIZE(shared_va))] +
+		       (one_in(w, 4) ? 4096ull * below(w, 600) : 0);
+	}
+}
+
+static uint64_t rand_range(struct wk *w)
+{
+	switch (below(w, 7)) {
+	case 0: return interesting(w);
+	case 1: return rnd64(w) >> below(w, 64);
+	case 2: return 1ull << (12 + below(w, 37));
+	case 3: return 2ull << 20;
+	default: return 4096ull << below(w, 6);
+	}
+}
+
+/*
+ * Half the time a valid operation at a shared address: a live object
+ * mapped whole, 2 MiB unmapped or null-mapped.
+ */
+static bool valid_bind_op(struct wk *w, struct drm_vdxg_vm_bind_op *o)
+{
+	uint64_t va = shared_va[below(w, VTEST_ARRAY_SIZE(shared_va))];
+	struct obj *obj;
+
+	memset(o, 0, sizeof(*o));
+	o->va = va;
+	o->range = 2ull << 20;
+	switch (below(w, 4)) {
+	case 0:
+		o->op = DRM_VDXG_VM_BIND_OP_UNMAP;
+		return true;
+	case 1:
+		o->op = DRM_VDXG_VM_BIND_OP_MAP_NULL;
+		return true;
+	default:
+		if (!w->nobjs)
+			return false;
+		obj = &w->objs[below(w, w->nobjs)];
+		o->op = DRM_VDXG_VM_BIND_OP_MAP;
+		o->handle = obj->handle;
+		o->range = (obj->size + 4095) & ~4095ull;
+		return o->range && o->range <= (64ull << 20);
+	}
+}
+
+static void rand_bind_op(struct wk *w, struct drm_vdxg_vm_bind_op *o)
+{
+	uint32_t r = below(w, 100);
+
+	if (one_in(w, 2) && valid_bind_op(w, o))
+		return;
+	memset(o, 0, sizeof(*o));
+	o->op = r < 55 ? DRM_VDXG_VM_BIND_OP_MAP :
+		r < 80 ? DRM_VDXG_VM_BIND_OP_UNMAP :
+		r < 95 ? DRM_VDXG_VM_BIND_OP_MAP_NULL : interesting(w);
+	if (o->op == DRM_VDXG_VM_BIND_OP_MAP || one_in(w, 10))
+		o->handle = pick_handle(w);
+	o->va = rand_va(w);
+	o->range = rand_range(w);
+	if (one_in(w, 4))
+		o->obj_offset = one_in(w, 2) ? 4096ull * below(w, 16) :
+			       rnd64(w);
+	if (one_in(w, 6))
+		o->flags = one_in(w, 2) ? DRM_VDXG_VM_BIND_READ_ONLY : rnd(w);
+	if (one_in(w, 20))
+		o->pad = rnd(w);
+}
+
+/* 1 to 8 operations, half the time 1 (now and then up to 600, or none). */
+static void op_vm_bind(struct wk *w)
+{
+	static struct drm_vdxg_vm_bind_op o[DRM_VDXG_VM_BIND_MAX_OPS + 88];
+	struct drm_vdxg_sync in[8], out[8];
+	struct drm_vdxg_vm_bind b = { .vm_id = pick_vm(w) };
+	uint32_t n = one_in(w, 2) ? 1 : 1 + below(w, 8), k;
+
+	if (one_in(w, 40))
+		n = below(w, VTEST_ARRAY_SIZE(o) + 1);
+	for (k = 0; k < n; k++)
+		rand_bind_op(w, &o[k]);
+	b.num_ops = n;
+	b.ops = (uintptr_t)o;
+	b.num_in_syncs = one_in(w, 4) ? random_syncs(w, in) : 0;
+	b.in_syncs = (uintptr_t)in;
+	b.num_out_syncs = one_in(w, 4) ? random_syncs(w, out) : 0;
+	b.out_syncs = (uintptr_t)out;
+	if (one_in(w, 20))
+		b.ops = one_in(w, 2) ? 0 : (uintptr_t)w->bad_page;
+	if (one_in(w, 20))
+		b.flags = rnd(w);
+	if (one_in(w, 20))
+		b.pad = rnd(w);
+	vm_ioctl(w, OP_VM_BIND, DRM_IOCTL_VDXG_VM_BIND, &b);
+}
+
+/*
+ * A command buffer written into a VM's command object (FILL_RECTs and
+ * COPY_RECTs at shared addresses, mutated), EXECed at a mutated address
+ * and length, on the VM's context or another.
+ */
+static void op_exec(struct wk *w)
+{
+	struct drm_vdxg_sync in[8], out[8];
+	struct drm_vdxg_exec e = { 0 };
+	struct vdxg_vcs vcs;
+	uint32_t n, k, *map;
+	int i;
+
+	if (!w->nvms) {
+		op_vm_create(w);
+		return;
+	}
+	i = below(w, w->nvms);
+	map = w->vms[i].cmd_map;
+	vdxg_vcs_init(&vcs, map, VM_CMD_SIZE, VM_CMD_VA);
+	n = 1 + below(w, 4);
+	for (k = 0; k < n; k++) {
+		uint64_t dst = shared_va[below(w, VTEST_ARRAY_SIZE(shared_va))];
+
+		vdxg_vcs_set_surface(&vcs, VDXG_SLOT_DST, dst,
+				     VDXG_FMT_ARGB8888, 64, 64, 256);
+		if (one_in(w, 2)) {
+			vdxg_vcs_set_surface(&vcs, VDXG_SLOT_SRC,
+					     rand_va(w), VDXG_FMT_ARGB8888,
+					     64, 64, 256);
+			vdxg_vcs_copy_rect(&vcs, 0, 0, 0, 0, 1 + below(w, 64),
+					   1 + below(w, 64));
+		} else {
+			vdxg_vcs_fill_rect(&vcs, 0, 0, 1 + below(w, 64),
+					   1 + below(w, 64), rnd(w));
+		}
+	}
+	e.ctx_id = one_in(w, 8) || !w->vms[i].ctx ? pick_ctx(w) :
+		   w->vms[i].ctx;
+	e.address = VM_CMD_VA;
+	e.length = vdxg_vcs_error(&vcs) ? 4 : vdxg_vcs_length(&vcs);
+	k = e.length / 4;
+	if (one_in(w, 3))
+		mutate_cmds(w, map, &k);
+	e.length = k * 4;
+	switch (below(w, 24)) {
+	case 0: e.address = rand_va(w); break;
+	case 1: e.length = interesting(w); break;
+	case 2: e.address += 4 * below(w, 8); break;
+	case 3: e.flags = rnd(w); break;
+	case 4: e.pad = rnd(w); break;
+	default: break;
+	}
+	e.num_in_syncs = one_in(w, 4) ? random_syncs(w, in) : 0;
+	e.in_syncs = (uintptr_t)in;
+	e.num_out_syncs = one_in(w, 4) ? random_syncs(w, out) : 0;
+	e.out_syncs = (uintptr_t)out;
+	vm_ioctl(w, OP_EXEC, DRM_IOCTL_VDXG_EXEC, &e);
+}
+
 static enum op draw_op(struct wk *w)
 {
 	static unsigned int total;
@@ -1801,6 +2231,10 @@ static void worker(int id, uint32_t gen, uint64_t seed, int nworkers)
 		case OP_HOLD: op_hold(&w); break;
 		case OP_FLINK: op_flink(&w); break;
 		case OP_BACKING: op_backing(&w); break;
+		case OP_VM_CREATE: op_vm_create(&w); break;
+		case OP_VM_DESTROY: op_vm_destroy(&w); break;
+		case OP_VM_BIND: op_vm_bind(&w); break;
+		case OP_EXEC: op_exec(&w); break;
 		case OP_KNOWN_GOOD:
 			release_holds(&w);
 			worker_known_good(&w);
@@ -1834,6 +2268,7 @@ struct canary {
 	const char *name;
 	uint32_t seg;
 	uint64_t size;
+	uint64_t va;	/* in the supervisor's VM, or 0 */
 	struct vdxg_bo *bo;
 	uint8_t *map;
 	uint8_t *want;
@@ -1973,6 +2408,7 @@ static void test_fuzz(void)
 	};
 	uint64_t seed, rng, resets0, resets1, kmsg, total = 0, checks = 0;
 	uint64_t refused = 0, reopens = 0, refused_mask = 0;
+	uint32_t svm = 0, skey = 0;
 	double t0, t1, next_kill;
 	struct wk fin = { 0 };
 	struct vr vr;
@@ -2016,6 +2452,22 @@ static void test_fuzz(void)
 		}
 		memcpy(cn[i].map, cn[i].want, cn[i].size);
 		canary_check(&cn[i], "just written");
+	}
+	/*
+	 * Isolation canaries: the same objects in a VM of the supervisor's,
+	 * at the addresses the workers' VMs use too.
+	 */
+	if ((vr_param(&vr, DRM_VDXG_PARAM_CAPS) & VDXG_CAP_GPU_MMU) &&
+	    !vdxg_vm_create(vr.dev, 0, &svm)) {
+		for (i = 0; i < VTEST_ARRAY_SIZE(cn); i++)
+			if (!vdxg_vm_map(vr.dev, svm, cn[i].bo, 0, shared_va[i],
+					 cn[i].size, 0))
+				cn[i].va = shared_va[i];
+		skey = vvm_key(vr.fd, svm);
+		for (i = 0; i < VTEST_ARRAY_SIZE(cn); i++)
+			if (cn[i].va)
+				vvm_expect(vr.fd, skey, cn[i].va, cn[i].want,
+					   cn[i].size, "isolation canary");
 	}
 
 	t0 = vr_now();
@@ -2127,6 +2579,9 @@ static void test_fuzz(void)
 		vtest_assert_f(vr_bo_idle(cn[i].bo),
 			       "%s canary busy: a job touched it", cn[i].name);
 		canary_check(&cn[i], "after the run");
+		if (cn[i].va)
+			vvm_expect(vr.fd, skey, cn[i].va, cn[i].want,
+				   cn[i].size, "isolation canary after the run");
 		if (cn[i].seg != DRM_VDXG_SEGMENT_SYSTEM) {
 			vtest_assert_ok(-vdxg_bo_make_resident(cn[i].bo,
 							       cn[i].seg));
@@ -2150,6 +2605,8 @@ static void test_fuzz(void)
 	}
 	cur_wk = NULL;
 
+	if (svm)
+		vtest_assert_ok(vdxg_vm_destroy(vr.dev, svm));
 	for (i = 0; i < VTEST_ARRAY_SIZE(cn); i++) {
 		vdxg_bo_free(cn[i].bo);
 		free(cn[i].want);
