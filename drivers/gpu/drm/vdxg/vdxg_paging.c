@@ -647,7 +647,7 @@ static int vdxg_pg_job_create(struct vdxg_pg_batch *b,
 	memcpy(job->cmd, b->staging, job->len);
 	job->keyed = b->pb.keyed;
 	job->as_vm = b->as_vm;
-	job->hw = kzalloc(sizeof(*job->hw), GFP_KERNEL);
+	job->hw = kzalloc(sizeof(*job->hw), gfp);
 	if (!job->hw) {
 		ret = -ENOMEM;
 		goto err_free;

@@ -108,9 +108,14 @@ static u64 vdxg_pt_span(u32 level)
 	return BIT_ULL(VDXG_VM_LEVEL_SHIFT(level));
 }
 
+/*
+ * The shadow of a table: charged to the memory cgroup of the client whose
+ * bind (or move) makes it, as the table's VRAM counts against the file's
+ * cap.
+ */
 static struct vdxg_pt *vdxg_pt_alloc(struct vdxg_pt_vm *vm, u32 level)
 {
-	struct vdxg_pt *pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	struct vdxg_pt *pt = kzalloc(sizeof(*pt), GFP_KERNEL_ACCOUNT);
 	int ret = -ENOMEM;
 
 	if (!pt)
@@ -119,13 +124,13 @@ static struct vdxg_pt *vdxg_pt_alloc(struct vdxg_pt_vm *vm, u32 level)
 	pt->level = level;
 	if (level) {
 		pt->child = kcalloc(VDXG_PT_ENTRIES, sizeof(*pt->child),
-				    GFP_KERNEL);
+				    GFP_KERNEL_ACCOUNT);
 		if (!pt->child)
 			goto err;
 	}
 	if (level == 1) {
 		pt->large = kcalloc(VDXG_PT_ENTRIES, sizeof(*pt->large),
-				    GFP_KERNEL);
+				    GFP_KERNEL_ACCOUNT);
 		if (!pt->large)
 			goto err;
 	}

@@ -36,7 +36,8 @@
 
 static struct drm_gpuva *vdxg_vm_va_alloc(void)
 {
-	return kzalloc(sizeof(struct drm_gpuva), GFP_KERNEL);
+	/* A client's mappings: charged to it. */
+	return kzalloc(sizeof(struct drm_gpuva), GFP_KERNEL_ACCOUNT);
 }
 
 /* @b continues @a: one object at following offsets, or null, same flags. */
@@ -676,8 +677,8 @@ int vdxg_vm_bind_ioctl(struct drm_device *drm, void *data,
 	if (!vb.vm)
 		return -ENOENT;
 	vb.n = args->num_ops;
-	vb.ops = kvmalloc_array(vb.n, sizeof(*vb.ops), GFP_KERNEL);
-	vb.objs = kvcalloc(vb.n, sizeof(*vb.objs), GFP_KERNEL);
+	vb.ops = kvmalloc_array(vb.n, sizeof(*vb.ops), GFP_KERNEL_ACCOUNT);
+	vb.objs = kvcalloc(vb.n, sizeof(*vb.objs), GFP_KERNEL_ACCOUNT);
 	ret = -ENOMEM;
 	if (!vb.ops || !vb.objs)
 		goto out;
