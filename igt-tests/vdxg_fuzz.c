@@ -514,6 +514,19 @@ static void kg_fill(uint32_t *p, size_t n, uint64_t *rng)
 }
 
 /*
+ * Whether context CTX is banned though none of its jobs hung: its file
+ * was, for the hangs of its other contexts, and the context's queued jobs
+ * were cancelled with it. Valid input refused, not a failure.
+ */
+static bool banned_innocent(struct vdxg_device *dev, uint32_t ctx)
+{
+	struct drm_vdxg_reset_status s = { 0 };
+
+	return !vdxg_context_reset_status(dev, ctx, &s) &&
+	       (s.flags & DRM_VDXG_RESET_BANNED) && !s.guilty;
+}
+
+/*
  * The known-good job on W's file, on a new context and new objects.
  * Returns 0, or the errno of a refusal of valid input (context creation
  * or submission), for the caller to reopen and retry; anything else
@@ -624,6 +637,10 @@ static int known_good(struct wk *w, int fd, const char *when)
 	vr.dev = dev;
 	vr.fd = vdxg_device_fd(dev);
 	st = vr_syncobj_status(&vr, so, 0);
+	if (st == -ECANCELED && banned_innocent(dev, ctx)) {
+		vdxg_device_close(dev);
+		return ECANCELED;
+	}
 	if (st != 1)
 		wfail("%s: known-good job's fence signalled with status %d (%s)",
 		      when, st, st < 0 ? strerror(-st) : "");
@@ -729,6 +746,10 @@ static int known_good_vm(struct wk *w, int fd, const char *when)
 	vr.dev = dev;
 	vr.fd = vdxg_device_fd(dev);
 	st = vr_syncobj_status(&vr, so, 0);
+	if (st == -ECANCELED && banned_innocent(dev, ctx)) {
+		vdxg_device_close(dev);
+		return ECANCELED;
+	}
 	if (st != 1)
 		wfail("%s: VM known-good job's fence signalled with status %d",
 		      when, st);
