@@ -527,6 +527,31 @@ static bool banned_innocent(struct vdxg_device *dev, uint32_t ctx)
 }
 
 /*
+ * Wait for a known-good job's out-syncobj SO: 0 once it signalled without
+ * an error, ECANCELED when its context CTX was banned for its file's hangs
+ * (a refusal); anything else fails the run.
+ */
+static int kg_wait(struct vdxg_device *dev, uint32_t so, uint32_t ctx,
+		   const char *when)
+{
+	struct vr vr = { .dev = dev, .fd = vdxg_device_fd(dev) };
+	int ret, st;
+
+	ret = vdxg_syncobj_wait(dev, &so, NULL, 1,
+				vdxg_timeout_abs(VR_WAIT_NS), 0, NULL);
+	if (ret)
+		wfail("%s: known-good job not done after 30 s: %s", when,
+		      strerror(-ret));
+	st = vr_syncobj_status(&vr, so, 0);
+	if (st == -ECANCELED && banned_innocent(dev, ctx))
+		return ECANCELED;
+	if (st != 1)
+		wfail("%s: known-good job's fence signalled with status %d (%s)",
+		      when, st, st < 0 ? strerror(-st) : "");
+	return 0;
+}
+
+/*
  * The known-good job on W's file, on a new context and new objects.
  * Returns 0, or the errno of a refusal of valid input (context creation
  * or submission), for the caller to reopen and retry; anything else
@@ -547,9 +572,8 @@ static int known_good(struct wk *w, int fd, const char *when)
 	uint32_t *dmap, *smap, *ref_d, *ref_s, ctx, so, color, i;
 	uint32_t fx, fy, fw, fh, sx, sy, dx, dy, cw, ch;
 	uint64_t fence_val = rnd64(w) | 1;
-	struct vr vr;
 	bool in_apert;
-	int ret, st;
+	int ret;
 
 	ret = vdxg_device_open_fd(fd, &dev);
 	if (ret)
@@ -629,21 +653,11 @@ static int known_good(struct wk *w, int fd, const char *when)
 	if (ret)
 		wfail("%s: known-good SUBMIT on a new context: %d (%s)", when,
 		      ret, strerror(-ret));
-	ret = vdxg_syncobj_wait(dev, &so, NULL, 1,
-				vdxg_timeout_abs(VR_WAIT_NS), 0, NULL);
-	if (ret)
-		wfail("%s: known-good job not done after 30 s: %s", when,
-		      strerror(-ret));
-	vr.dev = dev;
-	vr.fd = vdxg_device_fd(dev);
-	st = vr_syncobj_status(&vr, so, 0);
-	if (st == -ECANCELED && banned_innocent(dev, ctx)) {
+	ret = kg_wait(dev, so, ctx, when);
+	if (ret) {
 		vdxg_device_close(dev);
-		return ECANCELED;
+		return ret;
 	}
-	if (st != 1)
-		wfail("%s: known-good job's fence signalled with status %d (%s)",
-		      when, st, st < 0 ? strerror(-st) : "");
 	if (vr_read64(dmap, bytes) != fence_val)
 		wfail("%s: known-good FENCE: 0x%" PRIx64 ", expected 0x%" PRIx64,
 		      when, vr_read64(dmap, bytes), fence_val);
@@ -691,8 +705,7 @@ static int known_good_vm(struct wk *w, int fd, const char *when)
 	struct vdxg_bo *cmd, *dst;
 	struct vdxg_device *dev;
 	struct vdxg_vcs vcs;
-	int ret, st;
-	struct vr vr;
+	int ret;
 
 	ret = vdxg_device_open_fd(fd, &dev);
 	if (ret)
@@ -738,21 +751,11 @@ static int known_good_vm(struct wk *w, int fd, const char *when)
 	}
 	if (ret)
 		wfail("%s: VM known-good EXEC: %s", when, strerror(-ret));
-	ret = vdxg_syncobj_wait(dev, &so, NULL, 1,
-				vdxg_timeout_abs(VR_WAIT_NS), 0, NULL);
-	if (ret)
-		wfail("%s: VM known-good job not done after 30 s: %s", when,
-		      strerror(-ret));
-	vr.dev = dev;
-	vr.fd = vdxg_device_fd(dev);
-	st = vr_syncobj_status(&vr, so, 0);
-	if (st == -ECANCELED && banned_innocent(dev, ctx)) {
+	ret = kg_wait(dev, so, ctx, when);
+	if (ret) {
 		vdxg_device_close(dev);
-		return ECANCELED;
+		return ret;
 	}
-	if (st != 1)
-		wfail("%s: VM known-good job's fence signalled with status %d",
-		      when, st);
 	if ((ret = vdxg_bo_map(dst, (void **)&px)))
 		wfail("%s: VM known-good mmap: %s", when, strerror(-ret));
 	for (i = 0; i < KG_W * KG_H; i++)

@@ -2371,29 +2371,6 @@ static void test_evict_blocked(void)
 	vr_close(&a);
 }
 
-/* Whether VM VM_ID of the file FD is still listed in debugfs vms. */
-static bool vm_listed(int fd, uint32_t vm_id)
-{
-	unsigned long long client, c;
-	char path[96], line[256];
-	unsigned int k, i;
-	bool found = false;
-	uint64_t v;
-	FILE *f;
-
-	vtest_assert(vr_fdinfo(fd, "drm-client-id", &v));
-	client = v;
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vms",
-		 vtest_drm_minor(fd));
-	f = fopen(path, "r");
-	vtest_assert_f(f, "%s: %m", path);
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "vm %u: client %llu id %u", &k, &c,
-			       &i) == 3 && c == client && i == vm_id;
-	fclose(f);
-	return found;
-}
-
 /*
  * Destroying a VM whose bind waits for an in-fence that is not signalled
  * waits for it, but holds no object's lock meanwhile: another client binds
@@ -2429,10 +2406,10 @@ static void test_destroy_blocked(void)
 		_exit(-vdxg_vm_destroy(a.dev, vm_a));
 	/* Gone from the list: the destruction locks the objects next. */
 	t = vr_now();
-	while (vm_listed(vdxg_device_fd(a.dev), vm_a) &&
+	while (vvm_listed(vdxg_device_fd(a.dev), vm_a) &&
 	       vr_now() - t < (double)BB_DEADLINE / VR_SEC)
 		vr_sleep_ms(10);
-	vtest_assert(!vm_listed(vdxg_device_fd(a.dev), vm_a));
+	vtest_assert(!vvm_listed(vdxg_device_fd(a.dev), vm_a));
 	vr_sleep_ms(100);
 
 	pid_b = fork();

@@ -18,11 +18,13 @@
 #include "vrender.h"
 #include "vvm.h"
 
-uint32_t vvm_key(int fd, uint32_t vm_id)
+/* Whether debugfs vms lists VM VM_ID of the file FD; its key in *KEY. */
+static bool vvm_find(int fd, uint32_t vm_id, uint32_t *key)
 {
 	unsigned long long client, c;
 	unsigned int a, i;
 	char path[96], line[256];
+	bool found = false;
 	uint64_t v;
 	FILE *f;
 
@@ -32,15 +34,29 @@ uint32_t vvm_key(int fd, uint32_t vm_id)
 		 vtest_drm_minor(fd));
 	f = fopen(path, "r");
 	vtest_assert_f(f, "%s: %m", path);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "vm %u: client %llu id %u", &a, &c,
-			   &i) == 3 && c == client && i == vm_id) {
-			fclose(f);
-			return a;
-		}
-	}
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "vm %u: client %llu id %u", &a, &c,
+			       &i) == 3 && c == client && i == vm_id;
 	fclose(f);
-	vtest_fail("VM %u of client %llu is not in %s", vm_id, client, path);
+	if (found)
+		*key = a;
+	return found;
+}
+
+uint32_t vvm_key(int fd, uint32_t vm_id)
+{
+	uint32_t key;
+
+	vtest_assert_f(vvm_find(fd, vm_id, &key),
+		       "VM %u of the file is not in debugfs vms", vm_id);
+	return key;
+}
+
+bool vvm_listed(int fd, uint32_t vm_id)
+{
+	uint32_t key;
+
+	return vvm_find(fd, vm_id, &key);
 }
 
 int vvm_read(int fd, uint32_t key, uint64_t va, void *buf, uint32_t size)

@@ -18,6 +18,7 @@
 #ifndef VVM_H
 #define VVM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The most vm_read copies at once. */
@@ -29,6 +30,8 @@
 
 /* The key of VM VM_ID of the file FD, from debugfs vms. */
 uint32_t vvm_key(int fd, uint32_t vm_id);
+/* Whether debugfs vms lists VM VM_ID of the file FD (not destroyed yet). */
+bool vvm_listed(int fd, uint32_t vm_id);
 /*
  * SIZE bytes (1 to VVM_READ_MAX) at VA of VM KEY of the device
  * behind FD, as its GPU reads them, into BUF: 0 or -errno (-EFAULT: not
