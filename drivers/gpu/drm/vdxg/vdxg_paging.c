@@ -554,25 +554,45 @@ int vdxg_pg_wait_queued_resv(struct vdxg_device *vdxg, struct dma_resv *resv,
 	return 0;
 }
 
+/*
+ * Whether @fence is a VM's bind (or destruction) not yet on the engine:
+ * a job of a VM's paging queue, which may wait for a client's in-fence for
+ * as long as the client likes.
+ */
+static bool vdxg_pg_bind_pending(struct vdxg_paging *paging,
+				 struct dma_fence *fence)
+{
+	struct drm_sched_fence *s_fence = to_drm_sched_fence(fence);
+
+	return s_fence && s_fence->sched == &paging->engine.sched &&
+	       fence->context != paging->entity.fence_context &&
+	       fence->context != paging->entity.fence_context + 1 &&
+	       !dma_fence_is_signaled(&s_fence->scheduled);
+}
+
 /**
- * vdxg_pg_resv_may_wait - may the kernel's paging queue wait for all of a
- *	reservation's fences now
+ * vdxg_pg_resv_bind_pending - does a reservation hold a VM's bind that has
+ *	not reached the engine
  * @vdxg: the device
  * @resv: the reservation object, locked
  *
- * Return: false while one of them may still wait for anything a client
- * holds up (see vdxg_pg_may_wait()).
+ * Such a bind may wait for a client's in-fence for ever, and a move of the
+ * object would wait for it. Other jobs not yet on their engine (a render
+ * job queued a moment ago) are waited for as usual.
+ *
+ * Return: true when one of its fences is such a bind.
  */
-bool vdxg_pg_resv_may_wait(struct vdxg_device *vdxg, struct dma_resv *resv)
+bool vdxg_pg_resv_bind_pending(struct vdxg_device *vdxg,
+			       struct dma_resv *resv)
 {
 	struct dma_resv_iter cursor;
 	struct dma_fence *fence;
 
 	dma_resv_assert_held(resv);
 	dma_resv_for_each_fence(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP, fence)
-		if (!vdxg_pg_may_wait(vdxg, fence))
-			return false;
-	return true;
+		if (vdxg_pg_bind_pending(&vdxg->paging, fence))
+			return true;
+	return false;
 }
 
 /**

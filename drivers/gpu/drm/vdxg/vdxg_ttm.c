@@ -396,16 +396,18 @@ static void vdxg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
 }
 
 /*
- * An object whose reservation holds a fence the paging queue may not wait
- * for yet (a bind waiting for a client's in-fence, a job not yet on its
- * engine) is not evicted: the move would wait, on the CPU of whoever
- * needs the room, for as long as that client likes. TTM's LRU walk passes
- * it by; the allocation evicts another object, or fails.
+ * An object whose reservation holds a VM's bind not yet on the engine (it
+ * may wait for a client's in-fence) is not evicted: the move would wait,
+ * on the CPU of whoever needs the room, for as long as that client likes.
+ * TTM's LRU walk passes it by; the allocation evicts another object, or
+ * fails. Objects of render jobs merely queued are evicted after them, as
+ * before: refusing those made allocations fail whenever the scheduler had
+ * not yet picked a job up (vdxg_vm@table-after-eviction, debug kernel).
  */
 static bool vdxg_eviction_valuable(struct ttm_buffer_object *tbo,
 				   const struct ttm_place *place)
 {
-	if (!vdxg_pg_resv_may_wait(ttm_to_vdxg(tbo), tbo->base.resv))
+	if (vdxg_pg_resv_bind_pending(ttm_to_vdxg(tbo), tbo->base.resv))
 		return false;
 	return ttm_bo_eviction_valuable(tbo, place);
 }
