@@ -57,6 +57,7 @@ def run_one_boot(counts, groups, out):
                    (r, r, " ".join(groups)))
     subprocess.run([os.path.join(TOP, "scripts", "vm.sh"), "--name",
                     "bench-compare", "--timeout", "3600", "--load", "vdxg",
+                    "--device-args", "vram-size=512M",
                     "--collect", "/tmp/bench", "--", " && ".join(cmd)],
                    check=True)
     paths = []

@@ -61,8 +61,9 @@
  *          2 MiB for 4 KiB entries, none for 2 MiB ones) and its bytes
  *          read back through the GPU (debugfs vm_read); after a move each
  *          way, new bytes written to the object and read back through
- *          every VM it is bound in. Needs 192 MiB of free VRAM (the three
- *          objects), as the default 256 MiB device has.
+ *          every VM it is bound in. Needs about 260 MiB of free VRAM
+ *          (the three objects and the bind's), more than the default
+ *          256 MiB device has: scripts/bench.sh gives it 512 MiB.
  * exec     Submission by GPU virtual address (skipped without a GPU MMU):
  *          NOP EXEC + wait and NOP SUBMIT + wait in the same repeat, and
  *          their ratio; the EXEC ioctl's cost (median of a few hundred
@@ -80,8 +81,16 @@
  * VRAM by the device (FILL_RECT). Then each group runs a repeat's own work
  * on its own objects and buffers, untimed, until two rounds in a row take
  * within 15% of each other (2 to 10 rounds, none begun after 30 s); vm
- * warms its binds and its moves apart. The table prints each warm-up's
+ * and paging warm their two parts apart. The table prints each warm-up's
  * rounds, seconds and first and last round's time under the group.
+ *
+ * The repeats of the groups are interleaved: every group's objects are
+ * made first (all of them together need about 350 MiB of VRAM), then
+ * repeat 0 of every group runs, then repeat 1 of every group, and so on.
+ * The host has slow stretches of tens of seconds (the guest stopped, its
+ * memory bandwidth taken by a neighbour): run one group after the other,
+ * such a stretch spoiled two of the three repeats of a -r 3 group, and
+ * -r 3 and -r 9 disagreed; interleaved, it spoils one repeat of each.
  *
  * Inside a repeat, figures short enough to be spoiled by the host
  * scheduler (the host's CPUs are shared) are medians of several samples:
@@ -412,6 +421,67 @@ static void warm_up(const char *group, const char *name,
 	w->seconds = now() - t0;
 }
 
+/*
+ * A phase: a repeat of one group's work (vm and paging have two each).
+ * ROUND(ARG) stores its values at the repeat *I. All the groups' objects
+ * are made first; then each phase is warmed up, and the repeats run round
+ * robin: repeat 0 of every phase, then repeat 1 of every phase, and so
+ * on. A slow stretch of the host (the guest stopped for seconds, its
+ * memory bandwidth taken by a neighbour) then spoils one repeat of each
+ * group, which the median of any repeat count leaves out, and not two of
+ * the three of one group's -r 3.
+ */
+#define MAX_PHASES	16
+#define PHASE_SETTLE_US	100000	/* before each phase's repeat */
+
+struct phase {
+	const char *group, *name;
+	void (*round)(void *arg);
+	void *arg;
+	int *i;
+};
+
+static struct phase phases[MAX_PHASES];
+static int num_phases;
+
+static void add_phase(const char *group, const char *name,
+		      void (*round)(void *arg), void *arg, int *i)
+{
+	struct phase *p = &phases[num_phases];
+
+	if (num_phases == MAX_PHASES)
+		die("too many phases", -ENOSPC);
+	num_phases++;
+	p->group = group;
+	p->name = name;
+	p->round = round;
+	p->arg = arg;
+	p->i = i;
+}
+
+/*
+ * Every phase warmed up (its values go to repeat 0's place, then over),
+ * then REPEATS rounds of every phase in turn, each after a pause for the
+ * last one's clean-up (freed pages cleared, delayed deletes) to finish.
+ */
+static void run_phases(void)
+{
+	struct phase *p;
+	int r;
+
+	for (p = phases; p < phases + num_phases; p++) {
+		*p->i = 0;
+		warm_up(p->group, p->name, p->round, p->arg);
+	}
+	for (r = 0; r < repeats; r++) {
+		for (p = phases; p < phases + num_phases; p++) {
+			usleep(PHASE_SETTLE_US);
+			*p->i = r;
+			p->round(p->arg);
+		}
+	}
+}
+
 /* Print the warm-ups of GROUP, after its heading. */
 static void warm_print(const char *group)
 {
@@ -595,55 +665,51 @@ static void paging_moves(void *arg)
 	p->call[p->i] = median(call, PAGING_MOVES);
 }
 
-static void bench_paging(void)
+static struct paging paging;
+
+static bool paging_setup(void)
 {
 	static const uint32_t segs[] = {
 		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
 	};
-	static struct paging p;
+	struct paging *p = &paging;
 
-	p.a = malloc(PAGING_SIZE);
-	p.b = malloc(PAGING_SIZE);
-	if (!p.a || !p.b)
+	p->a = malloc(PAGING_SIZE);
+	p->b = malloc(PAGING_SIZE);
+	if (!p->a || !p->b)
 		die("malloc", -ENOMEM);
-	memset(p.a, 1, PAGING_SIZE);
-	memset(p.b, 2, PAGING_SIZE);
-	p.big = bo_new(dev, PAGING_SIZE, segs, 2);
-	memset(bo_map(p.big), 0x5a, PAGING_SIZE);
-	move(p.big, DRM_VDXG_SEGMENT_VRAM);
-	p.small = bo_new(dev, 4096, segs, 2);
-	memset(bo_map(p.small), 0xa5, 4096);
-	move(p.small, DRM_VDXG_SEGMENT_VRAM);
+	memset(p->a, 1, PAGING_SIZE);
+	memset(p->b, 2, PAGING_SIZE);
+	p->big = bo_new(dev, PAGING_SIZE, segs, 2);
+	memset(bo_map(p->big), 0x5a, PAGING_SIZE);
+	move(p->big, DRM_VDXG_SEGMENT_VRAM);
+	p->small = bo_new(dev, 4096, segs, 2);
+	memset(bo_map(p->small), 0xa5, 4096);
+	move(p->small, DRM_VDXG_SEGMENT_VRAM);
+	add_phase("paging", "64 MiB transfers", paging_transfers, p, &p->i);
+	add_phase("paging", "4 KiB moves", paging_moves, p, &p->i);
+	return true;
+}
 
-	/* The warm-ups' values go to repeat 0's place, then over. */
-	p.i = 0;
-	warm_up("paging", "64 MiB transfers", paging_transfers, &p);
-	for (p.i = 0; p.i < repeats; p.i++)
-		paging_transfers(&p);
-	/*
-	 * The latency on its own, after the transfers: the 64 MiB moves'
-	 * clean-up (freeing their pages) is not what a 4 KiB move costs.
-	 */
-	vdxg_bo_free(p.big);
-	usleep(100000);
-	p.i = 0;
-	warm_up("paging", "4 KiB moves", paging_moves, &p);
-	for (p.i = 0; p.i < repeats; p.i++)
-		paging_moves(&p);
+static void paging_report(void)
+{
+	struct paging *p = &paging;
+
 	printf("paging (median of %d transfers, %d 4 KiB moves a repeat)\n",
 	       PAGING_INNER, PAGING_MOVES);
 	warm_print("paging");
-	figure("paging", "memcpy, 64 MiB there and back", "MiB/s", p.cpu,
+	figure("paging", "memcpy, 64 MiB there and back", "MiB/s", p->cpu,
 	       repeats);
-	figure("paging", "eviction VRAM->system->VRAM, 64 MiB", "MiB/s", p.gpu,
+	figure("paging", "eviction VRAM->system->VRAM, 64 MiB", "MiB/s",
+	       p->gpu, repeats);
+	figure("paging", "paging / memcpy", "ratio", p->r, repeats);
+	figure("paging", "one 4 KiB move", "us", p->lat, repeats);
+	figure("paging", "one 4 KiB move, the ioctl alone", "us", p->call,
 	       repeats);
-	figure("paging", "paging / memcpy", "ratio", p.r, repeats);
-	figure("paging", "one 4 KiB move", "us", p.lat, repeats);
-	figure("paging", "one 4 KiB move, the ioctl alone", "us", p.call,
-	       repeats);
-	vdxg_bo_free(p.small);
-	free(p.a);
-	free(p.b);
+	vdxg_bo_free(p->big);
+	vdxg_bo_free(p->small);
+	free(p->a);
+	free(p->b);
 }
 
 /* -------------------------------------------------------------- submit */
@@ -782,43 +848,50 @@ static void submit_repeat(void *arg)
 				     true);
 }
 
-static void bench_submit(void)
+static struct submit submit_p;
+
+static bool submit_setup(void)
 {
-	static struct submit p;
+	struct submit *p = &submit_p;
+	int i;
+
+	p->ctx = new_ctx(dev);
+	for (i = 0; i < COST_ALLOCS; i++) {
+		p->bo[i] = vram_bo(dev, 16384);	/* room for the fences */
+		check(vdxg_bo_info(p->bo[i], NULL, &p->addr[i]), "GEM_INFO");
+	}
+	add_phase("submit", "", submit_repeat, p, &p->i);
+	return true;
+}
+
+static void submit_report(void)
+{
+	struct submit *p = &submit_p;
 	double v[MAX_REPEATS];
 	int i;
 
-	p.ctx = new_ctx(dev);
-	for (i = 0; i < COST_ALLOCS; i++) {
-		p.bo[i] = vram_bo(dev, 16384);	/* room for the fences */
-		check(vdxg_bo_info(p.bo[i], NULL, &p.addr[i]), "GEM_INFO");
-	}
-	p.i = 0;
-	warm_up("submit", "", submit_repeat, &p);
-	for (p.i = 0; p.i < repeats; p.i++)
-		submit_repeat(&p);
 	printf("submit\n");
 	warm_print("submit");
-	figure("submit", "NOP submit + wait", "submits/s", p.nop, repeats);
-	figure("submit", "SUBMIT, 16 allocations, no patch", "us", p.right0,
+	figure("submit", "NOP submit + wait", "submits/s", p->nop, repeats);
+	figure("submit", "SUBMIT, 16 allocations, no patch", "us", p->right0,
 	       repeats);
 	figure("submit", "SUBMIT, 1024 locations, right addresses", "us",
-	       p.right, repeats);
+	       p->right, repeats);
 	figure("submit", "SUBMIT, 1024 locations, stale addresses", "us",
-	       p.stale, repeats);
+	       p->stale, repeats);
 	for (i = 0; i < repeats; i++)
-		v[i] = (p.stale[i] - p.stale0[i]) * 1e3 / COST_PATCHES;
+		v[i] = (p->stale[i] - p->stale0[i]) * 1e3 / COST_PATCHES;
 	figure("submit", "patch cost per location", "ns", v, repeats);
 	for (i = 0; i < repeats; i++)
-		v[i] = (p.right[i] - p.right0[i]) * 1e3 / COST_PATCHES;
+		v[i] = (p->right[i] - p->right0[i]) * 1e3 / COST_PATCHES;
 	figure("submit", "validation per location, nothing patched", "ns", v,
 	       repeats);
-	ratio(v, p.stale, p.right, repeats);
+	ratio(v, p->stale, p->right, repeats);
 	figure("submit", "presumed-address speedup (stale / right)", "ratio",
 	       v, repeats);
 	for (i = 0; i < COST_ALLOCS; i++)
-		vdxg_bo_free(p.bo[i]);
-	vdxg_context_destroy(dev, p.ctx);
+		vdxg_bo_free(p->bo[i]);
+	vdxg_context_destroy(dev, p->ctx);
 }
 
 /* -------------------------------------------------------------- render */
@@ -842,7 +915,7 @@ static double job_rate(uint32_t ctx, struct vdxg_cs *cs, struct vdxg_bo *dst)
 }
 
 struct render {
-	struct vdxg_bo *dst;
+	struct vdxg_bo *src, *dst;
 	struct vdxg_cs *fcs, *ccs;
 	char *a, *b;
 	uint32_t ctx;
@@ -885,54 +958,61 @@ static void render_repeat(void *arg)
 	p->rc[p->i] = median(rc, n);
 }
 
-static void bench_render(void)
+static struct render render;
+
+static bool render_setup(void)
 {
-	static struct render p;
-	struct vdxg_bo *src = vram_bo(dev, SURF_SIZE);
+	struct render *p = &render;
 	int i;
 
-	p.dst = vram_bo(dev, SURF_SIZE);
-	p.fcs = new_cs();
-	p.ccs = new_cs();
-	p.a = malloc(SURF_SIZE);
-	p.b = malloc(SURF_SIZE);
-	p.ctx = new_ctx(dev);
-	if (!p.a || !p.b)
+	p->src = vram_bo(dev, SURF_SIZE);
+	p->dst = vram_bo(dev, SURF_SIZE);
+	p->fcs = new_cs();
+	p->ccs = new_cs();
+	p->a = malloc(SURF_SIZE);
+	p->b = malloc(SURF_SIZE);
+	p->ctx = new_ctx(dev);
+	if (!p->a || !p->b)
 		die("malloc", -ENOMEM);
-	memset(p.a, 1, SURF_SIZE);
-	memset(p.b, 2, SURF_SIZE);
-	vdxg_cs_set_surface(p.fcs, VDXG_SLOT_DST, p.dst, 0,
+	memset(p->a, 1, SURF_SIZE);
+	memset(p->b, 2, SURF_SIZE);
+	vdxg_cs_set_surface(p->fcs, VDXG_SLOT_DST, p->dst, 0,
 			    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888, SURF_DIM,
 			    SURF_DIM, SURF_DIM * 4);
-	vdxg_cs_set_surface(p.ccs, VDXG_SLOT_SRC, src, 0, 0, VDXG_FMT_XRGB8888,
-			    SURF_DIM, SURF_DIM, SURF_DIM * 4);
-	vdxg_cs_set_surface(p.ccs, VDXG_SLOT_DST, p.dst, 0,
+	vdxg_cs_set_surface(p->ccs, VDXG_SLOT_SRC, p->src, 0, 0,
+			    VDXG_FMT_XRGB8888, SURF_DIM, SURF_DIM,
+			    SURF_DIM * 4);
+	vdxg_cs_set_surface(p->ccs, VDXG_SLOT_DST, p->dst, 0,
 			    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888, SURF_DIM,
 			    SURF_DIM, SURF_DIM * 4);
 	for (i = 0; i < RENDER_OPS; i++) {
-		vdxg_cs_fill_rect(p.fcs, 0, 0, SURF_DIM, SURF_DIM,
+		vdxg_cs_fill_rect(p->fcs, 0, 0, SURF_DIM, SURF_DIM,
 				  0xff000000 | i * 0x010203);
-		vdxg_cs_copy_rect(p.ccs, 0, 0, 0, 0, SURF_DIM, SURF_DIM);
+		vdxg_cs_copy_rect(p->ccs, 0, 0, 0, 0, SURF_DIM, SURF_DIM);
 	}
-	p.i = 0;
-	warm_up("render", "", render_repeat, &p);
-	for (p.i = 0; p.i < repeats; p.i++)
-		render_repeat(&p);
+	add_phase("render", "", render_repeat, p, &p->i);
+	return true;
+}
+
+static void render_report(void)
+{
+	struct render *p = &render;
+
 	printf("render (1024x1024 XRGB8888 in VRAM, 16 a job, the median of "
 	       "the jobs of %.1f s a repeat)\n", RENDER_SECONDS);
 	warm_print("render");
-	figure("render", "memcpy, same bytes", "MiB/s", p.cpu, repeats);
-	figure("render", "FILL_RECT", "MiB/s", p.fill, repeats);
-	figure("render", "COPY_RECT", "MiB/s", p.copy, repeats);
-	figure("render", "FILL_RECT / memcpy", "ratio", p.rf, repeats);
-	figure("render", "COPY_RECT / memcpy", "ratio", p.rc, repeats);
-	vdxg_cs_free(p.fcs);
-	vdxg_cs_free(p.ccs);
-	vdxg_bo_free(src);
-	vdxg_bo_free(p.dst);
-	vdxg_context_destroy(dev, p.ctx);
-	free(p.a);
-	free(p.b);
+	figure("render", "memcpy, same bytes", "MiB/s", p->cpu, repeats);
+	figure("render", "FILL_RECT", "MiB/s", p->fill, repeats);
+	figure("render", "COPY_RECT", "MiB/s", p->copy, repeats);
+	figure("render", "FILL_RECT / memcpy", "ratio", p->rf, repeats);
+	figure("render", "COPY_RECT / memcpy", "ratio", p->rc, repeats);
+	vdxg_cs_free(p->fcs);
+	vdxg_cs_free(p->ccs);
+	vdxg_bo_free(p->src);
+	vdxg_bo_free(p->dst);
+	vdxg_context_destroy(dev, p->ctx);
+	free(p->a);
+	free(p->b);
 }
 
 /* ---------------------------------------------------------------- flip */
@@ -970,6 +1050,7 @@ static void flip_run(struct vdxg_kms *k, const uint32_t *fb, bool present,
 
 struct flip {
 	struct vdxg_kms k;
+	struct vdxg_bo *bo[2];
 	uint32_t fb[2];
 	double av[MAX_REPEATS], at[MAX_REPEATS], pv[MAX_REPEATS];
 	double pt[MAX_REPEATS];
@@ -984,40 +1065,47 @@ static void flip_repeat(void *arg)
 	flip_run(&p->k, p->fb, true, &p->pv[p->i], &p->pt[p->i]);
 }
 
-static void bench_flip(void)
+static struct flip flip;
+
+static bool flip_setup(void)
 {
-	static struct flip p;
-	struct vdxg_kms *k = &p.k;
-	struct vdxg_bo *bo[2];
+	struct flip *p = &flip;
+	struct vdxg_kms *k = &p->k;
 	int i, ret;
 
 	ret = vdxg_kms_open(k, NULL);
 	if (ret) {
 		printf("flip: skipped: no vdxg card with a connected output "
 		       "that we can be master of (%s)\n", vdxg_strerror(ret));
-		return;
+		return false;
 	}
 	for (i = 0; i < 2; i++) {
-		bo[i] = vram_bo(k->dev, (uint64_t)k->w * k->h * 4);
-		memset(bo_map(bo[i]), i ? 0x40 : 0x80, bo[i]->size);
-		check(vdxg_kms_addfb(k, bo[i], &p.fb[i]), "ADDFB2");
+		p->bo[i] = vram_bo(k->dev, (uint64_t)k->w * k->h * 4);
+		memset(bo_map(p->bo[i]), i ? 0x40 : 0x80, p->bo[i]->size);
+		check(vdxg_kms_addfb(k, p->bo[i], &p->fb[i]), "ADDFB2");
 	}
-	check(vdxg_kms_modeset(k, p.fb[0]), "atomic modeset");
-	p.i = 0;
-	warm_up("flip", "", flip_repeat, &p);
-	for (p.i = 0; p.i < repeats; p.i++)
-		flip_repeat(&p);
+	check(vdxg_kms_modeset(k, p->fb[0]), "atomic modeset");
+	add_phase("flip", "", flip_repeat, p, &p->i);
+	return true;
+}
+
+static void flip_report(void)
+{
+	struct flip *p = &flip;
+	struct vdxg_kms *k = &p->k;
+	int i;
+
 	printf("flip (%ux%u@%u, the mean of %d flips a repeat)\n", k->w, k->h,
 	       k->mode.vrefresh, FLIPS);
 	warm_print("flip");
-	figure("flip", "atomic page flip latency", "vblanks", p.av, repeats);
-	figure("flip", "atomic page flip, ioctl to event", "ms", p.at,
+	figure("flip", "atomic page flip latency", "vblanks", p->av, repeats);
+	figure("flip", "atomic page flip, ioctl to event", "ms", p->at,
 	       repeats);
-	figure("flip", "PRESENT flip latency", "vblanks", p.pv, repeats);
-	figure("flip", "PRESENT flip, ioctl to event", "ms", p.pt, repeats);
+	figure("flip", "PRESENT flip latency", "vblanks", p->pv, repeats);
+	figure("flip", "PRESENT flip, ioctl to event", "ms", p->pt, repeats);
 	for (i = 0; i < 2; i++) {
-		drmModeRmFB(k->fd, p.fb[i]);
-		vdxg_bo_free(bo[i]);
+		drmModeRmFB(k->fd, p->fb[i]);
+		vdxg_bo_free(p->bo[i]);
 	}
 	vdxg_kms_close(k);
 }
@@ -1177,28 +1265,32 @@ static void clients_round(void *arg)
 	clients_repeat(p->rate, p->r, p->i, false);
 }
 
-static void bench_clients(void)
+static struct clients clients;
+
+static bool clients_setup(void)
 {
-	static struct clients p;
+	add_phase("clients", "", clients_round, &clients, &clients.i);
+	return true;
+}
+
+static void clients_report(void)
+{
+	struct clients *p = &clients;
 	char name[64];
 	int c;
 
-	p.i = 0;
-	warm_up("clients", "", clients_round, &p);
-	for (p.i = 0; p.i < repeats; p.i++)
-		clients_round(&p);
 	printf("clients (32x32 FILL_RECT + FENCE jobs, %d a run, the median "
 	       "of %d runs a repeat)\n", CLIENT_JOBS, CLIENT_INNER);
 	warm_print("clients");
 	for (c = 0; c < 4; c++) {
 		snprintf(name, sizeof(name), "%d client%s", client_n[c],
 			 client_n[c] > 1 ? "s" : "");
-		figure("clients", name, "jobs/s", p.rate[c], repeats);
+		figure("clients", name, "jobs/s", p->rate[c], repeats);
 	}
 	for (c = 1; c < 4; c++) {
 		snprintf(name, sizeof(name), "%d clients / 1 client",
 			 client_n[c]);
-		figure("clients", name, "ratio", p.r[c], repeats);
+		figure("clients", name, "ratio", p->r[c], repeats);
 	}
 }
 
@@ -1246,10 +1338,10 @@ static void exec_cost_check(struct vdxg_bo **bo)
 }
 
 struct exec {
-	struct vdxg_bo *bo[COST_ALLOCS], *priv[COST_ALLOCS];
+	struct vdxg_bo *bo[COST_ALLOCS], *priv[COST_ALLOCS], *cmd, *pcmd;
 	struct vdxg_vcs vcs, pvcs;
 	uint64_t addr[COST_ALLOCS];
-	uint32_t ctx, ectx, pctx;
+	uint32_t ctx, ectx, pctx, vm, pvm;
 	double nop[MAX_REPEATS], enop[MAX_REPEATS], right[MAX_REPEATS];
 	double cost[MAX_REPEATS], pcost[MAX_REPEATS];
 	double rate[4][MAX_REPEATS], r[4][MAX_REPEATS];
@@ -1269,82 +1361,87 @@ static void exec_repeat(void *arg)
 	clients_repeat(p->rate, p->r, p->i, true);
 }
 
-static void bench_exec(void)
+static struct exec exec_p;
+
+static bool exec_setup_group(void)
 {
 	static const uint32_t vram = DRM_VDXG_SEGMENT_VRAM;
-	static struct exec p;
-	struct vdxg_bo *cmd, *pcmd;
-	double v[MAX_REPEATS];
-	uint32_t vm, pvm;
+	struct exec *p = &exec_p;
 	uint64_t caps = 0;
-	char name[64];
-	int c, i;
+	int i;
 
 	check(vdxg_get_param(dev, DRM_VDXG_PARAM_CAPS, &caps), "GET_PARAM");
 	if (!(caps & VDXG_CAP_GPU_MMU)) {
 		printf("exec: skipped, the device has no GPU MMU\n");
-		return;
+		return false;
 	}
-	p.ctx = new_ctx(dev);
-	p.ectx = exec_setup(dev, &vm, &cmd, &p.vcs);
-	p.pctx = exec_setup(dev, &pvm, &pcmd, &p.pvcs);
+	p->ctx = new_ctx(dev);
+	p->ectx = exec_setup(dev, &p->vm, &p->cmd, &p->vcs);
+	p->pctx = exec_setup(dev, &p->pvm, &p->pcmd, &p->pvcs);
 	for (i = 0; i < COST_ALLOCS; i++) {
-		p.bo[i] = vram_bo(dev, 16384);
-		check(vdxg_bo_info(p.bo[i], NULL, &p.addr[i]), "GEM_INFO");
-		check(vdxg_vm_map(dev, vm, p.bo[i], 0, EXEC_VA_OBJ(i), 16384,
-				  0), "VM_BIND");
-		check(vdxg_bo_create_vm(dev, 16384, &vram, 1, 0, pvm,
-					&p.priv[i]), "GEM_CREATE, VM-private");
-		check(vdxg_vm_map(dev, pvm, p.priv[i], 0, EXEC_VA_OBJ(i), 16384,
-				  0), "VM_BIND");
+		p->bo[i] = vram_bo(dev, 16384);
+		check(vdxg_bo_info(p->bo[i], NULL, &p->addr[i]), "GEM_INFO");
+		check(vdxg_vm_map(dev, p->vm, p->bo[i], 0, EXEC_VA_OBJ(i),
+				  16384, 0), "VM_BIND");
+		check(vdxg_bo_create_vm(dev, 16384, &vram, 1, 0, p->pvm,
+					&p->priv[i]), "GEM_CREATE, VM-private");
+		check(vdxg_vm_map(dev, p->pvm, p->priv[i], 0, EXEC_VA_OBJ(i),
+				  16384, 0), "VM_BIND");
 	}
 	/* Check that the jobs write what they should. */
-	memset(bo_map(p.bo[0]), 0xff, 16384);
-	exec_cost(p.ectx, &p.vcs, p.bo[0]);
-	exec_cost_check(p.bo);
-	exec_cost(p.pctx, &p.pvcs, p.priv[0]);
-	exec_cost_check(p.priv);
-	p.i = 0;
-	warm_up("exec", "", exec_repeat, &p);
-	for (p.i = 0; p.i < repeats; p.i++)
-		exec_repeat(&p);
+	memset(bo_map(p->bo[0]), 0xff, 16384);
+	exec_cost(p->ectx, &p->vcs, p->bo[0]);
+	exec_cost_check(p->bo);
+	exec_cost(p->pctx, &p->pvcs, p->priv[0]);
+	exec_cost_check(p->priv);
+	add_phase("exec", "", exec_repeat, p, &p->i);
+	return true;
+}
+
+static void exec_report(void)
+{
+	struct exec *p = &exec_p;
+	double v[MAX_REPEATS];
+	char name[64];
+	int c, i;
+
 	printf("exec (clients: the median of %d runs a repeat)\n",
 	       CLIENT_INNER);
 	warm_print("exec");
-	figure("exec", "NOP SUBMIT + wait", "jobs/s", p.nop, repeats);
-	figure("exec", "NOP EXEC + wait", "jobs/s", p.enop, repeats);
-	ratio(v, p.enop, p.nop, repeats);
+	figure("exec", "NOP SUBMIT + wait", "jobs/s", p->nop, repeats);
+	figure("exec", "NOP EXEC + wait", "jobs/s", p->enop, repeats);
+	ratio(v, p->enop, p->nop, repeats);
 	figure("exec", "NOP EXEC / NOP SUBMIT", "ratio", v, repeats);
 	figure("exec", "SUBMIT, 1024 address fields, 16 objects", "us",
-	       p.right, repeats);
-	figure("exec", "EXEC, 1024 address fields, 16 objects", "us", p.cost,
+	       p->right, repeats);
+	figure("exec", "EXEC, 1024 address fields, 16 objects", "us", p->cost,
 	       repeats);
 	figure("exec", "EXEC, 1024 address fields, 16 VM-private objects",
-	       "us", p.pcost, repeats);
-	ratio(v, p.right, p.cost, repeats);
+	       "us", p->pcost, repeats);
+	ratio(v, p->right, p->cost, repeats);
 	figure("exec", "ioctl cost SUBMIT / EXEC (1024 fields)", "ratio", v,
 	       repeats);
 	for (c = 0; c < 4; c++) {
 		snprintf(name, sizeof(name), "%d client%s, EXEC", client_n[c],
 			 client_n[c] > 1 ? "s" : "");
-		figure("exec", name, "jobs/s", p.rate[c], repeats);
+		figure("exec", name, "jobs/s", p->rate[c], repeats);
 	}
 	for (c = 1; c < 4; c++) {
 		snprintf(name, sizeof(name), "%d clients / 1 client, EXEC",
 			 client_n[c]);
-		figure("exec", name, "ratio", p.r[c], repeats);
+		figure("exec", name, "ratio", p->r[c], repeats);
 	}
 	for (i = 0; i < COST_ALLOCS; i++) {
-		vdxg_bo_free(p.priv[i]);
-		vdxg_bo_free(p.bo[i]);
+		vdxg_bo_free(p->priv[i]);
+		vdxg_bo_free(p->bo[i]);
 	}
-	vdxg_context_destroy(dev, p.pctx);
-	vdxg_context_destroy(dev, p.ectx);
-	vdxg_context_destroy(dev, p.ctx);
-	vdxg_bo_free(pcmd);
-	vdxg_bo_free(cmd);
-	vdxg_vm_destroy(dev, pvm);
-	vdxg_vm_destroy(dev, vm);
+	vdxg_context_destroy(dev, p->pctx);
+	vdxg_context_destroy(dev, p->ectx);
+	vdxg_context_destroy(dev, p->ctx);
+	vdxg_bo_free(p->pcmd);
+	vdxg_bo_free(p->cmd);
+	vdxg_vm_destroy(dev, p->pvm);
+	vdxg_vm_destroy(dev, p->vm);
 }
 
 /* ------------------------------------------------------------------ cs */
@@ -1385,36 +1482,40 @@ static void cs_repeat(void *arg)
 	p->many[p->i] = cs_cost(p->cs, p->bo, 4096);
 }
 
-static void bench_cs(void)
+static struct cs cs_p;
+
+static bool cs_setup(void)
 {
-	static struct cs p;
-	double r[MAX_REPEATS];
-	struct vdxg_bo *bo = calloc(4096, sizeof(*bo));
-	struct vdxg_cs *cs = new_cs();
+	struct cs *p = &cs_p;
 	int i;
 
-	if (!bo)
+	p->bo = calloc(4096, sizeof(*p->bo));
+	if (!p->bo)
 		die("calloc", -ENOMEM);
 	/* Plain structures naming handles: the builder needs no device. */
 	for (i = 0; i < 4096; i++) {
-		bo[i].handle = i + 1;
-		bo[i].size = 4096;
-		bo[i].gpu_addr = 0x100000ull * (i + 1);
+		p->bo[i].handle = i + 1;
+		p->bo[i].size = 4096;
+		p->bo[i].gpu_addr = 0x100000ull * (i + 1);
 	}
-	p.cs = cs;
-	p.bo = bo;
-	p.i = 0;
-	warm_up("cs", "", cs_repeat, &p);
-	for (p.i = 0; p.i < repeats; p.i++)
-		cs_repeat(&p);
+	p->cs = new_cs();
+	add_phase("cs", "", cs_repeat, p, &p->i);
+	return true;
+}
+
+static void cs_report(void)
+{
+	struct cs *p = &cs_p;
+	double r[MAX_REPEATS];
+
 	printf("cs (the builder alone, %d FENCEs a build)\n", CS_ADDRESSES);
 	warm_print("cs");
-	figure("cs", "address field, 16 objects", "ns", p.few, repeats);
-	figure("cs", "address field, 4096 objects", "ns", p.many, repeats);
-	ratio(r, p.many, p.few, repeats);
+	figure("cs", "address field, 16 objects", "ns", p->few, repeats);
+	figure("cs", "address field, 4096 objects", "ns", p->many, repeats);
+	ratio(r, p->many, p->few, repeats);
 	figure("cs", "4096 objects / 16 objects", "ratio", r, repeats);
-	vdxg_cs_free(cs);
-	free(bo);
+	vdxg_cs_free(p->cs);
+	free(p->bo);
 }
 
 /* ------------------------------------------------------------------ vm */
@@ -1726,8 +1827,11 @@ static void vm_bind_all(const uint32_t *vm, int n, struct vdxg_bo *bo)
 
 struct vm {
 	struct drm_vdxg_vm_bind_op op4k, op2m, unmap;
-	struct vdxg_bo *bo[3];
-	uint32_t bvm, s;
+	struct vdxg_bo *bo[3], *sys, *vram;
+	void *p[3];
+	uint64_t addr;		/* the VRAM object's, checked at the end */
+	uint32_t vm[VM_MOVE_VMS + 1], bvm, s;
+	bool checked;
 	double map4k[MAX_REPEATS], map2m[MAX_REPEATS], unmap4k[MAX_REPEATS];
 	double unmap2m[MAX_REPEATS], mv[2][3][MAX_REPEATS];
 	int i;
@@ -1756,69 +1860,56 @@ static void vm_moves_repeat(void *arg)
 	}
 }
 
-static void bench_vm(void)
+static struct vm vm_p;
+
+static bool vm_setup(void)
 {
 	static const uint32_t sys_seg = DRM_VDXG_SEGMENT_SYSTEM;
 	static const uint32_t vram_seg = DRM_VDXG_SEGMENT_VRAM;
 	static const uint32_t segs[] = {
 		DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM,
 	};
-	static const char *const dir[] = { "VRAM->system", "system->VRAM" };
-	static struct vm v;
+	struct vm *v = &vm_p;
 	struct drm_vdxg_vm_bind_op unmap = {
 		.op = DRM_VDXG_VM_BIND_OP_UNMAP, .va = VM_VA, .range = VM_SIZE,
 	};
-	uint32_t vm[VM_MOVE_VMS + 1], seg, tables[2] = { 0 };
-	struct vdxg_bo *sys, *vram, **bo = v.bo;
-	uint64_t addr, addr2, off, caps;
-	double r[MAX_REPEATS];
-	bool checked = false;
-	char name[64];
-	int i, d;
-	void *p[3];
+	uint64_t off, caps;
+	uint32_t seg;
+	int i;
 
 	check(vdxg_get_param(dev, DRM_VDXG_PARAM_CAPS, &caps), "GET_PARAM");
 	if (!(caps & VDXG_CAP_GPU_MMU)) {
 		printf("vm: skipped: the device has no GPU MMU\n");
-		return;
+		return false;
 	}
-	check(vdxg_syncobj_create(dev, 0, &v.s), "SYNCOBJ_CREATE");
-	check(vdxg_vm_create(dev, 0, &v.bvm), "VM_CREATE");
+	check(vdxg_syncobj_create(dev, 0, &v->s), "SYNCOBJ_CREATE");
+	check(vdxg_vm_create(dev, 0, &v->bvm), "VM_CREATE");
 
 	/*
 	 * 4 KiB entries: system pages from object offset 4 KiB, so that no
 	 * 2 MiB of them is a 2 MiB aligned run however the pages came.
 	 * 2 MiB entries: the 2 MiB aligned part of a contiguous VRAM object.
 	 */
-	check(vdxg_bo_create(dev, VM_SIZE + 4096, &sys_seg, 1, 0, &sys),
+	check(vdxg_bo_create(dev, VM_SIZE + 4096, &sys_seg, 1, 0, &v->sys),
 	      "GEM_CREATE");
-	vm_fill(bo_map(sys), VM_SEED_BIND, 0, VM_SIZE + 4096);
+	vm_fill(bo_map(v->sys), VM_SEED_BIND, 0, VM_SIZE + 4096);
 	check(vdxg_bo_create(dev, VM_SIZE + VM_LARGE, &vram_seg, 1,
-			     DRM_VDXG_GEM_CPU_ACCESS, &vram), "GEM_CREATE");
-	vm_fill(bo_map(vram), VM_SEED_BIND, 0, VM_SIZE + VM_LARGE);
-	check(vdxg_bo_info(vram, &seg, &addr), "GEM_INFO");
+			     DRM_VDXG_GEM_CPU_ACCESS, &v->vram), "GEM_CREATE");
+	vm_fill(bo_map(v->vram), VM_SEED_BIND, 0, VM_SIZE + VM_LARGE);
+	check(vdxg_bo_info(v->vram, &seg, &v->addr), "GEM_INFO");
 	if (seg != DRM_VDXG_SEGMENT_VRAM)
 		die("a VRAM-only object is not in VRAM", -EPROTO);
-	off = ((addr + VM_LARGE - 1) & ~(VM_LARGE - 1)) - addr;
-	v.op4k = vm_map_op(sys, 4096, VM_VA);
-	v.op2m = vm_map_op(vram, off, VM_VA);
-	v.unmap = unmap;
+	off = ((v->addr + VM_LARGE - 1) & ~(VM_LARGE - 1)) - v->addr;
+	v->op4k = vm_map_op(v->sys, 4096, VM_VA);
+	v->op2m = vm_map_op(v->vram, off, VM_VA);
+	v->unmap = unmap;
 
 	/* The first binds (pages populated, tables in the reserve) checked. */
-	checked = vm_bind_check(v.bvm, &v.op4k, v.s, 4096);
-	vm_bind_time(v.bvm, &unmap, v.s);
-	vm_bind_check(v.bvm, &v.op2m, v.s, VM_LARGE);
-	vm_bind_time(v.bvm, &unmap, v.s);
-	v.i = 0;
-	warm_up("vm", "binds", vm_binds_repeat, &v);
-	for (v.i = 0; v.i < repeats; v.i++)
-		vm_binds_repeat(&v);
-	check(vdxg_bo_info(vram, NULL, &addr2), "GEM_INFO");
-	if (addr2 != addr)
-		die("the VRAM object moved during the 2 MiB binds", -EPROTO);
-	vdxg_bo_free(sys);
-	vdxg_bo_free(vram);
-	vdxg_vm_destroy(dev, v.bvm);
+	v->checked = vm_bind_check(v->bvm, &v->op4k, v->s, 4096);
+	vm_bind_time(v->bvm, &unmap, v->s);
+	vm_bind_check(v->bvm, &v->op2m, v->s, VM_LARGE);
+	vm_bind_time(v->bvm, &unmap, v->s);
+	add_phase("vm", "binds", vm_binds_repeat, v, &v->i);
 
 	/*
 	 * Moves of bound objects: a move's fence (GEM_WAIT) comes after the
@@ -1827,58 +1918,73 @@ static void bench_vm(void)
 	 * same moments: one unbound, one bound in 1 VM, one in 8 VMs.
 	 */
 	for (i = 0; i < VM_MOVE_VMS + 1; i++)
-		check(vdxg_vm_create(dev, 0, &vm[i]), "VM_CREATE");
+		check(vdxg_vm_create(dev, 0, &v->vm[i]), "VM_CREATE");
 	for (i = 0; i < 3; i++) {
 		check(vdxg_bo_create(dev, VM_SIZE, segs, 2,
-				     DRM_VDXG_GEM_CPU_ACCESS, &bo[i]),
+				     DRM_VDXG_GEM_CPU_ACCESS, &v->bo[i]),
 		      "GEM_CREATE");
-		p[i] = bo_map(bo[i]);
-		vm_fill(p[i], VM_SEED_BIND, 0, VM_SIZE);
-		move(bo[i], DRM_VDXG_SEGMENT_VRAM);
+		v->p[i] = bo_map(v->bo[i]);
+		vm_fill(v->p[i], VM_SEED_BIND, 0, VM_SIZE);
+		move(v->bo[i], DRM_VDXG_SEGMENT_VRAM);
 	}
-	vm_bind_all(&vm[VM_MOVE_VMS], 1, bo[1]);
-	vm_bind_all(vm, VM_MOVE_VMS, bo[2]);
-	v.i = 0;
-	warm_up("vm", "moves", vm_moves_repeat, &v);
-	for (v.i = 0; v.i < repeats; v.i++)
-		vm_moves_repeat(&v);
+	vm_bind_all(&v->vm[VM_MOVE_VMS], 1, v->bo[1]);
+	vm_bind_all(v->vm, VM_MOVE_VMS, v->bo[2]);
+	add_phase("vm", "moves", vm_moves_repeat, v, &v->i);
+	return true;
+}
+
+static void vm_report(void)
+{
+	static const char *const dir[] = { "VRAM->system", "system->VRAM" };
+	struct vm *v = &vm_p;
+	uint32_t tables[2] = { 0 }, *vm = v->vm;
+	struct vdxg_bo **bo = v->bo;
+	double r[MAX_REPEATS];
+	uint64_t addr;
+	char name[64];
+	int i, d;
+
+	check(vdxg_bo_info(v->vram, NULL, &addr), "GEM_INFO");
+	if (addr != v->addr)
+		die("the VRAM object moved during the 2 MiB binds", -EPROTO);
 	/* Once a run: every VM follows its object, both ways. */
-	if (checked) {
-		vm_move_check(bo[1], p[1], &vm[VM_MOVE_VMS], 1,
+	if (v->checked) {
+		vm_move_check(bo[1], v->p[1], &vm[VM_MOVE_VMS], 1,
 			      DRM_VDXG_SEGMENT_SYSTEM, VM_SEED_SYSTEM);
-		vm_move_check(bo[1], p[1], &vm[VM_MOVE_VMS], 1,
+		vm_move_check(bo[1], v->p[1], &vm[VM_MOVE_VMS], 1,
 			      DRM_VDXG_SEGMENT_VRAM, VM_SEED_VRAM);
-		tables[0] = vm_move_check(bo[2], p[2], vm, VM_MOVE_VMS,
+		tables[0] = vm_move_check(bo[2], v->p[2], vm, VM_MOVE_VMS,
 					  DRM_VDXG_SEGMENT_SYSTEM,
 					  VM_SEED_SYSTEM);
-		tables[1] = vm_move_check(bo[2], p[2], vm, VM_MOVE_VMS,
+		tables[1] = vm_move_check(bo[2], v->p[2], vm, VM_MOVE_VMS,
 					  DRM_VDXG_SEGMENT_VRAM, VM_SEED_VRAM);
 	}
 
 	printf("vm (%llu MiB bound; binds timed to their out-syncobj, moves "
 	       "from MAKE_RESIDENT to idle)\n", VM_SIZE / MIB);
 	warm_print("vm");
-	figure("vm", "bind, 4 KiB entries (system pages)", "MiB/s", v.map4k,
+	figure("vm", "bind, 4 KiB entries (system pages)", "MiB/s", v->map4k,
 	       repeats);
-	figure("vm", "bind, 2 MiB entries (VRAM)", "MiB/s", v.map2m, repeats);
-	ratio(r, v.map2m, v.map4k, repeats);
+	figure("vm", "bind, 2 MiB entries (VRAM)", "MiB/s", v->map2m,
+	       repeats);
+	ratio(r, v->map2m, v->map4k, repeats);
 	figure("vm", "bind 2 MiB / 4 KiB entries", "ratio", r, repeats);
-	figure("vm", "unbind, 4 KiB entries", "MiB/s", v.unmap4k, repeats);
-	figure("vm", "unbind, 2 MiB entries", "MiB/s", v.unmap2m, repeats);
+	figure("vm", "unbind, 4 KiB entries", "MiB/s", v->unmap4k, repeats);
+	figure("vm", "unbind, 2 MiB entries", "MiB/s", v->unmap2m, repeats);
 	for (d = 0; d < 2; d++) {
 		snprintf(name, sizeof(name), "move %s, unbound", dir[d]);
-		figure("vm", name, "ms", v.mv[d][0], repeats);
+		figure("vm", name, "ms", v->mv[d][0], repeats);
 		snprintf(name, sizeof(name), "move %s, bound in 1 VM", dir[d]);
-		figure("vm", name, "ms", v.mv[d][1], repeats);
+		figure("vm", name, "ms", v->mv[d][1], repeats);
 		snprintf(name, sizeof(name), "move %s, bound in %d VMs",
 			 dir[d], VM_MOVE_VMS);
-		figure("vm", name, "ms", v.mv[d][2], repeats);
-		ratio(r, v.mv[d][2], v.mv[d][1], repeats);
+		figure("vm", name, "ms", v->mv[d][2], repeats);
+		ratio(r, v->mv[d][2], v->mv[d][1], repeats);
 		snprintf(name, sizeof(name), "move %s, %d VMs / 1 VM", dir[d],
 			 VM_MOVE_VMS);
 		figure("vm", name, "ratio", r, repeats);
 	}
-	if (checked)
+	if (v->checked)
 		printf("vm: checked: each bind's entries (page tables) and "
 		       "bytes read back through the GPU; after a move each "
 		       "way, new bytes through every VM. Page tables of a VM "
@@ -1890,26 +1996,34 @@ static void bench_vm(void)
 		       "and debugfs (dri/N/vms, vm_read)\n");
 	for (i = 0; i < 3; i++)
 		vdxg_bo_free(bo[i]);
+	vdxg_bo_free(v->sys);
+	vdxg_bo_free(v->vram);
 	for (i = 0; i < VM_MOVE_VMS + 1; i++)
 		vdxg_vm_destroy(dev, vm[i]);
-	vdxg_syncobj_destroy(dev, v.s);
+	vdxg_vm_destroy(dev, v->bvm);
+	vdxg_syncobj_destroy(dev, v->s);
 }
 
 /* ---------------------------------------------------------------- main */
 
+/*
+ * A group: SETUP makes its objects and adds its phases (false: skipped,
+ * and said why), REPORT prints its figures and frees what SETUP made.
+ */
 static const struct group {
 	const char *name;
-	void (*run)(void);
+	bool (*setup)(void);
+	void (*report)(void);
 	bool device;
 } groups[] = {
-	{ "paging", bench_paging, true },
-	{ "submit", bench_submit, true },
-	{ "render", bench_render, true },
-	{ "flip", bench_flip, false },
-	{ "clients", bench_clients, true },
-	{ "cs", bench_cs, false },
-	{ "vm", bench_vm, true },
-	{ "exec", bench_exec, true },
+	{ "paging", paging_setup, paging_report, true },
+	{ "submit", submit_setup, submit_report, true },
+	{ "render", render_setup, render_report, true },
+	{ "flip", flip_setup, flip_report, false },
+	{ "clients", clients_setup, clients_report, true },
+	{ "cs", cs_setup, cs_report, false },
+	{ "vm", vm_setup, vm_report, true },
+	{ "exec", exec_setup_group, exec_report, true },
 };
 
 #define NUM_GROUPS	(sizeof(groups) / sizeof(groups[0]))
@@ -1928,7 +2042,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	bool run[NUM_GROUPS] = { false }, any = false;
+	bool run[NUM_GROUPS] = { false }, any = false, ran[NUM_GROUPS];
 	const char *json = NULL;
 	size_t g;
 	int opt;
@@ -1958,14 +2072,19 @@ int main(int argc, char **argv)
 	       "of the repeats\n", repeats);
 	printf("  %-44s %11s %11s %11s\n", "", "median", "min", "max");
 	for (g = 0; g < NUM_GROUPS; g++) {
+		ran[g] = false;
 		if (any && !run[g])
 			continue;
 		if (groups[g].device && !dev) {
 			check(vdxg_device_open(NULL, &dev), "vdxg render node");
 			touch_memory();
 		}
-		groups[g].run();
+		ran[g] = groups[g].setup();
 	}
+	run_phases();
+	for (g = 0; g < NUM_GROUPS; g++)
+		if (ran[g])
+			groups[g].report();
 	vdxg_device_close(dev);
 	if (json)
 		check(write_json(json), json);
