@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -435,23 +437,67 @@ static void test_null(void)
 	vr_close(&vr);
 }
 
-/*
- * The per-file page-table cap, in tables: an eighth of the VRAM segment,
- * 4 KiB a table. As many GiB of null range take as many tables.
- */
-static uint64_t cap_gib(struct vr *vr)
+/* The per-file page-table cap, in tables: an eighth of VRAM, 4 KiB each. */
+static uint32_t cap_tables(struct vr *vr)
 {
 	return vvm_vram_segment(vdxg_device_fd(vr->dev)) / 8 / 4096;
 }
 
+#define FILL_OBJ	(64 * MIB)	/* what fill_tables() maps */
+#define FILL_OPS	16		/* maps a bind */
+
+/* The object fill_tables() maps: system pages, mapped from offset 4 KiB. */
+static struct vdxg_bo *fill_obj(struct vr *vr)
+{
+	return vr_bo(vr, FILL_OBJ + 4 * KIB, DRM_VDXG_SEGMENT_SYSTEM, 0);
+}
+
 /*
- * Page tables are bounded: a null range takes 2 MiB entries, a table a
- * GiB, and no table for moves (null entries never move); the VMs of a
- * file hold at most an eighth of VRAM in tables, past which a bind fails
- * with -ENOSPC and changes nothing; another file is not held back.
- * (MAP_NULL of the whole space used to ask kvrealloc() for more than
- * INT_MAX bytes, a kernel warning, and a 128 GiB null range took about
- * 65,000 tables, 256 MiB of VRAM.)
+ * Binds of FILL_OPS maps of @bo (fill_obj()) 64 MiB apart, from *@va on,
+ * until VM @key is charged @want tables or a bind fails. Mapped from
+ * offset 4 KiB, no 2 MiB of its pages makes a 2 MiB entry: a map takes 32
+ * level-0 tables, and 32 more kept for moves. A bind that fails changes
+ * nothing: checked. Returns 0 or the failing bind's error.
+ */
+static int fill_tables(struct vr *vr, uint32_t vm, uint32_t key,
+		       struct vdxg_bo *bo, uint64_t *va, uint32_t want)
+{
+	struct drm_vdxg_vm_bind_op ops[FILL_OPS] = {};
+	int fd = vdxg_device_fd(vr->dev), ret;
+	uint64_t mappings, after;
+	uint32_t tables, i;
+
+	for (;;) {
+		if (vvm_charged(fd, key) >= want)
+			return 0;
+		vvm_counts(fd, key, &mappings, &tables);
+		for (i = 0; i < FILL_OPS; i++) {
+			ops[i].op = DRM_VDXG_VM_BIND_OP_MAP;
+			ops[i].handle = bo->handle;
+			ops[i].obj_offset = 4 * KIB;
+			ops[i].va = *va + i * FILL_OBJ;
+			ops[i].range = FILL_OBJ;
+		}
+		ret = vdxg_vm_bind(vr->dev, vm, ops, FILL_OPS, NULL, 0, NULL,
+				   0);
+		if (ret) {
+			vvm_counts(fd, key, &after, &tables);
+			vtest_assert_eq_u64(after, mappings);
+			return ret;
+		}
+		*va += FILL_OPS * FILL_OBJ;
+	}
+}
+
+/*
+ * Page tables are bounded: a null range takes the largest null leaves
+ * that fit it (up to 512 GiB, docs/hardware.md), so that any null range
+ * takes tables at its ends only, and no table for moves (null entries
+ * never move); the VMs of a file hold at most an eighth of VRAM in tables,
+ * past which a bind fails with -ENOSPC and changes nothing; another file
+ * is not held back. (MAP_NULL of the whole space used to ask kvrealloc()
+ * for more than INT_MAX bytes, a kernel warning; a 128 GiB null range
+ * took about 65,000 tables, 256 MiB of VRAM, and then a table a GiB.)
  */
 static void test_null_bounded(void)
 {
@@ -459,9 +505,9 @@ static void test_null_bounded(void)
 	struct drm_vdxg_vm_bind_op op = {
 		.op = DRM_VDXG_VM_BIND_OP_MAP_NULL,
 	};
-	uint32_t key, vm, vm2, vm3, tables;
-	struct vdxg_bo *bo;
-	uint64_t mappings;
+	uint32_t key, key2, key3, vm, vm2, vm3, tables, cap;
+	uint64_t mappings, va, va2, va3;
+	struct vdxg_bo *bo, *obj, *obj2;
 	uint8_t buf[4096];
 	struct vr vr, vr2;
 	unsigned int i;
@@ -469,23 +515,33 @@ static void test_null_bounded(void)
 	vr_open(&vr);
 	vm_require(&vr);
 	vr_open(&vr2);
+	cap = cap_tables(&vr);
 	vm = vm_new_key(&vr, &key);
 
-	/* The whole space: -ENOSPC, nothing mapped. */
+	/* The whole space: null leaves in the root, no other table. */
 	op.va = 0;
 	op.range = BIT_ULL(DRM_VDXG_VM_VA_BITS);
-	vtest_assert_eq(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0),
-			-ENOSPC);
+	vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0));
 	vvm_counts(vdxg_device_fd(vr.dev), key, &mappings, &tables);
-	vtest_assert_eq_u64(mappings, 0);
+	vtest_assert_eq_u64(mappings, 1);
+	vtest_assert_eq(tables, 1);
+	for (i = 0; i < 4; i++) {
+		uint64_t at = i * (op.range / 4) + (i ? 12345 * 4096ull : 0);
 
-	/* 128 GiB, not 2 MiB aligned: a few hundred tables at most. */
+		memset(buf, 0xa5, sizeof(buf));
+		vtest_assert_eq(vm_read(&vr, key, at, buf, sizeof(buf)), 0);
+		vtest_assert(buf[0] == 0 && !memcmp(buf, buf + 1,
+						    sizeof(buf) - 1));
+	}
+	vtest_assert_ok(vdxg_vm_unmap(vr.dev, vm, 0, op.range));
+
+	/* 128 GiB, not 2 MiB aligned: tables at its two ends only. */
 	op.va = VA + 4 * KIB;
 	op.range = 128 * 1024 * MIB;
 	vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0));
 	vvm_counts(vdxg_device_fd(vr.dev), key, &mappings, &tables);
 	vtest_info("128 GiB null: %u tables", tables);
-	vtest_assert_lte(tables, 140);
+	vtest_assert_lte(tables, 7);
 	for (i = 0; i < 3; i++) {
 		uint64_t at = op.va + i * (op.range / 2) - (i ? 4 * KIB : 0);
 
@@ -496,20 +552,23 @@ static void test_null_bounded(void)
 	}
 
 	/*
-	 * Over half the file's cap (a table a GiB) in one VM; the same again
-	 * in another VM of the file fails, and in a VM of another file not.
+	 * Over half the file's cap in one VM; the same in another VM of the
+	 * file stops short with -ENOSPC, and in a VM of another file not.
 	 */
-	vm2 = vm_new(&vr);
-	vm3 = vm_new(&vr2);
-	op.va = 8 * tib;
-	op.range = cap_gib(&vr) * 9 / 16 * 1024 * MIB;
-	vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, &op, 1, NULL, 0, NULL, 0));
-	vtest_assert_eq(vdxg_vm_bind(vr.dev, vm2, &op, 1, NULL, 0, NULL, 0),
+	vm2 = vm_new_key(&vr, &key2);
+	vm3 = vm_new_key(&vr2, &key3);
+	obj = fill_obj(&vr);
+	obj2 = fill_obj(&vr2);
+	va = va2 = va3 = 8 * tib;
+	vtest_assert_ok(fill_tables(&vr, vm, key, obj, &va, cap * 9 / 16));
+	vtest_assert_eq(fill_tables(&vr, vm2, key2, obj, &va2, cap * 9 / 16),
 			-ENOSPC);
-	vvm_counts(vdxg_device_fd(vr.dev), vvm_key(vdxg_device_fd(vr.dev),
-						    vm2), &mappings, &tables);
-	vtest_assert_eq_u64(mappings, 0);
-	vtest_assert_ok(vdxg_vm_bind(vr2.dev, vm3, &op, 1, NULL, 0, NULL, 0));
+	tables = vvm_charged(vdxg_device_fd(vr.dev), key2);
+	vtest_info("cap %u tables; the second VM of the file got %u", cap,
+		   tables);
+	vtest_assert_lt(tables, cap * 7 / 16);
+	vtest_assert_ok(fill_tables(&vr2, vm3, key3, obj2, &va3,
+				    cap * 9 / 16));
 	/* And VRAM is there for objects. */
 	bo = patterned(&vr2, 32 * MIB, DRM_VDXG_SEGMENT_VRAM, 60);
 	vtest_assert_eq(vr_bo_segment(bo), DRM_VDXG_SEGMENT_VRAM);
@@ -518,57 +577,163 @@ static void test_null_bounded(void)
 	vtest_assert_ok(vdxg_vm_destroy(vr2.dev, vm3));
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm2));
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+	vdxg_bo_free(obj2);
+	vdxg_bo_free(obj);
 	vr_close(&vr2);
 	vr_close(&vr);
 }
 
 /*
  * The per-file table cap holds against binds of two VMs of the file at
- * once (two processes sharing it), each asking for more than half of it:
- * at most one gets its tables. (The cap was checked before the tables
- * were made, so both used to pass the check and both bind.)
+ * once: two processes sharing it each bind until -ENOSPC, and the file's
+ * tables never pass the cap. (The cap was checked before the tables were
+ * made, so both used to pass the check and both bind.)
  */
 static void test_cap_race(void)
 {
-	struct drm_vdxg_vm_bind_op op = {
-		.op = DRM_VDXG_VM_BIND_OP_MAP_NULL, .va = 8ull << 40,
-	};
-	uint32_t vm[2];
-	int go[2], ret, status, child_ok;
+	uint32_t vm[2], key[2], t[2], cap;
+	uint64_t va[2] = { 8ull << 40, 16ull << 40 };
+	int go[2], ret, status;
+	struct vdxg_bo *obj;
 	struct vr vr;
 	char c = 0;
 	pid_t pid;
 
 	vr_open(&vr);
 	vm_require(&vr);
-	vm[0] = vm_new(&vr);
-	vm[1] = vm_new(&vr);
-	op.range = cap_gib(&vr) * 9 / 16 * 1024 * MIB;
+	cap = cap_tables(&vr);
+	vm[0] = vm_new_key(&vr, &key[0]);
+	vm[1] = vm_new_key(&vr, &key[1]);
+	obj = fill_obj(&vr);
 	vtest_assert_eq(pipe(go), 0);
 	pid = fork();
 	vtest_assert(pid >= 0);
 	if (!pid) {
 		if (read(go[0], &c, 1) != 1)
 			_exit(3);
-		ret = vdxg_vm_bind(vr.dev, vm[1], &op, 1, NULL, 0, NULL, 0);
-		_exit(!ret ? 0 : ret == -ENOSPC ? 1 : 2);
+		ret = fill_tables(&vr, vm[1], key[1], obj, &va[1], cap);
+		_exit(ret == -ENOSPC ? 0 : 1);
 	}
 	vtest_assert_eq(write(go[1], &c, 1), 1);
-	ret = vdxg_vm_bind(vr.dev, vm[0], &op, 1, NULL, 0, NULL, 0);
+	ret = fill_tables(&vr, vm[0], key[0], obj, &va[0], cap);
 	vtest_assert_eq(waitpid(pid, &status, 0), pid);
-	vtest_assert_f(WIFEXITED(status) && WEXITSTATUS(status) < 2,
+	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
 		       "the other process: status 0x%x", status);
-	child_ok = !WEXITSTATUS(status);
-	vtest_info("binds: this process %d, the other %s", ret,
-		   child_ok ? "0" : "-ENOSPC");
-	vtest_assert(ret == 0 || ret == -ENOSPC);
-	vtest_assert_f(!(ret == 0 && child_ok),
-		       "both binds got their tables: the file is past its cap");
+	vtest_assert_eq(ret, -ENOSPC);
+	t[0] = vvm_charged(vdxg_device_fd(vr.dev), key[0]);
+	t[1] = vvm_charged(vdxg_device_fd(vr.dev), key[1]);
+	vtest_info("cap %u tables; the two VMs hold %u and %u", cap, t[0],
+		   t[1]);
+	vtest_assert_f(t[0] + t[1] <= cap, "the file is past its cap");
+	vtest_assert(t[0] + t[1] >= cap / 2);
 	close(go[0]);
 	close(go[1]);
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm[1]));
 	vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm[0]));
+	vdxg_bo_free(obj);
 	vr_close(&vr);
+}
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_DIR		CG_ROOT "/vdxg-vm-memcg"
+
+/* Write STR to the cgroup file PATH; 0 or -errno. */
+static int cg_write(const char *path, const char *str)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, str, strlen(str)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* A number from the cgroup file PATH, or the value of KEY in it. */
+static uint64_t cg_read(const char *path, const char *key)
+{
+	unsigned long long v = 0;
+	char line[256], k[64];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	vtest_assert_f(f, "%s: %s", path, strerror(errno));
+	while (!found && fgets(line, sizeof(line), f))
+		found = key ? sscanf(line, "%63s %llu", k, &v) == 2 &&
+			      !strcmp(k, key) :
+			      sscanf(line, "%llu", &v) == 1;
+	fclose(f);
+	vtest_assert_f(found, "%s: no %s", path, key ?: "value");
+	return v;
+}
+
+#define MEMCG_OPS	512
+#define MEMCG_MIN	(3 * MIB)	/* 512 level-1 tables' shadows, at least */
+
+/*
+ * Page-table memory is charged to the client's memory cgroup: a process in
+ * a cgroup of its own binds a null page in each of 512 GiB, each taking a
+ * level-1 and a level-0 table whose shadows (8 KiB and more each), the
+ * mappings and the bind's copies are kernel memory of the cgroup: its
+ * memory.current grows by 3 MiB at least, and falls back once the VM is
+ * destroyed. (Without __GFP_ACCOUNT none of it would be the cgroup's.)
+ */
+static void test_memcg(void)
+{
+	struct drm_vdxg_vm_bind_op ops[MEMCG_OPS] = {};
+	uint64_t before, bound, after;
+	char pid[32], buf[256];
+	uint32_t vm, i;
+	int status;
+	struct vr vr;
+	pid_t child;
+
+	/* The debug kernel has no cgroups: the default kernel's test. */
+	vtest_require_f(!access(CG_ROOT, F_OK), "no cgroups in this kernel");
+	if (access(CG_ROOT "/cgroup.controllers", R_OK))
+		vtest_assert_f(!mount("none", CG_ROOT, "cgroup2", 0, NULL),
+			       "mount cgroup2: %s", strerror(errno));
+	vtest_assert(vtest_read_file(CG_ROOT "/cgroup.controllers", buf,
+				     sizeof(buf)) > 0);
+	vtest_require_f(strstr(buf, "memory"), "no memory controller");
+	vtest_assert_ok(cg_write(CG_ROOT "/cgroup.subtree_control",
+				 "+memory"));
+	if (mkdir(CG_DIR, 0755))
+		vtest_assert_eq(errno, EEXIST);
+
+	child = fork();
+	vtest_assert(child >= 0);
+	if (!child) {
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		vtest_assert_ok(cg_write(CG_DIR "/cgroup.procs", pid));
+		vr_open(&vr);
+		vm_require(&vr);
+		vm = vm_new(&vr);
+		for (i = 0; i < MEMCG_OPS; i++) {
+			ops[i].op = DRM_VDXG_VM_BIND_OP_MAP_NULL;
+			ops[i].va = (1ull << 40) + (uint64_t)i * 1024 * MIB;
+			ops[i].range = 4 * KIB;
+		}
+		before = cg_read(CG_DIR "/memory.current", NULL);
+		vtest_assert_ok(vdxg_vm_bind(vr.dev, vm, ops, MEMCG_OPS, NULL,
+					     0, NULL, 0));
+		bound = cg_read(CG_DIR "/memory.current", NULL);
+		vtest_assert_ok(vdxg_vm_destroy(vr.dev, vm));
+		vr_close(&vr);
+		after = cg_read(CG_DIR "/memory.current", NULL);
+		vtest_info("the cgroup's memory: %" PRIu64 " KiB, with "
+			   "the VM %" PRIu64 " KiB, after it %" PRIu64 " KiB",
+			   (uint64_t)(before / KIB), (uint64_t)(bound / KIB),
+			   (uint64_t)(after / KIB));
+		vtest_assert_lte_u64(before + MEMCG_MIN, bound);
+		vtest_assert_lte_u64(after + MEMCG_MIN, bound);
+		_exit(0);
+	}
+	vtest_assert_eq(waitpid(child, &status, 0), child);
+	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		       "the process in the cgroup: status 0x%x", status);
+	vtest_assert_ok(rmdir(CG_DIR) ? -errno : 0);
 }
 
 /* Bound objects moved between segments stay readable at their address. */
@@ -2278,17 +2443,144 @@ static void test_blocked_bind(void)
 	vr_close(&a);
 }
 
+#define QB_OBJ		(64 * MIB)
+#define QB_BIG		64	/* maps of QB_OBJ: over 128 paging buffers */
+#define QB_SMALL	4	/* maps of QB_OBJ: about 8 */
+
+/* A bind of N maps of BO (QB_OBJ from 4 KiB: 4 KiB entries) from VA. */
+static int qb_bind(struct vr *vr, uint32_t vm, struct vdxg_bo *bo,
+		   uint64_t va, uint32_t n, uint32_t in, uint32_t out)
+{
+	struct drm_vdxg_vm_bind_op ops[QB_BIG] = {};
+	struct drm_vdxg_sync i = vdxg_sync(in, 0), o = vdxg_sync(out, 0);
+	uint32_t k;
+
+	for (k = 0; k < n; k++) {
+		ops[k].op = DRM_VDXG_VM_BIND_OP_MAP;
+		ops[k].handle = bo->handle;
+		ops[k].obj_offset = 4 * KIB;
+		ops[k].va = va + k * QB_OBJ;
+		ops[k].range = QB_OBJ;
+	}
+	return vdxg_vm_bind(vr->dev, vm, ops, n, in ? &i : NULL, !!in,
+			    out ? &o : NULL, !!out);
+}
+
 /*
- * Eviction never waits for a client's fence. A's VM has a bind waiting
- * for an in-fence that is not signalled: its fence is on the VM's
- * reservation, which the VM's private objects share, and on the bound
- * object's. With those objects and A's unbound ones filling VRAM, B's
- * VRAM allocations evict the unbound ones, within BB_DEADLINE, and B's
- * bytes read back right; the blocked objects stay where they are. (It
- * failed before: TTM picked the blocked objects first, the least
- * recently used, and B waited for A's fence for ever.)
+ * The bound of a VM's queue counts every paging buffer a call may fill:
+ * behind a bind waiting for an unsignalled in-fence, a call of 64 maps of
+ * 64 MiB of system pages (131 buffers of 64 KiB) gets -EBUSY and changes
+ * nothing, one of 4 maps is queued; on the empty queue, once the fence
+ * has signalled, the large call is taken and its mappings read right.
+ * (The bound was checked once a call, against the jobs already queued:
+ * the large call queued its 131 jobs behind the fence.)
  */
-static void test_evict_blocked(void)
+static void test_queue_per_call(void)
+{
+	uint32_t key, vm, s_in, s_out, s_big;
+	const uint64_t va = 1ull << 40;
+	struct vdxg_bo *bo, *small;
+	uint64_t mappings;
+	uint32_t tables;
+	int timeline;
+	struct vr a;
+
+	timeline = vvm_timeline();
+	vr_open(&a);
+	vm_require(&a);
+	vm = vm_new_key(&a, &key);
+	s_in = vvm_fence_syncobj(&a, timeline, 1);
+	s_out = vr_syncobj(&a, false);
+	s_big = vr_syncobj(&a, false);
+	bo = patterned(&a, QB_OBJ + 4 * KIB, DRM_VDXG_SEGMENT_SYSTEM, 21);
+	small = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_SYSTEM, 22);
+
+	vtest_assert_ok(bb_bind(&a, vm, small, VA, 64 * KIB, s_in, 0));
+	vtest_assert_eq(qb_bind(&a, vm, bo, va, QB_BIG, 0, s_big), -EBUSY);
+	vvm_counts(vdxg_device_fd(a.dev), key, &mappings, &tables);
+	vtest_assert_eq_u64(mappings, 1);
+	vtest_assert_ok(qb_bind(&a, vm, bo, va, QB_SMALL, 0, s_out));
+	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
+
+	vvm_timeline_inc(timeline, 1);
+	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
+	vtest_assert_ok(qb_bind(&a, vm, bo, va, QB_BIG, 0, s_big));
+	vtest_assert_eq(vr_syncobj_wait(&a, s_big, 0, VR_WAIT_NS), 0);
+	vvm_counts(vdxg_device_fd(a.dev), key, &mappings, &tables);
+	vtest_info("%" PRIu64 " mappings, %u tables", mappings, tables);
+	expect_bytes(&a, key, VA, small, 0, 64 * KIB);
+	expect_bytes(&a, key, va, bo, 4 * KIB, 64 * KIB);
+	expect_bytes(&a, key, va + (QB_BIG - 1) * QB_OBJ + QB_OBJ - 64 * KIB,
+		     bo, QB_OBJ + 4 * KIB - 64 * KIB, 64 * KIB);
+
+	vtest_assert_ok(vdxg_vm_destroy(a.dev, vm));
+	vdxg_bo_free(small);
+	vdxg_bo_free(bo);
+	vr_close(&a);
+}
+
+/*
+ * Eviction never waits for a client's fence. A's VM has gated work: a bind
+ * waiting for an in-fence that is not signalled (its fence on the VM's
+ * reservation, which the VM's private objects share, and on the bound
+ * object's), an EXEC waiting for one (its fence there too), or a SUBMIT
+ * waiting for one (its fence on the objects of its allocation list).
+ * With those objects and A's other ones filling VRAM, B's VRAM allocations
+ * evict the others, within BB_DEADLINE, and B's bytes read back right;
+ * the gated objects stay where they are; then the fence signals and A's
+ * work completes. (It failed before, for the bind: TTM picked the blocked
+ * objects first, the least recently used, and B waited for A's fence for
+ * ever; for EXEC and SUBMIT until their jobs were marked gated.)
+ */
+enum gate_kind { GATE_BIND, GATE_EXEC, GATE_SUBMIT };
+
+#define GATE_CMD_VA	(VA + 16 * MIB)
+
+/* A's gated work on Y (and PRIV[0..NP) for SUBMIT), out-syncobj OUT. */
+static void gated_work(struct vr *a, enum gate_kind kind, uint32_t vm,
+		       struct vdxg_bo *y, struct vdxg_bo **priv, uint32_t np,
+		       uint32_t in, uint32_t out)
+{
+	struct drm_vdxg_sync i = vdxg_sync(in, 0), o = vdxg_sync(out, 0);
+	struct vdxg_submit_opts opts = {
+		.in_syncs = &i, .num_in_syncs = 1,
+		.out_syncs = &o, .num_out_syncs = 1,
+	};
+	struct vdxg_bo *cmd;
+	struct vdxg_vcs vcs;
+	struct vdxg_cs *cs;
+	uint32_t ctx, k;
+
+	switch (kind) {
+	case GATE_BIND:
+		vtest_assert_ok(bb_bind(a, vm, y, VA, 64 * KIB, in, out));
+		break;
+	case GATE_EXEC:
+		vtest_assert_ok(bb_bind(a, vm, y, VA, 64 * KIB, 0, 0));
+		cmd = vr_bo(a, 4096, DRM_VDXG_SEGMENT_SYSTEM, 0);
+		vtest_assert_ok(vdxg_vm_map(a->dev, vm, cmd, 0, GATE_CMD_VA,
+					    4096, 0));
+		vtest_assert_ok(vdxg_context_create_vm(a->dev,
+						       DRM_VDXG_PRIORITY_NORMAL,
+						       vm, &ctx));
+		vdxg_vcs_init(&vcs, vr_map(cmd), 4096, GATE_CMD_VA);
+		vdxg_vcs_fence(&vcs, VA + 4096, 0x600d);
+		vtest_assert_ok(vdxg_exec(a->dev, ctx, &vcs, &opts));
+		vdxg_bo_free(cmd);
+		break;
+	case GATE_SUBMIT:
+		ctx = vr_ctx(a);
+		cs = vr_cs();
+		vdxg_cs_fence(cs, y, 4096, DRM_VDXG_ALLOC_WRITE, 0x600d);
+		for (k = 0; k < np; k++)
+			vdxg_cs_fence(cs, priv[k], 0, DRM_VDXG_ALLOC_WRITE, k);
+		vr_submit(a, ctx, cs, &opts);
+		vdxg_cs_free(cs);
+		break;
+	}
+}
+
+static void evict_gated(enum gate_kind kind)
 {
 	static const uint32_t vram = DRM_VDXG_SEGMENT_VRAM;
 	const uint64_t obj = 8 * MIB;
@@ -2312,10 +2604,14 @@ static void test_evict_blocked(void)
 	s_out = vr_syncobj(&a, false);
 	y = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 31);
 	vr_bo_wait(y);
-	vtest_assert_ok(bb_bind(&a, vm, y, VA, 64 * KIB, s_in, s_out));
-	for (i = 0; i < np; i++)
-		vtest_assert_ok(vdxg_bo_create_vm(a.dev, obj, &vram, 1, 0, vm,
-						  &priv[i]));
+	for (i = 0; i < np; i++) {
+		if (kind == GATE_SUBMIT)
+			priv[i] = vr_bo(&a, obj, DRM_VDXG_SEGMENT_VRAM, 0);
+		else
+			vtest_assert_ok(vdxg_bo_create_vm(a.dev, obj, &vram, 1,
+							  0, vm, &priv[i]));
+	}
+	gated_work(&a, kind, vm, y, priv, np, s_in, s_out);
 	for (i = 0; i < nf; i++)
 		free_bo[i] = vr_bo(&a, obj, DRM_VDXG_SEGMENT_VRAM, 0);
 
@@ -2358,10 +2654,13 @@ static void test_evict_blocked(void)
 		vtest_assert_eq(vr_bo_segment(priv[i]), vram);
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
 
-	/* The fence signals: A's bind completes and reads right. */
+	/* The fence signals: A's work completes and reads right. */
 	vvm_timeline_inc(timeline, 1);
 	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
-	expect_bytes(&a, key, VA, y, 0, 64 * KIB);
+	if (kind == GATE_BIND)
+		expect_bytes(&a, key, VA, y, 0, 64 * KIB);
+	else
+		vtest_assert_eq_u64(((uint64_t *)vr_map(y))[512], 0x600d);
 	for (i = 0; i < nf; i++)
 		vdxg_bo_free(free_bo[i]);
 	for (i = 0; i < np; i++)
@@ -2369,6 +2668,21 @@ static void test_evict_blocked(void)
 	vdxg_bo_free(y);
 	vtest_assert_ok(vdxg_vm_destroy(a.dev, vm));
 	vr_close(&a);
+}
+
+static void test_evict_blocked(void)
+{
+	evict_gated(GATE_BIND);
+}
+
+static void test_evict_gated_exec(void)
+{
+	evict_gated(GATE_EXEC);
+}
+
+static void test_evict_gated_submit(void)
+{
+	evict_gated(GATE_SUBMIT);
 }
 
 /*
@@ -2797,11 +3111,12 @@ static const struct vtest_subtest subtests[] = {
 	  "mapped again from the same offset joins them back" },
 	{ "null", test_null, "a null range reads zeros" },
 	{ "null-bounded", test_null_bounded,
-	  "null ranges take a table a GiB; a file's VMs hold at most an "
-	  "eighth of VRAM in tables (-ENOSPC past it), not another file's" },
+	  "null ranges take null leaves up to 512 GiB, tables at their ends "
+	  "only; a file's VMs hold at most an eighth of VRAM in tables "
+	  "(-ENOSPC past it), not another file's" },
 	{ "cap-race", test_cap_race,
-	  "two VMs of a file bind at once, each for over half the file's "
-	  "table cap: at most one gets its tables" },
+	  "two VMs of a file bind at once until -ENOSPC: the file's tables "
+	  "never pass its cap" },
 	{ "moves", test_moves,
 	  "a bound object moved between every pair of segments keeps its "
 	  "contents at its virtual address" },
@@ -2837,8 +3152,20 @@ static const struct vtest_subtest subtests[] = {
 	{ "blocked-bind", test_blocked_bind,
 	  "binds waiting for an unsignalled in-fence hold up neither another "
 	  "client's binds nor its moves; a VM's queue is bounded" },
+	{ "memcg", test_memcg,
+	  "page-table memory is charged to the client's memory cgroup, and "
+	  "uncharged when the VM goes" },
+	{ "queue-per-call", test_queue_per_call,
+	  "a VM's queue bound counts every paging buffer a call may fill: "
+	  "-EBUSY behind a blocked bind, taken on an empty queue" },
 	{ "evict-blocked", test_evict_blocked,
 	  "eviction passes by objects a client's blocked bind holds" },
+	{ "evict-gated-exec", test_evict_gated_exec,
+	  "an EXEC waiting for an unsignalled in-fence: eviction passes its "
+	  "objects by, another client's VRAM allocations complete" },
+	{ "evict-gated-submit", test_evict_gated_submit,
+	  "a SUBMIT waiting for an unsignalled in-fence: eviction passes its "
+	  "objects by, another client's VRAM allocations complete" },
 	{ "destroy-blocked", test_destroy_blocked,
 	  "VM_DESTROY waiting for a blocked bind holds no object's lock" },
 	{ "blocked-bind-move", test_blocked_bind_move,

@@ -141,6 +141,19 @@ void vvm_counts(int fd, uint32_t key, uint64_t *mappings, uint32_t *tables)
 	*tables = t;
 }
 
+uint32_t vvm_charged(int fd, uint32_t key)
+{
+	unsigned int t, r;
+	char line[256], *p;
+
+	vvm_line(fd, key, line, sizeof(line));
+	p = strstr(line, " mappings, ");
+	vtest_assert_f(p && sscanf(p, " mappings, %u tables (%*u KiB), %u in "
+				   "reserve", &t, &r) == 2,
+		       "debugfs vms: %s", line);
+	return t + r;
+}
+
 void vvm_residency(int fd, uint32_t key, uint32_t *resident,
 		   uint32_t *evicted)
 {

@@ -56,6 +56,12 @@ const char *vvm_place(int fd, uint32_t key, uint64_t va);
  * them.
  */
 void vvm_counts(int fd, uint32_t key, uint64_t *mappings, uint32_t *tables);
+
+/*
+ * Page tables charged to the file for VM KEY: those in its tree and those
+ * in its reserve (debugfs vms).
+ */
+uint32_t vvm_charged(int fd, uint32_t key);
 /*
  * The device's NOTIFY_RESIDENCY counts of VM KEY (objects made
  * resident in it again, objects evicted from it), as debugfs vms shows.

@@ -733,10 +733,13 @@ struct drm_vdxg_vm_bind_op {
  * unknown VM (or one of another file), GEM handle or syncobj; -E2BIG too
  * many ops or syncs; -EFAULT a bad pointer; -ENOMEM no memory for page
  * tables; -ENOSPC the page tables the call may need would take the VMs of
- * the file past an eighth of VRAM (a null range takes 2 MiB entries: a
- * table a GiB); -EBUSY the VM has too many binds queued and
- * not yet done (waiting for their in-syncobjs, for instance): try again
- * once some have signalled; -EINTR. Should the kernel run out of memory
+ * the file past an eighth of VRAM (a null range takes the largest
+ * entries that fit it, up to 512 GiB: tables at its ends only); -EBUSY
+ * the VM has binds queued and not yet done (waiting for their
+ * in-syncobjs, for instance) and the paging buffers this call may fill
+ * (about one for every 32 MiB that its maps write with 4 KiB entries)
+ * would take them past the VM's bound: try again once some have
+ * signalled (a VM with nothing queued takes any call); -EINTR. Should the kernel run out of memory
  * half-way (for a paging job), the VM is switched off (nothing in it
  * translates any more) and every later VM_BIND fails with -EIO: destroy
  * it.

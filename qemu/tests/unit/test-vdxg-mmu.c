@@ -127,6 +127,21 @@ static void test_leaf_kinds(void)
     g_assert_cmpuint(xlate(f, 0, VA(0, 0, 0, 8), VDXG_ACCESS_WRITE, &x), ==,
                      VDXG_FAULT_VM_READ_ONLY);
 
+    /* null leaves at levels 2 and 3: a 2 MiB null page for the TLB */
+    put(f, L2 + 5 * 8, VDXG_PTE_VALID | VDXG_PTE_ZERO | 0x7777000ull);
+    g_assert_cmpuint(xlate(f, 0, VA(0, 5, 511, 3) + 8, VDXG_ACCESS_WRITE,
+                           &x), ==, 0);
+    g_assert_true(x.zero);
+    g_assert_cmphex(x.size, ==, 2 * MiB);
+    put(f, L3 + 9 * 8, VDXG_PTE_VALID | VDXG_PTE_ZERO | VDXG_PTE_NO_EXEC);
+    g_assert_cmpuint(xlate(f, 0, VA(9, 100, 7, 0), VDXG_ACCESS_READ, &x),
+                     ==, 0);
+    g_assert_true(x.zero);
+    g_assert_cmpuint(xlate(f, 0, VA(9, 0, 0, 0), VDXG_ACCESS_FETCH, &x),
+                     ==, VDXG_FAULT_VM_NO_EXEC);
+    g_assert_cmpuint(xlate(f, 0, VA(10, 0, 0, 0), VDXG_ACCESS_READ, &x),
+                     ==, VDXG_FAULT_VM_NOT_PRESENT);
+
     /* 2 MiB page at level 1 */
     put(f, L1 + 3 * 8, VRAM_PTE(0x400000) | VDXG_PTE_LARGE);
     g_assert_cmpuint(xlate(f, 0, VA(0, 0, 3, 17) + 9, VDXG_ACCESS_READ, &x),
@@ -179,6 +194,9 @@ static void test_bad_table(void)
         { L3, DIR(L2) | BIT_ULL(48) },              /* reserved */
         { L3, DIR(L2) | VDXG_PTE_LARGE },           /* LARGE at level 3 */
         { L2, DIR(L1) | VDXG_PTE_LARGE },           /* LARGE at level 2 */
+        { L3, DIR(L2) | VDXG_PTE_ZERO | VDXG_PTE_LARGE },  /* null, LARGE */
+        { L2, VDXG_PTE_VALID | VDXG_PTE_ZERO | VDXG_PTE_SEGMENT(2) },
+        { L1, DIR(L0) | VDXG_PTE_ZERO },            /* null without LARGE */
         { L2, DIR(VRAM_SIZE) },                     /* table outside VRAM */
         { L2, DIR(1ull << 40) },
         { L1, DIR(HOLE) },                          /* unreadable table */

@@ -61,6 +61,7 @@ static void vdxg_context_drop_vm(struct vdxg_context *ctx)
 static void vdxg_context_free(struct vdxg_context *ctx)
 {
 	vdxg_context_drop_vm(ctx);
+	dma_fence_put(ctx->gated);
 	kref_put(&ctx->file->refcount, vdxg_file_release);
 	mutex_destroy(&ctx->lock);
 	kfree(ctx);

@@ -10,6 +10,7 @@
 #include <drm/vdxg_drm.h>
 
 #include "vdxg_drv.h"
+#include "vdxg_gate.h"
 #include "vdxg_render.h"
 #include "vdxg_sync.h"
 #include "vdxg_vm.h"
@@ -87,7 +88,9 @@ static void vdxg_exec_push(struct vdxg_context *ctx, struct vdxg_job *job,
 {
 	struct dma_fence *fence;
 
+	vdxg_job_gate(job);
 	drm_sched_job_arm(&job->base);
+	vdxg_job_gate_pushed(job);
 	fence = dma_fence_get(&job->base.s_fence->finished);
 	vdxg_vm_exec_fence(ctx->vm, exec, fence);
 	drm_sched_entity_push_job(&job->base);

@@ -554,13 +554,16 @@ int vdxg_pg_wait_queued_resv(struct vdxg_device *vdxg, struct dma_resv *resv,
 	return 0;
 }
 
-/*
- * Whether @fence is a VM's bind (or destruction) not yet on the engine:
- * a job of a VM's paging queue, which may wait for a client's in-fence for
- * as long as the client likes.
+/**
+ * vdxg_pg_bind_pending - is a fence a VM's bind not yet on the engine
+ * @paging: the device's paging engine
+ * @fence: the fence
+ *
+ * Return: true for a job of a VM's paging queue (a bind, or a VM's
+ * destruction) not yet handed to the engine: it may wait for a client's
+ * in-fence for as long as the client likes.
  */
-static bool vdxg_pg_bind_pending(struct vdxg_paging *paging,
-				 struct dma_fence *fence)
+bool vdxg_pg_bind_pending(struct vdxg_paging *paging, struct dma_fence *fence)
 {
 	struct drm_sched_fence *s_fence = to_drm_sched_fence(fence);
 
@@ -568,31 +571,6 @@ static bool vdxg_pg_bind_pending(struct vdxg_paging *paging,
 	       fence->context != paging->entity.fence_context &&
 	       fence->context != paging->entity.fence_context + 1 &&
 	       !dma_fence_is_signaled(&s_fence->scheduled);
-}
-
-/**
- * vdxg_pg_resv_bind_pending - does a reservation hold a VM's bind that has
- *	not reached the engine
- * @vdxg: the device
- * @resv: the reservation object, locked
- *
- * Such a bind may wait for a client's in-fence for ever, and a move of the
- * object would wait for it. Other jobs not yet on their engine (a render
- * job queued a moment ago) are waited for as usual.
- *
- * Return: true when one of its fences is such a bind.
- */
-bool vdxg_pg_resv_bind_pending(struct vdxg_device *vdxg,
-			       struct dma_resv *resv)
-{
-	struct dma_resv_iter cursor;
-	struct dma_fence *fence;
-
-	dma_resv_assert_held(resv);
-	dma_resv_for_each_fence(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP, fence)
-		if (vdxg_pg_bind_pending(&vdxg->paging, fence))
-			return true;
-	return false;
 }
 
 /**

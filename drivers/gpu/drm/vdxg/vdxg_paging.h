@@ -140,8 +140,7 @@ int vdxg_pg_batch_add_resv(struct vdxg_pg_batch *b, struct dma_resv *resv,
 			   enum dma_resv_usage usage);
 int vdxg_pg_batch_add_dep(struct vdxg_pg_batch *b, struct dma_fence *fence);
 bool vdxg_pg_may_wait(struct vdxg_device *vdxg, struct dma_fence *fence);
-bool vdxg_pg_resv_bind_pending(struct vdxg_device *vdxg,
-			       struct dma_resv *resv);
+bool vdxg_pg_bind_pending(struct vdxg_paging *paging, struct dma_fence *fence);
 int vdxg_pg_wait_queued(struct vdxg_device *vdxg, struct dma_fence *fence,
 			struct ttm_operation_ctx *ctx);
 int vdxg_pg_wait_queued_resv(struct vdxg_device *vdxg, struct dma_resv *resv,

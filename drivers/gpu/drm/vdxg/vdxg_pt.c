@@ -21,10 +21,11 @@
  * Each GPU virtual address space (docs/hardware.md, "GPU virtual memory")
  * has a tree of four levels of 512-entry tables in VRAM. The driver keeps
  * a shadow of the tree, &struct vdxg_pt: which tables exist, their VRAM
- * offsets, which of their entries are valid and which level-1 entries are
- * 2 MiB leaves. The CPU never writes the tables: every change is a paging
- * operation emitted into a paging buffer (see "Paging buffers"), and the
- * shadow is updated as each operation is emitted, so that it describes the
+ * offsets, which of their entries are valid and which are leaves above
+ * level 0: 2 MiB pages at level 1, null leaves at levels 3 and 2. The CPU
+ * never writes the tables: every change is a paging operation emitted
+ * into a paging buffer (see "Paging buffers"), and the shadow is updated
+ * as each operation is emitted, so that it describes the
  * tables as they are once the buffers emitted so far have run. Whatever a
  * call returns, the operations it left in the buffer belong to that state:
  * the caller submits every buffer it filled, in order.
@@ -40,9 +41,12 @@
  *   it into its parent;
  * - write a run of 2 MiB leaves at level 1 where the range covers whole
  *   2 MiB pages and the source is 2 MiB aligned and contiguous over each
- *   (a level-0 table there is unlinked);
- * - split a 2 MiB leaf that the range covers only in part: a new level-0
- *   table gets the leaf's 512 pages (GENERATE), then replaces the leaf;
+ *   (a level-0 table there is unlinked); for null pages, likewise a run of
+ *   null leaves at level 3 or 2 where the range covers whole 512 GiB or
+ *   1 GiB, so that a null range of any size takes tables at its ends only;
+ * - split a leaf above level 0 that the range covers only in part: a new
+ *   table of the next level gets the leaf's 512 pieces (GENERATE), then
+ *   replaces the leaf;
  * - write a run of level-0 entries: GENERATE for VRAM and null pages, an
  *   entry list (split over buffers) for system pages;
  * - unmap: invalidate whole directory entries (their tables go on the
@@ -81,8 +85,6 @@
 #define VDXG_PT_VA_END		BIT_ULL(VDXG_VM_VA_BITS)
 #define VDXG_PT_USER_FLAGS	(VDXG_PTE_COHERENT | VDXG_PTE_READ_ONLY | \
 				 VDXG_PTE_NO_EXEC)
-/* A table's creation: its 512 entries, then the entry that links it. */
-#define VDXG_PT_NEW_LEN		(VDXG_PG_UPT_GEN_LEN + VDXG_PG_UPT_LEN(1))
 
 enum vdxg_pt_stage {
 	VDXG_PT_STAGE_START,
@@ -128,7 +130,7 @@ static struct vdxg_pt *vdxg_pt_alloc(struct vdxg_pt_vm *vm, u32 level)
 		if (!pt->child)
 			goto err;
 	}
-	if (level == 1) {
+	if (level) {
 		pt->large = kcalloc(VDXG_PT_ENTRIES, sizeof(*pt->large),
 				    GFP_KERNEL_ACCOUNT);
 		if (!pt->large)
@@ -318,7 +320,7 @@ static int vdxg_pt_new_table(struct vdxg_pt_walk *w, struct vdxg_pt *parent,
 	struct vdxg_pt *pt;
 	u64 entry, done = 0;
 
-	if (vdxg_pagebuf_room(w->pb) < VDXG_PT_NEW_LEN)
+	if (vdxg_pagebuf_room(w->pb) < VDXG_PT_NEW_DW)
 		return vdxg_pagebuf_full(w->pb);
 	pt = vdxg_pt_alloc(w->vm, parent->level - 1);
 	if (IS_ERR(pt))
@@ -340,21 +342,32 @@ static int vdxg_pt_new_table(struct vdxg_pt_walk *w, struct vdxg_pt *parent,
 }
 
 /*
- * Replace the 2 MiB leaf of level-1 entry @idx by its 512 pages (invalid
- * ones for a leaf made invalid, see vdxg_pt_invalidate_large()).
+ * Replace the leaf of entry @idx (a 2 MiB page at level 1, a null leaf
+ * above) by a table of its 512 pieces: 4 KiB pages (invalid ones for a
+ * leaf made invalid, see vdxg_pt_invalidate_large()), or null leaves of
+ * the next level.
  */
 static int vdxg_pt_split(struct vdxg_pt_walk *w, struct vdxg_pt *pt, u32 idx)
 {
-	u64 leaf = pt->large[idx] & ~VDXG_PTE_LARGE;
+	u64 leaf = pt->large[idx] & ~VDXG_PTE_LARGE, stride = 0;
+	struct vdxg_pt *child;
+	u32 i;
 	int ret;
 
-	ret = vdxg_pt_new_table(w, pt, idx, leaf,
-				!leaf || leaf & VDXG_PTE_ZERO ? 0 :
-				VDXG_PT_PAGE);
+	if (pt->level == 1 && leaf && !(leaf & VDXG_PTE_ZERO))
+		stride = VDXG_PT_PAGE;
+	if (pt->level == 2)
+		leaf |= VDXG_PTE_LARGE;
+	ret = vdxg_pt_new_table(w, pt, idx, leaf, stride);
+	if (ret)
+		return ret;
+	child = pt->child[idx];
 	/* Invalid pages still count as used, as the leaf did. */
-	if (!ret && !leaf)
-		vdxg_pt_set_valid(pt->child[idx], 0, VDXG_PT_ENTRIES);
-	return ret;
+	if (!leaf)
+		vdxg_pt_set_valid(child, 0, VDXG_PT_ENTRIES);
+	for (i = 0; child->large && i < VDXG_PT_ENTRIES; i++)
+		child->large[i] = leaf;
+	return 0;
 }
 
 /*
@@ -410,11 +423,18 @@ static bool vdxg_pt_pages_large(const struct vdxg_pt_walk *w, u64 va)
 	return true;
 }
 
-/* Can the 2 MiB page at @va be one level-1 leaf? */
-static bool vdxg_pt_can_large(const struct vdxg_pt_walk *w, u64 va)
+/*
+ * Can the span of a level-@level entry at @va be one leaf: a 2 MiB page at
+ * level 1, a null leaf at level 3 or 2?
+ */
+static bool vdxg_pt_can_leaf(const struct vdxg_pt_walk *w, u64 va, u32 level)
 {
-	if (va & (VDXG_PT_LARGE_SIZE - 1) || w->end - va < VDXG_PT_LARGE_SIZE)
+	u64 span = vdxg_pt_span(level);
+
+	if (va & (span - 1) || w->end - va < span)
 		return false;
+	if (level > 1)
+		return w->src->type == VDXG_PT_SRC_NULL;
 	switch (w->src->type) {
 	case VDXG_PT_SRC_VRAM:
 		return !(vdxg_pt_src_off(w, va) & (VDXG_PT_LARGE_SIZE - 1));
@@ -428,19 +448,22 @@ static bool vdxg_pt_can_large(const struct vdxg_pt_walk *w, u64 va)
 	}
 }
 
-/* A run of 2 MiB leaves from level-1 entry @idx; tables there go away. */
+/*
+ * A run of leaves from entry @idx of a table above level 0 (2 MiB pages,
+ * or null leaves at level 3 or 2); tables there go away.
+ */
 static int vdxg_pt_map_large(struct vdxg_pt_walk *w, struct vdxg_pt *pt,
 			     u32 idx)
 {
-	u64 va = w->upd->cur, base = vdxg_pt_leaf(w, va) | VDXG_PTE_LARGE;
-	u64 stride = 0;
-	u32 n = 1, i;
+	u32 shift = VDXG_VM_LEVEL_SHIFT(pt->level), n = 1, i;
+	u64 va = w->upd->cur, base = vdxg_pt_leaf(w, va), stride = 0;
 	int ret;
 
+	if (pt->level == 1)
+		base |= VDXG_PTE_LARGE;
 	/* Page lists are checked 2 MiB at a time: one leaf a step. */
 	if (w->src->type != VDXG_PT_SRC_PAGES)
-		n = min_t(u64, VDXG_PT_ENTRIES - idx,
-			  (w->end - va) >> VDXG_VM_LARGE_SHIFT);
+		n = min_t(u64, VDXG_PT_ENTRIES - idx, (w->end - va) >> shift);
 	if (w->src->type == VDXG_PT_SRC_VRAM)
 		stride = VDXG_PT_LARGE_SIZE;
 
@@ -456,7 +479,7 @@ static int vdxg_pt_map_large(struct vdxg_pt_walk *w, struct vdxg_pt *pt,
 		pt->large[i] = base + (i - idx) * stride;
 	}
 	vdxg_pt_set_valid(pt, idx, n);
-	w->upd->cur += (u64)n << VDXG_VM_LARGE_SHIFT;
+	w->upd->cur += (u64)n << shift;
 	return 0;
 }
 
@@ -505,9 +528,9 @@ static int vdxg_pt_map_step(struct vdxg_pt_walk *w)
 
 		if (!pt->level)
 			return vdxg_pt_map_leaves(w, pt, idx);
-		if (pt->level == 1 && vdxg_pt_can_large(w, va))
+		if (vdxg_pt_can_leaf(w, va, pt->level))
 			return vdxg_pt_map_large(w, pt, idx);
-		if (pt->large && pt->large[idx] &&
+		if (pt->level == 1 && pt->large[idx] &&
 		    w->src->type == VDXG_PT_SRC_INVALID &&
 		    !(va & (VDXG_PT_LARGE_SIZE - 1)) &&
 		    w->end - va >= VDXG_PT_LARGE_SIZE)
@@ -909,18 +932,18 @@ int vdxg_pt_bind_buffers(u64 va, u64 size, u64 page_size, u32 buf_bytes)
 	for (cur = va; cur < end; cur = next) {
 		if (cur >> VDXG_VM_LEVEL_SHIFT(3) != l2) {
 			l2 = cur >> VDXG_VM_LEVEL_SHIFT(3);
-			vdxg_pt_sim_op(&s, VDXG_PT_NEW_LEN);
+			vdxg_pt_sim_op(&s, VDXG_PT_NEW_DW);
 		}
 		if (cur >> VDXG_VM_LEVEL_SHIFT(2) != l1) {
 			l1 = cur >> VDXG_VM_LEVEL_SHIFT(2);
-			vdxg_pt_sim_op(&s, VDXG_PT_NEW_LEN);
+			vdxg_pt_sim_op(&s, VDXG_PT_NEW_DW);
 		}
 		if (page_size == SZ_2M) {
 			next = min(end, (l1 + 1) << VDXG_VM_LEVEL_SHIFT(2));
 			vdxg_pt_sim_op(&s, VDXG_PG_UPT_GEN_LEN);
 		} else {
 			next = min(end, ALIGN_DOWN(cur, SZ_2M) + SZ_2M);
-			vdxg_pt_sim_op(&s, VDXG_PT_NEW_LEN);
+			vdxg_pt_sim_op(&s, VDXG_PT_NEW_DW);
 			vdxg_pt_sim_list(&s, (next - cur) / VDXG_PT_PAGE);
 		}
 	}

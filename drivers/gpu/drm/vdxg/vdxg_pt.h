@@ -9,6 +9,8 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "vdxg_hw.h"
+
 struct vdxg_pagebuf;
 struct vdxg_pg_stats;
 
@@ -31,8 +33,9 @@ struct vdxg_pt_ops {
  * @nvalid: valid entries
  * @valid: which entries are valid
  * @child: levels 3 to 1: the next level's table of each directory entry
- * @large: level 1: the entry of each 2 MiB leaf (%VDXG_PTE_LARGE alone for
- *	one made invalid), 0 for the others
+ * @large: levels 3 to 1: the entry of each leaf, 0 for the others; at
+ *	level 1 2 MiB pages (%VDXG_PTE_LARGE alone for one made invalid), at
+ *	levels 3 and 2 null leaves
  */
 struct vdxg_pt {
 	struct list_head link;
@@ -111,8 +114,11 @@ struct vdxg_pt_update {
 	struct list_head deferred;
 };
 
+/* A table's creation, one step: its 512 entries, then the entry linking it. */
+#define VDXG_PT_NEW_DW		(VDXG_PG_UPT_GEN_LEN + VDXG_PG_UPT_LEN(1))
+
 /* Minimum paging-buffer size in bytes: a table's creation is one step. */
-#define VDXG_PT_MIN_BUF_BYTES	(4 * 18)
+#define VDXG_PT_MIN_BUF_BYTES	(4 * VDXG_PT_NEW_DW)
 
 int vdxg_pt_vm_init(struct vdxg_pt_vm *vm, u32 asid,
 		    const struct vdxg_pt_ops *ops, void *priv);

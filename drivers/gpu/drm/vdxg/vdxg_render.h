@@ -55,6 +55,7 @@ struct vdxg_vm;
  * @stats.fields: address fields written
  * @stats.rejected: submissions refused by validation
  * @free_wq: where contexts of a VM are freed (see vdxg_context_put())
+ * @gated: its address marks gated jobs (see vdxg_gate.c)
  */
 struct vdxg_render {
 	struct vdxg_engine engine;
@@ -76,6 +77,7 @@ struct vdxg_render {
 		atomic64_t rejected;
 	} stats;
 	struct workqueue_struct *free_wq;
+	u8 gated;
 };
 
 /**
@@ -127,6 +129,8 @@ struct vdxg_file {
  * @fault: the last device fault of the context's jobs (under the render
  *	engine's fault lock), if @faulted
  * @faulted: @fault is valid
+ * @gated: under @lock: the finished fence of its last gated job (a
+ *	reference), or NULL (see vdxg_gate.c)
  * @free_work: frees a context of a VM, out of the fence-signalling path
  */
 struct vdxg_context {
@@ -145,6 +149,7 @@ struct vdxg_context {
 	u64 state_gpu;
 	struct vdxg_fault_rec fault;
 	bool faulted;
+	struct dma_fence *gated;
 	struct work_struct free_work;
 };
 

@@ -17,6 +17,7 @@
 #include "vdxg_bo.h"
 #include "vdxg_cmdparse.h"
 #include "vdxg_drv.h"
+#include "vdxg_gate.h"
 #include "vdxg_render.h"
 #include "vdxg_sync.h"
 
@@ -292,7 +293,9 @@ static void vdxg_submit_push(struct vdxg_submit *s)
 	struct dma_fence *fence;
 	u32 i;
 
+	vdxg_job_gate(s->job);
 	drm_sched_job_arm(&s->job->base);
+	vdxg_job_gate_pushed(s->job);
 	fence = dma_fence_get(&s->job->base.s_fence->finished);
 
 	for (i = 0; i < s->args->num_allocations; i++)

@@ -13,6 +13,7 @@
 
 #include "vdxg_bo.h"
 #include "vdxg_drv.h"
+#include "vdxg_gate.h"
 
 /**
  * DOC: Memory segments
@@ -407,7 +408,7 @@ static void vdxg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
 static bool vdxg_eviction_valuable(struct ttm_buffer_object *tbo,
 				   const struct ttm_place *place)
 {
-	if (vdxg_pg_resv_bind_pending(ttm_to_vdxg(tbo), tbo->base.resv))
+	if (vdxg_resv_gated(ttm_to_vdxg(tbo), tbo->base.resv))
 		return false;
 	return ttm_bo_eviction_valuable(tbo, place);
 }

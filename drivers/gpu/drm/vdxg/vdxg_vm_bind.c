@@ -508,18 +508,62 @@ struct dma_fence *vdxg_vm_update_end(struct vdxg_vm *vm,
 }
 
 /*
- * Binds waiting for their in-fences hold kernel memory (their paging
- * jobs): a VM has at most VDXG_VM_MAX_QUEUED_JOBS queued.
+ * Dwords a table can cost a bind: its creation (or a split), a GENERATE
+ * or an entry list's header, and its unlink.
  */
-static int vdxg_vm_queue_check(struct vdxg_vm *vm)
+#define VDXG_VM_TABLE_DW	(VDXG_PT_NEW_DW + VDXG_PG_UPT_GEN_LEN + \
+				 VDXG_PG_UPT_LEN(1))
+
+/*
+ * An upper bound of the paging buffers a bind fills, known before anything
+ * is applied: every table it may make, and every table the VM has that it
+ * may clear, at VDXG_VM_TABLE_DW; an entry (2 dwords) for each 4 KiB that
+ * a map writes (system pages, the worst case) or that validation maps
+ * again (every mapped 2 MiB region); a flush an operation. A buffer holds
+ * all but the largest step that did not fit.
+ */
+static u64 vdxg_vm_bind_jobs(const struct vdxg_vm_bind *vb, u64 tables)
 {
-	if (atomic_read(&vm->queue.jobs) < VDXG_VM_MAX_QUEUED_JOBS)
+	struct vdxg_vm *vm = vb->vm;
+	u64 dw = tables * VDXG_VM_TABLE_DW, room;
+	u32 i;
+
+	for (i = 0; i < vb->n; i++) {
+		const struct drm_vdxg_vm_bind_op *op = &vb->ops[i];
+
+		dw += min_t(u64, vdxg_vm_tables_max(op->range, 0),
+			    READ_ONCE(vm->pt.tables)) * VDXG_VM_TABLE_DW;
+		if (op->op == DRM_VDXG_VM_BIND_OP_MAP)
+			dw += 2 * (op->range >> VDXG_GPU_PAGE_SHIFT);
+		dw += VDXG_PG_FLUSH_VM_TLB_LEN;
+	}
+	if (vb->validate)
+		dw += vm->slots * (2 * VDXG_VM_TABLE_ENTRIES + VDXG_VM_TABLE_DW);
+	room = vm->vdxg->paging.buf_size / 4 - VDXG_PT_NEW_DW;
+	return DIV_ROUND_UP_ULL(dw, room);
+}
+
+/*
+ * Binds waiting for their in-fences hold kernel memory (their paging
+ * jobs): a call may queue @jobs (vdxg_vm_bind_jobs()) when they keep the
+ * VM's queue within VDXG_VM_MAX_QUEUED_JOBS, or when the queue is empty:
+ * one call alone holds at most what its objects' pages and the VM's
+ * tables bound (a 4 KiB entry's 8 bytes, a table's dwords).
+ */
+static int vdxg_vm_queue_check(struct vdxg_vm *vm, u64 jobs)
+{
+	u32 queued = atomic_read(&vm->queue.jobs);
+
+	if (!queued || queued + jobs <= VDXG_VM_MAX_QUEUED_JOBS)
 		return 0;
 	drm_dbg_ratelimited(&vm->vdxg->drm,
-			    "VM %u of client %llu: %u paging jobs queued, VM_BIND returns -EBUSY\n",
-			    vm->id, vm->client_id, VDXG_VM_MAX_QUEUED_JOBS);
+			    "VM %u of client %llu: %u paging jobs queued, %llu more asked, VM_BIND returns -EBUSY\n",
+			    vm->id, vm->client_id, queued, jobs);
 	return -EBUSY;
 }
+
+/* Tables at the two ends of a range: one for each level below the root. */
+#define VDXG_VM_END_TABLES	(2 * (VDXG_VM_LEVELS - 1))
 
 /* Tables a bind's steps may need, and what its maps add to the slots. */
 static u64 vdxg_vm_bind_tables(const struct vdxg_vm_bind *vb)
@@ -530,18 +574,18 @@ static u64 vdxg_vm_bind_tables(const struct vdxg_vm_bind *vb)
 	for (i = 0; i < vb->n; i++) {
 		const struct drm_vdxg_vm_bind_op *op = &vb->ops[i];
 
-		/* Cutting a 2 MiB page at either end of the range. */
-		n += 2;
+		/* Cutting a leaf of levels 3 to 1 at either end. */
+		n += VDXG_VM_END_TABLES;
 		/*
-		 * A null range is written with 2 MiB entries but at its ends
-		 * (vdxg_pt_can_large()): level-0 tables there only. No move
-		 * ever splits it.
+		 * A null range takes the largest leaves that fit it
+		 * (vdxg_pt_can_leaf()): tables at its ends only, as many as
+		 * the cuts. No move ever splits it.
 		 */
 		if (op->op == DRM_VDXG_VM_BIND_OP_MAP)
 			n += vdxg_vm_tables_max(op->range, 0) +
 			     vdxg_vm_slots(op->va, op->range);
 		else if (op->op == DRM_VDXG_VM_BIND_OP_MAP_NULL)
-			n += 2 + vdxg_vm_tables_max(op->range, 1);
+			n += VDXG_VM_END_TABLES;
 	}
 	return n;
 }
@@ -571,11 +615,9 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	struct vdxg_pg_batch b;
 	struct dma_fence *fence;
 	struct drm_exec exec;
+	u64 tables;
 	int ret;
 
-	ret = vdxg_vm_queue_check(vm);
-	if (ret)
-		return ret;
 	/*
 	 * Several operations may name one object, or one already mapped;
 	 * objects private to the VM share its reservation.
@@ -583,6 +625,10 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
 		      DRM_EXEC_IGNORE_DUPLICATES, 0);
 	ret = vdxg_vm_bind_lock(vb, &exec);
+	if (ret)
+		goto out_exec;
+	tables = vdxg_vm_bind_tables(vb);
+	ret = vdxg_vm_queue_check(vm, vdxg_vm_bind_jobs(vb, tables));
 	if (ret)
 		goto out_exec;
 
@@ -597,8 +643,7 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 		ret = vdxg_vm_bind_populate(vb);
 	/* Tables first: -ENOSPC then leaves nothing queued. */
 	if (!ret)
-		ret = vdxg_vm_reserve_fill(vm, vm->slots +
-					   vdxg_vm_bind_tables(vb));
+		ret = vdxg_vm_reserve_fill(vm, vm->slots + tables);
 	/*
 	 * After the tables are made: a new one may have memory that a
 	 * pipelined eviction still copies out, behind the evicted object's

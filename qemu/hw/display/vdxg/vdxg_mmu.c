@@ -63,7 +63,11 @@ uint32_t vdxg_mmu_as_root(const VdxgMmuCfg *cfg, uint32_t as,
     return VDXG_FAULT_NONE;
 }
 
-/* Check a leaf @pte of level @level and describe its page in *@x. */
+/*
+ * Check a leaf @pte of level @level and describe its page in *@x. A leaf
+ * above level 0 is described as a 2 MiB page: for a null leaf at level 3
+ * or 2, the one around the address (the TLB caches no larger page).
+ */
 static uint32_t vdxg_mmu_leaf(const VdxgMmuCfg *cfg, uint64_t pte,
                               unsigned int level, VdxgMmuXlate *x)
 {
@@ -116,6 +120,13 @@ uint32_t vdxg_mmu_walk(const VdxgMmuCfg *cfg, uint64_t root, uint64_t va,
         }
         if (level == 0 || (level == 1 && (pte & VDXG_PTE_LARGE))) {
             if (level == 0 && (pte & VDXG_PTE_LARGE)) {
+                return VDXG_FAULT_VM_BAD_TABLE;
+            }
+            return vdxg_mmu_leaf(cfg, pte, level, x);
+        }
+        /* A null leaf at level 3 or 2: its whole 512 GiB or 1 GiB */
+        if (level >= 2 && (pte & VDXG_PTE_ZERO)) {
+            if (pte & VDXG_PTE_LARGE) {
                 return VDXG_FAULT_VM_BAD_TABLE;
             }
             return vdxg_mmu_leaf(cfg, pte, level, x);

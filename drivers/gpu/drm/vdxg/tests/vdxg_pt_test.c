@@ -226,7 +226,8 @@ static struct xlate walk(struct fake_gpu *g, u32 as, u64 va)
 		if (pte & VDXG_PTE_RESERVED_MASK ||
 		    (pte & VDXG_PTE_LARGE && level != 1))
 			return x;
-		leaf = !level || pte & VDXG_PTE_LARGE;
+		leaf = !level || pte & VDXG_PTE_LARGE ||
+		       (level > 1 && pte & VDXG_PTE_ZERO);
 		if (!leaf) {
 			if (pte & ~(VDXG_PTE_ADDR_MASK | VDXG_PTE_VALID))
 				return x;
@@ -1300,11 +1301,77 @@ static void vdxg_pt_random(struct kunit *test)
 	ctx_fini(ctx);
 }
 
+#define GIB_		BIT_ULL(30)
+#define SZ_512G_	(512 * GIB_)
+
+/*
+ * Null leaves at levels 3 and 2: a null range of any size takes tables at
+ * its ends only, and a page mapped inside one splits it level by level.
+ */
+static void vdxg_pt_map_null_huge(struct kunit *test)
+{
+	const u64 va = GIB_ - SZ_2M - PG;
+	const u64 end = 2 * SZ_512G_ + 2 * GIB_ + SZ_2M + PG;
+	const u64 page = SZ_512G_ + 5 * GIB_ + 7 * SZ_2M + 3 * PG;
+	struct pt_ctx *ctx = ctx_new(test, 4096);
+
+	KUNIT_ASSERT_EQ(test, ctx_map_null(ctx, va, end - va), 0);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, va), 0u);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, va + PG), 1u);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, GIB_), 2u);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, SZ_512G_ - PG), 2u);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, SZ_512G_), 3u);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, 2 * SZ_512G_ + GIB_), 2u);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, 2 * SZ_512G_ + 2 * GIB_), 1u);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, end - PG), 0u);
+	expect_null(ctx, va, 2 * PG, PG);
+	expect_null(ctx, GIB_ - PG, SZ_512G_, GIB_ + 12345 * PG);
+	expect_null(ctx, SZ_512G_, end - SZ_512G_, GIB_ / 3);
+	expect_unmapped(ctx, va - PG, PG, PG);
+	expect_unmapped(ctx, end, PG, PG);
+	/* The root, and a level-2, -1 and -0 table at each end. */
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, 7u);
+	KUNIT_EXPECT_EQ(test, check_shadow(&ctx->gpu, ctx->vm.root), 7u);
+
+	/* A VRAM page inside the 512 GiB leaf splits it down to level 0. */
+	KUNIT_ASSERT_EQ(test, ctx_map_vram(ctx, page, PG, 0x400000, 0), 0);
+	KUNIT_EXPECT_EQ(test, walk(&ctx->gpu, ASID, page + 8).addr,
+			0x400008ull);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, page), 0u);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, page - 3 * PG), 0u);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, page + SZ_2M), 1u);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, page + GIB_), 2u);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, SZ_512G_), 2u);
+	expect_null(ctx, page - 3 * PG, 3 * PG, PG);
+	expect_null(ctx, page + PG, 509 * PG, PG);
+	expect_null(ctx, SZ_512G_, SZ_512G_, GIB_ / 5);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, 10u);
+	KUNIT_EXPECT_EQ(test, check_shadow(&ctx->gpu, ctx->vm.root), 10u);
+
+	/* Null over the whole 512 GiB again: one leaf, the tables gone. */
+	KUNIT_ASSERT_EQ(test, ctx_map_null(ctx, SZ_512G_, SZ_512G_), 0);
+	KUNIT_EXPECT_EQ(test, leaf_level(ctx, page), 3u);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, 7u);
+
+	/* Unmapping a page of a 1 GiB leaf splits it; the rest stays. */
+	KUNIT_ASSERT_EQ(test, ctx_unmap(ctx, 3 * GIB_, PG), 0);
+	expect_unmapped(ctx, 3 * GIB_, PG, PG);
+	expect_null(ctx, 3 * GIB_ + PG, GIB_ - PG, SZ_2M - PG);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, 9u);
+	KUNIT_EXPECT_EQ(test, check_shadow(&ctx->gpu, ctx->vm.root), 9u);
+
+	KUNIT_ASSERT_EQ(test, ctx_unmap(ctx, va, end - va), 0);
+	expect_unmapped(ctx, 0, 4 * SZ_512G_, GIB_);
+	KUNIT_EXPECT_EQ(test, ctx->vm.tables, 1u);
+	ctx_fini(ctx);
+}
+
 static struct kunit_case vdxg_pt_cases[] = {
 	KUNIT_CASE(vdxg_pt_activate),
 	KUNIT_CASE(vdxg_pt_map_vram),
 	KUNIT_CASE(vdxg_pt_map_page_list),
 	KUNIT_CASE(vdxg_pt_map_null),
+	KUNIT_CASE(vdxg_pt_map_null_huge),
 	KUNIT_CASE(vdxg_pt_large_promotion),
 	KUNIT_CASE(vdxg_pt_large_split),
 	KUNIT_CASE(vdxg_pt_join),

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The vdxg authors
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/dma-resv.h>
+#include <linux/lockdep.h>
+#include <linux/xarray.h>
+
+#include <drm/gpu_scheduler.h>
+
+#include "vdxg_drv.h"
+#include "vdxg_gate.h"
+#include "vdxg_paging.h"
+#include "vdxg_render.h"
+
+/**
+ * DOC: work gated by a client
+ *
+ * A job or a bind may wait for a fence that no engine of the device will
+ * signal by itself: a client's (an in-syncobj's, sw_sync's, another
+ * device's), for as long as the client likes. Such work is gated, and so
+ * is work that waits for gated work. Until it reaches its engine, its
+ * fences on objects' reservations must hold up nobody but the client:
+ * eviction passes such objects by (vdxg_resv_gated(), TTM's
+ * eviction_valuable) rather than wait for them on the CPU.
+ *
+ * A gated bind is a job of a VM's paging queue that is not on the engine
+ * yet: binds wait for their in-fences there (vdxg_pg_bind_pending()). A
+ * render job is marked when it is pushed (vdxg_job_gate()): when one of
+ * its dependencies is gated, or its context's last gated job has not
+ * started (a context's jobs run in order). The mark is its scheduler
+ * fence's owner, which the scheduler keeps for debugging only:
+ * &vdxg_render.gated. Once a job has started, a timeout bounds it.
+ */
+
+/* Is @fence this device's work, marked gated, and not yet on its engine? */
+static bool vdxg_work_gated(struct vdxg_device *vdxg, struct dma_fence *fence)
+{
+	struct drm_sched_fence *s_fence = to_drm_sched_fence(fence);
+
+	if (!s_fence)
+		return false;
+	if (s_fence->sched == &vdxg->render.engine.sched)
+		return s_fence->owner == &vdxg->render.gated &&
+		       !dma_fence_is_signaled(&s_fence->scheduled);
+	return vdxg_pg_bind_pending(&vdxg->paging, fence);
+}
+
+/**
+ * vdxg_fence_gated - may work that waits for a fence wait for a client
+ * @vdxg: the device
+ * @fence: the fence
+ *
+ * Return: false when @fence has signalled or is the device's own work not
+ * gated (a job on its engine, one queued behind work that will run, a
+ * kernel move); true otherwise, a fence of another driver or device
+ * included.
+ */
+bool vdxg_fence_gated(struct vdxg_device *vdxg, struct dma_fence *fence)
+{
+	struct drm_sched_fence *s_fence;
+
+	if (dma_fence_is_signaled(fence))
+		return false;
+	s_fence = to_drm_sched_fence(fence);
+	if (!s_fence || (s_fence->sched != &vdxg->render.engine.sched &&
+			 s_fence->sched != &vdxg->paging.engine.sched))
+		return true;
+	return vdxg_work_gated(vdxg, fence);
+}
+
+/**
+ * vdxg_resv_gated - does a reservation hold gated work of the device
+ * @vdxg: the device
+ * @resv: the reservation object, locked
+ *
+ * A move of the object would wait for that work, and so for the client.
+ * Other fences (jobs queued a moment ago, other drivers') are waited for
+ * as usual.
+ *
+ * Return: true when one of its fences is gated work not yet started.
+ */
+bool vdxg_resv_gated(struct vdxg_device *vdxg, struct dma_resv *resv)
+{
+	struct dma_resv_iter cursor;
+	struct dma_fence *fence;
+
+	dma_resv_assert_held(resv);
+	dma_resv_for_each_fence(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP, fence)
+		if (vdxg_work_gated(vdxg, fence))
+			return true;
+	return false;
+}
+
+/**
+ * vdxg_job_gate - mark a render job that may wait for a client
+ * @job: the job, its dependencies all added, not yet armed
+ *
+ * Under the context's lock, with vdxg_job_gate_pushed() once it is armed.
+ */
+void vdxg_job_gate(struct vdxg_job *job)
+{
+	struct vdxg_context *ctx = job->ctx;
+	struct vdxg_device *vdxg = ctx->file->vdxg;
+	struct dma_fence *fence;
+	unsigned long i;
+	bool gated;
+
+	lockdep_assert_held(&ctx->lock);
+	gated = ctx->gated && vdxg_work_gated(vdxg, ctx->gated);
+	xa_for_each(&job->base.dependencies, i, fence) {
+		if (gated)
+			break;
+		gated = vdxg_fence_gated(vdxg, fence);
+	}
+	if (gated)
+		job->base.s_fence->owner = &vdxg->render.gated;
+}
+
+/**
+ * vdxg_job_gate_pushed - remember a context's last gated job
+ * @job: the job, armed
+ */
+void vdxg_job_gate_pushed(struct vdxg_job *job)
+{
+	struct vdxg_context *ctx = job->ctx;
+
+	lockdep_assert_held(&ctx->lock);
+	if (job->base.s_fence->owner != &ctx->file->vdxg->render.gated)
+		return;
+	dma_fence_put(ctx->gated);
+	ctx->gated = dma_fence_get(&job->base.s_fence->finished);
+}
