@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/dma-buf.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -2523,23 +2524,40 @@ static void test_queue_per_call(void)
  * Eviction never waits for a client's fence. A's VM has gated work: a bind
  * waiting for an in-fence that is not signalled (its fence on the VM's
  * reservation, which the VM's private objects share, and on the bound
- * object's), an EXEC waiting for one (its fence there too), or a SUBMIT
- * waiting for one (its fence on the objects of its allocation list).
+ * object's), an EXEC waiting for one (its fence there too), a SUBMIT
+ * waiting for one (its fence on the objects of its allocation list), or
+ * objects shared as dma-bufs with such a fence imported as a writer's
+ * (DMA_BUF_IOCTL_IMPORT_SYNC_FILE).
  * With those objects and A's other ones filling VRAM, B's VRAM allocations
  * evict the others, within BB_DEADLINE, and B's bytes read back right;
  * the gated objects stay where they are; then the fence signals and A's
  * work completes. (It failed before, for the bind: TTM picked the blocked
  * objects first, the least recently used, and B waited for A's fence for
- * ever; for EXEC and SUBMIT until their jobs were marked gated.)
+ * ever; for EXEC and SUBMIT until their jobs were marked gated, for the
+ * sync_file until such fences counted.)
  */
-enum gate_kind { GATE_BIND, GATE_EXEC, GATE_SUBMIT };
+enum gate_kind { GATE_BIND, GATE_EXEC, GATE_SUBMIT, GATE_SYNC_FILE };
+
+/* A's object BO shared, with the timeline's point 1 as a writer's fence. */
+static void gate_sync_file(struct vdxg_bo *bo, int timeline)
+{
+	struct dma_buf_import_sync_file imp = { .flags = DMA_BUF_SYNC_WRITE };
+	int dmabuf;
+
+	vtest_assert_ok(vdxg_bo_export(bo, &dmabuf));
+	imp.fd = vvm_fence_fd(timeline, 1);
+	vtest_assert_f(!ioctl(dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp),
+		       "IMPORT_SYNC_FILE: %m");
+	close(imp.fd);
+	close(dmabuf);
+}
 
 #define GATE_CMD_VA	(VA + 16 * MIB)
 
 /* A's gated work on Y (and PRIV[0..NP) for SUBMIT), out-syncobj OUT. */
 static void gated_work(struct vr *a, enum gate_kind kind, uint32_t vm,
 		       struct vdxg_bo *y, struct vdxg_bo **priv, uint32_t np,
-		       uint32_t in, uint32_t out)
+		       int timeline, uint32_t in, uint32_t out)
 {
 	struct drm_vdxg_sync i = vdxg_sync(in, 0), o = vdxg_sync(out, 0);
 	struct vdxg_submit_opts opts = {
@@ -2577,6 +2595,11 @@ static void gated_work(struct vr *a, enum gate_kind kind, uint32_t vm,
 		vr_submit(a, ctx, cs, &opts);
 		vdxg_cs_free(cs);
 		break;
+	case GATE_SYNC_FILE:
+		gate_sync_file(y, timeline);
+		for (k = 0; k < np; k++)
+			gate_sync_file(priv[k], timeline);
+		break;
 	}
 }
 
@@ -2605,13 +2628,13 @@ static void evict_gated(enum gate_kind kind)
 	y = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 31);
 	vr_bo_wait(y);
 	for (i = 0; i < np; i++) {
-		if (kind == GATE_SUBMIT)
+		if (kind == GATE_SUBMIT || kind == GATE_SYNC_FILE)
 			priv[i] = vr_bo(&a, obj, DRM_VDXG_SEGMENT_VRAM, 0);
 		else
 			vtest_assert_ok(vdxg_bo_create_vm(a.dev, obj, &vram, 1,
 							  0, vm, &priv[i]));
 	}
-	gated_work(&a, kind, vm, y, priv, np, s_in, s_out);
+	gated_work(&a, kind, vm, y, priv, np, timeline, s_in, s_out);
 	for (i = 0; i < nf; i++)
 		free_bo[i] = vr_bo(&a, obj, DRM_VDXG_SEGMENT_VRAM, 0);
 
@@ -2652,14 +2675,19 @@ static void evict_gated(enum gate_kind kind)
 	vtest_assert_eq(vr_bo_segment(y), vram);
 	for (i = 0; i < np; i++)
 		vtest_assert_eq(vr_bo_segment(priv[i]), vram);
-	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
-
-	/* The fence signals: A's work completes and reads right. */
-	vvm_timeline_inc(timeline, 1);
-	vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
+	if (kind == GATE_SYNC_FILE) {
+		vtest_assert_eq(vdxg_bo_wait(y, 0), -EBUSY);
+		vvm_timeline_inc(timeline, 1);
+		vtest_assert_ok(vdxg_bo_wait(y, VR_WAIT_NS));
+	} else {
+		vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, 0), -ETIME);
+		/* The fence signals: A's work completes and reads right. */
+		vvm_timeline_inc(timeline, 1);
+		vtest_assert_eq(vr_syncobj_wait(&a, s_out, 0, VR_WAIT_NS), 0);
+	}
 	if (kind == GATE_BIND)
 		expect_bytes(&a, key, VA, y, 0, 64 * KIB);
-	else
+	else if (kind != GATE_SYNC_FILE)
 		vtest_assert_eq_u64(((uint64_t *)vr_map(y))[512], 0x600d);
 	for (i = 0; i < nf; i++)
 		vdxg_bo_free(free_bo[i]);
@@ -2683,6 +2711,11 @@ static void test_evict_gated_exec(void)
 static void test_evict_gated_submit(void)
 {
 	evict_gated(GATE_SUBMIT);
+}
+
+static void test_evict_gated_sync_file(void)
+{
+	evict_gated(GATE_SYNC_FILE);
 }
 
 /*
@@ -3166,6 +3199,9 @@ static const struct vtest_subtest subtests[] = {
 	{ "evict-gated-submit", test_evict_gated_submit,
 	  "a SUBMIT waiting for an unsignalled in-fence: eviction passes its "
 	  "objects by, another client's VRAM allocations complete" },
+	{ "evict-gated-sync-file", test_evict_gated_sync_file,
+	  "shared objects with an unsignalled sync_file imported: eviction "
+	  "passes them by, another client's VRAM allocations complete" },
 	{ "destroy-blocked", test_destroy_blocked,
 	  "VM_DESTROY waiting for a blocked bind holds no object's lock" },
 	{ "blocked-bind-move", test_blocked_bind_move,

@@ -300,22 +300,28 @@ void vvm_timeline_inc(int timeline, uint32_t n)
 		       "SW_SYNC_INC: %m");
 }
 
-uint32_t vvm_fence_syncobj(struct vr *vr, int timeline, uint32_t value)
+int vvm_fence_fd(int timeline, uint32_t value)
 {
 	struct vvm_sw_sync_create c = { .value = value };
-	struct drm_syncobj_handle h = {
-		.flags = DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE,
-	};
 
 	strcpy(c.name, "vvm");
 	vtest_assert_f(ioctl(timeline, VVM_SW_SYNC_CREATE, &c) == 0,
 		       "SW_SYNC_CREATE: %m");
+	return c.fence;
+}
+
+uint32_t vvm_fence_syncobj(struct vr *vr, int timeline, uint32_t value)
+{
+	struct drm_syncobj_handle h = {
+		.flags = DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE,
+	};
+
 	h.handle = vr_syncobj(vr, false);
-	h.fd = c.fence;
+	h.fd = vvm_fence_fd(timeline, value);
 	vtest_assert_f(ioctl(vdxg_device_fd(vr->dev),
 			     DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &h) == 0,
 		       "SYNCOBJ_FD_TO_HANDLE: %m");
-	close(c.fence);
+	close(h.fd);
 	return h.handle;
 }
 

@@ -90,6 +90,8 @@ uint64_t vvm_vram_free(int fd);
 int vvm_timeline(void);
 /* Move the timeline on by N: its points up to the new value signal. */
 void vvm_timeline_inc(int timeline, uint32_t n);
+/* A sync_file of the timeline's point VALUE, not yet signalled. */
+int vvm_fence_fd(int timeline, uint32_t value);
 /* A syncobj of VR holding the timeline's point VALUE, not yet signalled. */
 uint32_t vvm_fence_syncobj(struct vr *vr, int timeline, uint32_t value);
 

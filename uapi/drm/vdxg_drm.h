@@ -739,10 +739,10 @@ struct drm_vdxg_vm_bind_op {
  * in-syncobjs, for instance) and the paging buffers this call may fill
  * (about one for every 32 MiB that its maps write with 4 KiB entries)
  * would take them past the VM's bound: try again once some have
- * signalled (a VM with nothing queued takes any call); -EINTR. Should the kernel run out of memory
- * half-way (for a paging job), the VM is switched off (nothing in it
- * translates any more) and every later VM_BIND fails with -EIO: destroy
- * it.
+ * signalled (a VM with nothing queued takes any call); -EINTR. Should
+ * the kernel run out of memory half-way (for a paging job), the VM is
+ * switched off (nothing in it translates any more) and every later
+ * VM_BIND fails with -EIO: destroy it.
  */
 struct drm_vdxg_vm_bind {
 	__u32 vm_id;

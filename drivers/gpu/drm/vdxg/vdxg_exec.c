@@ -67,6 +67,7 @@ static struct vdxg_job *vdxg_exec_job(struct vdxg_context *ctx,
 		return ERR_PTR(-ENOMEM);
 	job->buf_gpu = args->address;
 	job->len = args->length;
+	/* The owner may become the gated mark (vdxg_job_gate()). */
 	ret = drm_sched_job_init(&job->base, &ctx->entity, 1, ctx,
 				 file->client_id);
 	if (ret) {

@@ -4,6 +4,7 @@
  */
 
 #include <linux/dma-fence.h>
+#include <linux/dma-fence-unwrap.h>
 #include <linux/dma-resv.h>
 #include <linux/lockdep.h>
 #include <linux/xarray.h>
@@ -24,7 +25,9 @@
  * is work that waits for gated work. Until it reaches its engine, its
  * fences on objects' reservations must hold up nobody but the client:
  * eviction passes such objects by (vdxg_resv_gated(), TTM's
- * eviction_valuable) rather than wait for them on the CPU.
+ * eviction_valuable) rather than wait for them on the CPU, and so it does
+ * for objects with a client's fence or another driver's in their
+ * reservation.
  *
  * A gated bind is a job of a VM's paging queue that is not on the engine
  * yet: binds wait for their in-fences there (vdxg_pg_bind_pending()). A
@@ -35,52 +38,61 @@
  * &vdxg_render.gated. Once a job has started, a timeout bounds it.
  */
 
-/* Is @fence this device's work, marked gated, and not yet on its engine? */
-static bool vdxg_work_gated(struct vdxg_device *vdxg, struct dma_fence *fence)
-{
-	struct drm_sched_fence *s_fence = to_drm_sched_fence(fence);
-
-	if (!s_fence)
-		return false;
-	if (s_fence->sched == &vdxg->render.engine.sched)
-		return s_fence->owner == &vdxg->render.gated &&
-		       !dma_fence_is_signaled(&s_fence->scheduled);
-	return vdxg_pg_bind_pending(&vdxg->paging, fence);
-}
-
-/**
- * vdxg_fence_gated - may work that waits for a fence wait for a client
- * @vdxg: the device
- * @fence: the fence
- *
- * Return: false when @fence has signalled or is the device's own work not
- * gated (a job on its engine, one queued behind work that will run, a
- * kernel move); true otherwise, a fence of another driver or device
- * included.
- */
-bool vdxg_fence_gated(struct vdxg_device *vdxg, struct dma_fence *fence)
+/* May work that waits for @fence, not a container, wait for a client? */
+static bool vdxg_fence_gated_one(struct vdxg_device *vdxg,
+				 struct dma_fence *fence)
 {
 	struct drm_sched_fence *s_fence;
 
 	if (dma_fence_is_signaled(fence))
 		return false;
 	s_fence = to_drm_sched_fence(fence);
-	if (!s_fence || (s_fence->sched != &vdxg->render.engine.sched &&
-			 s_fence->sched != &vdxg->paging.engine.sched))
-		return true;
-	return vdxg_work_gated(vdxg, fence);
+	if (!s_fence)
+		return true;	/* a client's fence, or another driver's */
+	if (s_fence->sched == &vdxg->render.engine.sched)
+		return s_fence->owner == &vdxg->render.gated &&
+		       !dma_fence_is_signaled(&s_fence->scheduled);
+	if (s_fence->sched == &vdxg->paging.engine.sched)
+		return vdxg_pg_bind_pending(&vdxg->paging, fence);
+	return true;	/* another device's scheduler */
 }
 
 /**
- * vdxg_resv_gated - does a reservation hold gated work of the device
+ * vdxg_fence_gated - may work that waits for a fence wait for a client
  * @vdxg: the device
- * @resv: the reservation object, locked
+ * @fence: the fence; a chain's or an array's are looked into
  *
- * A move of the object would wait for that work, and so for the client.
- * Other fences (jobs queued a moment ago, other drivers') are waited for
- * as usual.
+ * Return: false when @fence has signalled or is the device's own work not
+ * gated (a job on its engine, one queued behind work that will run, a
+ * kernel move); true otherwise, any fence of another driver or device
+ * included.
+ */
+bool vdxg_fence_gated(struct vdxg_device *vdxg, struct dma_fence *fence)
+{
+	struct dma_fence_unwrap iter;
+	struct dma_fence *f;
+
+	dma_fence_unwrap_for_each(f, &iter, fence) {
+		if (vdxg_fence_gated_one(vdxg, f)) {
+			/* The walk holds the chain's link it is on. */
+			dma_fence_put(iter.chain);
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * vdxg_resv_gated - may a move of an object wait for a client
+ * @vdxg: the device
+ * @resv: the object's reservation, locked
  *
- * Return: true when one of its fences is gated work not yet started.
+ * A move waits for every fence of the reservation: for gated work of the
+ * device not yet on its engine, and for any fence of a client or of
+ * another driver (a sync_file imported into a shared buffer), for as long
+ * as that takes.
+ *
+ * Return: true when one of its fences is such a fence (vdxg_fence_gated()).
  */
 bool vdxg_resv_gated(struct vdxg_device *vdxg, struct dma_resv *resv)
 {
@@ -89,7 +101,7 @@ bool vdxg_resv_gated(struct vdxg_device *vdxg, struct dma_resv *resv)
 
 	dma_resv_assert_held(resv);
 	dma_resv_for_each_fence(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP, fence)
-		if (vdxg_work_gated(vdxg, fence))
+		if (vdxg_fence_gated(vdxg, fence))
 			return true;
 	return false;
 }
@@ -109,7 +121,7 @@ void vdxg_job_gate(struct vdxg_job *job)
 	bool gated;
 
 	lockdep_assert_held(&ctx->lock);
-	gated = ctx->gated && vdxg_work_gated(vdxg, ctx->gated);
+	gated = ctx->gated && vdxg_fence_gated(vdxg, ctx->gated);
 	xa_for_each(&job->base.dependencies, i, fence) {
 		if (gated)
 			break;

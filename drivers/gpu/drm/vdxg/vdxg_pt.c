@@ -65,8 +65,8 @@
  *
  * - a new table is initialised before the entry that links it, in the same
  *   step: the device never walks an uninitialised table;
- * - a split table holds exactly the 2 MiB leaf's translations when it
- *   replaces the leaf;
+ * - a split table holds exactly the leaf's translations when it replaces
+ *   the leaf;
  * - a table is unlinked before it is freed, and only freed by the caller
  *   (vdxg_pt_free_deferred()) after the fence of the last paging buffer
  *   of the operation: the TLB caches leaves only, but an engine may be in
@@ -127,13 +127,9 @@ static struct vdxg_pt *vdxg_pt_alloc(struct vdxg_pt_vm *vm, u32 level)
 	if (level) {
 		pt->child = kcalloc(VDXG_PT_ENTRIES, sizeof(*pt->child),
 				    GFP_KERNEL_ACCOUNT);
-		if (!pt->child)
-			goto err;
-	}
-	if (level) {
 		pt->large = kcalloc(VDXG_PT_ENTRIES, sizeof(*pt->large),
 				    GFP_KERNEL_ACCOUNT);
-		if (!pt->large)
+		if (!pt->child || !pt->large)
 			goto err;
 	}
 	ret = vm->ops->alloc(vm->priv, &pt->offset);
@@ -312,7 +308,7 @@ void vdxg_pt_free_deferred(struct vdxg_pt_vm *vm, struct list_head *list)
 /*
  * Create the table of @parent's entry @idx, its entries starting at @base
  * and stepping by @stride, and link it: the table is complete before the
- * device can reach it. A @parent's 2 MiB leaf there is replaced.
+ * device can reach it. A @parent's leaf there is replaced.
  */
 static int vdxg_pt_new_table(struct vdxg_pt_walk *w, struct vdxg_pt *parent,
 			     u32 idx, u64 base, u64 stride)
@@ -395,7 +391,7 @@ static u64 vdxg_pt_src_off(const struct vdxg_pt_walk *w, u64 va)
 	return w->src->addr + (va - w->upd->va);
 }
 
-/* The leaf entry for @va (a 4 KiB page; 2 MiB pages add LARGE). */
+/* The leaf entry for @va (a 4 KiB page; level-1 leaves add LARGE). */
 static u64 vdxg_pt_leaf(const struct vdxg_pt_walk *w, u64 va)
 {
 	switch (w->src->type) {
@@ -530,6 +526,10 @@ static int vdxg_pt_map_step(struct vdxg_pt_walk *w)
 			return vdxg_pt_map_leaves(w, pt, idx);
 		if (vdxg_pt_can_leaf(w, va, pt->level))
 			return vdxg_pt_map_large(w, pt, idx);
+		/* Invalid entries are an object's: no null leaf above. */
+		if (WARN_ON_ONCE(pt->level > 1 && pt->large[idx] &&
+				 w->src->type == VDXG_PT_SRC_INVALID))
+			return -EINVAL;
 		if (pt->level == 1 && pt->large[idx] &&
 		    w->src->type == VDXG_PT_SRC_INVALID &&
 		    !(va & (VDXG_PT_LARGE_SIZE - 1)) &&
@@ -771,12 +771,14 @@ static int vdxg_pt_run(struct vdxg_pt_walk *w,
  * @stats: counters to update, or NULL
  *
  * Replaces whatever the range mapped. Level-1 entries become 2 MiB leaves
- * where the range and @src allow it. Ends with a FLUSH_VM_TLB of the range.
+ * where the range and @src allow it, and for null pages level-3 and -2
+ * entries null leaves. Ends with a FLUSH_VM_TLB of the range.
  * Tables it replaced go on @upd's deferred list. A %VDXG_PT_SRC_INVALID
  * source writes invalid entries (@flags unused) that still count as used:
  * the tables stay, and a 2 MiB leaf it covers whole goes invalid in place,
  * so that the range can be mapped again without allocating, and making it
- * invalid allocates no table either (a leaf it cuts is split).
+ * invalid allocates no table either (a leaf it cuts is split). It must not
+ * meet a null leaf above level 1: it is for an object's mappings.
  *
  * Return: 0 when all of it is emitted; -ENOSPC when @pb is full: submit it
  * and call again with the same arguments and a new buffer; -EINVAL for bad
@@ -818,7 +820,7 @@ int vdxg_pt_map(struct vdxg_pt_vm *vm, struct vdxg_pagebuf *pb, u64 va,
  * @upd: the cursor, from vdxg_pt_update_init() before the first call
  * @stats: counters to update, or NULL
  *
- * Invalidates the entries of the range, splitting 2 MiB leaves it cuts,
+ * Invalidates the entries of the range, splitting leaves it cuts,
  * unlinks the tables left empty (onto @upd's deferred list) and ends with
  * a FLUSH_VM_TLB of the range.
  *

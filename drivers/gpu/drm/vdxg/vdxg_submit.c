@@ -334,6 +334,7 @@ static int vdxg_submit_job(struct vdxg_submit *s)
 	s->job = vdxg_job_alloc(s->ctx);
 	if (!s->job)
 		return -ENOMEM;
+	/* The owner may become the gated mark (vdxg_job_gate()). */
 	ret = drm_sched_job_init(&s->job->base, &s->ctx->entity, 1, s->ctx,
 				 s->file->client_id);
 	if (ret) {

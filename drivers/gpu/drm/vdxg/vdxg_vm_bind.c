@@ -513,52 +513,74 @@ struct dma_fence *vdxg_vm_update_end(struct vdxg_vm *vm,
  */
 #define VDXG_VM_TABLE_DW	(VDXG_PT_NEW_DW + VDXG_PG_UPT_GEN_LEN + \
 				 VDXG_PG_UPT_LEN(1))
+/* A mapping in an operation's range, cleared: a GENERATE, an unlink, a flush. */
+#define VDXG_VM_VA_DW		(VDXG_PG_UPT_GEN_LEN + VDXG_PG_UPT_LEN(1) + \
+				 VDXG_PG_FLUSH_VM_TLB_LEN)
+/* The 2 MiB windows at a map's ends, written again where it joins. */
+#define VDXG_VM_JOIN_DW		(2 * (VDXG_PG_UPT_LEN(VDXG_VM_TABLE_ENTRIES) + \
+				      VDXG_PG_FLUSH_VM_TLB_LEN))
 
 /*
- * An upper bound of the paging buffers a bind fills, known before anything
- * is applied: every table it may make, and every table the VM has that it
- * may clear, at VDXG_VM_TABLE_DW; an entry (2 dwords) for each 4 KiB that
- * a map writes (system pages, the worst case) or that validation maps
- * again (every mapped 2 MiB region); a flush an operation. A buffer holds
- * all but the largest step that did not fit.
+ * Whether a bind fills more than @jobs paging buffers, by an upper bound
+ * known before anything is applied: every table it may make (@tables),
+ * and every table the VM has that it may clear, at VDXG_VM_TABLE_DW; each
+ * mapping in an operation's range at VDXG_VM_VA_DW; an entry (2 dwords)
+ * for each 4 KiB that a map writes (system pages, the worst case), the
+ * windows it may join, and what validation maps again (every mapped
+ * 2 MiB region); a flush an operation. A buffer holds all but the largest
+ * step that did not fit. The walk of the mappings stops once past @jobs.
  */
-static u64 vdxg_vm_bind_jobs(const struct vdxg_vm_bind *vb, u64 tables)
+static bool vdxg_vm_bind_exceeds(const struct vdxg_vm_bind *vb, u64 tables,
+				 u64 jobs)
 {
 	struct vdxg_vm *vm = vb->vm;
-	u64 dw = tables * VDXG_VM_TABLE_DW, room;
+	u64 room = vm->vdxg->paging.buf_size / 4 - VDXG_PT_NEW_DW;
+	u64 budget = jobs * room, dw = tables * VDXG_VM_TABLE_DW;
+	struct drm_gpuva *va;
 	u32 i;
 
-	for (i = 0; i < vb->n; i++) {
+	lockdep_assert_held(&vm->lock);
+	if (vb->validate)
+		dw += vm->slots * (2 * VDXG_VM_TABLE_ENTRIES + VDXG_VM_TABLE_DW);
+	for (i = 0; i < vb->n && dw <= budget; i++) {
 		const struct drm_vdxg_vm_bind_op *op = &vb->ops[i];
 
 		dw += min_t(u64, vdxg_vm_tables_max(op->range, 0),
 			    READ_ONCE(vm->pt.tables)) * VDXG_VM_TABLE_DW;
 		if (op->op == DRM_VDXG_VM_BIND_OP_MAP)
 			dw += 2 * (op->range >> VDXG_GPU_PAGE_SHIFT);
+		if (op->op != DRM_VDXG_VM_BIND_OP_UNMAP)
+			dw += VDXG_VM_JOIN_DW;
 		dw += VDXG_PG_FLUSH_VM_TLB_LEN;
+		drm_gpuvm_for_each_va_range(va, &vm->gpuvm, op->va,
+					    op->va + op->range) {
+			dw += VDXG_VM_VA_DW;
+			if (dw > budget)
+				break;
+		}
 	}
-	if (vb->validate)
-		dw += vm->slots * (2 * VDXG_VM_TABLE_ENTRIES + VDXG_VM_TABLE_DW);
-	room = vm->vdxg->paging.buf_size / 4 - VDXG_PT_NEW_DW;
-	return DIV_ROUND_UP_ULL(dw, room);
+	return dw > budget;
 }
 
 /*
  * Binds waiting for their in-fences hold kernel memory (their paging
- * jobs): a call may queue @jobs (vdxg_vm_bind_jobs()) when they keep the
- * VM's queue within VDXG_VM_MAX_QUEUED_JOBS, or when the queue is empty:
- * one call alone holds at most what its objects' pages and the VM's
- * tables bound (a 4 KiB entry's 8 bytes, a table's dwords).
+ * jobs): a call is taken when the buffers it may fill keep the VM's queue
+ * within VDXG_VM_MAX_QUEUED_JOBS, or when the queue is empty: one call
+ * alone holds at most what its objects' pages and the VM's tables bound
+ * (a 4 KiB entry's 8 bytes, a table's or a mapping's few dwords).
  */
-static int vdxg_vm_queue_check(struct vdxg_vm *vm, u64 jobs)
+static int vdxg_vm_queue_check(const struct vdxg_vm_bind *vb, u64 tables)
 {
+	struct vdxg_vm *vm = vb->vm;
 	u32 queued = atomic_read(&vm->queue.jobs);
 
-	if (!queued || queued + jobs <= VDXG_VM_MAX_QUEUED_JOBS)
+	if (!queued || (queued < VDXG_VM_MAX_QUEUED_JOBS &&
+			!vdxg_vm_bind_exceeds(vb, tables,
+					      VDXG_VM_MAX_QUEUED_JOBS - queued)))
 		return 0;
 	drm_dbg_ratelimited(&vm->vdxg->drm,
-			    "VM %u of client %llu: %u paging jobs queued, %llu more asked, VM_BIND returns -EBUSY\n",
-			    vm->id, vm->client_id, queued, jobs);
+			    "VM %u of client %llu: %u paging jobs queued, VM_BIND returns -EBUSY\n",
+			    vm->id, vm->client_id, queued);
 	return -EBUSY;
 }
 
@@ -628,7 +650,7 @@ static int vdxg_vm_bind_run(struct vdxg_vm_bind *vb,
 	if (ret)
 		goto out_exec;
 	tables = vdxg_vm_bind_tables(vb);
-	ret = vdxg_vm_queue_check(vm, vdxg_vm_bind_jobs(vb, tables));
+	ret = vdxg_vm_queue_check(vb, tables);
 	if (ret)
 		goto out_exec;
 
