@@ -2444,6 +2444,23 @@ static void test_blocked_bind(void)
 	vr_close(&a);
 }
 
+/*
+ * A's file and VM, with S_IN a syncobj of a sw_sync point (the returned
+ * timeline's 1) that only the test signals, and S_OUT a syncobj.
+ */
+static int gated_vm(struct vr *a, uint32_t *vm, uint32_t *key,
+		    uint32_t *s_in, uint32_t *s_out)
+{
+	int timeline = vvm_timeline();
+
+	vr_open(a);
+	vm_require(a);
+	*vm = vm_new_key(a, key);
+	*s_in = vvm_fence_syncobj(a, timeline, 1);
+	*s_out = vr_syncobj(a, false);
+	return timeline;
+}
+
 #define QB_OBJ		(64 * MIB)
 #define QB_BIG		64	/* maps of QB_OBJ: over 128 paging buffers */
 #define QB_SMALL	4	/* maps of QB_OBJ: about 8 */
@@ -2486,12 +2503,7 @@ static void test_queue_per_call(void)
 	int timeline;
 	struct vr a;
 
-	timeline = vvm_timeline();
-	vr_open(&a);
-	vm_require(&a);
-	vm = vm_new_key(&a, &key);
-	s_in = vvm_fence_syncobj(&a, timeline, 1);
-	s_out = vr_syncobj(&a, false);
+	timeline = gated_vm(&a, &vm, &key, &s_in, &s_out);
 	s_big = vr_syncobj(&a, false);
 	bo = patterned(&a, QB_OBJ + 4 * KIB, DRM_VDXG_SEGMENT_SYSTEM, 21);
 	small = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_SYSTEM, 22);
@@ -2805,12 +2817,7 @@ static void test_blocked_bind_move(void)
 	struct vr a;
 	pid_t pid;
 
-	timeline = vvm_timeline();
-	vr_open(&a);
-	vm_require(&a);
-	vm = vm_new_key(&a, &key);
-	s_in = vvm_fence_syncobj(&a, timeline, 1);
-	s_out = vr_syncobj(&a, false);
+	timeline = gated_vm(&a, &vm, &key, &s_in, &s_out);
 	x = bb_object(&a, 21);	/* VRAM or system memory */
 	x2 = bb_object_size(&a, 2 * MIB, 23);	/* a 2 MiB entry in VRAM */
 	y = patterned(&a, 64 * KIB, DRM_VDXG_SEGMENT_VRAM, 22);
