@@ -60,8 +60,6 @@ struct vdxg_pg_job {
 	struct vdxg_pg_queue *queue;
 	struct vdxg_hw_fence *hw;
 	struct dma_fence *hw_fence;
-	struct dma_fence_cb slot_cb;
-	unsigned int slot;
 	u32 len;
 	bool keyed;
 	struct vdxg_as_vm *as_vm;
@@ -87,12 +85,25 @@ static bool vdxg_pg_try_slot(struct vdxg_paging *paging, unsigned int *slot)
 	return false;
 }
 
+/*
+ * A paging job's hardware fence, with the paging buffer its signal gives
+ * back. The callback lives in the fence, not in the job: whoever signals
+ * the fence holds a reference to it, whatever became of the job.
+ */
+struct vdxg_pg_hw {
+	struct vdxg_hw_fence f;		/* first: freed as the fence */
+	struct dma_fence_cb slot_cb;
+	struct vdxg_paging *paging;
+	unsigned int slot;
+};
+
+static_assert(offsetof(struct vdxg_pg_hw, f.base) == 0);
+
 static void vdxg_pg_slot_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
 {
-	struct vdxg_pg_job *job = container_of(cb, struct vdxg_pg_job,
-					       slot_cb);
+	struct vdxg_pg_hw *hw = container_of(cb, struct vdxg_pg_hw, slot_cb);
 
-	clear_bit_unlock(job->slot, &job->paging->slot_busy);
+	clear_bit_unlock(hw->slot, &hw->paging->slot_busy);
 }
 
 static void vdxg_pg_job_free_cmd(struct vdxg_pg_job *job)
@@ -106,6 +117,7 @@ static struct dma_fence *vdxg_pg_run(struct drm_sched_job *sched_job)
 {
 	struct vdxg_pg_job *job = to_pg_job(sched_job);
 	struct vdxg_paging *paging = job->paging;
+	struct vdxg_pg_hw *hw;
 	struct dma_fence *fence;
 	unsigned int slot;
 	int idx;
@@ -146,7 +158,9 @@ static struct dma_fence *vdxg_pg_run(struct drm_sched_job *sched_job)
 		drm_dev_exit(idx);
 		return ERR_PTR(-EBUSY);
 	}
-	job->slot = slot;
+	hw = container_of(job->hw, struct vdxg_pg_hw, f);
+	hw->paging = paging;
+	hw->slot = slot;
 	/* VMs named by key: the address spaces they have now, if any. */
 	if (job->keyed)
 		vdxg_as_patch(paging->engine.vdxg, job->cmd,
@@ -163,8 +177,8 @@ static struct dma_fence *vdxg_pg_run(struct drm_sched_job *sched_job)
 	job->hw = NULL;
 	job->hw_fence = dma_fence_get(fence);
 	/* Before the scheduler's own callback, which returns the credit. */
-	if (dma_fence_add_callback(fence, &job->slot_cb, vdxg_pg_slot_cb))
-		vdxg_pg_slot_cb(fence, &job->slot_cb);
+	if (dma_fence_add_callback(fence, &hw->slot_cb, vdxg_pg_slot_cb))
+		vdxg_pg_slot_cb(fence, &hw->slot_cb);
 	return fence;
 }
 
@@ -627,6 +641,7 @@ static int vdxg_pg_job_create(struct vdxg_pg_batch *b,
 	/* A VM's binds, queued for a client: charged to it. */
 	gfp_t gfp = b->queue ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
 	struct vdxg_pg_job *job;
+	struct vdxg_pg_hw *hw;
 	int ret;
 
 	job = kmalloc(sizeof(*job), gfp);
@@ -645,7 +660,8 @@ static int vdxg_pg_job_create(struct vdxg_pg_batch *b,
 	memcpy(job->cmd, b->staging, job->len);
 	job->keyed = b->pb.keyed;
 	job->as_vm = b->as_vm;
-	job->hw = kzalloc(sizeof(*job->hw), gfp);
+	hw = kzalloc(sizeof(*hw), gfp);
+	job->hw = hw ? &hw->f : NULL;
 	if (!job->hw) {
 		ret = -ENOMEM;
 		goto err_free;
