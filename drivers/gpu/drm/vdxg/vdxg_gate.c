@@ -121,7 +121,12 @@ void vdxg_job_gate(struct vdxg_job *job)
 	bool gated;
 
 	lockdep_assert_held(&ctx->lock);
-	gated = ctx->gated && vdxg_fence_gated(vdxg, ctx->gated);
+	/* The last gated job has started: nothing to keep. */
+	if (ctx->gated && !vdxg_fence_gated(vdxg, ctx->gated)) {
+		dma_fence_put(ctx->gated);
+		ctx->gated = NULL;
+	}
+	gated = ctx->gated;
 	xa_for_each(&job->base.dependencies, i, fence) {
 		if (gated)
 			break;
