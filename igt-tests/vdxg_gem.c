@@ -31,6 +31,11 @@ static uint64_t get_param(int fd, uint32_t param)
 	return gp.value;
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 static int open_mm(void)
 {
 	int fd = vtest_open_vdxg(VTEST_NODE_RENDER);
@@ -383,7 +388,12 @@ static void test_segment_pairs(void)
 	unsigned int r;
 	uint32_t *h;
 
-	n = 4 * vram / size;
+	/* Four times VRAM, or as much as the commit limit leaves room for. */
+	n = min_u64(4 * vram,
+		    get_param(fd, DRM_VDXG_PARAM_COMMIT_LIMIT) / 8 * 7) / size;
+	vtest_info("%d objects of 8 MiB, %llu MiB of VRAM\n", n,
+		   (unsigned long long)(vram >> 20));
+	vtest_assert_lte_u64(vram + vram / 2, n * size);
 	h = calloc(n, sizeof(*h));
 	vtest_assert(h);
 	for (i = 0; i < n; i++) {
@@ -589,6 +599,49 @@ static void test_cpu_fault_invisible(void)
 	close(fd);
 }
 
+/*
+ * Objects get their system pages only when first used, so before the
+ * commit limit a client could create objects as large as the RAM, as many
+ * as it liked, and bind them until the OOM killer took other processes.
+ * Objects in system memory of an eighth of the limit each: at most eight
+ * fit (fewer when other objects are live), the next fails with -ENOMEM,
+ * one closed makes room for one more, and one over the limit is -E2BIG.
+ */
+static void test_commit_limit(void)
+{
+	static const uint32_t sys[] = { DRM_VDXG_SEGMENT_SYSTEM };
+	uint64_t limit, chunk;
+	uint32_t h[16];
+	int fd = open_mm(), n, ret = 0;
+
+	limit = get_param(fd, DRM_VDXG_PARAM_COMMIT_LIMIT);
+	chunk = (limit / 8) & ~4095ull;
+	vtest_info("commit limit %llu MiB, objects of %llu MiB",
+		   (unsigned long long)(limit >> 20),
+		   (unsigned long long)(chunk >> 20));
+	for (n = 0; n < 16; n++) {
+		ret = __create(fd, chunk, 0, sys, 1, &h[n]) ? errno : 0;
+		if (ret)
+			break;
+	}
+	vtest_info("%d objects created, then %s", n, strerror(ret));
+	vtest_assert_eq(ret, ENOMEM);
+	vtest_assert_lte(n, 8);
+	vtest_assert_lte(6, n);
+
+	gem_close(fd, h[--n]);
+	vtest_assert_ok(__create(fd, chunk, 0, sys, 1, &h[n++]));
+	vtest_assert_errno(__create(fd, chunk, 0, sys, 1, NULL), ENOMEM);
+	while (n)
+		gem_close(fd, h[--n]);
+
+	vtest_assert_errno(__create(fd, limit + 4096, 0, sys, 1, NULL), E2BIG);
+	/* All of it given back: the limit's worth fits again. */
+	vtest_assert_ok(__create(fd, limit - 2 * chunk, 0, sys, 1, &h[0]));
+	gem_close(fd, h[0]);
+	close(fd);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "create-invalid", test_create_invalid,
 	  "GEM_CREATE rejects bad sizes, flags and segment lists" },
@@ -603,12 +656,16 @@ static const struct vtest_subtest subtests[] = {
 	{ "evict-integrity", test_evict_integrity,
 	  "data survives eviction from VRAM to system memory" },
 	{ "segment-pairs", test_segment_pairs,
-	  "4x oversubscribed objects paged through every segment pair" },
+	  "objects of 4x VRAM (or 7/8 of the commit limit) paged "
+	  "through every segment pair" },
 	{ "make-resident-invalid", test_make_resident_invalid,
 	  "MAKE_RESIDENT rejects bad handles and segments outside the set" },
 	{ "cpu-fault-invisible", test_cpu_fault_invisible,
 	  "a CPU fault moves an object from VRAM beyond the BAR into the BAR, "
 	  "or to system memory when the BAR is full, content intact" },
+	{ "commit-limit", test_commit_limit,
+	  "objects are charged to the commit limit: -ENOMEM past it, -E2BIG "
+	  "for one larger than it" },
 	{ "multipass", test_multipass,
 	  "a 64 MiB move through 4 KiB paging buffers takes 33 passes" },
 };

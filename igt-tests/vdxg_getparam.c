@@ -297,9 +297,36 @@ static void test_irq_mode(void)
 	close(fd);
 }
 
+/* MemTotal of /proc/meminfo, bytes: the kernel's totalram_pages(). */
+static uint64_t mem_total(void)
+{
+	unsigned long long kb = 0;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	vtest_assert_f(f, "/proc/meminfo: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	vtest_assert_f(kb, "no MemTotal in /proc/meminfo");
+	return (uint64_t)kb << 10;
+}
+
+static void test_commit_limit(void)
+{
+	uint64_t expect = vtest_cmdline_u64("vdxg.commit_limit_mb", 0) << 20;
+	int fd = vtest_open_vdxg(VTEST_NODE_CARD);
+
+	if (!expect)
+		expect = mem_total() / 2;
+	vtest_assert_eq_u64(param(fd, DRM_VDXG_PARAM_COMMIT_LIMIT), expect);
+	close(fd);
+}
+
 static void test_invalid_param(void)
 {
-	static const uint32_t bad[] = { 0, DRM_VDXG_PARAM_MAX_PATCHES + 1,
+	static const uint32_t bad[] = { 0, DRM_VDXG_PARAM_COMMIT_LIMIT + 1,
 					0x7fffffff, 0xffffffff };
 	int fd = vtest_open_vdxg(VTEST_NODE_CARD);
 	size_t i;
@@ -351,7 +378,7 @@ static void test_render_node(void)
 		vtest_assert_str_eq(a, b);
 	}
 	/* ...and every parameter reads the same on both. */
-	for (p = DRM_VDXG_PARAM_DEVICE_ID; p <= DRM_VDXG_PARAM_MAX_PATCHES; p++) {
+	for (p = DRM_VDXG_PARAM_DEVICE_ID; p <= DRM_VDXG_PARAM_COMMIT_LIMIT; p++) {
 		vtest_info("param %u", p);
 		vtest_assert_eq_u64(param(render, p), param(card, p));
 	}
@@ -378,6 +405,8 @@ static const struct vtest_subtest tests[] = {
 	{ "engines", test_engines, "ENGINES has only known engine bits" },
 	{ "caps", test_caps, "CAPS: known bits, MSIX bit follows vdxg_test.msix" },
 	{ "num-crtcs", test_num_crtcs, "NUM_CRTCS is at most 4" },
+	{ "commit-limit", test_commit_limit,
+	  "COMMIT_LIMIT is half of MemTotal, or vdxg.commit_limit_mb" },
 	{ "irq-mode", test_irq_mode,
 	  "IRQ_MODE is MSI-X, MSI or INTx per vdxg_test.msix/msi, as /proc/interrupts shows" },
 	{ "invalid-param", test_invalid_param,

@@ -255,7 +255,7 @@ static uint64_t pci_attr(int fd, const char *name)
 static void test_device_open(void)
 {
 	static const uint32_t bad_params[] = {
-		0, DRM_VDXG_PARAM_MAX_PATCHES + 1, 0xffffffff,
+		0, DRM_VDXG_PARAM_COMMIT_LIMIT + 1, 0xffffffff,
 	};
 	char rpath[PATH_MAX], cpath[PATH_MAX], vpath[PATH_MAX], name[32];
 	struct vdxg_device *dev = NULL, *d2 = NULL;
@@ -322,7 +322,7 @@ static void test_device_open(void)
 	/* GET_PARAM: the library's value is the ioctl's. */
 	vtest_assert_eq(vdxg_device_open(NULL, &dev), 0);
 	fd = vdxg_device_fd(dev);
-	for (p = DRM_VDXG_PARAM_DEVICE_ID; p <= DRM_VDXG_PARAM_MAX_PATCHES;
+	for (p = DRM_VDXG_PARAM_DEVICE_ID; p <= DRM_VDXG_PARAM_COMMIT_LIMIT;
 	     p++) {
 		struct drm_vdxg_get_param gp = { .param = p };
 
@@ -560,10 +560,11 @@ static void test_bo(void)
 	check_create_error(&t, 1ull << 60, all, 3, 0, -E2BIG,
 			   "size 2^60 (more than the RAM)");
 	/*
-	 * Larger than every segment of its set, not than the RAM (-E2BIG
-	 * is for that): TTM finds no room, -ENOMEM.
+	 * Larger than every segment of its set, not than the commit limit
+	 * (-E2BIG is for that): TTM finds no room, -ENOMEM.
 	 */
-	ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+	vtest_assert_eq(vdxg_get_param(t.vr.dev, DRM_VDXG_PARAM_COMMIT_LIMIT,
+				       &ram), 0);
 	if (t.vr.vram_size + PAGE < ram)
 		check_create_error(&t, t.vr.vram_size + PAGE, all, 1, 0,
 				   -ENOMEM, "VRAM only, a page more than VRAM");
@@ -1491,13 +1492,13 @@ static void test_strerror(void)
 			  "syncobj" },
 		{ E2BIG, "over a limit: command size, allocations, patches, "
 			 "clips (DRM_VDXG_PARAM_MAX_*) or an object larger "
-			 "than memory" },
+			 "than the commit limit" },
 		{ EIO, "the context was banned after a GPU hang or fault" },
 		{ EBUSY, "busy: a flip is already pending, or the object is in "
 			 "use" },
 		{ ETIME, "timed out" },
 		{ ENOMEM, "out of memory: GPU memory in every allowed segment, "
-			  "or kernel memory" },
+			  "the commit limit, or kernel memory" },
 		{ ENODEV, "not a vdxg device, or the device is gone" },
 	};
 	static const int others[] = { 0, EPERM, EFAULT, ENOSPC, EOPNOTSUPP,

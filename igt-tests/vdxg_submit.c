@@ -218,7 +218,7 @@ static void test_patch_oversubscribe(void)
 	size = vr.vram_size / 32;
 	if (size < (1 << 20))
 		size = 1 << 20;
-	n = 4 * vr.vram_size / size;
+	n = vr_commit_room(&vr, 4 * vr.vram_size) / size;
 	vtest_require_f(meminfo_kib("MemAvailable:") * 1024 >
 			n * size + (256ull << 20),
 			"not enough guest memory for %d x %" PRIu64 " MiB", n,

@@ -725,12 +725,13 @@ static const struct {
 		  "CAP_SYS_NICE or DRM master, or a flip without DRM master" },
 	{ ENOENT, "an unknown handle, framebuffer, CRTC, context or syncobj" },
 	{ E2BIG, "over a limit: command size, allocations, patches, clips "
-		 "(DRM_VDXG_PARAM_MAX_*) or an object larger than memory" },
+		 "(DRM_VDXG_PARAM_MAX_*) or an object larger than the commit "
+		 "limit" },
 	{ EIO, "the context was banned after a GPU hang or fault" },
 	{ EBUSY, "busy: a flip is already pending, or the object is in use" },
 	{ ETIME, "timed out" },
-	{ ENOMEM, "out of memory: GPU memory in every allowed segment, or "
-		  "kernel memory" },
+	{ ENOMEM, "out of memory: GPU memory in every allowed segment, the "
+		  "commit limit, or kernel memory" },
 	{ ENODEV, "not a vdxg device, or the device is gone" },
 };
 

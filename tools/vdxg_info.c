@@ -65,6 +65,7 @@ static const struct {
 	{ DRM_VDXG_PARAM_ENGINES, "engines", 1 },
 	{ DRM_VDXG_PARAM_NUM_CRTCS, "num_crtcs", 0 },
 	{ DRM_VDXG_PARAM_IRQ_MODE, "irq_mode", 0 },
+	{ DRM_VDXG_PARAM_COMMIT_LIMIT, "commit_limit", 0 },
 };
 
 int main(int argc, char **argv)

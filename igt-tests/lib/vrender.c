@@ -57,6 +57,13 @@ uint64_t vr_param(struct vr *vr, uint32_t param)
 	return v;
 }
 
+uint64_t vr_commit_room(struct vr *vr, uint64_t want)
+{
+	uint64_t room = vr_param(vr, DRM_VDXG_PARAM_COMMIT_LIMIT) / 8 * 7;
+
+	return want < room ? want : room;
+}
+
 void vr_open_dev(struct vr *vr, struct vdxg_device *dev)
 {
 	uint32_t ctx;

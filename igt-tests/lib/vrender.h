@@ -53,6 +53,12 @@ void vr_open(struct vr *vr);
 void vr_open_dev(struct vr *vr, struct vdxg_device *dev);
 void vr_close(struct vr *vr);
 uint64_t vr_param(struct vr *vr, uint32_t param);
+/*
+ * Bytes of objects a test that oversubscribes VRAM may create: @want, or
+ * 7/8 of DRM_VDXG_PARAM_COMMIT_LIMIT when that is less (the rest for the
+ * objects of the library and the device).
+ */
+uint64_t vr_commit_room(struct vr *vr, uint64_t want);
 /* A context on the RENDER engine at normal priority. */
 uint32_t vr_ctx(struct vr *vr);
 /* GET_RESET_STATUS of CTX. */

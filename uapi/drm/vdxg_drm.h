@@ -89,6 +89,9 @@ extern "C" {
  * @DRM_VDXG_PARAM_MAX_COMMAND_SIZE: largest SUBMIT command buffer, bytes.
  * @DRM_VDXG_PARAM_MAX_ALLOCATIONS: largest SUBMIT allocation list.
  * @DRM_VDXG_PARAM_MAX_PATCHES: largest SUBMIT patch-location list.
+ * @DRM_VDXG_PARAM_COMMIT_LIMIT: bytes that the objects of all vdxg devices
+ *	of the system may hold together (imports aside); GEM_CREATE over it
+ *	fails with -ENOMEM.
  */
 enum drm_vdxg_param {
 	DRM_VDXG_PARAM_DEVICE_ID = 1,
@@ -104,6 +107,7 @@ enum drm_vdxg_param {
 	DRM_VDXG_PARAM_MAX_COMMAND_SIZE = 11,
 	DRM_VDXG_PARAM_MAX_ALLOCATIONS = 12,
 	DRM_VDXG_PARAM_MAX_PATCHES = 13,
+	DRM_VDXG_PARAM_COMMIT_LIMIT = 14,
 };
 
 #define DRM_VDXG_IRQ_MODE_INTX		0
@@ -164,8 +168,10 @@ struct drm_vdxg_get_param {
  *	private to; else zero (formerly a pad)
  *
  * Errors: -EINVAL bad flags or segments, the flag without a @vm_id or a
- * @vm_id without the flag; -ENOENT an unknown VM; -E2BIG a size over the
- * system's memory; -ENOMEM.
+ * @vm_id without the flag; -ENOENT an unknown VM; -E2BIG a size over
+ * DRM_VDXG_PARAM_COMMIT_LIMIT; -ENOMEM when no segment of the set has
+ * room, or when the object would take the objects of all vdxg devices
+ * over DRM_VDXG_PARAM_COMMIT_LIMIT.
  */
 struct drm_vdxg_gem_create {
 	__u64 size;

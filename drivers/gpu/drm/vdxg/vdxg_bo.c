@@ -6,6 +6,7 @@
 #include <linux/capability.h>
 #include <linux/dma-resv.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -37,6 +38,71 @@
  * the BAR, or to its next segment. GEM_WAIT waits for every fence on the object and
  * GEM_INFO reports where it is now.
  */
+
+/**
+ * DOC: Commit limit
+ *
+ * Every object vdxg allocates pages for (not an import, whose pages are
+ * the exporter's) may end up in system memory: placed there, evicted
+ * there from VRAM, or swapped by TTM to shmem. As WDDM charges every
+ * allocation's backing store to the system's commit, vdxg charges an
+ * object's size when it is created and gives it back when the object is
+ * destroyed, against one limit for all vdxg devices of the system (PFs
+ * and VFs share its RAM): half of the RAM by default, as much as TTM
+ * itself keeps in its pools, or the ``commit_limit_mb`` module parameter.
+ * A creation that would go over it fails with -ENOMEM, an object larger
+ * than the whole limit with -E2BIG; DRM_VDXG_PARAM_COMMIT_LIMIT tells
+ * userspace the limit. Without it, objects are populated only when first
+ * used, so that one client could create objects as large as the RAM each
+ * and have the OOM killer take other processes when it binds them.
+ */
+
+static unsigned int vdxg_commit_limit_mb;
+module_param_named(commit_limit_mb, vdxg_commit_limit_mb, uint, 0444);
+MODULE_PARM_DESC(commit_limit_mb,
+		 "Bytes of objects all vdxg devices may hold, MiB (default 0: half of the RAM)");
+
+static atomic64_t vdxg_committed = ATOMIC64_INIT(0);
+
+/**
+ * vdxg_bo_commit_limit - the commit limit
+ *
+ * Return: bytes that all vdxg objects together may hold.
+ */
+u64 vdxg_bo_commit_limit(void)
+{
+	if (vdxg_commit_limit_mb)
+		return (u64)vdxg_commit_limit_mb << 20;
+	return ((u64)totalram_pages() << PAGE_SHIFT) / 2;
+}
+
+/**
+ * vdxg_bo_committed - bytes charged to the commit limit now
+ *
+ * Return: the bytes of all live vdxg objects that own their pages.
+ */
+u64 vdxg_bo_committed(void)
+{
+	return atomic64_read(&vdxg_committed);
+}
+
+static int vdxg_bo_commit(u64 size)
+{
+	u64 limit = vdxg_bo_commit_limit();
+
+	if (size > limit)
+		return -E2BIG;
+	if (atomic64_add_return(size, &vdxg_committed) > limit) {
+		atomic64_sub(size, &vdxg_committed);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void vdxg_bo_uncommit(u64 size)
+{
+	atomic64_sub(size, &vdxg_committed);
+}
 
 static void vdxg_gem_free(struct drm_gem_object *obj)
 {
@@ -156,6 +222,8 @@ static void vdxg_bo_destroy(struct ttm_buffer_object *tbo)
 	/* TTM has given the object a reservation of its own by now. */
 	if (bo->vm_resv)
 		drm_gem_object_put(bo->vm_resv);
+	if (bo->committed)
+		vdxg_bo_uncommit(tbo->base.size);
 	kfree(bo);
 }
 
@@ -271,8 +339,9 @@ static int vdxg_bo_places(struct vdxg_device *vdxg, struct vdxg_bo *bo,
  * @resv: for an imported object, the exporter's reservation object
  * @out: the object, with one reference
  *
- * Return: 0, -EINVAL for bad arguments, -E2BIG for a size over the
- * system's memory, -EOPNOTSUPP on a device without a paging engine, or the
+ * Return: 0, -EINVAL for bad arguments, -E2BIG for a size over the commit
+ * limit, -ENOMEM when the object would take the objects of all vdxg
+ * devices over it, -EOPNOTSUPP on a device without a paging engine, or the
  * error of placing it (-ENOMEM when no segment of the set has room).
  */
 int vdxg_bo_create_sg(struct vdxg_device *vdxg, u64 size, u32 flags,
@@ -298,6 +367,10 @@ int vdxg_bo_create_sg(struct vdxg_device *vdxg, u64 size, u32 flags,
 	bo->mem_type = TTM_NUM_MEM_TYPES;
 
 	ret = vdxg_bo_places(vdxg, bo, segments, num_segments);
+	if (!ret && !sg) {
+		ret = vdxg_bo_commit(size);
+		bo->committed = !ret;
+	}
 	if (ret) {
 		kfree(bo);
 		return ret;
@@ -479,7 +552,8 @@ int vdxg_gem_make_resident_ioctl(struct drm_device *drm, void *data,
 				 struct drm_file *file)
 {
 	struct drm_vdxg_gem_make_resident *args = data;
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_operation_ctx ctx = { .interruptible = true,
+					 .gfp_retry_mayfail = true };
 	struct ttm_placement placement = { .num_placement = 1 };
 	struct drm_gem_object *obj;
 	struct vdxg_bo *bo;

@@ -31,6 +31,7 @@ struct vdxg_device;
  * @vm_resv: for an object private to a VM, the VM's reservation object
  *	(a reference): the object shares its reservation
  * @scanout: a framebuffer was made of it: its users sync implicitly
+ * @committed: its size is charged to the commit limit (it owns its pages)
  */
 struct vdxg_bo {
 	struct ttm_buffer_object tbo;
@@ -42,6 +43,7 @@ struct vdxg_bo {
 	u32 mem_type;
 	struct drm_gem_object *vm_resv;
 	bool scanout;
+	bool committed;
 };
 
 static inline struct vdxg_bo *to_vdxg_bo(struct ttm_buffer_object *tbo)
@@ -49,6 +51,8 @@ static inline struct vdxg_bo *to_vdxg_bo(struct ttm_buffer_object *tbo)
 	return container_of(tbo, struct vdxg_bo, tbo);
 }
 
+u64 vdxg_bo_commit_limit(void);
+u64 vdxg_bo_committed(void);
 bool vdxg_is_bo(struct ttm_buffer_object *tbo);
 bool vdxg_bo_vm_private(struct drm_gem_object *obj);
 void vdxg_bo_set_scanout(struct drm_gem_object *obj);

@@ -13,6 +13,7 @@
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_resource.h>
 
+#include "vdxg_bo.h"
 #include "vdxg_drv.h"
 #include "vdxg_fault.h"
 
@@ -38,7 +39,8 @@
  *   context state area. There is no CPU fallback to count: every move
  *   runs on the paging engine.
  * - ``segments``: size and use of VRAM, aperture and system memory, with
- *   TTM's view of each manager.
+ *   TTM's view of each manager, and the bytes charged to the commit
+ *   limit (see "Commit limit").
  * - ``gart``: the valid GART entries, as runs of aperture pages.
  * - ``sriov`` (a PF with SR-IOV): the VFs enabled and the ranges of PF
  *   VRAM behind each VF's VRAM BAR.
@@ -155,6 +157,8 @@ static int vdxg_debugfs_segments(struct seq_file *m, void *data)
 			   ttm_resource_manager_usage(man));
 		ttm_resource_manager_debug(man, &p);
 	}
+	drm_printf(&p, "committed (all devices): %llu of %llu\n",
+		   vdxg_bo_committed(), vdxg_bo_commit_limit());
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <drm/drm_file.h>
 #include <drm/vdxg_drm.h>
 
+#include "vdxg_bo.h"
 #include "vdxg_cmdparse.h"
 #include "vdxg_drv.h"
 
@@ -65,6 +66,9 @@ int vdxg_ioctl_get_param(struct drm_device *drm, void *data,
 		break;
 	case DRM_VDXG_PARAM_MAX_PATCHES:
 		args->value = VDXG_MAX_PATCHES;
+		break;
+	case DRM_VDXG_PARAM_COMMIT_LIMIT:
+		args->value = vdxg_bo_commit_limit();
 		break;
 	default:
 		return -EINVAL;

@@ -40,7 +40,8 @@ static struct ttm_buffer_object *obj_to_tbo(struct drm_gem_object *obj)
  */
 int vdxg_gem_pin(struct drm_gem_object *obj)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_operation_ctx ctx = { .interruptible = true,
+					 .gfp_retry_mayfail = true };
 	struct ttm_buffer_object *tbo = obj_to_tbo(obj);
 	struct vdxg_bo *bo = to_vdxg_bo(tbo);
 	struct ttm_placement placement = { .num_placement = 1 };

@@ -198,7 +198,8 @@ static int vdxg_submit_validate(struct vdxg_submit *s)
  */
 static int vdxg_submit_make_resident(struct vdxg_submit *s)
 {
-	struct ttm_operation_ctx tctx = { .interruptible = true };
+	struct ttm_operation_ctx tctx = { .interruptible = true,
+					  .gfp_retry_mayfail = true };
 	u32 i;
 	int ret;
 

@@ -315,11 +315,13 @@ const struct vdxg_pt_ops vdxg_vm_pt_ops = {
 /*
  * Give @tbo its pages, if it lives in system memory and has none (new, or
  * swapped out). With @pt_lock not held: populating may swap other objects
- * out, and vdxg_vm_swap_notify() takes the @pt_lock of their VMs.
+ * out, and vdxg_vm_swap_notify() takes the @pt_lock of their VMs. A
+ * client's bind fails with -ENOMEM rather than wake the OOM killer.
  */
 int vdxg_vm_populate(struct ttm_buffer_object *tbo)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_operation_ctx ctx = { .interruptible = true,
+					 .gfp_retry_mayfail = true };
 
 	dma_resv_assert_held(tbo->base.resv);
 	if (tbo->resource->mem_type == TTM_PL_VRAM || !tbo->ttm ||
