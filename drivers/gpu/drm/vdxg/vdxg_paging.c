@@ -228,6 +228,8 @@ static void vdxg_pg_free_job(struct drm_sched_job *sched_job)
 	struct vdxg_pg_job *job = to_pg_job(sched_job);
 	bool cookie = dma_fence_begin_signalling();
 
+	/* Its hardware fence signals first, or was failed by a recovery. */
+	WARN_ON_ONCE(job->hw_fence && !dma_fence_is_signaled(job->hw_fence));
 	drm_sched_job_cleanup(sched_job);
 	dma_fence_put(job->hw_fence);
 	vdxg_pg_job_free_cmd(job);
@@ -716,11 +718,21 @@ int vdxg_pg_batch_flush(struct vdxg_pg_batch *b)
 		atomic_inc(&b->queue->jobs);
 	}
 
+	/*
+	 * Moves, swaps and binds of any number of threads share the
+	 * kernel entity: a job must reach the entity's queue in the order
+	 * of its fence's seqno, which arm gives. Else a later fence could
+	 * signal first, and a job that depends on both (the scheduler keeps
+	 * the later fence of a context only) could run before the earlier
+	 * move is done.
+	 */
+	mutex_lock(&paging->push_lock);
 	drm_sched_job_arm(&job->base);
 	vdxg_pg_trace(&b->pb, job->base.s_fence->finished.seqno);
 	dma_fence_put(b->fence);
 	b->fence = dma_fence_get(&job->base.s_fence->finished);
 	drm_sched_entity_push_job(&job->base);
+	mutex_unlock(&paging->push_lock);
 
 	b->passes++;
 	vdxg_pagebuf_init(&b->pb, b->staging, paging->buf_size);
@@ -958,6 +970,9 @@ int vdxg_paging_init(struct vdxg_device *vdxg)
 		return ret;
 
 	spin_lock_init(&paging->stats_lock);
+	ret = drmm_mutex_init(&vdxg->drm, &paging->push_lock);
+	if (ret)
+		return ret;
 	for (i = 0; i < VDXG_PG_STAGING; i++) {
 		paging->staging[i] = kvmalloc(paging->buf_size, GFP_KERNEL);
 		if (!paging->staging[i]) {

@@ -221,6 +221,8 @@ static void vdxg_render_free_job(struct drm_sched_job *sched_job)
 	struct vdxg_context *ctx = job->ctx;
 	bool cookie = dma_fence_begin_signalling();
 
+	/* Its hardware fence signals first, or was failed by a recovery. */
+	WARN_ON_ONCE(job->hw_fence && !dma_fence_is_signaled(job->hw_fence));
 	if (job->hw_fence && dma_fence_is_signaled(job->hw_fence) &&
 	    !job->hw_fence->error)
 		atomic64_add(container_of(job->hw_fence, struct vdxg_hw_fence,
