@@ -36,6 +36,14 @@
  * overwrites every address field from the allocation list. The parser keeps
  * no state beyond one buffer and touches no hardware, so KUnit tests it.
  *
+ * A patch location's split offset, when not zero, is a point where the
+ * kernel may cut the buffer if the allocations do not fit in memory
+ * together (D3DDDI_PATCHLOCATIONLIST.SplitOffset, see "Partial
+ * submissions"): a command boundary inside the buffer, at or before the
+ * address field. The parser checks that and returns the split points
+ * sorted; vdxg_cmd_state() tells the partitioner, per command, which
+ * engine state (surface slots) it sets and which it uses.
+ *
  * Errors: -EINVAL for a malformed command or list, -ERANGE for an access
  * outside its allocation or surface, -EACCES for a write through a
  * read-only allocation.
@@ -56,6 +64,8 @@ struct vdxg_cp {
 	const struct drm_vdxg_patch_location *patches;
 	u32 npatches;
 	u32 next_patch;
+	struct vdxg_cp_splits *splits;
+	u32 next_split;
 	struct vdxg_cp_surface slot[VDXG_NUM_SLOTS];
 	struct vdxg_cp_error *err;
 };
@@ -260,13 +270,54 @@ static int vdxg_cp_cmp_patch(const void *a, const void *b)
 	return 0;
 }
 
+static int vdxg_cp_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A split offset lies inside the buffer, at or before its address field;
+ * the walk checks that it is a command boundary. Without @cp->splits the
+ * caller takes no split points.
+ */
+static int vdxg_cp_check_split(struct vdxg_cp *cp,
+			       const struct drm_vdxg_patch_location *p, u32 i)
+{
+	if (!p->split_offset)
+		return 0;
+	if (!cp->splits)
+		return vdxg_cp_fail(cp, i, "split offset", -EINVAL);
+	if (p->split_offset % 4 || p->split_offset > p->patch_offset)
+		return vdxg_cp_fail(cp, i, "bad split offset", -EINVAL);
+	cp->splits->offsets[cp->splits->count++] = p->split_offset;
+	return 0;
+}
+
+/* Sort the split points and drop duplicates. */
+static void vdxg_cp_sort_splits(struct vdxg_cp_splits *splits)
+{
+	u32 i, n = 0;
+
+	sort(splits->offsets, splits->count, sizeof(u32), vdxg_cp_cmp_u32,
+	     NULL);
+	for (i = 0; i < splits->count; i++)
+		if (!n || splits->offsets[i] != splits->offsets[n - 1])
+			splits->offsets[n++] = splits->offsets[i];
+	splits->count = n;
+}
+
 /* Check each patch on its own, then sort them by patch offset. */
 static int vdxg_cp_prepare_patches(struct vdxg_cp *cp,
 				   struct drm_vdxg_patch_location *patches)
 {
 	u32 size = cp->ndw * 4;
 	u32 i;
+	int ret;
 
+	if (cp->splits)
+		cp->splits->count = 0;
 	for (i = 0; i < cp->npatches; i++) {
 		const struct drm_vdxg_patch_location *p = &patches[i];
 
@@ -274,23 +325,46 @@ static int vdxg_cp_prepare_patches(struct vdxg_cp *cp,
 			return vdxg_cp_fail(cp, i,
 					    "allocation index out of range",
 					    -EINVAL);
-		if (p->split_offset)
-			return vdxg_cp_fail(cp, i, "split offset", -EINVAL);
 		if (p->patch_offset % 4)
 			return vdxg_cp_fail(cp, i, "misaligned patch offset",
 					    -EINVAL);
 		if (size < 8 || p->patch_offset > size - 8)
 			return vdxg_cp_fail(cp, i, "patch outside the buffer",
 					    -EINVAL);
+		ret = vdxg_cp_check_split(cp, p, i);
+		if (ret)
+			return ret;
 	}
 
 	sort(patches, cp->npatches, sizeof(*patches), vdxg_cp_cmp_patch, NULL);
+	if (cp->splits)
+		vdxg_cp_sort_splits(cp->splits);
 
 	for (i = 1; i < cp->npatches; i++)
 		if (patches[i].patch_offset == patches[i - 1].patch_offset)
 			return vdxg_cp_fail(cp, patches[i].patch_offset / 4,
 					    "duplicate patch location",
 					    -EINVAL);
+	return 0;
+}
+
+/* Split points up to the command at dword @i must be command starts. */
+static int vdxg_cp_pass_splits(struct vdxg_cp *cp, u32 i)
+{
+	const struct vdxg_cp_splits *splits = cp->splits;
+
+	if (!splits)
+		return 0;
+	for (; cp->next_split < splits->count; cp->next_split++) {
+		u32 off = splits->offsets[cp->next_split];
+
+		if (off > i * 4)
+			break;
+		if (off < i * 4)
+			return vdxg_cp_fail(cp, off / 4,
+					    "split offset inside a command",
+					    -EINVAL);
+	}
 	return 0;
 }
 
@@ -302,6 +376,8 @@ static int vdxg_cp_prepare_patches(struct vdxg_cp *cp,
  * @nallocs: its length
  * @patches: the patch-location list; sorted by patch offset on return
  * @npatches: its length
+ * @splits: if not NULL, room for @npatches split points, returned sorted;
+ *	if NULL, a non-zero split offset is refused
  * @err: if not NULL, where and why validation failed
  *
  * Return: 0 if the buffer may run once patched, else -EINVAL, -ERANGE or
@@ -310,7 +386,7 @@ static int vdxg_cp_prepare_patches(struct vdxg_cp *cp,
 int vdxg_cmd_validate(const u32 *cmds, u32 ndw,
 		      const struct vdxg_cp_alloc *allocs, u32 nallocs,
 		      struct drm_vdxg_patch_location *patches, u32 npatches,
-		      struct vdxg_cp_error *err)
+		      struct vdxg_cp_splits *splits, struct vdxg_cp_error *err)
 {
 	struct vdxg_cp cp = {
 		.cmds = cmds,
@@ -319,6 +395,7 @@ int vdxg_cmd_validate(const u32 *cmds, u32 ndw,
 		.nallocs = nallocs,
 		.patches = patches,
 		.npatches = npatches,
+		.splits = splits,
 		.err = err,
 	};
 	u32 i = 0;
@@ -347,6 +424,9 @@ int vdxg_cmd_validate(const u32 *cmds, u32 ndw,
 		if (len > ndw - i)
 			return vdxg_cp_fail(&cp, i, "truncated command",
 					    -EINVAL);
+		ret = vdxg_cp_pass_splits(&cp, i);
+		if (ret)
+			return ret;
 		ret = vdxg_cp_command(&cp, i, op);
 		if (ret)
 			return ret;
@@ -356,7 +436,58 @@ int vdxg_cmd_validate(const u32 *cmds, u32 ndw,
 	if (cp.next_patch != npatches)
 		return vdxg_cp_fail(&cp, patches[cp.next_patch].patch_offset / 4,
 				    "patch not on an address field", -EINVAL);
-	return 0;
+	/* The offsets are below the end: any left is inside the last one. */
+	return vdxg_cp_pass_splits(&cp, ndw);
+}
+
+/**
+ * vdxg_cmd_len - the length of a command vdxg_cmd_validate() accepted
+ * @cmd: the command
+ *
+ * Return: its dwords.
+ */
+u32 vdxg_cmd_len(const u32 *cmd)
+{
+	return VDXG_PG_HDR_LEN(cmd[0]);
+}
+
+/**
+ * vdxg_cmd_state - the state a command sets and uses
+ * @cmd: a command vdxg_cmd_validate() accepted
+ * @state: filled in
+ *
+ * The engine's state is its surface slots, which it clears at the start
+ * of every ring entry. The partitioner of split submissions sets again,
+ * at the start of a piece, what the piece uses of what came before: it
+ * needs nothing else of a command, so a new command only describes itself
+ * here.
+ */
+void vdxg_cmd_state(const u32 *cmd, struct vdxg_cp_state *state)
+{
+	u32 flags;
+
+	state->sets = 0;
+	state->uses = 0;
+	switch (VDXG_PG_HDR_OP(cmd[0])) {
+	case VDXG_RD_SET_SURFACE:
+		state->sets = BIT(cmd[VDXG_RD_SURF_DW_SLOT]);
+		break;
+	case VDXG_RD_FILL_RECT:
+		state->uses = BIT(VDXG_SLOT_DST);
+		break;
+	case VDXG_RD_COPY_RECT:
+	case VDXG_RD_BLEND:
+		state->uses = BIT(VDXG_SLOT_SRC) | BIT(VDXG_SLOT_DST);
+		break;
+	case VDXG_RD_DRAW_TRIANGLES:
+		flags = cmd[VDXG_RD_DRAW_DW_FLAGS];
+		state->uses = BIT(VDXG_SLOT_DST);
+		if (flags & VDXG_DRAW_TEXTURE)
+			state->uses |= BIT(VDXG_SLOT_TEXTURE);
+		if (flags & (VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE))
+			state->uses |= BIT(VDXG_SLOT_DEPTH);
+		break;
+	}
 }
 
 /**

@@ -180,7 +180,7 @@ static int vdxg_submit_validate(struct vdxg_submit *s)
 
 	ret = vdxg_cmd_validate(s->cmds, s->args->command_size / 4, s->cp,
 				s->args->num_allocations, s->patches,
-				s->args->num_patches, &err);
+				s->args->num_patches, NULL, &err);
 	if (ret) {
 		atomic64_inc(&s->vdxg->render.stats.rejected);
 		drm_dbg(&s->vdxg->drm, "submit refused at dword %u: %s (%d)\n",

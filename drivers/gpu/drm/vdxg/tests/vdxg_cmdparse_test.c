@@ -26,6 +26,8 @@ struct cp_buf {
 	struct vdxg_cp_alloc allocs[4];
 	struct drm_vdxg_patch_location patches[32];
 	u32 npatches;
+	u32 split_room[8];	/* the tests split at up to 8 points */
+	struct vdxg_cp_splits splits;
 };
 
 static void cp_init(struct cp_buf *b)
@@ -88,8 +90,9 @@ static void cp_draw(struct cp_buf *b, u32 flags, u32 count, u32 alloc)
 
 static int cp_run(struct cp_buf *b)
 {
+	b->splits.offsets = b->split_room;
 	return vdxg_cmd_validate(b->cs, b->n, b->allocs, ARRAY_SIZE(b->allocs),
-				 b->patches, b->npatches, NULL);
+				 b->patches, b->npatches, &b->splits, NULL);
 }
 
 /* A 64x64 XRGB8888 target in allocation 0, cleared. */
@@ -144,7 +147,8 @@ static void vdxg_cp_patch_order(struct kunit *test)
 	/* Userspace may list patches in any order. */
 	swap(b.patches[0], b.patches[2]);
 	KUNIT_ASSERT_EQ(test, vdxg_cmd_validate(b.cs, b.n, b.allocs, 4,
-						b.patches, b.npatches, &err), 0);
+						b.patches, b.npatches, NULL,
+						&err), 0);
 	for (i = 1; i < b.npatches; i++)
 		KUNIT_EXPECT_LT(test, b.patches[i - 1].patch_offset,
 				b.patches[i].patch_offset);
@@ -394,10 +398,34 @@ static void bad_draw_small_depth(struct cp_buf *b)
 	cp_draw(b, VDXG_DRAW_DEPTH_TEST, 3, 1);
 }
 
+/* Inside the command whose field it splits before. */
 static void bad_split_offset(struct cp_buf *b)
 {
 	cp_fence(b, 0, 0);
 	b->patches[0].split_offset = 4;
+}
+
+/* After the address field. */
+static void bad_split_after_field(struct cp_buf *b)
+{
+	cp_fence(b, 0, 0);
+	cp_fence(b, 0, 8);
+	b->patches[0].split_offset = VDXG_RD_FENCE_LEN * 4;
+}
+
+static void bad_split_misaligned(struct cp_buf *b)
+{
+	cp_fence(b, 0, 0);
+	cp_fence(b, 0, 8);
+	b->patches[1].split_offset = VDXG_RD_FENCE_LEN * 4 - 2;
+}
+
+/* A command boundary of another command's: inside a SET_SURFACE. */
+static void bad_split_inside_other(struct cp_buf *b)
+{
+	cp_target(b);
+	cp_fence(b, 0, 0);
+	b->patches[1].split_offset = 8;
 }
 
 static const struct cp_bad_case cp_bad_cases[] = {
@@ -438,7 +466,11 @@ static const struct cp_bad_case cp_bad_cases[] = {
 	{ "draw without depth", bad_draw_no_depth, -EINVAL },
 	{ "draw vertices past", bad_draw_vertices_past, -ERANGE },
 	{ "draw depth too small", bad_draw_small_depth, -ERANGE },
-	{ "split offset", bad_split_offset, -EINVAL },
+	{ "split offset inside its command", bad_split_offset, -EINVAL },
+	{ "split offset after the field", bad_split_after_field, -EINVAL },
+	{ "split offset misaligned", bad_split_misaligned, -EINVAL },
+	{ "split offset inside another command", bad_split_inside_other,
+	  -EINVAL },
 };
 
 static void cp_bad_desc(const struct cp_bad_case *c, char *desc)
@@ -456,8 +488,10 @@ static void vdxg_cp_rejects(struct kunit *test)
 
 	cp_init(&b);
 	c->build(&b);
+	b.splits.offsets = b.split_room;
 	KUNIT_EXPECT_EQ(test, vdxg_cmd_validate(b.cs, b.n, b.allocs, 4,
-						b.patches, b.npatches, &err),
+						b.patches, b.npatches,
+						&b.splits, &err),
 			c->expect);
 	KUNIT_EXPECT_NOT_NULL(test, err.what);
 }
@@ -484,12 +518,95 @@ static void vdxg_cp_exact_fit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cp_run(&b), -ERANGE);
 }
 
+/* Split points at command boundaries come back sorted, once each. */
+static void vdxg_cp_splits(struct kunit *test)
+{
+	struct cp_buf b;
+	u32 second, third;
+
+	cp_init(&b);
+	cp_fence(&b, 0, 0);
+	second = b.n * 4;
+	cp_target(&b);
+	third = b.n * 4;
+	cp_fill(&b, 0, 0, 8, 8);
+	cp_fence(&b, 2, 0);
+	b.patches[2].split_offset = third;
+	b.patches[1].split_offset = second;
+	b.patches[0].split_offset = 0;
+	KUNIT_ASSERT_EQ(test, cp_run(&b), 0);
+	KUNIT_ASSERT_EQ(test, b.splits.count, 2u);
+	KUNIT_EXPECT_EQ(test, b.split_room[0], second);
+	KUNIT_EXPECT_EQ(test, b.split_room[1], third);
+
+	/* Two patches may name the same point. */
+	b.patches[2].split_offset = second;
+	KUNIT_ASSERT_EQ(test, cp_run(&b), 0);
+	KUNIT_EXPECT_EQ(test, b.splits.count, 1u);
+	KUNIT_EXPECT_EQ(test, b.split_room[0], second);
+
+	/* Without room for split points the caller takes none. */
+	KUNIT_EXPECT_EQ(test, vdxg_cmd_validate(b.cs, b.n, b.allocs, 4,
+						b.patches, b.npatches, NULL,
+						NULL), -EINVAL);
+}
+
+/* What each command sets and uses of the surface slots. */
+static void vdxg_cp_state(struct kunit *test)
+{
+	static const struct {
+		u32 flags;
+		u32 uses;
+	} draws[] = {
+		{ 0, BIT(VDXG_SLOT_DST) },
+		{ VDXG_DRAW_TEXTURE, BIT(VDXG_SLOT_DST) | BIT(VDXG_SLOT_TEXTURE) },
+		{ VDXG_DRAW_DEPTH_TEST, BIT(VDXG_SLOT_DST) | BIT(VDXG_SLOT_DEPTH) },
+		{ VDXG_DRAW_DEPTH_WRITE | VDXG_DRAW_TEXTURE,
+		  BIT(VDXG_SLOT_DST) | BIT(VDXG_SLOT_DEPTH) |
+		  BIT(VDXG_SLOT_TEXTURE) },
+	};
+	struct vdxg_cp_state st;
+	struct cp_buf b;
+	u32 i;
+
+	cp_init(&b);
+	cp_surface(&b, VDXG_SLOT_TEXTURE, 3, 0, VDXG_FMT_ARGB8888, 8, 8, 32);
+	vdxg_cmd_state(b.cs, &st);
+	KUNIT_EXPECT_EQ(test, st.sets, BIT(VDXG_SLOT_TEXTURE));
+	KUNIT_EXPECT_EQ(test, st.uses, 0u);
+	KUNIT_EXPECT_EQ(test, vdxg_cmd_len(b.cs), VDXG_RD_SET_SURFACE_LEN);
+
+	b.n = 0;
+	cp_fill(&b, 0, 0, 1, 1);
+	vdxg_cmd_state(b.cs, &st);
+	KUNIT_EXPECT_EQ(test, st.sets, 0u);
+	KUNIT_EXPECT_EQ(test, st.uses, BIT(VDXG_SLOT_DST));
+
+	b.cs[0] = HDR(VDXG_RD_BLEND, VDXG_RD_BLEND_LEN);
+	vdxg_cmd_state(b.cs, &st);
+	KUNIT_EXPECT_EQ(test, st.uses, BIT(VDXG_SLOT_SRC) | BIT(VDXG_SLOT_DST));
+
+	b.cs[0] = HDR(VDXG_RD_FENCE, VDXG_RD_FENCE_LEN);
+	vdxg_cmd_state(b.cs, &st);
+	KUNIT_EXPECT_EQ(test, st.sets | st.uses, 0u);
+
+	for (i = 0; i < ARRAY_SIZE(draws); i++) {
+		b.n = 0;
+		cp_draw(&b, draws[i].flags, 3, 1);
+		vdxg_cmd_state(b.cs, &st);
+		KUNIT_EXPECT_EQ(test, st.uses, draws[i].uses);
+		KUNIT_EXPECT_EQ(test, st.sets, 0u);
+	}
+}
+
 static struct kunit_case vdxg_cmdparse_cases[] = {
 	KUNIT_CASE(vdxg_cp_accepts_every_command),
 	KUNIT_CASE(vdxg_cp_patch_order),
 	KUNIT_CASE_PARAM(vdxg_cp_rejects, cp_bad_gen_params),
 	KUNIT_CASE(vdxg_cp_empty),
 	KUNIT_CASE(vdxg_cp_exact_fit),
+	KUNIT_CASE(vdxg_cp_splits),
+	KUNIT_CASE(vdxg_cp_state),
 	{}
 };
 
