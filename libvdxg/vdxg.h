@@ -267,6 +267,16 @@ vdxg_cs_patches(const struct vdxg_cs *cs, uint32_t *count);
  * rectangle's x, y, w and h must fit 16 bits (-EINVAL).
  */
 int vdxg_cs_nop(struct vdxg_cs *cs);
+/*
+ * The next command starts a piece where the kernel may cut the buffer if
+ * its allocations cannot be resident together: the split offset of the
+ * next address field the builder records (D3DDDI_PATCHLOCATIONLIST's
+ * SplitOffset). Mark it before the commands that set up a new target, so
+ * that a piece needs what it draws into and what it reads, not the whole
+ * buffer's objects. A split point with no address field after it is
+ * dropped; one at the start of the buffer splits nothing.
+ */
+int vdxg_cs_split_point(struct vdxg_cs *cs);
 int vdxg_cs_fence(struct vdxg_cs *cs, struct vdxg_bo *bo, uint32_t offset,
 		  uint32_t alloc_flags, uint64_t value);
 int vdxg_cs_wait(struct vdxg_cs *cs, struct vdxg_bo *bo, uint32_t offset,

@@ -41,6 +41,9 @@ struct vdxg_cs {
 	uint8_t *patch_raw;		/* 1 for add_raw_patch entries */
 	uint32_t npatches, cap_patches;
 
+	/* vdxg_cs_split_point(): its offset plus 1, for the next patch */
+	uint32_t split;
+
 	int error;
 };
 
@@ -219,6 +222,7 @@ void vdxg_cs_reset(struct vdxg_cs *cs)
 	cs->ndw = 0;
 	cs->nallocs = 0;
 	cs->npatches = 0;
+	cs->split = 0;
 	cs->error = 0;
 }
 
@@ -294,6 +298,10 @@ static void cs_address(struct vdxg_cs *cs, uint32_t dw, struct vdxg_bo *bo,
 	p->slot_id = slot_id;
 	p->allocation_offset = offset;
 	p->patch_offset = dw * 4;
+	if (cs->split) {
+		p->split_offset = cs->split - 1;
+		cs->split = 0;
+	}
 	cs->patch_raw[cs->npatches++] = 0;
 }
 
@@ -338,6 +346,15 @@ int vdxg_cs_nop(struct vdxg_cs *cs)
 	uint32_t *p;
 
 	return cs_cmd(cs, VDXG_RD_NOP, VDXG_RD_NOP_LEN, 0, &p);
+}
+
+int vdxg_cs_split_point(struct vdxg_cs *cs)
+{
+	if (cs->error)
+		return cs->error;
+	/* The buffer's start splits nothing. */
+	cs->split = cs->ndw ? cs->ndw * 4 + 1 : 0;
+	return 0;
 }
 
 static int cs_mem(struct vdxg_cs *cs, uint32_t op, struct vdxg_bo *bo,

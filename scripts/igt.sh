@@ -134,7 +134,7 @@ fi
 # vdxg's tests on the debug kernel; vdxg_fuzz and vdxg_failslab run once
 # they are built (igt-tests/), like any of these.
 DEBUG_TESTS=(vdxg_gem vdxg_submit vdxg_reset vdxg_prime vdxg_lib vdxg_module vdxg_hostile
-	     vdxg_present vdxg_fuzz vdxg_failslab vdxg_vm vdxg_exec)
+	     vdxg_present vdxg_fuzz vdxg_failslab vdxg_vm vdxg_exec vdxg_split)
 DEBUG_SRIOV_TESTS=(vdxg_sriov)
 
 if [ "$BUILD" = 1 ]; then
@@ -259,7 +259,8 @@ fi
 extra_boot() {
 	case $1 in
 	vram128-msi)
-		boot vram128-msi "vram-size=128M,msix=off" --only vdxg_getparam ;;
+		boot vram128-msi "vram-size=128M,aperture-size=16M,msix=off" \
+			--only vdxg_getparam,vdxg_split ;;
 	intx)
 		boot intx "msix=off,msi=off,rebar=off,address-spaces=8" \
 			--only vdxg_getparam,vdxg_gem,igt@vdxg_exec@many-vms ;;

@@ -675,6 +675,41 @@ static void test_reset(void)
 }
 
 /*
+ * A split point gives the next address field recorded its split offset,
+ * the start of the command after the point; at the buffer's start, and
+ * after a reset, there is none.
+ */
+static void test_split_point(void)
+{
+	struct vdxg_bo a = make_bo(3, 0x1000), b = make_bo(4, 0x200000);
+	struct vdxg_cs *cs = new_cs();
+	const struct drm_vdxg_patch_location *p;
+
+	vtest_assert_eq(vdxg_cs_split_point(cs), 0);
+	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, &a, 0, W, VDXG_FMT_XRGB8888,
+			    8, 8, 32);
+	vdxg_cs_fill_rect(cs, 0, 0, 8, 8, 0xff000000);
+	vtest_assert_eq(vdxg_cs_split_point(cs), 0);
+	vdxg_cs_nop(cs);
+	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, &b, 0, W, VDXG_FMT_XRGB8888,
+			    8, 8, 32);
+	vdxg_cs_fence(cs, &b, 64, W, 1);
+	p = patches(cs, 3);
+	vtest_assert_eq(p[0].split_offset, 0);
+	/* The NOP starts the piece: at dword 8 + 4. */
+	vtest_assert_eq(p[1].split_offset, 48);
+	vtest_assert_eq(p[1].patch_offset, (12 + 1 + 2) * 4);
+	vtest_assert_eq(p[2].split_offset, 0);
+
+	vdxg_cs_split_point(cs);
+	vdxg_cs_reset(cs);
+	vdxg_cs_fill_rect(cs, 0, 0, 1, 1, 0);
+	vdxg_cs_fence(cs, &a, 0, W, 1);
+	vtest_assert_eq(patches(cs, 1)[0].split_offset, 0);
+	vdxg_cs_free(cs);
+}
+
+/*
  * Thousands of objects, in three handle patterns (sequential; multiples
  * of 2^19, which share low bits; a random permutation of a large range),
  * each used three times in a shuffled order and then again after a reset:
@@ -796,6 +831,8 @@ static const struct vtest_subtest tests[] = {
 	{ "raw", test_raw, "the escape hatch" },
 	{ "errors", test_errors, "refused arguments, sticky error" },
 	{ "reset", test_reset, "reset empties everything" },
+	{ "split-point", test_split_point,
+	  "a split point is the next address field's split offset" },
 	{ "no-device", test_no_device, "device calls without a device" },
 };
 

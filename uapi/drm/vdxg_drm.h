@@ -326,7 +326,10 @@ struct drm_vdxg_allocation {
  * @patch_offset: byte offset, in the command buffer, of a 64-bit address
  *	field; the kernel writes the allocation's GPU address plus
  *	@allocation_offset there
- * @split_offset: must be zero (the kernel never splits a buffer)
+ * @split_offset: 0, or the byte offset of a command boundary inside the
+ *	buffer, at or before @patch_offset, where the kernel may cut the
+ *	buffer when its allocations cannot be resident together
+ *	(D3DDDI_PATCHLOCATIONLIST.SplitOffset; see &struct drm_vdxg_submit)
  *
  * D3DDDI_PATCHLOCATIONLIST. Every address field of the command buffer must
  * be named by exactly one patch location, and every patch location must
@@ -355,10 +358,22 @@ struct drm_vdxg_sync {
 
 /* Do not wait for other users of the allocations (no implicit sync in). */
 #define DRM_VDXG_SUBMIT_NO_IMPLICIT	0x1
-#define DRM_VDXG_SUBMIT_FLAGS		DRM_VDXG_SUBMIT_NO_IMPLICIT
+/*
+ * Validate, make resident and patch, but do not run the commands: the
+ * job's fence signals when it would have started (DXGK_PATCHFLAGS'
+ * NullRendering), to measure the CPU's part alone.
+ */
+#define DRM_VDXG_SUBMIT_NULL_RENDERING	0x2
+#define DRM_VDXG_SUBMIT_FLAGS		(DRM_VDXG_SUBMIT_NO_IMPLICIT | \
+					 DRM_VDXG_SUBMIT_NULL_RENDERING)
 
 /* out_flags: the kernel wrote addresses (some presumed one was stale). */
 #define DRM_VDXG_SUBMIT_OUT_PATCHED	0x1
+/* out_flags: the buffer was run in pieces. */
+#define DRM_VDXG_SUBMIT_OUT_SPLIT	0x2
+
+/* The most pieces one SUBMIT is cut into. */
+#define DRM_VDXG_SUBMIT_MAX_PIECES	16
 
 /**
  * struct drm_vdxg_submit - argument of DRM_IOCTL_VDXG_SUBMIT
@@ -384,11 +399,29 @@ struct drm_vdxg_sync {
  * validates every command against the allocations, makes every allocation
  * resident, patches the current GPU addresses into the address fields and
  * queues the job. When every presumed address is right the patch step is
- * skipped. Errors: -EINVAL a malformed command or list, -ERANGE an access
- * outside its allocation, -EACCES a write through an allocation without
- * DRM_VDXG_ALLOC_WRITE, -E2BIG a buffer or list over its limit, -ENOENT an
- * unknown GEM or syncobj handle, -EFAULT a bad pointer, -EIO a banned
- * context or file, -ENOMEM when the allocations do not fit together.
+ * skipped.
+ *
+ * When the allocations that the buffer's address fields name cannot be
+ * resident together in VRAM and the aperture, the kernel cuts the buffer
+ * at split points (&drm_vdxg_patch_location.split_offset) into pieces
+ * whose allocations fit, at most DRM_VDXG_SUBMIT_MAX_PIECES, and runs
+ * them in order, each made resident and patched in its turn; each starts
+ * by setting again the surface slots it uses that an earlier piece set.
+ * @out_flags then has DRM_VDXG_SUBMIT_OUT_SPLIT and the presumed
+ * addresses are left alone. The job's fence signals after the last piece,
+ * with the error of any piece that failed. Once the first piece is
+ * queued, a later piece whose allocations cannot be made resident after
+ * all (others' objects pinned meanwhile) fails the job that way too.
+ *
+ * Errors: -EINVAL a malformed command or list (a split offset that is not
+ * a command boundary at or before its field among them), -ERANGE an
+ * access outside its allocation, -EACCES a write through an allocation
+ * without DRM_VDXG_ALLOC_WRITE, -E2BIG a buffer or list over its limit or
+ * more pieces than DRM_VDXG_SUBMIT_MAX_PIECES, -ENOENT an unknown GEM or
+ * syncobj handle, -EFAULT a bad pointer, -EIO a banned context or file,
+ * -ENOMEM when the allocations do not fit together and there is no split
+ * point where one is needed, or a piece alone does not fit: nothing is
+ * queued then.
  *
  * Limits: a file's queued jobs hold at most 256 KiB of command buffers
  * (a quarter of the kernel's DMA-buffer pool); past that SUBMIT waits for

@@ -39,8 +39,14 @@
  *   context state area. There is no CPU fallback to count: every move
  *   runs on the paging engine.
  * - ``segments``: size and use of VRAM, aperture and system memory, with
- *   TTM's view of each manager, and the bytes charged to the commit
- *   limit (see "Commit limit").
+ *   TTM's view of each manager, the bytes charged to the commit limit
+ *   (see "Commit limit"), and the room one submission's allocations have
+ *   in VRAM and the aperture (``room_vram``, ``room_aperture``: neither
+ *   pinned nor carved for VFs; see "Partial submissions").
+ * - ``render``: SUBMIT and EXEC counters: jobs queued, refused, patched
+ *   or skipped (presumed addresses right), fields written, submissions
+ *   run in pieces (``split``) and their pieces (``pieces``),
+ *   NULL_RENDERING jobs, resets, and the DMA-buffer pool.
  * - ``gart``: the valid GART entries, as runs of aperture pages.
  * - ``sriov`` (a PF with SR-IOV): the VFs enabled and the ranges of PF
  *   VRAM behind each VF's VRAM BAR.
@@ -144,6 +150,7 @@ static int vdxg_debugfs_segments(struct seq_file *m, void *data)
 	struct drm_debugfs_entry *entry = m->private;
 	struct vdxg_device *vdxg = to_vdxg(entry->dev);
 	struct drm_printer p = drm_seq_file_printer(m);
+	u64 vram, aperture;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(segs); i++) {
@@ -159,6 +166,9 @@ static int vdxg_debugfs_segments(struct seq_file *m, void *data)
 	}
 	drm_printf(&p, "committed (all devices): %llu of %llu\n",
 		   vdxg_bo_committed(), vdxg_bo_commit_limit());
+	vdxg_ttm_engine_room(vdxg, &vram, &aperture);
+	drm_printf(&p, "room_vram: %llu\nroom_aperture: %llu\n", vram,
+		   aperture);
 	return 0;
 }
 

@@ -185,6 +185,7 @@ extern const struct dev_pm_ops vdxg_pm_ops;
 /* vdxg_ttm.c */
 int vdxg_ttm_init(struct vdxg_device *vdxg);
 u64 vdxg_ttm_gpu_addr(struct vdxg_device *vdxg, const struct ttm_resource *res);
+void vdxg_ttm_engine_room(struct vdxg_device *vdxg, u64 *vram, u64 *aperture);
 bool vdxg_ttm_cpu_visible(struct vdxg_device *vdxg,
 			  const struct ttm_resource *res);
 

@@ -137,6 +137,34 @@ void vdxg_job_gate(struct vdxg_job *job)
 }
 
 /**
+ * vdxg_job_gating_fence - what would make a render job gated
+ * @job: the job, its dependencies added so far, not armed
+ *
+ * Under the context's lock. A split submission must not be gated: its
+ * later pieces evict what its earlier ones use, and eviction passes gated
+ * work by. Its caller waits for this fence with no lock held, and asks
+ * again.
+ *
+ * Return: the context's last gated job's fence or a gated dependency,
+ * with a reference, or NULL.
+ */
+struct dma_fence *vdxg_job_gating_fence(struct vdxg_job *job)
+{
+	struct vdxg_context *ctx = job->ctx;
+	struct vdxg_device *vdxg = ctx->file->vdxg;
+	struct dma_fence *fence;
+	unsigned long i;
+
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->gated && vdxg_fence_gated(vdxg, ctx->gated))
+		return dma_fence_get(ctx->gated);
+	xa_for_each(&job->base.dependencies, i, fence)
+		if (vdxg_fence_gated(vdxg, fence))
+			return dma_fence_get(fence);
+	return NULL;
+}
+
+/**
  * vdxg_job_gate_pushed - remember a context's last gated job
  * @job: the job, armed
  */

@@ -77,6 +77,14 @@ static struct dma_fence *vdxg_render_emit(struct drm_sched_job *sched_job)
 	/* Cancelled: a banned context, or a dependency failed. */
 	if (sched_job->s_fence->finished.error)
 		return NULL;
+	/* The rest of a split submission: the job fails as a piece did. */
+	if (job->error)
+		return ERR_PTR(job->error);
+	if (job->prev && job->prev->error)
+		return ERR_PTR(job->prev->error);
+	/* Validated, resident and patched: done when it would have run. */
+	if (job->null_rendering)
+		return NULL;
 
 	if (!drm_dev_enter(&engine->vdxg->drm, &idx))
 		return ERR_PTR(-ENODEV);
@@ -322,6 +330,7 @@ void vdxg_job_free(struct vdxg_job *job)
 	if (job->queued)
 		vdxg_file_unqueue_bytes(job->ctx->file, job->queued);
 	dma_fence_put(job->hw_fence);
+	dma_fence_put(job->prev);
 	kfree(job->hw);
 	vdxg_context_put(job->ctx);
 	kfree(job);
@@ -404,6 +413,8 @@ int vdxg_render_init(struct vdxg_device *vdxg)
 	init_waitqueue_head(&render->pool_wait);
 	spin_lock_init(&render->fault_lock);
 	ret = drmm_mutex_init(&vdxg->drm, &render->pool_lock);
+	if (!ret)
+		ret = drmm_mutex_init(&vdxg->drm, &render->split_lock);
 	if (ret) {
 		drm_mm_takedown(&render->pool);
 		return ret;
@@ -463,6 +474,10 @@ void vdxg_render_debugfs(struct vdxg_device *vdxg, struct drm_printer *p)
 		   atomic64_read(&render->stats.skipped));
 	drm_printf(p, "fields_written: %lld\n",
 		   atomic64_read(&render->stats.fields));
+	drm_printf(p, "split: %lld\n", atomic64_read(&render->stats.split));
+	drm_printf(p, "pieces: %lld\n", atomic64_read(&render->stats.pieces));
+	drm_printf(p, "null_rendering: %lld\n",
+		   atomic64_read(&render->stats.null_rendering));
 	drm_printf(p, "resets: %d\n", atomic_read(&render->engine.resets));
 	drm_printf(p, "seqno: %llu emitted\n", render->engine.next_seqno);
 	drm_puts(p, "dma buffer pool:\n");

@@ -41,6 +41,7 @@ struct vdxg_vm;
  * @pool: the allocator of DMA buffers in reserved VRAM
  * @pool_lock: protects @pool
  * @pool_wait: woken when a DMA buffer is freed
+ * @split_lock: one piece of a split submission made resident at a time
  * @pool_gpu: GPU address of the pool
  * @pool_cpu: CPU mapping of the pool
  * @reset_gen: bumped by each reset, to count a context once per reset
@@ -54,6 +55,9 @@ struct vdxg_vm;
  * @stats.skipped: jobs whose presumed addresses were all right
  * @stats.fields: address fields written
  * @stats.rejected: submissions refused by validation
+ * @stats.split: submissions run in pieces
+ * @stats.pieces: pieces of those queued
+ * @stats.null_rendering: jobs queued with DRM_VDXG_SUBMIT_NULL_RENDERING
  * @free_wq: where contexts of a VM are freed (see vdxg_context_put())
  * @gated: its address marks gated jobs (see vdxg_gate.c)
  */
@@ -62,6 +66,7 @@ struct vdxg_render {
 	struct drm_mm pool;
 	struct mutex pool_lock; /* protects @pool */
 	wait_queue_head_t pool_wait;
+	struct mutex split_lock; /* see above */
 	u64 pool_gpu;
 	u8 __iomem *pool_cpu;
 	u32 reset_gen;
@@ -75,6 +80,9 @@ struct vdxg_render {
 		atomic64_t skipped;
 		atomic64_t fields;
 		atomic64_t rejected;
+		atomic64_t split;
+		atomic64_t pieces;
+		atomic64_t null_rendering;
 	} stats;
 	struct workqueue_struct *free_wq;
 	u8 gated;
@@ -163,6 +171,11 @@ struct vdxg_context {
  * @buf_gpu: its GPU address; for EXEC, the command buffer's virtual address
  * @len: its bytes
  * @queued: bytes charged to the file's queue (vdxg_file_queue_bytes())
+ * @prev: for a piece of a split submission after the first, the previous
+ *	piece's finished fence (a reference): its error fails this piece
+ * @error: a negative errno to fail the job with instead of running it
+ *	(the rest of a split submission that could not be queued), or 0
+ * @null_rendering: DRM_VDXG_SUBMIT_NULL_RENDERING: done when it would run
  */
 struct vdxg_job {
 	struct drm_sched_job base;
@@ -173,6 +186,9 @@ struct vdxg_job {
 	u64 buf_gpu;
 	u32 len;
 	u32 queued;
+	struct dma_fence *prev;
+	int error;
+	bool null_rendering;
 };
 
 /**

@@ -19,6 +19,7 @@
 #include "vdxg_drv.h"
 #include "vdxg_gate.h"
 #include "vdxg_render.h"
+#include "vdxg_split.h"
 #include "vdxg_sync.h"
 
 /**
@@ -46,6 +47,18 @@
  *    DRM_VDXG_SUBMIT_NO_IMPLICIT, for the objects' other users (implicit
  *    sync, read or write per allocation). Its finished fence goes into
  *    every object's reservation and into the out-syncobjs.
+ *
+ * When the allocations cannot be resident together and the buffer has
+ * split points, steps 2 to 4 run once a piece (see "Partial
+ * submissions"): each piece is a job of the context, queued after the
+ * previous one and run once that one is done, with its own DMA buffer and
+ * its own objects made resident, patched and fenced; the moves that make
+ * room for it are ordered after the previous piece by the fences in the
+ * reservations, as any move. The first piece is queued only once nothing
+ * gates it (no client's fence), so that the later ones can evict what it
+ * uses; it may be interrupted, and then nothing is queued. The later
+ * pieces lock and wait without interruption: their waits are bounded by
+ * the device's own work.
  */
 
 /**
@@ -63,6 +76,13 @@
  * @sync: in- and out-syncobjs
  * @job: the job
  * @exec: the locking context
+ * @splits: the buffer's split points
+ * @plan: its pieces, when it has split points
+ * @where: what the partitioner knows of each allocation
+ * @index: scratch: the allocations of one piece
+ * @piece: scratch: one piece's commands, as it runs
+ * @pieces: the jobs of the pieces not queued yet
+ * @last: the finished fence of the last piece queued
  */
 struct vdxg_submit {
 	struct vdxg_device *vdxg;
@@ -78,6 +98,13 @@ struct vdxg_submit {
 	struct vdxg_sync_args sync;
 	struct vdxg_job *job;
 	struct drm_exec exec;
+	struct vdxg_cp_splits splits;
+	struct vdxg_split plan;
+	struct vdxg_split_alloc *where;
+	u32 *index;
+	u32 *piece;
+	struct vdxg_job **pieces;
+	struct dma_fence *last;
 };
 
 static void *vdxg_submit_copy(u64 uptr, u32 n, size_t size, int *ret)
@@ -173,20 +200,78 @@ static int vdxg_submit_lookup(struct vdxg_submit *s)
 	return 0;
 }
 
-static int vdxg_submit_validate(struct vdxg_submit *s)
+static int vdxg_submit_validate(struct vdxg_submit *s,
+				struct vdxg_cp_splits *splits)
 {
 	struct vdxg_cp_error err = {};
 	int ret;
 
 	ret = vdxg_cmd_validate(s->cmds, s->args->command_size / 4, s->cp,
 				s->args->num_allocations, s->patches,
-				s->args->num_patches, NULL, &err);
+				s->args->num_patches, splits, &err);
 	if (ret) {
 		atomic64_inc(&s->vdxg->render.stats.rejected);
 		drm_dbg(&s->vdxg->drm, "submit refused at dword %u: %s (%d)\n",
 			err.dword, err.what, ret);
 	}
 	return ret;
+}
+
+/* The segments the engines reach that an object may be resident in. */
+static u32 vdxg_submit_where(struct drm_gem_object *obj)
+{
+	struct vdxg_bo *bo = to_vdxg_bo(container_of(obj,
+						      struct ttm_buffer_object,
+						      base));
+	u32 i, where = 0;
+
+	for (i = 0; i < bo->gpu_placement.num_placement; i++)
+		where |= bo->gpu_places[i].mem_type == TTM_PL_VRAM ?
+			 VDXG_SPLIT_VRAM : VDXG_SPLIT_APERTURE;
+	return where;
+}
+
+/*
+ * A buffer with split points is cut into pieces when its allocations do
+ * not fit the engines' reach together; one piece is the buffer as it is.
+ */
+static int vdxg_submit_plan(struct vdxg_submit *s)
+{
+	u32 n = s->args->num_allocations;
+	struct vdxg_split *sp = &s->plan;
+	u32 i, max = 0;
+	int ret;
+
+	if (!s->splits.count)
+		return 0;
+	s->where = kvcalloc(n, sizeof(*s->where), GFP_KERNEL);
+	sp->mark = kvcalloc(n, sizeof(*sp->mark), GFP_KERNEL);
+	s->index = kvcalloc(n, sizeof(*s->index), GFP_KERNEL);
+	sp->pieces = kcalloc(DRM_VDXG_SUBMIT_MAX_PIECES, sizeof(*sp->pieces),
+			     GFP_KERNEL);
+	if (!s->where || !sp->mark || !s->index || !sp->pieces)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		s->where[i].size = s->objs[i]->size;
+		s->where[i].where = vdxg_submit_where(s->objs[i]);
+	}
+	sp->cmds = s->cmds;
+	sp->ndw = s->args->command_size / 4;
+	sp->patches = s->patches;
+	sp->npatches = s->args->num_patches;
+	sp->splits = &s->splits;
+	sp->allocs = s->where;
+	sp->nallocs = n;
+	sp->max_pieces = DRM_VDXG_SUBMIT_MAX_PIECES;
+	vdxg_ttm_engine_room(s->vdxg, &sp->vram, &sp->aperture);
+	ret = vdxg_split_plan(sp);
+	if (ret || sp->npieces < 2)
+		return ret;
+
+	for (i = 0; i < sp->npieces; i++)
+		max = max(max, vdxg_split_piece_dwords(sp, &sp->pieces[i]));
+	s->piece = kvmalloc_array(max, sizeof(u32), GFP_KERNEL);
+	return s->piece ? 0 : -ENOMEM;
 }
 
 /* Lock the objects, page them in, and collect their dependencies. */
@@ -319,7 +404,9 @@ static void vdxg_submit_write_back(struct vdxg_submit *s)
 		u64_to_user_ptr(s->args->allocations);
 	u32 i;
 
+	/* A split buffer's pieces had addresses of their own. */
 	if (!(s->args->out_flags & DRM_VDXG_SUBMIT_OUT_PATCHED) ||
+	    (s->args->out_flags & DRM_VDXG_SUBMIT_OUT_SPLIT) ||
 	    !s->args->allocations)
 		return;
 	/* A failure here is not the job's: it is queued already. */
@@ -328,13 +415,335 @@ static void vdxg_submit_write_back(struct vdxg_submit *s)
 			break;
 }
 
+/* ------------------------------------------------------------ pieces */
+
+/* The pieces' jobs, their dependencies on the in-syncobjs, their buffers. */
+static int vdxg_submit_piece_jobs(struct vdxg_submit *s)
+{
+	struct vdxg_split *sp = &s->plan;
+	u32 i, bytes = 0;
+	int ret;
+
+	s->pieces = kcalloc(sp->npieces, sizeof(*s->pieces), GFP_KERNEL);
+	if (!s->pieces)
+		return -ENOMEM;
+	for (i = 0; i < sp->npieces; i++) {
+		struct vdxg_job *job = vdxg_job_alloc(s->ctx);
+
+		if (!job)
+			return -ENOMEM;
+		ret = drm_sched_job_init(&job->base, &s->ctx->entity, 1, s->ctx,
+					 s->file->client_id);
+		if (ret) {
+			vdxg_job_free(job);
+			return ret;
+		}
+		job->null_rendering = s->args->flags &
+				      DRM_VDXG_SUBMIT_NULL_RENDERING;
+		s->pieces[i] = job;
+		bytes += vdxg_split_piece_dwords(sp, &sp->pieces[i]) * 4;
+	}
+	/* The others run after the first, in the context's order. */
+	ret = vdxg_sync_add_deps(&s->sync, &s->pieces[0]->base);
+	if (ret)
+		return ret;
+
+	ret = vdxg_file_queue_bytes(s->ctx->file, bytes);
+	if (ret)
+		return ret;
+	for (i = 0; i < sp->npieces; i++) {
+		u32 size = vdxg_split_piece_dwords(sp, &sp->pieces[i]) * 4;
+
+		/* From here the job gives its share back when freed. */
+		ret = vdxg_job_alloc_buf(s->pieces[i], size);
+		if (ret) {
+			vdxg_file_unqueue_bytes(s->ctx->file, bytes);
+			return ret;
+		}
+		bytes -= size;
+	}
+	return 0;
+}
+
+/* Wait, with no lock held, until nothing gates the first piece. */
+static int vdxg_submit_ungate(struct vdxg_submit *s, struct dma_fence *fence)
+{
+	long ret;
+
+	for (;;) {
+		if (!fence) {
+			mutex_lock(&s->ctx->lock);
+			fence = vdxg_job_gating_fence(s->pieces[0]);
+			mutex_unlock(&s->ctx->lock);
+			if (!fence)
+				return 0;
+		}
+		ret = dma_fence_wait(fence, true);
+		dma_fence_put(fence);
+		fence = NULL;
+		if (ret < 0)
+			return ret;
+	}
+}
+
+/* Lock a piece's objects, make them resident, note their addresses. */
+static int vdxg_submit_piece_resident(struct vdxg_submit *s,
+				      struct drm_exec *exec, u32 n,
+				      bool intr)
+{
+	struct ttm_operation_ctx tctx = { .interruptible = intr,
+					  .gfp_retry_mayfail = true };
+	u32 i;
+	int ret;
+
+	drm_exec_until_all_locked(exec) {
+		for (i = 0; i < n; i++) {
+			ret = drm_exec_prepare_obj(exec, s->objs[s->index[i]],
+						   1);
+			drm_exec_retry_on_contention(exec);
+			if (ret)
+				return ret;
+		}
+		for (i = 0; i < n; i++) {
+			struct ttm_buffer_object *tbo =
+				container_of(s->objs[s->index[i]],
+					     struct ttm_buffer_object, base);
+
+			ret = ttm_bo_validate(tbo,
+					      &to_vdxg_bo(tbo)->gpu_placement,
+					      &tctx);
+			if (!ret)
+				ret = dma_resv_reserve_fences(tbo->base.resv,
+							      1);
+			if (ret)
+				return ret;
+			s->gpu_addr[s->index[i]] =
+				vdxg_ttm_gpu_addr(s->vdxg, tbo->resource);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The piece's dependencies: its objects' other users (or their moves
+ * only), and the previous piece's end, not just its start: its error
+ * fails this piece.
+ */
+static int vdxg_submit_piece_deps(struct vdxg_submit *s, struct vdxg_job *job,
+				  u32 n)
+{
+	bool implicit = !(s->args->flags & DRM_VDXG_SUBMIT_NO_IMPLICIT);
+	u32 i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct drm_gem_object *obj = s->objs[s->index[i]];
+		bool write = s->allocs[s->index[i]].flags & DRM_VDXG_ALLOC_WRITE;
+
+		if (implicit)
+			ret = drm_sched_job_add_implicit_dependencies(&job->base,
+								      obj,
+								      write);
+		else
+			ret = drm_sched_job_add_resv_dependencies(&job->base,
+								  obj->resv,
+								  DMA_RESV_USAGE_KERNEL);
+		if (ret)
+			return ret;
+	}
+	if (!s->last || job->prev)
+		return 0;
+	set_bit(DRM_SCHED_FENCE_DONT_PIPELINE, &s->last->flags);
+	job->prev = dma_fence_get(s->last);
+	return drm_sched_job_add_dependency(&job->base, dma_fence_get(s->last));
+}
+
+/* Write the piece, patched for where its objects are now. */
+static int vdxg_submit_piece_write(struct vdxg_submit *s, struct vdxg_job *job,
+				   const struct vdxg_piece *piece)
+{
+	struct vdxg_render *render = &s->vdxg->render;
+	int idx;
+
+	vdxg_split_piece_build(&s->plan, piece, s->gpu_addr, s->piece);
+	atomic64_add(piece->end_patch - piece->first_patch,
+		     &render->stats.fields);
+	if (!drm_dev_enter(&s->vdxg->drm, &idx))
+		return -ENODEV;
+	memcpy_toio(render->pool_cpu + job->buf.start, s->piece, job->len);
+	drm_dev_exit(idx);
+	return 0;
+}
+
+/* Queue a piece's job (or the job failing the rest) under ctx->lock. */
+static void vdxg_submit_piece_push(struct vdxg_submit *s, struct vdxg_job *job,
+				   u32 n)
+{
+	struct dma_fence *fence;
+	u32 i;
+
+	vdxg_job_gate(job);
+	drm_sched_job_arm(&job->base);
+	vdxg_job_gate_pushed(job);
+	fence = dma_fence_get(&job->base.s_fence->finished);
+	for (i = 0; i < n; i++)
+		dma_resv_add_fence(s->objs[s->index[i]]->resv, fence,
+				   s->allocs[s->index[i]].flags &
+				   DRM_VDXG_ALLOC_WRITE ?
+				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+	drm_sched_entity_push_job(&job->base);
+	dma_fence_put(s->last);
+	s->last = fence;
+}
+
+/*
+ * Lock and validate a piece's objects. TTM turns a lost ww race for an
+ * object it evicts into -ENOMEM: with every lock dropped, the transaction
+ * that won goes on, and the piece tries again, a few times. Pieces of
+ * split submissions evict each other's objects at every turn: they are
+ * made resident one at a time (@split_lock, held until the piece is
+ * queued, when its fences are in the reservations).
+ */
+static int vdxg_submit_piece_lock(struct vdxg_submit *s, struct drm_exec *exec,
+				  u32 n, bool first)
+{
+	int tries = 4, ret;
+
+	for (;;) {
+		drm_exec_init(exec, first ? DRM_EXEC_INTERRUPTIBLE_WAIT : 0, n);
+		ret = vdxg_submit_piece_resident(s, exec, n, first);
+		if (ret != -ENOMEM || !--tries)
+			return ret;
+		drm_exec_fini(exec);
+	}
+}
+
+/*
+ * Run piece @k: its objects resident, its buffer patched, its job queued.
+ * When the first piece would be gated it is not queued: @gate is set to
+ * what gates it (a reference).
+ */
+static int vdxg_submit_piece(struct vdxg_submit *s, u32 k,
+			     struct dma_fence **gate)
+{
+	struct mutex *split_lock = &s->vdxg->render.split_lock;
+	const struct vdxg_piece *piece = &s->plan.pieces[k];
+	struct vdxg_job *job = s->pieces[k];
+	u32 n = vdxg_split_piece_allocs(&s->plan, piece, s->index);
+	struct drm_exec exec;
+	int ret;
+
+	*gate = NULL;
+	if (!k) {
+		ret = mutex_lock_interruptible(split_lock);
+		if (ret)
+			return ret;
+	} else {
+		mutex_lock(split_lock);
+	}
+	ret = vdxg_submit_piece_lock(s, &exec, n, !k);
+	if (!ret)
+		ret = vdxg_submit_piece_deps(s, job, n);
+	if (!ret)
+		ret = vdxg_submit_piece_write(s, job, piece);
+	if (ret)
+		goto out;
+
+	mutex_lock(&s->ctx->lock);
+	/* The first waits for what gates it, with no lock held, and again. */
+	if (!k)
+		*gate = vdxg_job_gating_fence(job);
+	if (s->ctx->closed) {
+		ret = -ENOENT;
+	} else if (atomic_read(&s->ctx->guilty)) {
+		ret = -EIO;
+	} else if (!*gate) {
+		vdxg_submit_piece_push(s, job, n);
+		s->pieces[k] = NULL;
+	}
+	mutex_unlock(&s->ctx->lock);
+out:
+	drm_exec_fini(&exec);
+	mutex_unlock(split_lock);
+	return ret;
+}
+
+/*
+ * A later piece could not be queued: the job fails with its error, by a
+ * job that runs nothing after the pieces queued. A closed context takes
+ * no more jobs; its last piece's fence is the job's then.
+ */
+static void vdxg_submit_fail_rest(struct vdxg_submit *s, u32 k, int error)
+{
+	struct vdxg_job *job = s->pieces[k];
+
+	job->error = error;
+	/* Without the dependency it still runs after the last, in order. */
+	vdxg_submit_piece_deps(s, job, 0);
+	mutex_lock(&s->ctx->lock);
+	if (!s->ctx->closed) {
+		vdxg_submit_piece_push(s, job, 0);
+		s->pieces[k] = NULL;
+	}
+	mutex_unlock(&s->ctx->lock);
+}
+
+static int vdxg_submit_split(struct vdxg_submit *s)
+{
+	struct vdxg_render *render = &s->vdxg->render;
+	struct dma_fence *gate = NULL;
+	u32 k;
+	int ret;
+
+	ret = vdxg_submit_piece_jobs(s);
+	if (ret)
+		return ret;
+	do {
+		ret = vdxg_submit_ungate(s, gate);
+		gate = NULL;
+		if (!ret)
+			ret = vdxg_submit_piece(s, 0, &gate);
+	} while (!ret && gate);
+	if (ret) {
+		dma_fence_put(gate);
+		return ret;
+	}
+
+	for (k = 1; k < s->plan.npieces; k++) {
+		ret = vdxg_submit_piece(s, k, &gate);
+		if (ret) {
+			vdxg_submit_fail_rest(s, k, ret);
+			break;
+		}
+	}
+	s->args->out_flags |= DRM_VDXG_SUBMIT_OUT_SPLIT |
+			      DRM_VDXG_SUBMIT_OUT_PATCHED;
+	vdxg_sync_signal(&s->sync, s->last);
+	atomic64_inc(&render->stats.submits);
+	atomic64_inc(&render->stats.split);
+	atomic64_add(k, &render->stats.pieces);
+	atomic64_inc(&render->stats.patched);
+	if (s->args->flags & DRM_VDXG_SUBMIT_NULL_RENDERING)
+		atomic64_inc(&render->stats.null_rendering);
+	return 0;
+}
+
+/* ------------------------------------------------------------- one job */
+
 static int vdxg_submit_job(struct vdxg_submit *s)
 {
 	int ret;
 
+	if (s->plan.npieces > 1)
+		return vdxg_submit_split(s);
+
 	s->job = vdxg_job_alloc(s->ctx);
 	if (!s->job)
 		return -ENOMEM;
+	if (s->args->flags & DRM_VDXG_SUBMIT_NULL_RENDERING) {
+		s->job->null_rendering = true;
+		atomic64_inc(&s->vdxg->render.stats.null_rendering);
+	}
 	/* The owner may become the gated mark (vdxg_job_gate()). */
 	ret = drm_sched_job_init(&s->job->base, &s->ctx->entity, 1, s->ctx,
 				 s->file->client_id);
@@ -380,14 +789,29 @@ static int vdxg_submit_job(struct vdxg_submit *s)
 	return ret;
 }
 
+static void vdxg_submit_free_job(struct vdxg_job *job)
+{
+	if (!job)
+		return;
+	drm_sched_job_cleanup(&job->base);
+	vdxg_job_free(job);
+}
+
 static void vdxg_submit_cleanup(struct vdxg_submit *s)
 {
 	u32 i;
 
-	if (s->job) {
-		drm_sched_job_cleanup(&s->job->base);
-		vdxg_job_free(s->job);
-	}
+	vdxg_submit_free_job(s->job);
+	for (i = 0; s->pieces && i < s->plan.npieces; i++)
+		vdxg_submit_free_job(s->pieces[i]);
+	kfree(s->pieces);
+	dma_fence_put(s->last);
+	kvfree(s->piece);
+	kvfree(s->index);
+	kvfree(s->where);
+	kvfree(s->plan.mark);
+	kfree(s->plan.pieces);
+	kvfree(s->splits.offsets);
 	vdxg_sync_args_fini(&s->sync);
 	for (i = 0; s->objs && i < s->args->num_allocations; i++)
 		if (s->objs[i])
@@ -469,7 +893,7 @@ int vdxg_submit_kernel(struct drm_file *file, const struct vdxg_kbuf *kb)
 		s.cp[i].flags = kb->flags[i];
 	}
 
-	ret = vdxg_submit_validate(&s);
+	ret = vdxg_submit_validate(&s, NULL);
 	if (!ret)
 		ret = vdxg_sync_prepare_out(&s.sync);
 	if (!ret)
@@ -517,8 +941,16 @@ int vdxg_submit_ioctl(struct drm_device *drm, void *data,
 	ret = vdxg_submit_copy_in(&s);
 	if (!ret)
 		ret = vdxg_submit_lookup(&s);
+	if (!ret && s.args->num_patches) {
+		s.splits.offsets = kvmalloc_array(s.args->num_patches,
+						  sizeof(u32), GFP_KERNEL);
+		if (!s.splits.offsets)
+			ret = -ENOMEM;
+	}
 	if (!ret)
-		ret = vdxg_submit_validate(&s);
+		ret = vdxg_submit_validate(&s, &s.splits);
+	if (!ret)
+		ret = vdxg_submit_plan(&s);
 	if (!ret)
 		ret = vdxg_sync_prepare_out(&s.sync);
 	if (!ret)

@@ -326,6 +326,53 @@ static int vdxg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	return ret;
 }
 
+/* Bytes of pinned objects in a segment. */
+static u64 vdxg_ttm_pinned(struct vdxg_device *vdxg, u32 mem_type)
+{
+	struct ttm_lru_item *lru;
+	u64 bytes = 0;
+
+	spin_lock(&vdxg->ttm.lru_lock);
+	list_for_each_entry(lru, &vdxg->ttm.pinned, link) {
+		struct ttm_resource *res;
+
+		if (!ttm_lru_item_is_res(lru))
+			continue;
+		res = ttm_lru_item_to_res(lru);
+		if (res->mem_type == mem_type)
+			bytes += res->size;
+	}
+	spin_unlock(&vdxg->ttm.lru_lock);
+	return bytes;
+}
+
+/**
+ * vdxg_ttm_engine_room - how much of the engines' reach objects may have
+ * @vdxg: the device
+ * @vram: out: bytes of the VRAM segment neither pinned nor carved for VFs
+ * @aperture: out: bytes of the aperture not pinned
+ *
+ * What the allocations of one submission may use together once every
+ * other object that can move has been evicted. A snapshot: pins come and
+ * go.
+ */
+void vdxg_ttm_engine_room(struct vdxg_device *vdxg, u64 *vram, u64 *aperture)
+{
+	struct ttm_resource_manager *man;
+	u64 size, taken;
+
+	man = ttm_manager_type(&vdxg->ttm, TTM_PL_VRAM);
+	size = man->size << PAGE_SHIFT;
+	taken = vdxg_ttm_pinned(vdxg, TTM_PL_VRAM) +
+		vdxg_vram_mgr_reserved(vdxg);
+	*vram = size > taken ? size - taken : 0;
+
+	man = ttm_manager_type(&vdxg->ttm, TTM_PL_TT);
+	size = man->size << PAGE_SHIFT;
+	taken = vdxg_ttm_pinned(vdxg, TTM_PL_TT);
+	*aperture = size > taken ? size - taken : 0;
+}
+
 /**
  * vdxg_ttm_cpu_visible - can the CPU reach this place
  * @vdxg: the device

@@ -201,13 +201,25 @@ int vdxg_vram_mgr_fini(struct vdxg_device *vdxg)
  */
 u64 vdxg_vram_mgr_used(struct vdxg_device *vdxg)
 {
+	return ttm_resource_manager_usage(&vdxg->vram_mgr.manager) +
+	       vdxg_vram_mgr_reserved(vdxg);
+}
+
+/**
+ * vdxg_vram_mgr_reserved - bytes of the VRAM segment objects cannot have
+ * @vdxg: the device
+ *
+ * Return: what virtual functions and fragmenting nodes hold.
+ */
+u64 vdxg_vram_mgr_reserved(struct vdxg_device *vdxg)
+{
 	struct vdxg_vram_mgr *mgr = &vdxg->vram_mgr;
 	u64 pages;
 
 	mutex_lock(&mgr->lock);
 	pages = mgr->carved + mgr->frag.size;
 	mutex_unlock(&mgr->lock);
-	return ttm_resource_manager_usage(&mgr->manager) + (pages << PAGE_SHIFT);
+	return pages << PAGE_SHIFT;
 }
 
 /**

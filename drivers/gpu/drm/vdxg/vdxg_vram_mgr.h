@@ -33,6 +33,7 @@ struct vdxg_vram_mgr {
 void vdxg_vram_mgr_init(struct vdxg_device *vdxg, u64 pages);
 int vdxg_vram_mgr_fini(struct vdxg_device *vdxg);
 u64 vdxg_vram_mgr_used(struct vdxg_device *vdxg);
+u64 vdxg_vram_mgr_reserved(struct vdxg_device *vdxg);
 int vdxg_vram_mgr_carve(struct vdxg_device *vdxg, u64 size,
 			struct drm_mm_node *nodes, unsigned int max_nodes);
 void vdxg_vram_mgr_uncarve(struct vdxg_device *vdxg, struct drm_mm_node *nodes,

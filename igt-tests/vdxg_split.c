@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vdxg_split: partial submissions. A SUBMIT whose allocations do not fit
+ * in the engines' reach together is cut at its split offsets and run in
+ * pieces (seed DXGKARG_PATCH): the pieces the kernel predicts, every pixel
+ * right against the reference renderer, nothing queued when it cannot be
+ * cut, bad split offsets refused, two processes at once, NULL_RENDERING,
+ * two targets in turn at every split point, and another client's small
+ * jobs beside a client that submits split buffers in a loop.
+ *
+ * The targets are 64 MiB objects that the engines reach in VRAM only
+ * (their other segment is system memory), with a 128 x 128 surface
+ * at their end and a random first page: what a piece draws, and that the
+ * rest survived its moves, are checked. Their number is chosen from the
+ * room debugfs segments reports, so the test runs on any VRAM size; the
+ * vram128-msi boot (128 MiB of VRAM, 16 MiB of aperture) runs a piece a
+ * target.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vrender.h"
+
+#define MIB		((uint64_t)1 << 20)
+#define TARGET		(64 * MIB)
+#define SURF		128
+#define SURF_BYTES	(SURF * SURF * 4)
+#define HEAD		4096
+#define MAX_TARGETS	16
+
+struct target {
+	struct vdxg_bo *bo;
+	uint64_t size;
+	uint8_t *map;
+	uint8_t *ref;		/* the surface as it must be */
+	uint8_t head[HEAD];	/* the first page, written by the CPU */
+};
+
+/* What every buffer also uses: a source and a fence page, in the aperture. */
+struct common {
+	struct vr_buf src;
+	struct vr_surf s;
+	struct vr_buf fence;
+};
+
+static void target_init(struct vr *vr, struct target *t, uint64_t size,
+			uint64_t *rng)
+{
+	uint32_t i;
+
+	t->size = size;
+	/* The engines reach it in VRAM only; it is made where there is room. */
+	t->bo = vr_bo(vr, size, DRM_VDXG_SEGMENT_VRAM, DRM_VDXG_SEGMENT_SYSTEM);
+	t->map = vr_map(t->bo);
+	t->ref = calloc(1, SURF_BYTES);
+	vtest_assert(t->ref);
+	for (i = 0; i < HEAD; i += 4) {
+		uint32_t v = vr_rand(rng);
+
+		memcpy(t->head + i, &v, 4);
+	}
+	memcpy(t->map, t->head, HEAD);
+}
+
+static void target_fini(struct target *t)
+{
+	vdxg_bo_free(t->bo);
+	free(t->ref);
+}
+
+static struct vdxg_ref_surface target_ref(struct target *t)
+{
+	struct vdxg_ref_surface r = {
+		.data = t->ref, .format = VDXG_FMT_XRGB8888,
+		.width = SURF, .height = SURF, .pitch = SURF * 4,
+	};
+
+	return r;
+}
+
+static void target_surface(struct vdxg_cs *cs, struct target *t)
+{
+	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, t->bo, t->size - SURF_BYTES,
+			    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888, SURF, SURF,
+			    SURF * 4);
+}
+
+/* The surface, the first page, and a dword a MiB of the zeros between. */
+static void target_check(struct target *t, int k, const char *what)
+{
+	const uint8_t *surf = t->map + t->size - SURF_BYTES;
+	uint64_t off;
+	uint32_t i;
+
+	vr_bo_wait(t->bo);
+	for (i = 0; i < SURF_BYTES; i += 4)
+		vtest_assert_f(!memcmp(surf + i, t->ref + i, 4),
+			       "%s: target %d, pixel (%u, %u) is 0x%08x, "
+			       "want 0x%08x", what, k, i / 4 % SURF,
+			       i / 4 / SURF, *(const uint32_t *)(surf + i),
+			       *(const uint32_t *)(t->ref + i));
+	vtest_assert_f(!memcmp(t->map, t->head, HEAD),
+		       "%s: target %d: its first page changed", what, k);
+	for (off = MIB; off < t->size - SURF_BYTES; off += MIB)
+		vtest_assert_f(*(const uint32_t *)(t->map + off) == 0,
+			       "%s: target %d: dword at %" PRIu64 " MiB is "
+			       "0x%08x", what, k, off / MIB,
+			       *(const uint32_t *)(t->map + off));
+}
+
+static void common_init(struct vr *vr, struct common *c, uint64_t *rng)
+{
+	vr_buf_init(vr, &c->src, 64 << 10, DRM_VDXG_SEGMENT_APERTURE);
+	vr_buf_randomize(&c->src, rng);
+	c->s = vr_surf(&c->src, 0, VDXG_FMT_ARGB8888, 64, 64);
+	vr_buf_init(vr, &c->fence, 4096, DRM_VDXG_SEGMENT_APERTURE);
+}
+
+static void common_fini(struct common *c)
+{
+	vr_buf_fini(&c->fence);
+	vr_buf_fini(&c->src);
+}
+
+/*
+ * The source once, then each target in turn: a fill, a copy and a blend
+ * from the source (which each later piece has to set again), and a fence
+ * write. With SPLIT, a split point before each target. Mirrored on the
+ * references.
+ */
+static void build(struct vdxg_cs *cs, struct common *c, struct target *t,
+		  int n, bool split, uint64_t *rng)
+{
+	struct vdxg_ref_surface rs = vr_ref(&c->s);
+	int k;
+
+	vr_cs_surface(cs, VDXG_SLOT_SRC, &c->s);
+	for (k = 0; k < n; k++) {
+		struct vdxg_ref_surface rd = target_ref(&t[k]);
+		uint32_t x = vr_rand(rng) % 64, y = vr_rand(rng) % 64;
+		uint32_t w = 1 + vr_rand(rng) % 64, h = 1 + vr_rand(rng) % 64;
+		uint32_t col = vr_rand(rng), a = vr_rand(rng) & 0xff;
+		uint64_t v = 0x5100000000ull | (k + 1);
+
+		if (split)
+			vdxg_cs_split_point(cs);
+		target_surface(cs, &t[k]);
+		vdxg_cs_fill_rect(cs, x, y, w, h, col);
+		vdxg_ref_fill_rect(&rd, x, y, w, h, col);
+		vdxg_cs_copy_rect(cs, y, x, x, y, 64 - y, 64 - x);
+		vdxg_ref_copy_rect(&rd, &rs, y, x, x, y, 64 - y, 64 - x);
+		vdxg_cs_blend(cs, x, y, SURF - 64, SURF - 64, 64 - x, 64 - y, a);
+		vdxg_ref_blend(&rd, &rs, x, y, SURF - 64, SURF - 64, 64 - x,
+			       64 - y, a);
+		vdxg_cs_fence(cs, c->fence.bo, 8 * k, DRM_VDXG_ALLOC_WRITE, v);
+		memcpy(c->fence.ref + 8 * k, &v, 8);
+	}
+}
+
+/*
+ * How many targets the engines' reach holds at once (the source and the
+ * fence page go to the aperture), from debugfs segments.
+ */
+static int per_piece(struct vr *vr)
+{
+	uint64_t room = vr_debugfs(vr, "segments", "room_vram");
+
+	vtest_assert_lte_u64(128 << 10,
+			     vr_debugfs(vr, "segments", "room_aperture"));
+	return (int)(room / TARGET);
+}
+
+/* N targets need more than one piece: else skip. */
+static int pieces_for(struct vr *vr, int n)
+{
+	int k = per_piece(vr);
+
+	vtest_require_f(k >= 1 && k < n,
+			"VRAM holds %d targets of 64 MiB: %d need no split",
+			k, n);
+	return (n + k - 1) / k;
+}
+
+/*
+ * N targets: one job, in the pieces predicted (with COUNTERS, when no
+ * other process submits meanwhile), right (with CHECK) or untouched.
+ */
+static void run_pieces(struct vr *vr, int n, uint32_t flags, bool check,
+		       bool counters)
+{
+	struct target t[MAX_TARGETS];
+	struct vdxg_submit_opts opts = { .flags = flags };
+	uint64_t rng = vr_seed(), split0, pieces0, null0;
+	struct vdxg_cs *cs = vr_cs();
+	int k, expect = pieces_for(vr, n);
+	uint32_t ctx = vr_ctx(vr), sync = vr_syncobj(vr, false);
+	struct drm_vdxg_sync out = { .handle = sync };
+	struct common c;
+
+	common_init(vr, &c, &rng);
+	for (k = 0; k < n; k++)
+		target_init(vr, &t[k], TARGET, &rng);
+	build(cs, &c, t, n, true, &rng);
+	split0 = vr_debugfs(vr, "render", "split");
+	pieces0 = vr_debugfs(vr, "render", "pieces");
+	null0 = vr_debugfs(vr, "render", "null_rendering");
+	opts.out_syncs = &out;
+	opts.num_out_syncs = 1;
+	vr_submit(vr, ctx, cs, &opts);
+	vtest_assert_eq(vr_syncobj_wait(vr, sync, 0, 60ll * 1000000000), 0);
+	vtest_assert_eq(vr_syncobj_status(vr, sync, 0), 1);
+	vtest_info("%d targets of 64 MiB, %d a piece: %" PRIu64 " pieces\n",
+		   n, per_piece(vr),
+		   vr_debugfs(vr, "render", "pieces") - pieces0);
+	vtest_assert(opts.out_flags & DRM_VDXG_SUBMIT_OUT_SPLIT);
+	if (counters) {
+		vtest_assert_eq_u64(vr_debugfs(vr, "render", "split"),
+				    split0 + 1);
+		vtest_assert_eq_u64(vr_debugfs(vr, "render", "pieces"),
+				    pieces0 + expect);
+		vtest_assert_eq_u64(vr_debugfs(vr, "render", "null_rendering"),
+				    null0 +
+				    !!(flags & DRM_VDXG_SUBMIT_NULL_RENDERING));
+	}
+
+	if (!check) {
+		/* Nothing ran: every object as it was. */
+		for (k = 0; k < n; k++)
+			memset(t[k].ref, 0, SURF_BYTES);
+		memset(c.fence.ref, 0, 4096);
+	}
+	for (k = 0; k < n; k++)
+		target_check(&t[k], k, "after the split job");
+	vr_buf_check(&c.fence, NULL, 0, "fence page");
+	vr_buf_check(&c.src, &c.s, 1, "source");
+
+	for (k = 0; k < n; k++)
+		target_fini(&t[k]);
+	common_fini(&c);
+	vdxg_cs_free(cs);
+}
+
+static void test_pieces(void)
+{
+	struct vr vr;
+
+	vr_open(&vr);
+	run_pieces(&vr, per_piece(&vr) < 6 ? 6 : per_piece(&vr) + 1, 0, true,
+		   true);
+	vr_close(&vr);
+}
+
+static void test_null_rendering(void)
+{
+	struct vr vr;
+
+	vr_open(&vr);
+	run_pieces(&vr, per_piece(&vr) + 1, DRM_VDXG_SUBMIT_NULL_RENDERING,
+		   false, true);
+	vr_close(&vr);
+}
+
+/* NULL_RENDERING on a buffer that needs no split: its fence write is not. */
+static void test_null_rendering_one(void)
+{
+	struct vdxg_submit_opts opts = {
+		.flags = DRM_VDXG_SUBMIT_NULL_RENDERING,
+	};
+	struct vdxg_cs *cs = vr_cs();
+	struct vr_buf fence;
+	uint32_t ctx, sync;
+	struct drm_vdxg_sync out;
+	struct vr vr;
+
+	vr_open(&vr);
+	ctx = vr_ctx(&vr);
+	sync = vr_syncobj(&vr, false);
+	out = (struct drm_vdxg_sync){ .handle = sync };
+	vr_buf_init(&vr, &fence, 4096, DRM_VDXG_SEGMENT_VRAM);
+	vdxg_cs_fence(cs, fence.bo, 0, DRM_VDXG_ALLOC_WRITE, 0x77);
+	opts.out_syncs = &out;
+	opts.num_out_syncs = 1;
+	vr_submit(&vr, ctx, cs, &opts);
+	vtest_assert_eq(vr_syncobj_wait(&vr, sync, 0, 10ll * 1000000000), 0);
+	vtest_assert_eq(vr_syncobj_status(&vr, sync, 0), 1);
+	vtest_assert(!(opts.out_flags & DRM_VDXG_SUBMIT_OUT_SPLIT));
+	vr_buf_check(&fence, NULL, 0, "fence page of a NULL_RENDERING job");
+	/* The context still runs jobs. */
+	vr_fence_check(&vr, ctx, fence.bo, 8, 0x88);
+	vr_buf_fini(&fence);
+	vdxg_cs_free(cs);
+	vr_close(&vr);
+}
+
+/* Without split points, or with bad ones: refused, nothing queued. */
+static void test_refused(void)
+{
+	struct target t[MAX_TARGETS];
+	struct drm_vdxg_patch_location *p;
+	struct vdxg_cs *cs = vr_cs();
+	struct drm_vdxg_submit args;
+	uint64_t rng = vr_seed(), submits0, rejected0;
+	int k, n, ret;
+	uint32_t ctx, np, size;
+	struct common c;
+	struct vr vr;
+	static const char *const bad[] = {
+		"inside a command", "after its field", "misaligned",
+		"past the end",
+	};
+
+	vr_open(&vr);
+	ctx = vr_ctx(&vr);
+	n = per_piece(&vr) + 1;
+	pieces_for(&vr, n);
+	common_init(&vr, &c, &rng);
+	for (k = 0; k < n; k++)
+		target_init(&vr, &t[k], TARGET, &rng);
+
+	build(cs, &c, t, n, false, &rng);
+	submits0 = vr_debugfs(&vr, "render", "submits");
+	ret = vdxg_submit(vr.dev, ctx, cs, NULL);
+	vtest_assert_f(ret == -ENOMEM, "no split points: %d (%s)", ret,
+		       strerror(-ret));
+	vtest_assert_eq_u64(vr_debugfs(&vr, "render", "submits"), submits0);
+
+	/*
+	 * Patch 0 is the source's; each target has two, its SET_SURFACE's
+	 * and its fence's: patch 3 is the second target's SET_SURFACE.
+	 */
+	for (k = 0; k < (int)VTEST_ARRAY_SIZE(bad); k++) {
+		memset(&args, 0, sizeof(args));
+		vtest_assert_eq(vdxg_cs_prepare_submit(cs, &args), 0);
+		args.ctx_id = ctx;
+		size = args.command_size;
+		np = args.num_patches;
+		p = calloc(np, sizeof(*p));
+		vtest_assert(p);
+		memcpy(p, (void *)(uintptr_t)args.patches, np * sizeof(*p));
+		switch (k) {
+		case 0:
+			p[3].split_offset = p[3].patch_offset - 4;
+			break;
+		case 1:
+			/* The fence command's start, after the field. */
+			p[3].split_offset = p[4].patch_offset - 4;
+			break;
+		case 2:
+			p[3].split_offset = p[3].patch_offset - 8 - 2;
+			break;
+		default:
+			p[np - 1].split_offset = size;
+			break;
+		}
+		args.patches = (uintptr_t)p;
+		rejected0 = vr_debugfs(&vr, "render", "rejected");
+		ret = vdxg_submit_raw(vr.dev, &args);
+		vtest_assert_f(ret == -EINVAL, "split offset %s: %d (%s)",
+			       bad[k], ret, strerror(-ret));
+		vtest_assert_eq_u64(vr_debugfs(&vr, "render", "rejected"),
+				    rejected0 + 1);
+		free(p);
+	}
+	vtest_assert_eq_u64(vr_debugfs(&vr, "render", "submits"), submits0);
+	for (k = 0; k < n; k++) {
+		memset(t[k].ref, 0, SURF_BYTES);
+		target_check(&t[k], k, "after refused submissions");
+	}
+	for (k = 0; k < n; k++)
+		target_fini(&t[k]);
+	common_fini(&c);
+	vdxg_cs_free(cs);
+	vr_close(&vr);
+}
+
+/* Two processes, each with its own split jobs, at once. */
+static void test_two_processes(void)
+{
+	pid_t pid[2];
+	int i, status, n;
+	struct vr vr;
+
+	vr_open(&vr);
+	/* Each process alone needs a split; both need the room twice over. */
+	n = per_piece(&vr) + 1;
+	pieces_for(&vr, n);
+	vr_close(&vr);
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		vtest_assert(pid[i] >= 0);
+		if (!pid[i]) {
+			int r;
+
+			vr_open(&vr);
+			for (r = 0; r < 3; r++)
+				run_pieces(&vr, n, 0, true, false);
+			vr_close(&vr);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		vtest_assert_eq(waitpid(pid[i], &status, 0), pid[i]);
+		vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+			       "process %d: status 0x%x", i, status);
+	}
+}
+
+/*
+ * Two targets in turn at every split point: each piece fits, together
+ * they take a piece a turn, and every turn's pixels are right; one turn
+ * past DRM_VDXG_SUBMIT_MAX_PIECES is refused with E2BIG.
+ */
+static void thrash(struct vr *vr, uint32_t ctx, struct target *t, int turns,
+		   int expect_err)
+{
+	struct vdxg_cs *cs = vr_cs();
+	uint64_t pieces0 = vr_debugfs(vr, "render", "pieces");
+	int i, ret;
+
+	for (i = 0; i < turns; i++) {
+		struct target *x = &t[i % 2];
+		struct vdxg_ref_surface rd = target_ref(x);
+		uint32_t col = 0xff000000u | (i * 0x010203u);
+
+		vdxg_cs_split_point(cs);
+		target_surface(cs, x);
+		vdxg_cs_fill_rect(cs, i * 4 % SURF, i * 8 % SURF, 4, 8, col);
+		if (!expect_err)
+			vdxg_ref_fill_rect(&rd, i * 4 % SURF, i * 8 % SURF, 4,
+					   8, col);
+	}
+	ret = vdxg_submit(vr->dev, ctx, cs, NULL);
+	vtest_assert_f(ret == -expect_err, "%d turns: %d (%s), want %d",
+		       turns, ret, strerror(-ret), -expect_err);
+	if (!expect_err)
+		vtest_assert_eq_u64(vr_debugfs(vr, "render", "pieces"),
+				    pieces0 + turns);
+	for (i = 0; i < 2; i++)
+		target_check(&t[i], i, "after the turns");
+	vdxg_cs_free(cs);
+}
+
+static void test_thrash(void)
+{
+	uint64_t rng = vr_seed(), size;
+	struct target t[2];
+	struct vr vr;
+	uint32_t ctx;
+
+	vr_open(&vr);
+	ctx = vr_ctx(&vr);
+	/* Just over half the room each: two do not fit together. */
+	size = (vr_debugfs(&vr, "segments", "room_vram") / 2 + MIB) &
+	       ~(MIB - 1);
+	vtest_info("two targets of %" PRIu64 " MiB\n", size / MIB);
+	target_init(&vr, &t[0], size, &rng);
+	target_init(&vr, &t[1], size, &rng);
+	thrash(&vr, ctx, t, DRM_VDXG_SUBMIT_MAX_PIECES, 0);
+	thrash(&vr, ctx, t, DRM_VDXG_SUBMIT_MAX_PIECES + 1, E2BIG);
+	target_fini(&t[1]);
+	target_fini(&t[0]);
+	vr_close(&vr);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The attacker, in a child: split jobs in a loop until killed. */
+static void attacker(int n)
+{
+	struct target t[MAX_TARGETS];
+	uint64_t rng = 0x5eed;
+	struct vdxg_cs *cs = vr_cs();
+	struct common c;
+	struct vr vr;
+	uint32_t ctx;
+	int k;
+
+	vr_open(&vr);
+	ctx = vr_ctx(&vr);
+	common_init(&vr, &c, &rng);
+	for (k = 0; k < n; k++)
+		target_init(&vr, &t[k], TARGET, &rng);
+	for (;;) {
+		vdxg_cs_reset(cs);
+		build(cs, &c, t, n, true, &rng);
+		if (vdxg_submit(vr.dev, ctx, cs, NULL))
+			_exit(1);
+		vr_bo_wait(t[n - 1].bo);
+	}
+}
+
+/*
+ * Another client's small jobs beside a client that submits split jobs in
+ * a loop: at least 100 of them and until the attacker has run 3 split
+ * jobs, each timed from SUBMIT to its fence, p99 within a second of
+ * wall-clock time.
+ */
+static void test_victim(void)
+{
+	uint64_t split0, pieces0, splits = 0;
+	static double lat[4096];
+	struct vdxg_bo *bo;
+	int n, i, status;
+	double end;
+	uint32_t ctx;
+	struct vr vr;
+	pid_t pid;
+
+	vr_open(&vr);
+	ctx = vr_ctx(&vr);
+	n = per_piece(&vr) + 1;
+	pieces_for(&vr, n);
+	bo = vr_bo(&vr, 4096, DRM_VDXG_SEGMENT_APERTURE, 0);
+	split0 = vr_debugfs(&vr, "render", "split");
+	pieces0 = vr_debugfs(&vr, "render", "pieces");
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (!pid)
+		attacker(n);
+	end = vr_now() + 120;
+	while (vr_debugfs(&vr, "render", "split") == split0 && vr_now() < end)
+		vr_sleep_ms(10);
+	for (i = 0; i < (int)VTEST_ARRAY_SIZE(lat) && vr_now() < end &&
+	     (i < 100 || splits < 3); i++) {
+		double t0 = vr_now();
+
+		vr_fence_check(&vr, ctx, bo, 8 * (i % 512), i + 1);
+		lat[i] = vr_now() - t0;
+		splits = vr_debugfs(&vr, "render", "split") - split0;
+		vr_sleep_ms(20);
+	}
+	kill(pid, SIGKILL);
+	vtest_assert_eq(waitpid(pid, &status, 0), pid);
+	vtest_assert_f(WIFSIGNALED(status),
+		       "the attacker stopped by itself: status 0x%x", status);
+	qsort(lat, i, sizeof(lat[0]), cmp_double);
+	vtest_info("victim: %d jobs, latency median %.1f ms, p99 %.1f ms, "
+		   "max %.1f ms, beside %" PRIu64 " split jobs of %" PRIu64
+		   " pieces\n", i, lat[i / 2] * 1e3, lat[i * 99 / 100] * 1e3,
+		   lat[i - 1] * 1e3, splits,
+		   vr_debugfs(&vr, "render", "pieces") - pieces0);
+	vtest_assert_lte(100, i);
+	vtest_assert_lte_u64(3, splits);
+	vtest_assert_f(lat[i * 99 / 100] < 1.0, "p99 %.3f s",
+		       lat[i * 99 / 100]);
+	vdxg_bo_free(bo);
+	vr_close(&vr);
+}
+
+static const struct vtest_subtest subtests[] = {
+	{ "pieces", test_pieces,
+	  "six 64 MiB targets beyond VRAM: the pieces predicted, every pixel "
+	  "right, the source set again in each piece" },
+	{ "refused", test_refused,
+	  "no split points: ENOMEM; split offsets inside a command, after "
+	  "the field, misaligned, past the end: EINVAL; nothing queued" },
+	{ "two-processes", test_two_processes,
+	  "two processes' split jobs at once, three each, every pixel right" },
+	{ "null-rendering", test_null_rendering,
+	  "a split NULL_RENDERING job: resident and patched, nothing drawn, "
+	  "its fence signals" },
+	{ "null-rendering-one", test_null_rendering_one,
+	  "a NULL_RENDERING job of one piece writes nothing" },
+	{ "thrash", test_thrash,
+	  "two targets in turn at every split point: a piece a turn, up to "
+	  "the limit; past it E2BIG" },
+	{ "victim", test_victim,
+	  "another client's small jobs beside split jobs in a loop: p99 "
+	  "within 1 s" },
+};
+
+VTEST_MAIN(subtests)
