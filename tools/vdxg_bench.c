@@ -72,6 +72,18 @@
  *          commands with right presumed addresses, and SUBMIT / EXEC; the
  *          throughput of 1, 2, 4 and 8 clients in virtual mode (the
  *          clients group's jobs, each client with its own VM).
+ * split    Partial submissions: two targets in the aperture only, of
+ *          just over half of it each, drawn in turn 8 times (a FILL_RECT
+ *          each turn), as one SUBMIT with a split point at each turn (the
+ *          kernel runs it in 8 pieces, each unmapping the other target
+ *          from the aperture and mapping its own: paging operations on
+ *          GART entries, no copy) and as 8 SUBMITs that userspace cut
+ *          itself, each from the second target in the aperture and timed
+ *          from the first ioctl until both targets are idle: the split
+ *          submission's cost per piece over the separate ones ((split -
+ *          separate) / 8, in us) and split / separate. The group runs on
+ *          its own after every other group has reported: its targets
+ *          fill the aperture.
  *
  * Warm-up, so that any repeat count gives the same figures: memory touched
  * for the first time is slow on a TCG guest (the guest's RAM and the
@@ -480,6 +492,7 @@ static void run_phases(void)
 			p->round(p->arg);
 		}
 	}
+	num_phases = 0;
 }
 
 /* Print the warm-ups of GROUP, after its heading. */
@@ -891,6 +904,110 @@ static void submit_report(void)
 	       v, repeats);
 	for (i = 0; i < COST_ALLOCS; i++)
 		vdxg_bo_free(p->bo[i]);
+	vdxg_context_destroy(dev, p->ctx);
+}
+
+/* --------------------------------------------------------------- split */
+
+#define SPLIT_TURNS	8
+
+struct split {
+	uint32_t ctx;
+	uint64_t size;
+	double one[MAX_REPEATS], sep[MAX_REPEATS];
+	int i;
+};
+
+/* The turns, into CS: with split points, or each SUBMITted on its own. */
+static double split_run(struct split *p, struct vdxg_bo **t, bool split)
+{
+	struct vdxg_cs *cs = new_cs();
+	struct vdxg_submit_opts o = { 0 };
+	double t0;
+	int i;
+
+	/* The same start each time: the second target mapped, not the first. */
+	check(vdxg_bo_make_resident(t[1], DRM_VDXG_SEGMENT_APERTURE),
+	      "MAKE_RESIDENT");
+	check(vdxg_bo_wait(t[1], WAIT_NS), "wait");
+	check(vdxg_bo_wait(t[0], WAIT_NS), "wait");
+	t0 = now();
+	for (i = 0; i < SPLIT_TURNS; i++) {
+		if (split)
+			vdxg_cs_split_point(cs);
+		vdxg_cs_set_surface(cs, VDXG_SLOT_DST, t[i % 2], 0,
+				    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888,
+				    64, 64, 256);
+		vdxg_cs_fill_rect(cs, i, i, 8, 8, 0xff000000u | i);
+		if (split)
+			continue;
+		check(vdxg_submit(dev, p->ctx, cs, &o), "SUBMIT");
+		if (o.out_flags & DRM_VDXG_SUBMIT_OUT_SPLIT)
+			die("one turn was split", -EPROTO);
+		vdxg_cs_reset(cs);
+	}
+	if (split) {
+		check(vdxg_submit(dev, p->ctx, cs, &o), "SUBMIT");
+		if (!(o.out_flags & DRM_VDXG_SUBMIT_OUT_SPLIT))
+			die("the turns were not split", -EPROTO);
+	}
+	check(vdxg_bo_wait(t[0], WAIT_NS), "wait");
+	check(vdxg_bo_wait(t[1], WAIT_NS), "wait");
+	vdxg_cs_free(cs);
+	return now() - t0;
+}
+
+static void split_repeat(void *arg)
+{
+	static const uint32_t segs[] = {
+		DRM_VDXG_SEGMENT_APERTURE, DRM_VDXG_SEGMENT_SYSTEM,
+	};
+	struct split *p = arg;
+	struct vdxg_bo *t[2];
+
+	t[0] = bo_new(dev, p->size, segs, 2);
+	t[1] = bo_new(dev, p->size, segs, 2);
+	p->one[p->i] = split_run(p, t, true);
+	p->sep[p->i] = split_run(p, t, false);
+	vdxg_bo_free(t[1]);
+	vdxg_bo_free(t[0]);
+}
+
+static struct split split_p;
+
+static bool split_setup(void)
+{
+	struct split *p = &split_p;
+	uint64_t aperture;
+
+	check(vdxg_get_param(dev, DRM_VDXG_PARAM_APERTURE_SIZE, &aperture),
+	      "GET_PARAM");
+	/* Two do not fit together in the aperture; one does. */
+	p->size = aperture / 2 + (1 << 20);
+	p->ctx = new_ctx(dev);
+	add_phase("split", "", split_repeat, p, &p->i);
+	return true;
+}
+
+static void split_report(void)
+{
+	struct split *p = &split_p;
+	double v[MAX_REPEATS];
+	int i;
+
+	printf("split\n");
+	warm_print("split");
+	for (i = 0; i < repeats; i++)
+		v[i] = p->one[i] * 1e3;
+	figure("split", "8 turns, one SUBMIT in 8 pieces", "ms", v, repeats);
+	for (i = 0; i < repeats; i++)
+		v[i] = p->sep[i] * 1e3;
+	figure("split", "8 turns, 8 SUBMITs", "ms", v, repeats);
+	for (i = 0; i < repeats; i++)
+		v[i] = (p->one[i] - p->sep[i]) * 1e6 / SPLIT_TURNS;
+	figure("split", "cost of a piece over a SUBMIT", "us", v, repeats);
+	ratio(v, p->one, p->sep, repeats);
+	figure("split", "split / separate", "ratio", v, repeats);
 	vdxg_context_destroy(dev, p->ctx);
 }
 
@@ -2008,22 +2125,26 @@ static void vm_report(void)
 
 /*
  * A group: SETUP makes its objects and adds its phases (false: skipped,
- * and said why), REPORT prints its figures and frees what SETUP made.
+ * and said why), REPORT prints its figures and frees what SETUP made. A
+ * group that fills VRAM (ALONE) would evict the others' objects between
+ * their repeats: it runs on its own, after the others have reported.
  */
 static const struct group {
 	const char *name;
 	bool (*setup)(void);
 	void (*report)(void);
 	bool device;
+	bool alone;
 } groups[] = {
-	{ "paging", paging_setup, paging_report, true },
-	{ "submit", submit_setup, submit_report, true },
-	{ "render", render_setup, render_report, true },
-	{ "flip", flip_setup, flip_report, false },
-	{ "clients", clients_setup, clients_report, true },
-	{ "cs", cs_setup, cs_report, false },
-	{ "vm", vm_setup, vm_report, true },
-	{ "exec", exec_setup_group, exec_report, true },
+	{ "paging", paging_setup, paging_report, true, false },
+	{ "submit", submit_setup, submit_report, true, false },
+	{ "render", render_setup, render_report, true, false },
+	{ "flip", flip_setup, flip_report, false, false },
+	{ "clients", clients_setup, clients_report, true, false },
+	{ "cs", cs_setup, cs_report, false, false },
+	{ "vm", vm_setup, vm_report, true, false },
+	{ "exec", exec_setup_group, exec_report, true, false },
+	{ "split", split_setup, split_report, true, true },
 };
 
 #define NUM_GROUPS	(sizeof(groups) / sizeof(groups[0]))
@@ -2043,6 +2164,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	bool run[NUM_GROUPS] = { false }, any = false, ran[NUM_GROUPS];
+	int alone;
 	const char *json = NULL;
 	size_t g;
 	int opt;
@@ -2071,20 +2193,23 @@ int main(int argc, char **argv)
 	printf("vdxg-bench: %d repeats; each figure the median, min and max "
 	       "of the repeats\n", repeats);
 	printf("  %-44s %11s %11s %11s\n", "", "median", "min", "max");
-	for (g = 0; g < NUM_GROUPS; g++) {
-		ran[g] = false;
-		if (any && !run[g])
-			continue;
-		if (groups[g].device && !dev) {
-			check(vdxg_device_open(NULL, &dev), "vdxg render node");
-			touch_memory();
+	for (alone = 0; alone < 2; alone++) {
+		for (g = 0; g < NUM_GROUPS; g++) {
+			ran[g] = false;
+			if ((any && !run[g]) || groups[g].alone != alone)
+				continue;
+			if (groups[g].device && !dev) {
+				check(vdxg_device_open(NULL, &dev),
+				      "vdxg render node");
+				touch_memory();
+			}
+			ran[g] = groups[g].setup();
 		}
-		ran[g] = groups[g].setup();
+		run_phases();
+		for (g = 0; g < NUM_GROUPS; g++)
+			if (ran[g])
+				groups[g].report();
 	}
-	run_phases();
-	for (g = 0; g < NUM_GROUPS; g++)
-		if (ran[g])
-			groups[g].report();
 	vdxg_device_close(dev);
 	if (json)
 		check(write_json(json), json);
