@@ -298,6 +298,52 @@ static void test_null_rendering_one(void)
 	vr_close(&vr);
 }
 
+/*
+ * A NULL_RENDERING job writing X behind a job of its context that writes X
+ * and is held on the ring by a WAIT: X stays busy until the first job is
+ * done (the second's fence, which replaces the first's in X's
+ * reservation, must not signal before it), and the second writes nothing.
+ */
+static void test_null_rendering_order(void)
+{
+	struct vdxg_submit_opts opts = {
+		.flags = DRM_VDXG_SUBMIT_NULL_RENDERING,
+	};
+	struct vdxg_cs *cs = vr_cs();
+	struct vdxg_bo *hold, *x;
+	uint8_t *mh, *mx;
+	uint32_t ctx;
+	struct vr vr;
+
+	vr_open(&vr);
+	ctx = vr_ctx(&vr);
+	mh = vr_hold_bo(&vr, &hold);
+	x = vr_bo(&vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
+	mx = vr_map(x);
+	memset(mx, 0, 4096);
+
+	vdxg_cs_wait(cs, hold, 0, 0, 1);
+	vdxg_cs_fence(cs, x, 0, DRM_VDXG_ALLOC_WRITE, 0x1111);
+	vr_submit(&vr, ctx, cs, NULL);
+	vdxg_cs_reset(cs);
+	vdxg_cs_fence(cs, x, 8, DRM_VDXG_ALLOC_WRITE, 0x2222);
+	vr_submit(&vr, ctx, cs, &opts);
+
+	vr_sleep_ms(200);
+	vtest_assert_f(!vr_bo_idle(x),
+		       "the object is idle while a job that writes it waits");
+	vtest_assert_eq_u64(vr_read64(mx, 0), 0);
+	vr_write64(mh, 0, 1);
+	vr_bo_wait(x);
+	vtest_assert_eq_u64(vr_read64(mx, 0), 0x1111);
+	vtest_assert_eq_u64(vr_read64(mx, 8), 0);
+
+	vdxg_cs_free(cs);
+	vdxg_bo_free(x);
+	vdxg_bo_free(hold);
+	vr_close(&vr);
+}
+
 /* Without split points, or with bad ones: refused, nothing queued. */
 static void test_refused(void)
 {
@@ -572,6 +618,9 @@ static const struct vtest_subtest subtests[] = {
 	  "its fence signals" },
 	{ "null-rendering-one", test_null_rendering_one,
 	  "a NULL_RENDERING job of one piece writes nothing" },
+	{ "null-rendering-order", test_null_rendering_order,
+	  "a NULL_RENDERING job's fence signals after its context's earlier "
+	  "jobs" },
 	{ "thrash", test_thrash,
 	  "two targets in turn at every split point: a piece a turn, up to "
 	  "the limit; past it E2BIG" },

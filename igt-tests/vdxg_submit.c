@@ -1599,11 +1599,12 @@ static int bad_patch_fence_slot_id(struct bad *b)
 	return go(b);
 }
 
+/* The field itself: inside its command, not a command boundary. */
 static int bad_patch_split(struct bad *b)
 {
 	struct drm_vdxg_patch_location *p = fence_patches(b);
 
-	p[0].split_offset = 4;
+	p[0].split_offset = p[0].patch_offset;
 	return go(b);
 }
 
@@ -2119,7 +2120,8 @@ static int bad_depth_larger_ok(struct bad *b)
 	X(patch_duplicated, "patch-duplicated", EINVAL, 1, "the same patch twice") \
 	X(patch_slot_id, "patch-wrong-slot", EINVAL, 1, "DST address patched as SRC") \
 	X(patch_fence_slot_id, "patch-slot-on-fence", EINVAL, 1, "a FENCE patch with a slot id") \
-	X(patch_split, "patch-split-offset", EINVAL, 1, "split offset 4") \
+	X(patch_split, "patch-split-offset", EINVAL, 1, \
+	  "a split offset inside a command") \
 	X(alloc_index, "allocation-index-out-of-range", EINVAL, 1, "index = list length") \
 	X(alloc_index_huge, "allocation-index-huge", EINVAL, 1, "index 0xffffffff") \
 	X(alloc_offset, "allocation-offset-past-object", ERANGE, 1, "offset = object size") \

@@ -409,9 +409,13 @@ struct drm_vdxg_sync {
  * by setting again the surface slots it uses that an earlier piece set.
  * @out_flags then has DRM_VDXG_SUBMIT_OUT_SPLIT and the presumed
  * addresses are left alone. The job's fence signals after the last piece,
- * with the error of any piece that failed. Once the first piece is
- * queued, a later piece whose allocations cannot be made resident after
- * all (others' objects pinned meanwhile) fails the job that way too.
+ * with the error of any piece that failed. Before the first piece is
+ * queued the ioctl waits (interruptibly) for the fences of other clients
+ * its pieces' allocations or its dependencies hold; once it is queued, a
+ * later piece that cannot be queued (its allocations cannot be made
+ * resident after all, or a client's fence appeared on them, or a signal
+ * came) fails the job that way, with -ENOMEM, -EBUSY or -EINTR on its
+ * fence, and the ioctl still returns 0.
  *
  * Errors: -EINVAL a malformed command or list (a split offset that is not
  * a command boundary at or before its field among them), -ERANGE an
@@ -420,8 +424,9 @@ struct drm_vdxg_sync {
  * more pieces than DRM_VDXG_SUBMIT_MAX_PIECES, -ENOENT an unknown GEM or
  * syncobj handle, -EFAULT a bad pointer, -EIO a banned context or file,
  * -ENOMEM when the allocations do not fit together and there is no split
- * point where one is needed, or a piece alone does not fit: nothing is
- * queued then.
+ * point where one is needed, or a piece alone does not fit, -EBUSY when
+ * the context's other jobs keep gating the first piece: nothing is queued
+ * then. -EINVAL too for an object listed twice.
  *
  * Limits: a file's queued jobs hold at most 256 KiB of command buffers
  * (a quarter of the kernel's DMA-buffer pool); past that SUBMIT waits for

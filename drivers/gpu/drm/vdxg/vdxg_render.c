@@ -77,18 +77,25 @@ static struct dma_fence *vdxg_render_emit(struct drm_sched_job *sched_job)
 	/* Cancelled: a banned context, or a dependency failed. */
 	if (sched_job->s_fence->finished.error)
 		return NULL;
-	/* The rest of a split submission: the job fails as a piece did. */
-	if (job->error)
-		return ERR_PTR(job->error);
-	if (job->prev && job->prev->error)
-		return ERR_PTR(job->prev->error);
-	/* Validated, resident and patched: done when it would have run. */
-	if (job->null_rendering)
-		return NULL;
 
 	if (!drm_dev_enter(&engine->vdxg->drm, &idx))
 		return ERR_PTR(-ENODEV);
-	if (job->ctx->vm)
+	/*
+	 * A job that runs nothing still completes on the ring, after the
+	 * context's earlier jobs: its fence replaces theirs in reservations
+	 * (same context), and the scheduler drops a dependency on an earlier
+	 * job of the same entity. NULL_RENDERING: done when it would have
+	 * run; the rest of a split submission that could not be queued:
+	 * failed as a piece did.
+	 */
+	if (job->error || job->null_rendering) {
+		if (job->error)
+			dma_fence_set_error(&sched_job->s_fence->finished,
+					    job->error);
+		fence = vdxg_engine_emit(engine, job->hw, sched_job,
+					 render->pool_gpu, VDXG_RD_NOP_LEN * 4,
+					 job->ctx->id);
+	} else if (job->ctx->vm)
 		fence = vdxg_engine_emit_virtual(engine, job->hw, sched_job,
 						 vdxg_as_current(engine->vdxg,
 								 &job->ctx->vm->as),
@@ -313,6 +320,59 @@ int vdxg_job_alloc_buf(struct vdxg_job *job, u32 size)
 	return 0;
 }
 
+static bool vdxg_job_try_bufs(struct vdxg_render *render,
+			      struct vdxg_job **jobs, const u32 *sizes, u32 n)
+{
+	u32 i;
+	int ret = 0;
+
+	mutex_lock(&render->pool_lock);
+	for (i = 0; i < n; i++) {
+		ret = drm_mm_insert_node_generic(&render->pool, &jobs[i]->buf,
+						 sizes[i],
+						 VDXG_RENDER_POOL_ALIGN, 0,
+						 DRM_MM_INSERT_BEST);
+		if (ret)
+			break;
+	}
+	if (ret)
+		while (i--)
+			drm_mm_remove_node(&jobs[i]->buf);
+	mutex_unlock(&render->pool_lock);
+	return !ret;
+}
+
+/**
+ * vdxg_job_alloc_bufs - give jobs their DMA buffers, all or none
+ * @jobs: the jobs, of one context
+ * @sizes: their buffers' bytes, together at most the pool's size
+ * @n: their number
+ *
+ * The pieces of a split submission: holding some buffers while waiting
+ * for more, a few such submissions could hold the whole pool and wait
+ * for each other.
+ *
+ * Return: 0, or -ERESTARTSYS if interrupted while waiting for room.
+ */
+int vdxg_job_alloc_bufs(struct vdxg_job **jobs, const u32 *sizes, u32 n)
+{
+	struct vdxg_render *render = &jobs[0]->ctx->file->vdxg->render;
+	u32 i;
+	int ret;
+
+	ret = wait_event_interruptible(render->pool_wait,
+				       vdxg_job_try_bufs(render, jobs, sizes,
+							 n));
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		jobs[i]->buf_gpu = render->pool_gpu + jobs[i]->buf.start;
+		jobs[i]->len = sizes[i];
+		jobs[i]->queued = sizes[i];
+	}
+	return 0;
+}
+
 /**
  * vdxg_job_free - free a job that is not (or no longer) on the scheduler
  * @job: the job
@@ -330,7 +390,6 @@ void vdxg_job_free(struct vdxg_job *job)
 	if (job->queued)
 		vdxg_file_unqueue_bytes(job->ctx->file, job->queued);
 	dma_fence_put(job->hw_fence);
-	dma_fence_put(job->prev);
 	kfree(job->hw);
 	vdxg_context_put(job->ctx);
 	kfree(job);
@@ -409,7 +468,13 @@ int vdxg_render_init(struct vdxg_device *vdxg)
 	if (ret)
 		return ret;
 
-	drm_mm_init(&render->pool, 0, VDXG_RENDER_POOL_SIZE);
+	/*
+	 * The pool's first bytes hold a NOP: the ring entry of a job that
+	 * runs nothing, so that it completes in ring order all the same.
+	 */
+	writel(VDXG_PG_HDR(VDXG_RD_NOP, VDXG_RD_NOP_LEN), render->pool_cpu);
+	drm_mm_init(&render->pool, VDXG_RENDER_POOL_ALIGN,
+		    VDXG_RENDER_POOL_SIZE - VDXG_RENDER_POOL_ALIGN);
 	init_waitqueue_head(&render->pool_wait);
 	spin_lock_init(&render->fault_lock);
 	ret = drmm_mutex_init(&vdxg->drm, &render->pool_lock);

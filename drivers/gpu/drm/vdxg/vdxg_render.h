@@ -171,11 +171,12 @@ struct vdxg_context {
  * @buf_gpu: its GPU address; for EXEC, the command buffer's virtual address
  * @len: its bytes
  * @queued: bytes charged to the file's queue (vdxg_file_queue_bytes())
- * @prev: for a piece of a split submission after the first, the previous
- *	piece's finished fence (a reference): its error fails this piece
  * @error: a negative errno to fail the job with instead of running it
  *	(the rest of a split submission that could not be queued), or 0
  * @null_rendering: DRM_VDXG_SUBMIT_NULL_RENDERING: done when it would run
+ *
+ * A job with @error or @null_rendering runs a NOP: it completes on the
+ * ring, in order with the context's other jobs.
  */
 struct vdxg_job {
 	struct drm_sched_job base;
@@ -186,7 +187,6 @@ struct vdxg_job {
 	u64 buf_gpu;
 	u32 len;
 	u32 queued;
-	struct dma_fence *prev;
 	int error;
 	bool null_rendering;
 };
@@ -226,6 +226,7 @@ void vdxg_render_debugfs(struct vdxg_device *vdxg, struct drm_printer *p);
 
 struct vdxg_job *vdxg_job_alloc(struct vdxg_context *ctx);
 int vdxg_job_alloc_buf(struct vdxg_job *job, u32 size);
+int vdxg_job_alloc_bufs(struct vdxg_job **jobs, const u32 *sizes, u32 n);
 void vdxg_job_free(struct vdxg_job *job);
 
 int vdxg_file_open(struct vdxg_device *vdxg, struct drm_file *file);

@@ -27,8 +27,8 @@
  * vdxg_split_plan() walks the validated buffer once, greedily: a piece
  * grows command by command while the allocations it uses fit the budget
  * (the bytes of VRAM and aperture the engines reach that no pinned object
- * holds; each allocation whole in one of them, VRAM first, as TTM places
- * them), and ends at the last split point before the command that would
+ * holds; each allocation whole in one of them, in its set's order, as TTM
+ * places them), and ends at the last split point before the command that would
  * not fit. A piece uses the allocations its address fields name, and
  * those of the state it inherits: the engine clears its surface slots at
  * every ring entry, so a piece starts with the commands that last set each
@@ -43,10 +43,10 @@
  */
 
 /*
- * The allocations of one piece, packed as they come: each whole into VRAM
- * when it may go there and fits, else into the aperture. An allocation
- * does not straddle the two, so the sum of the sizes alone would promise
- * too much.
+ * The allocations of one piece, packed as they come, as TTM places them
+ * once everything else is evicted: each whole into the first of its
+ * segments with room, in its set's order. An allocation does not
+ * straddle the two, so the sum of the sizes alone would promise too much.
  */
 struct vdxg_split_ws {
 	u64 vram;
@@ -80,6 +80,16 @@ static u32 vdxg_split_patch_at(const struct vdxg_split *sp, u32 offset)
 	return lo;
 }
 
+/* Room for @a in segment @seg, whose room is @room: take it. */
+static bool vdxg_split_take(const struct vdxg_split_alloc *a, u32 seg,
+			    u64 *room)
+{
+	if (!(a->where & seg) || a->size > *room)
+		return false;
+	*room -= a->size;
+	return true;
+}
+
 static void vdxg_split_add_alloc(struct vdxg_split *sp,
 				 struct vdxg_split_ws *ws, u32 index)
 {
@@ -89,12 +99,13 @@ static void vdxg_split_add_alloc(struct vdxg_split *sp,
 		return;
 	sp->mark[index] = sp->gen;
 	ws->bytes += a->size;
-	if ((a->where & VDXG_SPLIT_VRAM) && a->size <= ws->vram)
-		ws->vram -= a->size;
-	else if ((a->where & VDXG_SPLIT_APERTURE) && a->size <= ws->aperture)
-		ws->aperture -= a->size;
-	else
-		ws->over = true;
+	if (a->aperture_first && vdxg_split_take(a, VDXG_SPLIT_APERTURE,
+						 &ws->aperture))
+		return;
+	if (vdxg_split_take(a, VDXG_SPLIT_VRAM, &ws->vram) ||
+	    vdxg_split_take(a, VDXG_SPLIT_APERTURE, &ws->aperture))
+		return;
+	ws->over = true;
 }
 
 /* The allocations the command at dword @i names. */

@@ -20,10 +20,12 @@ struct drm_vdxg_patch_location;
  * struct vdxg_split_alloc - an allocation, as the partitioner sees it
  * @size: bytes
  * @where: VDXG_SPLIT_* of the segments it may be resident in
+ * @aperture_first: its segment set has the aperture before VRAM
  */
 struct vdxg_split_alloc {
 	u64 size;
 	u32 where;
+	bool aperture_first;
 };
 
 /**

@@ -5,6 +5,7 @@
 
 #include <linux/dma-resv.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 
 #include <drm/drm_drv.h>
@@ -50,15 +51,19 @@
  *
  * When the allocations cannot be resident together and the buffer has
  * split points, steps 2 to 4 run once a piece (see "Partial
- * submissions"): each piece is a job of the context, queued after the
- * previous one and run once that one is done, with its own DMA buffer and
- * its own objects made resident, patched and fenced; the moves that make
- * room for it are ordered after the previous piece by the fences in the
- * reservations, as any move. The first piece is queued only once nothing
- * gates it (no client's fence), so that the later ones can evict what it
- * uses; it may be interrupted, and then nothing is queued. The later
- * pieces lock and wait without interruption: their waits are bounded by
- * the device's own work.
+ * submissions"): each piece is a job of the context, queued and run after
+ * the previous one, with its own DMA buffer and its own objects made
+ * resident, patched and fenced; the moves that make room for it are
+ * ordered after the previous piece by the fences in the reservations, as
+ * any move. Before the first piece is queued the ioctl waits,
+ * interruptibly and with nothing queued, until no client's fence gates
+ * the submission: not its first piece (the later ones evict what it
+ * uses, and eviction passes gated work by) nor any piece's objects (a
+ * later piece would wait for it holding split_lock). A later piece never
+ * waits for a client: one whose objects became gated meanwhile, or that
+ * is interrupted, or whose objects cannot be made resident after all,
+ * fails the job through a job that runs a NOP, with its error. Pieces
+ * are made resident one at a time (split_lock).
  */
 
 /**
@@ -172,6 +177,35 @@ static bool vdxg_submit_gpu_reachable(struct drm_gem_object *obj)
 	return to_vdxg_bo(tbo)->gpu_placement.num_placement;
 }
 
+static int vdxg_submit_cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* An object listed twice (two handles of one object among them). */
+static int vdxg_submit_check_once(struct vdxg_submit *s)
+{
+	u32 n = s->args->num_allocations, i;
+	uintptr_t *p;
+	int ret = 0;
+
+	if (n < 2)
+		return 0;
+	p = kvmalloc_array(n, sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		p[i] = (uintptr_t)s->objs[i];
+	sort(p, n, sizeof(*p), vdxg_submit_cmp_ptr, NULL);
+	for (i = 1; i < n; i++)
+		if (p[i] == p[i - 1])
+			ret = -EINVAL;
+	kvfree(p);
+	return ret;
+}
+
 /* Look up every allocation's object; each may be listed once. */
 static int vdxg_submit_lookup(struct vdxg_submit *s)
 {
@@ -197,7 +231,7 @@ static int vdxg_submit_lookup(struct vdxg_submit *s)
 		s->cp[i].size = s->objs[i]->size;
 		s->cp[i].flags = a->flags;
 	}
-	return 0;
+	return vdxg_submit_check_once(s);
 }
 
 static int vdxg_submit_validate(struct vdxg_submit *s,
@@ -217,8 +251,11 @@ static int vdxg_submit_validate(struct vdxg_submit *s,
 	return ret;
 }
 
-/* The segments the engines reach that an object may be resident in. */
-static u32 vdxg_submit_where(struct drm_gem_object *obj)
+/*
+ * The segments the engines reach that an object may be resident in, and
+ * whether the aperture comes first in its set.
+ */
+static u32 vdxg_submit_where(struct drm_gem_object *obj, bool *aperture_first)
 {
 	struct vdxg_bo *bo = to_vdxg_bo(container_of(obj,
 						      struct ttm_buffer_object,
@@ -228,6 +265,8 @@ static u32 vdxg_submit_where(struct drm_gem_object *obj)
 	for (i = 0; i < bo->gpu_placement.num_placement; i++)
 		where |= bo->gpu_places[i].mem_type == TTM_PL_VRAM ?
 			 VDXG_SPLIT_VRAM : VDXG_SPLIT_APERTURE;
+	*aperture_first = bo->gpu_placement.num_placement &&
+			  bo->gpu_places[0].mem_type == TTM_PL_TT;
 	return where;
 }
 
@@ -253,7 +292,8 @@ static int vdxg_submit_plan(struct vdxg_submit *s)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		s->where[i].size = s->objs[i]->size;
-		s->where[i].where = vdxg_submit_where(s->objs[i]);
+		s->where[i].where = vdxg_submit_where(s->objs[i],
+						      &s->where[i].aperture_first);
 	}
 	sp->cmds = s->cmds;
 	sp->ndw = s->args->command_size / 4;
@@ -420,6 +460,7 @@ static void vdxg_submit_write_back(struct vdxg_submit *s)
 /* The pieces' jobs, their dependencies on the in-syncobjs, their buffers. */
 static int vdxg_submit_piece_jobs(struct vdxg_submit *s)
 {
+	u32 sizes[DRM_VDXG_SUBMIT_MAX_PIECES];
 	struct vdxg_split *sp = &s->plan;
 	u32 i, bytes = 0;
 	int ret;
@@ -451,33 +492,68 @@ static int vdxg_submit_piece_jobs(struct vdxg_submit *s)
 	ret = vdxg_file_queue_bytes(s->ctx->file, bytes);
 	if (ret)
 		return ret;
-	for (i = 0; i < sp->npieces; i++) {
-		u32 size = vdxg_split_piece_dwords(sp, &sp->pieces[i]) * 4;
-
-		/* From here the job gives its share back when freed. */
-		ret = vdxg_job_alloc_buf(s->pieces[i], size);
-		if (ret) {
-			vdxg_file_unqueue_bytes(s->ctx->file, bytes);
-			return ret;
-		}
-		bytes -= size;
-	}
-	return 0;
+	for (i = 0; i < sp->npieces; i++)
+		sizes[i] = vdxg_split_piece_dwords(sp, &sp->pieces[i]) * 4;
+	/* All or none; from then on each job gives its share back. */
+	ret = vdxg_job_alloc_bufs(s->pieces, sizes, sp->npieces);
+	if (ret)
+		vdxg_file_unqueue_bytes(s->ctx->file, bytes);
+	return ret;
 }
 
-/* Wait, with no lock held, until nothing gates the first piece. */
+/* A fence of an object's reservation that a client holds up, or NULL. */
+static struct dma_fence *vdxg_submit_gated_resv(struct vdxg_submit *s,
+						struct dma_resv *resv)
+{
+	struct dma_fence *fence, *found = NULL;
+	struct dma_resv_iter cursor;
+
+	dma_resv_iter_begin(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP);
+	dma_resv_for_each_fence_unlocked(&cursor, fence) {
+		if (vdxg_fence_gated(s->vdxg, fence)) {
+			found = dma_fence_get(fence);
+			break;
+		}
+	}
+	dma_resv_iter_end(&cursor);
+	return found;
+}
+
+/*
+ * What gates the submission: a dependency of the first piece, the
+ * context's last gated job, or a fence a client holds up on one of the
+ * objects a piece uses (a later piece would wait for it, holding
+ * split_lock). NULL when nothing does.
+ */
+static struct dma_fence *vdxg_submit_gating_fence(struct vdxg_submit *s)
+{
+	struct dma_fence *fence;
+	u32 i, a;
+
+	mutex_lock(&s->ctx->lock);
+	fence = vdxg_job_gating_fence(s->pieces[0]);
+	mutex_unlock(&s->ctx->lock);
+	for (i = 0; !fence && i < s->args->num_patches; i++) {
+		a = s->patches[i].allocation_index;
+		fence = vdxg_submit_gated_resv(s, s->objs[a]->resv);
+	}
+	return fence;
+}
+
+/*
+ * Wait, with no lock held, until nothing gates the submission: not its
+ * first piece (later pieces evict what it uses, and eviction passes gated
+ * work by), nor any piece's objects. Nothing is queued yet: interruptible.
+ */
 static int vdxg_submit_ungate(struct vdxg_submit *s, struct dma_fence *fence)
 {
 	long ret;
 
 	for (;;) {
-		if (!fence) {
-			mutex_lock(&s->ctx->lock);
-			fence = vdxg_job_gating_fence(s->pieces[0]);
-			mutex_unlock(&s->ctx->lock);
-			if (!fence)
-				return 0;
-		}
+		if (!fence)
+			fence = vdxg_submit_gating_fence(s);
+		if (!fence)
+			return 0;
 		ret = dma_fence_wait(fence, true);
 		dma_fence_put(fence);
 		fence = NULL;
@@ -486,12 +562,15 @@ static int vdxg_submit_ungate(struct vdxg_submit *s, struct dma_fence *fence)
 	}
 }
 
-/* Lock a piece's objects, make them resident, note their addresses. */
+/*
+ * Lock a piece's objects, make them resident, note their addresses. An
+ * object a client's fence holds up (gated since the submission began) is
+ * not waited for: -EBUSY.
+ */
 static int vdxg_submit_piece_resident(struct vdxg_submit *s,
-				      struct drm_exec *exec, u32 n,
-				      bool intr)
+				      struct drm_exec *exec, u32 n)
 {
-	struct ttm_operation_ctx tctx = { .interruptible = intr,
+	struct ttm_operation_ctx tctx = { .interruptible = true,
 					  .gfp_retry_mayfail = true };
 	u32 i;
 	int ret;
@@ -504,6 +583,10 @@ static int vdxg_submit_piece_resident(struct vdxg_submit *s,
 			if (ret)
 				return ret;
 		}
+		for (i = 0; i < n; i++)
+			if (vdxg_resv_gated(s->vdxg,
+					    s->objs[s->index[i]]->resv))
+				return -EBUSY;
 		for (i = 0; i < n; i++) {
 			struct ttm_buffer_object *tbo =
 				container_of(s->objs[s->index[i]],
@@ -526,8 +609,7 @@ static int vdxg_submit_piece_resident(struct vdxg_submit *s,
 
 /*
  * The piece's dependencies: its objects' other users (or their moves
- * only), and the previous piece's end, not just its start: its error
- * fails this piece.
+ * only). It runs after the previous piece in the context's order.
  */
 static int vdxg_submit_piece_deps(struct vdxg_submit *s, struct vdxg_job *job,
 				  u32 n)
@@ -551,11 +633,7 @@ static int vdxg_submit_piece_deps(struct vdxg_submit *s, struct vdxg_job *job,
 		if (ret)
 			return ret;
 	}
-	if (!s->last || job->prev)
-		return 0;
-	set_bit(DRM_SCHED_FENCE_DONT_PIPELINE, &s->last->flags);
-	job->prev = dma_fence_get(s->last);
-	return drm_sched_job_add_dependency(&job->base, dma_fence_get(s->last));
+	return 0;
 }
 
 /* Write the piece, patched for where its objects are now. */
@@ -605,13 +683,13 @@ static void vdxg_submit_piece_push(struct vdxg_submit *s, struct vdxg_job *job,
  * queued, when its fences are in the reservations).
  */
 static int vdxg_submit_piece_lock(struct vdxg_submit *s, struct drm_exec *exec,
-				  u32 n, bool first)
+				  u32 n)
 {
 	int tries = 4, ret;
 
 	for (;;) {
-		drm_exec_init(exec, first ? DRM_EXEC_INTERRUPTIBLE_WAIT : 0, n);
-		ret = vdxg_submit_piece_resident(s, exec, n, first);
+		drm_exec_init(exec, DRM_EXEC_INTERRUPTIBLE_WAIT, n);
+		ret = vdxg_submit_piece_resident(s, exec, n);
 		if (ret != -ENOMEM || !--tries)
 			return ret;
 		drm_exec_fini(exec);
@@ -620,8 +698,10 @@ static int vdxg_submit_piece_lock(struct vdxg_submit *s, struct drm_exec *exec,
 
 /*
  * Run piece @k: its objects resident, its buffer patched, its job queued.
- * When the first piece would be gated it is not queued: @gate is set to
- * what gates it (a reference).
+ * A piece that a client's fence would gate is not queued: the first one
+ * sets @gate to that fence (a reference), for its caller to wait for with
+ * no lock held; a later one fails with -EBUSY (its objects are someone's
+ * since the submission began).
  */
 static int vdxg_submit_piece(struct vdxg_submit *s, u32 k,
 			     struct dma_fence **gate)
@@ -634,14 +714,10 @@ static int vdxg_submit_piece(struct vdxg_submit *s, u32 k,
 	int ret;
 
 	*gate = NULL;
-	if (!k) {
-		ret = mutex_lock_interruptible(split_lock);
-		if (ret)
-			return ret;
-	} else {
-		mutex_lock(split_lock);
-	}
-	ret = vdxg_submit_piece_lock(s, &exec, n, !k);
+	ret = mutex_lock_interruptible(split_lock);
+	if (ret)
+		return ret;
+	ret = vdxg_submit_piece_lock(s, &exec, n);
 	if (!ret)
 		ret = vdxg_submit_piece_deps(s, job, n);
 	if (!ret)
@@ -650,9 +726,7 @@ static int vdxg_submit_piece(struct vdxg_submit *s, u32 k,
 		goto out;
 
 	mutex_lock(&s->ctx->lock);
-	/* The first waits for what gates it, with no lock held, and again. */
-	if (!k)
-		*gate = vdxg_job_gating_fence(job);
+	*gate = vdxg_job_gating_fence(job);
 	if (s->ctx->closed) {
 		ret = -ENOENT;
 	} else if (atomic_read(&s->ctx->guilty)) {
@@ -660,71 +734,87 @@ static int vdxg_submit_piece(struct vdxg_submit *s, u32 k,
 	} else if (!*gate) {
 		vdxg_submit_piece_push(s, job, n);
 		s->pieces[k] = NULL;
+	} else if (k) {
+		ret = -EBUSY;
 	}
 	mutex_unlock(&s->ctx->lock);
 out:
+	if (ret || k) {
+		dma_fence_put(*gate);
+		*gate = NULL;
+	}
 	drm_exec_fini(&exec);
 	mutex_unlock(split_lock);
 	return ret;
 }
 
 /*
- * A later piece could not be queued: the job fails with its error, by a
- * job that runs nothing after the pieces queued. A closed context takes
- * no more jobs; its last piece's fence is the job's then.
+ * A later piece could not be queued (interrupted, its objects gated or
+ * pinned meanwhile, the context banned): the job fails with its error, by
+ * a job that runs a NOP after the pieces queued. A context closed meanwhile
+ * takes no more jobs: -ENOENT, and the out-syncobjs are left alone.
  */
-static void vdxg_submit_fail_rest(struct vdxg_submit *s, u32 k, int error)
+static int vdxg_submit_fail_rest(struct vdxg_submit *s, u32 k, int error)
 {
 	struct vdxg_job *job = s->pieces[k];
+	int ret = 0;
 
-	job->error = error;
-	/* Without the dependency it still runs after the last, in order. */
-	vdxg_submit_piece_deps(s, job, 0);
+	job->error = error == -ERESTARTSYS ? -EINTR : error;
 	mutex_lock(&s->ctx->lock);
-	if (!s->ctx->closed) {
+	if (s->ctx->closed) {
+		ret = -ENOENT;
+	} else {
 		vdxg_submit_piece_push(s, job, 0);
 		s->pieces[k] = NULL;
 	}
 	mutex_unlock(&s->ctx->lock);
+	return ret;
 }
+
+/* The first piece waits, not queued, this many times for what gates it. */
+#define VDXG_SUBMIT_UNGATE_TRIES	8
 
 static int vdxg_submit_split(struct vdxg_submit *s)
 {
 	struct vdxg_render *render = &s->vdxg->render;
+	int tries = VDXG_SUBMIT_UNGATE_TRIES, ret;
 	struct dma_fence *gate = NULL;
 	u32 k;
-	int ret;
 
 	ret = vdxg_submit_piece_jobs(s);
 	if (ret)
 		return ret;
 	do {
+		if (!tries--) {
+			/* Gated again and again by the context's other work. */
+			dma_fence_put(gate);
+			return -EBUSY;
+		}
 		ret = vdxg_submit_ungate(s, gate);
-		gate = NULL;
 		if (!ret)
 			ret = vdxg_submit_piece(s, 0, &gate);
 	} while (!ret && gate);
-	if (ret) {
-		dma_fence_put(gate);
+	if (ret)
 		return ret;
-	}
 
 	for (k = 1; k < s->plan.npieces; k++) {
 		ret = vdxg_submit_piece(s, k, &gate);
 		if (ret) {
-			vdxg_submit_fail_rest(s, k, ret);
+			ret = vdxg_submit_fail_rest(s, k, ret);
 			break;
 		}
 	}
-	s->args->out_flags |= DRM_VDXG_SUBMIT_OUT_SPLIT |
-			      DRM_VDXG_SUBMIT_OUT_PATCHED;
-	vdxg_sync_signal(&s->sync, s->last);
 	atomic64_inc(&render->stats.submits);
 	atomic64_inc(&render->stats.split);
 	atomic64_add(k, &render->stats.pieces);
 	atomic64_inc(&render->stats.patched);
 	if (s->args->flags & DRM_VDXG_SUBMIT_NULL_RENDERING)
 		atomic64_inc(&render->stats.null_rendering);
+	if (ret)
+		return ret;
+	s->args->out_flags |= DRM_VDXG_SUBMIT_OUT_SPLIT |
+			      DRM_VDXG_SUBMIT_OUT_PATCHED;
+	vdxg_sync_signal(&s->sync, s->last);
 	return 0;
 }
 

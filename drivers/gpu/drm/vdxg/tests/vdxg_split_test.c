@@ -315,6 +315,54 @@ static void vdxg_split_state_own(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->pieces[1].bytes, 2ull * SZ_1M);
 }
 
+/*
+ * A piece that grows past its last split point before it stops fitting
+ * ends there, and forgets what it set after it: the next piece inherits
+ * the source set before the cut, not the one it sets itself later.
+ */
+static void vdxg_split_state_rollback(struct kunit *test)
+{
+	struct sp_buf *b = sp_new(test);
+	u32 a = sp_alloc(b, SZ_1M, VDXG_SPLIT_VRAM);
+	u32 big = sp_alloc(b, SZ_64M, VDXG_SPLIT_VRAM);
+	u32 t0 = sp_alloc(b, SZ_1M, VDXG_SPLIT_VRAM);
+	u32 c = sp_alloc(b, SZ_1M, VDXG_SPLIT_VRAM);
+	u32 t1 = sp_alloc(b, 40 * SZ_1M, VDXG_SPLIT_VRAM);
+	u32 set_t0, cut, idx[MAX_ALLOCS];
+
+	sp_surface(b, VDXG_SLOT_SRC, a, 8, 8);
+	sp_surface(b, VDXG_SLOT_DST, big, 4096, 4096);
+	sp_fill(b);
+	set_t0 = b->n;
+	sp_surface(b, VDXG_SLOT_DST, t0, 8, 8);
+	sp_copy(b);
+	cut = b->n;
+	sp_copy(b);
+	sp_surface(b, VDXG_SLOT_SRC, c, 8, 8);	/* after the cut */
+	sp_copy(b);
+	sp_surface(b, VDXG_SLOT_DST, t1, 2048, 4096);	/* does not fit */
+	sp_copy(b);
+	/* The second copy may start a piece: the next patch, c's, says so. */
+	b->patches[3].split_offset = cut * 4;
+
+	KUNIT_ASSERT_EQ(test, sp_plan(test, b, 100 * SZ_1M, 0, 16), 0);
+	KUNIT_ASSERT_EQ(test, b->sp.npieces, 2u);
+	sp_check_cover(test, b);
+	KUNIT_EXPECT_EQ(test, b->pieces[0].end, cut);
+	KUNIT_EXPECT_EQ(test, b->pieces[0].bytes, 66ull * SZ_1M);
+	/* The source of dword 0 and t0's target, set before the cut. */
+	KUNIT_ASSERT_EQ(test, b->pieces[1].nsetters, 2u);
+	KUNIT_EXPECT_EQ(test, b->pieces[1].setters[0], 0u);
+	KUNIT_EXPECT_EQ(test, b->pieces[1].setters[1], set_t0);
+	KUNIT_EXPECT_EQ(test, b->pieces[1].bytes, 43ull * SZ_1M);
+	KUNIT_ASSERT_EQ(test, vdxg_split_piece_allocs(&b->sp, &b->pieces[1],
+						      idx), 4u);
+	KUNIT_EXPECT_EQ(test, idx[0], a);
+	KUNIT_EXPECT_EQ(test, idx[1], t0);
+	KUNIT_EXPECT_EQ(test, idx[2], c);
+	KUNIT_EXPECT_EQ(test, idx[3], t1);
+}
+
 /* No split point where one is needed, or a command alone too large. */
 static void vdxg_split_cannot(struct kunit *test)
 {
@@ -360,6 +408,7 @@ static struct kunit_case vdxg_split_cases[] = {
 	KUNIT_CASE(vdxg_split_segments),
 	KUNIT_CASE(vdxg_split_state_again),
 	KUNIT_CASE(vdxg_split_state_own),
+	KUNIT_CASE(vdxg_split_state_rollback),
 	KUNIT_CASE(vdxg_split_cannot),
 	KUNIT_CASE(vdxg_split_thrash),
 	{}
