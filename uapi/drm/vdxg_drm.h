@@ -409,13 +409,16 @@ struct drm_vdxg_sync {
  * by setting again the surface slots it uses that an earlier piece set.
  * @out_flags then has DRM_VDXG_SUBMIT_OUT_SPLIT and the presumed
  * addresses are left alone. The job's fence signals after the last piece,
- * with the error of any piece that failed. Before the first piece is
- * queued the ioctl waits (interruptibly) for the fences of other clients
- * its pieces' allocations or its dependencies hold; once it is queued, a
- * later piece that cannot be queued (its allocations cannot be made
- * resident after all, or a client's fence appeared on them, or a signal
- * came) fails the job that way, with -ENOMEM, -EBUSY or -EINTR on its
- * fence, and the ioctl still returns 0.
+ * with the error of any piece that failed (-ECANCELED for the pieces of
+ * a context banned meanwhile). Before the first piece is queued the ioctl
+ * waits (interruptibly) for the fences of other clients its pieces'
+ * allocations or its dependencies hold; once it is queued, a later piece
+ * that cannot be queued (its allocations cannot be made resident after
+ * all, a client's fence appeared on them, a signal came, the context was
+ * banned) fails the job that way, with -ENOMEM, -EBUSY, -EINTR or -EIO on
+ * its fence, and the ioctl still returns 0; a context destroyed meanwhile
+ * makes it return -ENOENT, the pieces queued before left to run, the
+ * out-syncobjs untouched.
  *
  * Errors: -EINVAL a malformed command or list (a split offset that is not
  * a command boundary at or before its field among them), -ERANGE an
@@ -425,8 +428,8 @@ struct drm_vdxg_sync {
  * syncobj handle, -EFAULT a bad pointer, -EIO a banned context or file,
  * -ENOMEM when the allocations do not fit together and there is no split
  * point where one is needed, or a piece alone does not fit, -EBUSY when
- * the context's other jobs keep gating the first piece: nothing is queued
- * then. -EINVAL too for an object listed twice.
+ * the first piece stays gated by clients' fences through 8 waits: nothing
+ * is queued then. -EINVAL too for an object listed twice.
  *
  * Limits: a file's queued jobs hold at most 256 KiB of command buffers
  * (a quarter of the kernel's DMA-buffer pool); past that SUBMIT waits for

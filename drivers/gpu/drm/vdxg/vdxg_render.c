@@ -65,33 +65,36 @@ static struct dma_fence *vdxg_render_emit(struct drm_sched_job *sched_job)
 	struct dma_fence *fence;
 	int idx;
 
-	/* Run before a reset: cancelled with its context, or written again. */
+	/*
+	 * Run before a reset: cancelled with its context, or written again.
+	 * A NOP is written again whatever its fate: it ends in ring order.
+	 */
 	if (job->hw_fence) {
-		if (sched_job->s_fence->finished.error) {
+		if (sched_job->s_fence->finished.error && !job->nop) {
 			vdxg_engine_cancel_fence(engine, job->hw_fence,
 						 -ECANCELED);
 			return NULL;
 		}
 		return vdxg_engine_resubmit(engine, job->hw_fence);
 	}
-	/* Cancelled: a banned context, or a dependency failed. */
-	if (sched_job->s_fence->finished.error)
-		return NULL;
 
 	if (!drm_dev_enter(&engine->vdxg->drm, &idx))
 		return ERR_PTR(-ENODEV);
 	/*
 	 * A job that runs nothing still completes on the ring, after the
-	 * context's earlier jobs: its fence replaces theirs in reservations
+	 * context's earlier jobs, which may still run (an innocent context's
+	 * when its file is banned): its fence replaces theirs in reservations
 	 * (same context), and the scheduler drops a dependency on an earlier
-	 * job of the same entity. NULL_RENDERING: done when it would have
-	 * run; the rest of a split submission that could not be queued:
-	 * failed as a piece did.
+	 * job of the same entity. A job cancelled with its context; a
+	 * NULL_RENDERING job, done when it would have run; the rest of a
+	 * split submission that could not be queued, failed as a piece did.
 	 */
-	if (job->error || job->null_rendering) {
-		if (job->error)
+	if (sched_job->s_fence->finished.error || job->error ||
+	    job->null_rendering) {
+		if (job->error && !sched_job->s_fence->finished.error)
 			dma_fence_set_error(&sched_job->s_fence->finished,
 					    job->error);
+		job->nop = true;
 		fence = vdxg_engine_emit(engine, job->hw, sched_job,
 					 render->pool_gpu, VDXG_RD_NOP_LEN * 4,
 					 job->ctx->id);
@@ -294,6 +297,16 @@ static bool vdxg_job_try_buf(struct vdxg_render *render,
 	return !ret;
 }
 
+/*
+ * Wait until a buffer of the pool is freed after @gen was read: the
+ * allocation itself takes a mutex, which a wait condition may not.
+ */
+static int vdxg_job_wait_pool(struct vdxg_render *render, u32 gen)
+{
+	return wait_event_interruptible(render->pool_wait,
+					READ_ONCE(render->pool_gen) != gen);
+}
+
 /**
  * vdxg_job_alloc_buf - give a job its DMA buffer
  * @job: the job
@@ -309,11 +322,15 @@ int vdxg_job_alloc_buf(struct vdxg_job *job, u32 size)
 	struct vdxg_render *render = &job->ctx->file->vdxg->render;
 	int ret;
 
-	ret = wait_event_interruptible(render->pool_wait,
-				       vdxg_job_try_buf(render, &job->buf,
-							size));
-	if (ret)
-		return ret;
+	for (;;) {
+		u32 gen = READ_ONCE(render->pool_gen);
+
+		if (vdxg_job_try_buf(render, &job->buf, size))
+			break;
+		ret = vdxg_job_wait_pool(render, gen);
+		if (ret)
+			return ret;
+	}
 	job->buf_gpu = render->pool_gpu + job->buf.start;
 	job->len = size;
 	job->queued = size;
@@ -360,11 +377,15 @@ int vdxg_job_alloc_bufs(struct vdxg_job **jobs, const u32 *sizes, u32 n)
 	u32 i;
 	int ret;
 
-	ret = wait_event_interruptible(render->pool_wait,
-				       vdxg_job_try_bufs(render, jobs, sizes,
-							 n));
-	if (ret)
-		return ret;
+	for (;;) {
+		u32 gen = READ_ONCE(render->pool_gen);
+
+		if (vdxg_job_try_bufs(render, jobs, sizes, n))
+			break;
+		ret = vdxg_job_wait_pool(render, gen);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < n; i++) {
 		jobs[i]->buf_gpu = render->pool_gpu + jobs[i]->buf.start;
 		jobs[i]->len = sizes[i];
@@ -384,6 +405,7 @@ void vdxg_job_free(struct vdxg_job *job)
 	if (drm_mm_node_allocated(&job->buf)) {
 		mutex_lock(&render->pool_lock);
 		drm_mm_remove_node(&job->buf);
+		WRITE_ONCE(render->pool_gen, render->pool_gen + 1);
 		mutex_unlock(&render->pool_lock);
 		wake_up_all(&render->pool_wait);
 	}

@@ -41,6 +41,7 @@ struct vdxg_vm;
  * @pool: the allocator of DMA buffers in reserved VRAM
  * @pool_lock: protects @pool
  * @pool_wait: woken when a DMA buffer is freed
+ * @pool_gen: bumped, under @pool_lock, when a DMA buffer is freed
  * @split_lock: one piece of a split submission made resident at a time
  * @pool_gpu: GPU address of the pool
  * @pool_cpu: CPU mapping of the pool
@@ -66,6 +67,7 @@ struct vdxg_render {
 	struct drm_mm pool;
 	struct mutex pool_lock; /* protects @pool */
 	wait_queue_head_t pool_wait;
+	u32 pool_gen;
 	struct mutex split_lock; /* see above */
 	u64 pool_gpu;
 	u8 __iomem *pool_cpu;
@@ -174,9 +176,9 @@ struct vdxg_context {
  * @error: a negative errno to fail the job with instead of running it
  *	(the rest of a split submission that could not be queued), or 0
  * @null_rendering: DRM_VDXG_SUBMIT_NULL_RENDERING: done when it would run
- *
- * A job with @error or @null_rendering runs a NOP: it completes on the
- * ring, in order with the context's other jobs.
+ * @nop: its ring entry is a NOP (@error, @null_rendering, or cancelled
+ *	with its context): it completes on the ring, in order with the
+ *	context's other jobs, and runs again after a reset
  */
 struct vdxg_job {
 	struct drm_sched_job base;
@@ -189,6 +191,7 @@ struct vdxg_job {
 	u32 queued;
 	int error;
 	bool null_rendering;
+	bool nop;
 };
 
 /**

@@ -533,8 +533,13 @@ static struct dma_fence *vdxg_submit_gating_fence(struct vdxg_submit *s)
 	mutex_lock(&s->ctx->lock);
 	fence = vdxg_job_gating_fence(s->pieces[0]);
 	mutex_unlock(&s->ctx->lock);
+	/* Each allocation once. */
+	s->plan.gen++;
 	for (i = 0; !fence && i < s->args->num_patches; i++) {
 		a = s->patches[i].allocation_index;
+		if (s->plan.mark[a] == s->plan.gen)
+			continue;
+		s->plan.mark[a] = s->plan.gen;
 		fence = vdxg_submit_gated_resv(s, s->objs[a]->resv);
 	}
 	return fence;
@@ -784,16 +789,21 @@ static int vdxg_submit_split(struct vdxg_submit *s)
 	ret = vdxg_submit_piece_jobs(s);
 	if (ret)
 		return ret;
-	do {
+	for (;;) {
 		if (!tries--) {
-			/* Gated again and again by the context's other work. */
+			/* Gated again and again, by others or the context. */
 			dma_fence_put(gate);
 			return -EBUSY;
 		}
 		ret = vdxg_submit_ungate(s, gate);
 		if (!ret)
 			ret = vdxg_submit_piece(s, 0, &gate);
-	} while (!ret && gate);
+		/* Its objects gated since the wait: wait again. */
+		if (ret == -EBUSY)
+			continue;
+		if (ret || !gate)
+			break;
+	}
 	if (ret)
 		return ret;
 
