@@ -20,12 +20,18 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/ioctl.h>
+
+#include <linux/dma-buf.h>
+
 #include "vrender.h"
+#include "vvm.h"
 
 #define MIB		((uint64_t)1 << 20)
 #define TARGET		(64 * MIB)
@@ -344,6 +350,108 @@ static void test_null_rendering_order(void)
 	vr_close(&vr);
 }
 
+/*
+ * In a child: after MS milliseconds, move TIMELINE on by one. Half-way,
+ * T's surface must still hold BEFORE (nothing of the job has run); the
+ * child exits with 1 if not.
+ */
+static pid_t signal_later(int timeline, unsigned int ms, struct target *t,
+			  const uint8_t *before)
+{
+	pid_t pid = fork();
+	int ran;
+
+	vtest_assert(pid >= 0);
+	if (!pid) {
+		vr_sleep_ms(ms / 2);
+		ran = memcmp(t->map + t->size - SURF_BYTES, before,
+			     SURF_BYTES) != 0;
+		vr_sleep_ms(ms / 2);
+		vvm_timeline_inc(timeline, 1);
+		_exit(ran);
+	}
+	return pid;
+}
+
+/*
+ * A split job gated by a client's fence, twice: an in-syncobj of a
+ * sw_sync point, then a point imported as a writer's fence into the last
+ * target (a dma-buf), which only a later piece uses. The SUBMIT waits
+ * for the fence before it queues anything (a later piece would otherwise
+ * wait for it holding the lock of all split submissions): while it waits
+ * the first target is untouched, when it returns the point has
+ * signalled, and then every pixel is right.
+ */
+static void test_gated(void)
+{
+	struct target t[MAX_TARGETS];
+	struct vdxg_submit_opts opts = { 0 };
+	struct dma_buf_import_sync_file imp = { .flags = DMA_BUF_SYNC_WRITE };
+	uint64_t rng = vr_seed();
+	struct vdxg_cs *cs = vr_cs();
+	static uint8_t before[SURF_BYTES];
+	struct pollfd sf = { .events = POLLIN };
+	struct drm_vdxg_sync in;
+	int k, n, round, timeline, dmabuf, status;
+	struct common c;
+	struct vr vr;
+	uint32_t ctx;
+	pid_t pid;
+
+	vr_open(&vr);
+	ctx = vr_ctx(&vr);
+	n = per_piece(&vr) + 1;
+	pieces_for(&vr, n);
+	timeline = vvm_timeline();
+	common_init(&vr, &c, &rng);
+	for (k = 0; k < n; k++)
+		target_init(&vr, &t[k], TARGET, &rng);
+
+	for (round = 0; round < 2; round++) {
+		vdxg_cs_reset(cs);
+		build(cs, &c, t, n, true, &rng);
+		memset(&opts, 0, sizeof(opts));
+		if (!round) {
+			in = (struct drm_vdxg_sync){
+				.handle = vvm_fence_syncobj(&vr, timeline, 1),
+			};
+			opts.in_syncs = &in;
+			opts.num_in_syncs = 1;
+		} else {
+			vtest_assert_ok(vdxg_bo_export(t[n - 1].bo, &dmabuf));
+			imp.fd = vvm_fence_fd(timeline, 2);
+			vtest_assert_f(!ioctl(dmabuf,
+					      DMA_BUF_IOCTL_IMPORT_SYNC_FILE,
+					      &imp), "IMPORT_SYNC_FILE: %m");
+			close(imp.fd);
+			close(dmabuf);
+		}
+		sf.fd = vvm_fence_fd(timeline, round + 1);
+		memcpy(before, t[0].map + t[0].size - SURF_BYTES, SURF_BYTES);
+		pid = signal_later(timeline, 400, &t[0], before);
+		vr_submit(&vr, ctx, cs, &opts);
+		/* The point had signalled when SUBMIT returned. */
+		vtest_assert_f(poll(&sf, 1, 0) == 1 && (sf.revents & POLLIN),
+			       "SUBMIT returned before the client's fence "
+			       "signalled");
+		close(sf.fd);
+		vtest_assert_eq(waitpid(pid, &status, 0), pid);
+		vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+			       "the first piece ran while a later one waited "
+			       "for the client's fence (status 0x%x)", status);
+		vtest_assert(opts.out_flags & DRM_VDXG_SUBMIT_OUT_SPLIT);
+		for (k = 0; k < n; k++)
+			target_check(&t[k], k, round ? "gated target" :
+				     "gated in-syncobj");
+		vr_buf_check(&c.fence, NULL, 0, "fence page");
+	}
+	for (k = 0; k < n; k++)
+		target_fini(&t[k]);
+	common_fini(&c);
+	vdxg_cs_free(cs);
+	vr_close(&vr);
+}
+
 /* Without split points, or with bad ones: refused, nothing queued. */
 static void test_refused(void)
 {
@@ -608,6 +716,9 @@ static const struct vtest_subtest subtests[] = {
 	{ "pieces", test_pieces,
 	  "six 64 MiB targets beyond VRAM: the pieces predicted, every pixel "
 	  "right, the source set again in each piece" },
+	{ "gated", test_gated,
+	  "a split job waits, before queueing anything, for a client's fence "
+	  "on its in-syncobj or on a later piece's object" },
 	{ "refused", test_refused,
 	  "no split points: ENOMEM; split offsets inside a command, after "
 	  "the field, misaligned, past the end: EINVAL; nothing queued" },
