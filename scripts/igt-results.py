@@ -44,8 +44,9 @@ PASS = {"pass"}
 SKIP = {"skip"}
 # Kernel warnings about the virtual machine, not the driver: a TCG guest
 # on a busy host stalls (hrtimer, the clocksource watchdog giving up on
-# the TSC or skipping a check whose timer ran late,
-# the HPET emulating the RTC losing ticks), and QEMU's q35 ACPI
+# the TSC or skipping a check whose timer ran late, the deadline
+# scheduler's replenishment lagging behind the guest's clock, the HPET
+# emulating the RTC losing ticks), and QEMU's q35 ACPI
 # has no RTC fixed event for the suspend tests' rtcwake to disable. A
 # dmesg-warn whose every warning is one of these is a pass, with a note.
 BENIGN_DMESG = [
@@ -57,6 +58,7 @@ BENIGN_DMESG = [
     re.compile(r"clocksource: +Clocksource 'tsc' skewed "),
     re.compile(r"clocksource: +'tsc' is current clocksource"),
     re.compile(r"TSC found unstable after boot"),
+    re.compile(r"sched: DL replenish lagged too much"),
     re.compile(r"hpet: Lost \d+ RTC interrupts"),
     re.compile(r"ACPI Error: Could not disable RealTimeClock events"),
 ]
