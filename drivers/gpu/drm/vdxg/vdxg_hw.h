@@ -70,6 +70,7 @@
 #define   VDXG_CAP_SRIOV		BIT(8)
 #define   VDXG_CAP_RESIZABLE_BAR	BIT(9)
 #define   VDXG_CAP_GPU_MMU		BIT(10)	/* GPU virtual memory (0x2200) */
+#define   VDXG_CAP_3D			BIT(11)	/* the 3D pipeline (RENDER) */
 #define VDXG_REG_VRAM_SIZE_LO		0x0010	/* RO: VRAM bytes */
 #define VDXG_REG_VRAM_SIZE_HI		0x0014
 #define VDXG_REG_APERTURE_BASE_LO	0x0018	/* RO: GPU address of aperture */
@@ -379,6 +380,382 @@
 #define VDXG_VTX_COORD_MAX		0x100000	/* 2^20: w * 65536 fits 64 bits */
 
 /* ------------------------------------------------------------------------
+ * The 3D pipeline (RENDER engine, VDXG_CAP_3D)
+ *
+ * Commands 0x08 to 0x11 of a DMA buffer drive a programmable GLES 2.0
+ * class pipeline: a 64-register state file, bindings of programs,
+ * constants, vertex, index and texture buffers, and draws into the DST
+ * and DEPTH slots. docs/hardware.md ("The 3D pipeline") defines the
+ * commands, the shader ISA, the rasterizer and every arithmetic step
+ * exactly. Without the cap the opcodes fault with VDXG_FAULT_OPCODE.
+ */
+
+#define VDXG_RD_SET_STATE		0x08	/* first reg, n values */
+#define VDXG_RD_LOAD_STATE		0x09	/* addr(2), first reg, count */
+#define VDXG_RD_SET_SHADER		0x0a	/* stage, addr(2), size */
+#define VDXG_RD_SET_CONSTANTS		0x0b	/* stage, addr(2), vec4 count */
+#define VDXG_RD_SET_VERTEX_BUFFER	0x0c	/* index, addr(2), size, stride */
+#define VDXG_RD_SET_INDEX_BUFFER	0x0d	/* addr(2), size, index size */
+#define VDXG_RD_SET_TEXTURE		0x0e	/* unit, addr(2), size, fmt, wh */
+#define VDXG_RD_DRAW			0x0f	/* prim, first, count */
+#define VDXG_RD_DRAW_INDEXED		0x10	/* prim, first, count, bias */
+#define VDXG_RD_CLEAR			0x11	/* flags, xy, wh, rgba, z, s */
+#define VDXG_RD_NUM_OPS_3D		0x12
+#define   VDXG_RD_SET_STATE_LEN(n)	(2 + (n))	/* n = 1..64 */
+#define   VDXG_RD_LOAD_STATE_LEN	5
+#define   VDXG_RD_SET_SHADER_LEN	5
+#define   VDXG_RD_SET_CONSTANTS_LEN	5
+#define   VDXG_RD_SET_VERTEX_BUFFER_LEN	6
+#define   VDXG_RD_SET_INDEX_BUFFER_LEN	5
+#define   VDXG_RD_SET_TEXTURE_LEN	7
+#define   VDXG_RD_DRAW_LEN		4
+#define   VDXG_RD_DRAW_INDEXED_LEN	5
+#define   VDXG_RD_CLEAR_LEN		10
+
+/* SET_STATE: registers [first, first + n) take the values that follow. */
+#define VDXG_RD_STATE_DW_FIRST		1
+#define VDXG_RD_STATE_DW_VALUES		2
+/* LOAD_STATE: count dwords of memory into registers [first, first + count) */
+#define VDXG_RD_LOAD_DW_ADDR		1	/* 4-byte aligned */
+#define VDXG_RD_LOAD_DW_FIRST		3
+#define VDXG_RD_LOAD_DW_COUNT		4	/* 1..VDXG_3D_NUM_REGS */
+/* SET_SHADER and SET_CONSTANTS */
+#define VDXG_RD_SHADER_DW_STAGE		1	/* VDXG_3D_STAGE_* */
+#define VDXG_RD_SHADER_DW_ADDR		2	/* 4-byte aligned */
+#define VDXG_RD_SHADER_DW_SIZE		4	/* bytes, 16..PROGRAM_MAX_BYTES */
+#define VDXG_RD_CONST_DW_STAGE		1
+#define VDXG_RD_CONST_DW_ADDR		2	/* 4-byte aligned */
+#define VDXG_RD_CONST_DW_COUNT		4	/* vec4, 0..VDXG_3D_NUM_CONSTS */
+#define   VDXG_3D_STAGE_VERTEX		0
+#define   VDXG_3D_STAGE_FRAGMENT	1
+#define   VDXG_3D_NUM_STAGES		2
+/* SET_VERTEX_BUFFER */
+#define VDXG_RD_VB_DW_INDEX		1	/* 0..VDXG_3D_NUM_VBS - 1 */
+#define VDXG_RD_VB_DW_ADDR		2
+#define VDXG_RD_VB_DW_SIZE		4	/* bytes; 0 unbinds */
+#define VDXG_RD_VB_DW_STRIDE		5	/* 0..VDXG_3D_MAX_STRIDE */
+/* SET_INDEX_BUFFER */
+#define VDXG_RD_IB_DW_ADDR		1
+#define VDXG_RD_IB_DW_SIZE		3	/* bytes */
+#define VDXG_RD_IB_DW_INDEX_SIZE	4	/* 1, 2 or 4; 0 unbinds */
+/* SET_TEXTURE */
+#define VDXG_RD_TEX_DW_UNIT		1	/* 0..VDXG_3D_NUM_UNITS - 1 */
+#define VDXG_RD_TEX_DW_ADDR		2	/* 4-byte aligned */
+#define VDXG_RD_TEX_DW_SIZE		4	/* bytes, the layout must fit */
+#define VDXG_RD_TEX_DW_FORMAT		5	/* VDXG_TEX_* fields; 0 unbinds */
+#define VDXG_RD_TEX_DW_WH		6	/* width | height << 16 */
+#define   VDXG_TEX_FORMAT(v)		((v) & 0xff)	/* VDXG_FMT_* */
+#define   VDXG_TEX_LEVELS(v)		(((v) >> 8) & 0xf)	/* 1..14 */
+#define   VDXG_TEX_CUBE			BIT(12)
+#define   VDXG_TEX_DESC(fmt, levels, cube) \
+	((fmt) | ((levels) << 8) | ((cube) ? VDXG_TEX_CUBE : 0))
+#define   VDXG_TEX_MAX_LEVELS		14
+#define   VDXG_TEX_MAX_DIM		8192
+#define   VDXG_TEX_FACES_CUBE		6
+/* DRAW and DRAW_INDEXED */
+#define VDXG_RD_DRAW3D_DW_PRIM		1	/* VDXG_PRIM_*; bits 31:4 rsvd */
+#define VDXG_RD_DRAW3D_DW_FIRST		2	/* vertex, or index in the IB */
+#define VDXG_RD_DRAW3D_DW_COUNT		3	/* 0..VDXG_3D_MAX_COUNT */
+#define VDXG_RD_DRAW3D_DW_BIAS		4	/* DRAW_INDEXED: s32 */
+#define   VDXG_PRIM_POINTS		0
+#define   VDXG_PRIM_LINES		1
+#define   VDXG_PRIM_LINE_LOOP		2
+#define   VDXG_PRIM_LINE_STRIP		3
+#define   VDXG_PRIM_TRIANGLES		4
+#define   VDXG_PRIM_TRIANGLE_STRIP	5
+#define   VDXG_PRIM_TRIANGLE_FAN	6
+#define   VDXG_NUM_PRIMS		7
+#define   VDXG_3D_MAX_COUNT		BIT(24)
+/* CLEAR */
+#define VDXG_RD_CLEAR_DW_FLAGS		1	/* VDXG_CLEAR_* */
+#define VDXG_RD_CLEAR_DW_XY		2	/* VDXG_RD_XY() */
+#define VDXG_RD_CLEAR_DW_WH		3
+#define VDXG_RD_CLEAR_DW_COLOR		4	/* r, g, b, a: f32 */
+#define VDXG_RD_CLEAR_DW_DEPTH		8	/* f32 */
+#define VDXG_RD_CLEAR_DW_STENCIL	9	/* bits 7:0 */
+#define   VDXG_CLEAR_COLOR		BIT(0)
+#define   VDXG_CLEAR_DEPTH		BIT(1)
+#define   VDXG_CLEAR_STENCIL		BIT(2)
+#define   VDXG_CLEAR_MASK		0x7
+
+/* Limits */
+#define VDXG_3D_NUM_REGS		64
+#define VDXG_3D_NUM_VBS			16
+#define VDXG_3D_NUM_ELEMENTS		16
+#define VDXG_3D_NUM_UNITS		8
+#define VDXG_3D_NUM_CONSTS		256	/* vec4 a stage */
+#define VDXG_3D_MAX_STRIDE		2048
+#define VDXG_3D_GUARD_BAND		4.0f	/* clip x, y to +/- G w */
+#define VDXG_3D_VIEWPORT_MAX		16384.0f
+#define VDXG_3D_POINT_SIZE_MAX		64.0f
+
+/* The state registers (SET_STATE, LOAD_STATE); see docs/hardware.md */
+#define VDXG_3D_RASTER			0x00
+#define   VDXG_RASTER_CULL_FRONT	BIT(0)
+#define   VDXG_RASTER_CULL_BACK		BIT(1)
+#define   VDXG_RASTER_FRONT_CW		BIT(2)
+#define   VDXG_RASTER_SCISSOR		BIT(3)
+#define   VDXG_RASTER_POLY_OFFSET	BIT(4)
+#define   VDXG_RASTER_SPRITE_LOWER_LEFT	BIT(5)
+#define   VDXG_RASTER_MASK		0x3f
+#define VDXG_3D_POINT_SIZE		0x01	/* f32 */
+#define VDXG_3D_POLY_OFFSET_FACTOR	0x02	/* f32 */
+#define VDXG_3D_POLY_OFFSET_UNITS	0x03	/* f32 */
+#define VDXG_3D_VIEWPORT_SCALE(i)	(0x04 + (i))	/* f32 x, y, z */
+#define VDXG_3D_VIEWPORT_TRANSLATE(i)	(0x07 + (i))	/* f32 x, y, z */
+#define VDXG_3D_SCISSOR_MIN		0x0a	/* VDXG_RD_XY(x, y) */
+#define VDXG_3D_SCISSOR_MAX		0x0b	/* exclusive */
+#define VDXG_3D_DEPTH			0x0c
+#define   VDXG_DEPTH_TEST		BIT(0)
+#define   VDXG_DEPTH_WRITE		BIT(1)
+#define   VDXG_DEPTH_FUNC(f)		((f) << 2)	/* VDXG_FUNC_* */
+#define   VDXG_DEPTH_MASK		0x1f
+#define VDXG_3D_STENCIL_FRONT		0x0d
+#define VDXG_3D_STENCIL_BACK		0x0e	/* bit 0: TWO_SIDED */
+#define   VDXG_STENCIL_TEST		BIT(0)	/* in STENCIL_BACK: TWO_SIDED */
+#define   VDXG_STENCIL_FUNC(f)		((f) << 1)
+#define   VDXG_STENCIL_FAIL_OP(o)	((o) << 4)	/* VDXG_SOP_* */
+#define   VDXG_STENCIL_ZFAIL_OP(o)	((o) << 7)
+#define   VDXG_STENCIL_ZPASS_OP(o)	((o) << 10)
+#define   VDXG_STENCIL_VALUE_MASK(m)	((m) << 16)
+#define   VDXG_STENCIL_WRITE_MASK(m)	((uint32_t)(m) << 24)
+#define   VDXG_STENCIL_RSVD		0x0000e000
+#define VDXG_3D_STENCIL_REF		0x0f	/* front 7:0, back 15:8 */
+#define VDXG_3D_BLEND			0x10
+#define   VDXG_BLEND_ENABLE		BIT(0)
+#define   VDXG_BLEND_RGB_EQ(e)		((e) << 1)	/* VDXG_BLEQ_* */
+#define   VDXG_BLEND_RGB_SRC(f)		((f) << 4)	/* VDXG_BLF_* */
+#define   VDXG_BLEND_RGB_DST(f)		((f) << 8)
+#define   VDXG_BLEND_A_EQ(e)		((e) << 12)
+#define   VDXG_BLEND_A_SRC(f)		((f) << 16)
+#define   VDXG_BLEND_A_DST(f)		((f) << 20)
+#define   VDXG_BLEND_WRITE_DISABLE(m)	((m) << 24)	/* R 1, G 2, B 4, A 8 */
+#define   VDXG_BLEND_RSVD		0xf0008000
+#define VDXG_3D_BLEND_COLOR(i)		(0x11 + (i))	/* f32 r, g, b, a */
+#define VDXG_3D_ELEMENT(e)		(0x20 + (e))
+#define   VDXG_ELEMENT(fmt, vb, offset)	((fmt) | ((vb) << 8) | \
+					 ((uint32_t)(offset) << 16))
+#define   VDXG_ELEMENT_FORMAT(v)	((v) & 0x3f)
+#define   VDXG_ELEMENT_VB(v)		(((v) >> 8) & 0xf)
+#define   VDXG_ELEMENT_OFFSET(v)	((v) >> 16)
+#define   VDXG_ELEMENT_RSVD		0x0000f0c0
+#define   VDXG_VFMT(type, comps)	((type) | (((comps) - 1) << 4))
+#define   VDXG_VFMT_TYPE(f)		((f) & 0xf)
+#define   VDXG_VFMT_COMPS(f)		(((f) >> 4) + 1)
+#define   VDXG_VTYPE_NONE		0
+#define   VDXG_VTYPE_FLOAT32		1
+#define   VDXG_VTYPE_UNORM8		2
+#define   VDXG_VTYPE_SNORM8		3
+#define   VDXG_VTYPE_UINT8		4
+#define   VDXG_VTYPE_SINT8		5
+#define   VDXG_VTYPE_UNORM16		6
+#define   VDXG_VTYPE_SNORM16		7
+#define   VDXG_VTYPE_UINT16		8
+#define   VDXG_VTYPE_SINT16		9
+#define   VDXG_NUM_VTYPES		10
+#define VDXG_3D_SAMPLER(u)		(0x30 + (u))
+#define   VDXG_SAMPLER_MAG_LINEAR	BIT(0)
+#define   VDXG_SAMPLER_MIN_LINEAR	BIT(1)
+#define   VDXG_SAMPLER_MIP(m)		((m) << 2)	/* VDXG_MIP_* */
+#define   VDXG_SAMPLER_WRAP_S(w)	((w) << 4)	/* VDXG_WRAP_* */
+#define   VDXG_SAMPLER_WRAP_T(w)	((w) << 7)
+#define   VDXG_SAMPLER_MASK		0x3ff
+#define   VDXG_MIP_NONE			0
+#define   VDXG_MIP_NEAREST		1
+#define   VDXG_MIP_LINEAR		2
+#define   VDXG_WRAP_REPEAT		0
+#define   VDXG_WRAP_CLAMP		1
+#define   VDXG_WRAP_MIRROR		2
+/* Comparison functions, stencil operations, blend equations and factors */
+#define VDXG_FUNC_NEVER			0
+#define VDXG_FUNC_LESS			1
+#define VDXG_FUNC_EQUAL			2
+#define VDXG_FUNC_LEQUAL		3
+#define VDXG_FUNC_GREATER		4
+#define VDXG_FUNC_NOTEQUAL		5
+#define VDXG_FUNC_GEQUAL		6
+#define VDXG_FUNC_ALWAYS		7
+#define VDXG_SOP_KEEP			0
+#define VDXG_SOP_ZERO			1
+#define VDXG_SOP_REPLACE		2
+#define VDXG_SOP_INCR			3	/* clamps at 255 */
+#define VDXG_SOP_DECR			4	/* clamps at 0 */
+#define VDXG_SOP_INCR_WRAP		5
+#define VDXG_SOP_DECR_WRAP		6
+#define VDXG_SOP_INVERT			7
+#define VDXG_BLEQ_ADD			0
+#define VDXG_BLEQ_SUBTRACT		1
+#define VDXG_BLEQ_REVERSE_SUBTRACT	2
+#define VDXG_BLEQ_MIN			3
+#define VDXG_BLEQ_MAX			4
+#define VDXG_NUM_BLEQS			5
+#define VDXG_BLF_ZERO			0
+#define VDXG_BLF_ONE			1
+#define VDXG_BLF_SRC_COLOR		2
+#define VDXG_BLF_ONE_MINUS_SRC_COLOR	3
+#define VDXG_BLF_DST_COLOR		4
+#define VDXG_BLF_ONE_MINUS_DST_COLOR	5
+#define VDXG_BLF_SRC_ALPHA		6
+#define VDXG_BLF_ONE_MINUS_SRC_ALPHA	7
+#define VDXG_BLF_DST_ALPHA		8
+#define VDXG_BLF_ONE_MINUS_DST_ALPHA	9
+#define VDXG_BLF_CONST_COLOR		10
+#define VDXG_BLF_ONE_MINUS_CONST_COLOR	11
+#define VDXG_BLF_CONST_ALPHA		12
+#define VDXG_BLF_ONE_MINUS_CONST_ALPHA	13
+#define VDXG_BLF_SRC_ALPHA_SATURATE	14
+#define VDXG_NUM_BLFS			15
+
+/*
+ * New surface and texture formats (VDXG_FMT_*, after VDXG_FMT_D32). Colour
+ * targets and SET_SURFACE: XRGB8888, ARGB8888, RGB565, ABGR8888, RGBA4444,
+ * RGBA5551. Textures only: L8, A8, L8A8, RGB888. DEPTH: D16, D24S8 (and
+ * D32 for DRAW_TRIANGLES). VDXG_NUM_FMTS counts the 2D engine's formats
+ * until the 3D pipeline's users switch to VDXG_NUM_FMTS_3D.
+ */
+#define VDXG_FMT_ABGR8888		5	/* cpp 4; R 7:0 ... A 31:24 */
+#define VDXG_FMT_RGBA4444		6	/* cpp 2; A 3:0 ... R 15:12 */
+#define VDXG_FMT_RGBA5551		7	/* cpp 2; A 0, B 5:1 ... R 15:11 */
+#define VDXG_FMT_L8			8	/* cpp 1; texture only */
+#define VDXG_FMT_A8			9	/* cpp 1; texture only */
+#define VDXG_FMT_L8A8			10	/* cpp 2; texture only */
+#define VDXG_FMT_RGB888			11	/* cpp 3; R, G, B bytes */
+#define VDXG_FMT_D16			12	/* cpp 2; DEPTH only */
+#define VDXG_FMT_D24S8			13	/* cpp 4; depth 23:0, S 31:24 */
+#define VDXG_NUM_FMTS_3D		14
+
+/*
+ * Programs (SET_SHADER): a header of four dwords, n instructions of four
+ * dwords, then m immediates of four binary32 each.
+ */
+#define VDXG_3D_PROGRAM_MAGIC		0x50485356	/* "VSHP" */
+#define VDXG_PROG_DW_MAGIC		0
+#define VDXG_PROG_DW_STAGE		1	/* VDXG_3D_STAGE_* */
+#define VDXG_PROG_DW_NUM_INSNS		2	/* 1..VDXG_3D_MAX_INSTRUCTIONS */
+#define VDXG_PROG_DW_NUM_IMMS		3	/* 0..VDXG_3D_MAX_IMMEDIATES */
+#define VDXG_PROG_HEADER_SIZE		16
+#define VDXG_3D_INSN_SIZE		16
+#define VDXG_3D_MAX_INSTRUCTIONS	4096
+#define VDXG_3D_MAX_IMMEDIATES		256
+#define VDXG_3D_PROGRAM_MAX_BYTES	(VDXG_PROG_HEADER_SIZE + \
+					 VDXG_3D_INSN_SIZE * \
+					 (VDXG_3D_MAX_INSTRUCTIONS + \
+					  VDXG_3D_MAX_IMMEDIATES))
+#define VDXG_3D_MAX_STEPS		16384	/* visits an invocation */
+#define VDXG_3D_MAX_NESTING		32
+#define VDXG_3D_NUM_TEMPS		128
+#define VDXG_3D_VS_INPUTS		16
+#define VDXG_3D_VS_OUTPUTS		10
+#define VDXG_3D_FS_INPUTS		11
+#define VDXG_3D_FS_OUTPUTS		1
+#define VDXG_3D_NUM_VARYINGS		8
+#define   VDXG_VS_OUT_POSITION		0
+#define   VDXG_VS_OUT_POINT_SIZE	1
+#define   VDXG_VS_OUT_VARYING(i)	(2 + (i))
+#define   VDXG_FS_IN_VARYING(i)		(i)
+#define   VDXG_FS_IN_POSITION		8
+#define   VDXG_FS_IN_FACE		9
+#define   VDXG_FS_IN_POINT_COORD	10
+#define   VDXG_FS_OUT_COLOR		0
+/* Register files */
+#define VDXG_FILE_TEMP			0
+#define VDXG_FILE_INPUT			1
+#define VDXG_FILE_OUTPUT		2
+#define VDXG_FILE_CONST			3
+#define VDXG_FILE_IMM			4
+#define VDXG_FILE_ADDR			5
+/* Instruction dword 0 */
+#define VDXG_INSN_OPCODE(v)		((v) & 0xff)
+#define VDXG_INSN_DST_FILE(v)		(((v) >> 8) & 0x7)
+#define VDXG_INSN_SAT			BIT(11)
+#define VDXG_INSN_MASK(v)		(((v) >> 12) & 0xf)	/* x bit 0 */
+#define VDXG_INSN_DST_INDEX(v)		(((v) >> 16) & 0xff)
+#define VDXG_INSN_UNIT(v)		(((v) >> 24) & 0x7)
+#define VDXG_INSN_CUBE			BIT(27)
+#define VDXG_INSN_RSVD			0xf0000000u
+#define VDXG_INSN(op, file, index, mask) \
+	((op) | ((file) << 8) | ((mask) << 12) | ((index) << 16))
+#define VDXG_INSN_TEX(unit, cube)	(((unit) << 24) | \
+					 ((cube) ? VDXG_INSN_CUBE : 0))
+/* Instruction dwords 1-3: sources */
+#define VDXG_SRC_FILE(v)		((v) & 0x7)
+#define VDXG_SRC_INDEX(v)		(((v) >> 3) & 0xff)
+#define VDXG_SRC_SWIZZLE(v)		(((v) >> 11) & 0xff)
+#define VDXG_SRC_ABS			BIT(19)
+#define VDXG_SRC_NEGATE			BIT(20)
+#define VDXG_SRC_RELATIVE		BIT(21)
+#define VDXG_SRC_RSVD			0xffc00000u
+#define VDXG_SWIZZLE(x, y, z, w)	((x) | ((y) << 2) | ((z) << 4) | \
+					 ((w) << 6))
+#define VDXG_SWIZZLE_XYZW		VDXG_SWIZZLE(0, 1, 2, 3)
+#define VDXG_SRC(file, index, swizzle)	((file) | ((index) << 3) | \
+					 ((swizzle) << 11))
+/* Opcodes */
+#define VDXG_OP_NOP			0x00
+#define VDXG_OP_MOV			0x01
+#define VDXG_OP_ADD			0x02
+#define VDXG_OP_MUL			0x03
+#define VDXG_OP_MAD			0x04
+#define VDXG_OP_DP2			0x05
+#define VDXG_OP_DP3			0x06
+#define VDXG_OP_DP4			0x07
+#define VDXG_OP_MIN			0x08
+#define VDXG_OP_MAX			0x09
+#define VDXG_OP_SLT			0x0a
+#define VDXG_OP_SGE			0x0b
+#define VDXG_OP_SEQ			0x0c
+#define VDXG_OP_SNE			0x0d
+#define VDXG_OP_CMP			0x0e
+#define VDXG_OP_LRP			0x0f
+#define VDXG_OP_FRC			0x10
+#define VDXG_OP_FLR			0x11
+#define VDXG_OP_CEIL			0x12
+#define VDXG_OP_TRUNC			0x13
+#define VDXG_OP_ROUND			0x14
+#define VDXG_OP_SSG			0x15
+#define VDXG_OP_RCP			0x16
+#define VDXG_OP_RSQ			0x17
+#define VDXG_OP_SQRT			0x18
+#define VDXG_OP_EX2			0x19
+#define VDXG_OP_LG2			0x1a
+#define VDXG_OP_POW			0x1b
+#define VDXG_OP_SIN			0x1c
+#define VDXG_OP_COS			0x1d
+#define VDXG_OP_DIV			0x1e
+#define VDXG_OP_DDX			0x1f
+#define VDXG_OP_DDY			0x20
+#define VDXG_OP_ARL			0x21
+#define VDXG_OP_KILL			0x22
+#define VDXG_OP_KILL_IF			0x23
+#define VDXG_OP_TEX			0x24
+#define VDXG_OP_TXB			0x25
+#define VDXG_OP_TXL			0x26
+#define VDXG_OP_TXP			0x27
+#define VDXG_OP_TXD			0x28
+#define VDXG_OP_LDEXP			0x29
+#define VDXG_OP_IF			0x2a
+#define VDXG_OP_ELSE			0x2b
+#define VDXG_OP_ENDIF			0x2c
+#define VDXG_OP_BGNLOOP			0x2d
+#define VDXG_OP_ENDLOOP			0x2e
+#define VDXG_OP_BRK			0x2f
+#define VDXG_OP_CONT			0x30
+#define VDXG_OP_END			0x31
+#define VDXG_NUM_OPS			0x32
+
+/*
+ * The 3D part of the context state area (version 2), in dwords from the
+ * area's start; all zero is the state of a new ring entry.
+ */
+#define VDXG_CTX_STATE_DW_REGS		64	/* VDXG_3D_NUM_REGS registers */
+#define VDXG_CTX_STATE_DW_PROGRAM(s)	(128 + 4 * (s))	/* bound, addr, size */
+#define VDXG_CTX_STATE_DW_CONSTS(s)	(136 + 4 * (s))	/* count, addr, 0 */
+#define VDXG_CTX_STATE_DW_IB		144	/* index size, addr, size */
+#define VDXG_CTX_STATE_DW_VB(b)		(160 + 4 * (b))	/* stride, addr, size */
+#define VDXG_CTX_STATE_DW_TEX(u)	(224 + 8 * (u))	/* dw5, addr, size, dw6 */
+#define VDXG_CTX_STATE_DW_END		288
+
+/* ------------------------------------------------------------------------
  * GPU address space and GART (0x2000)
  *
  * [0, VRAM_SIZE) is VRAM. [APERTURE_BASE, APERTURE_BASE + APERTURE_SIZE)
@@ -443,6 +820,7 @@
 #define   VDXG_FAULT_VM_READ_ONLY	8	/* write to a read-only page */
 #define   VDXG_FAULT_VM_BAD_TABLE	9	/* malformed table or AS entry */
 #define   VDXG_FAULT_VM_NO_EXEC		10	/* fetch from a NO_EXEC page */
+#define   VDXG_FAULT_SHADER		11	/* bad program, reference, runaway */
 
 /* ------------------------------------------------------------------------
  * GPU virtual memory (0x2200), present with VDXG_CAP_GPU_MMU
