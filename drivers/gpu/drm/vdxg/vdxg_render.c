@@ -284,19 +284,6 @@ struct vdxg_job *vdxg_job_alloc(struct vdxg_context *ctx)
 	return job;
 }
 
-static bool vdxg_job_try_buf(struct vdxg_render *render,
-			     struct drm_mm_node *node, u32 size)
-{
-	int ret;
-
-	mutex_lock(&render->pool_lock);
-	ret = drm_mm_insert_node_generic(&render->pool, node, size,
-					 VDXG_RENDER_POOL_ALIGN, 0,
-					 DRM_MM_INSERT_BEST);
-	mutex_unlock(&render->pool_lock);
-	return !ret;
-}
-
 /*
  * Wait until a buffer of the pool is freed after @gen was read: the
  * allocation itself takes a mutex, which a wait condition may not.
@@ -305,36 +292,6 @@ static int vdxg_job_wait_pool(struct vdxg_render *render, u32 gen)
 {
 	return wait_event_interruptible(render->pool_wait,
 					READ_ONCE(render->pool_gen) != gen);
-}
-
-/**
- * vdxg_job_alloc_buf - give a job its DMA buffer
- * @job: the job
- * @size: bytes, at most the pool's size
- *
- * The caller has accounted @size to the job's file. Waits while the pool
- * has no room.
- *
- * Return: 0 or -ERESTARTSYS.
- */
-int vdxg_job_alloc_buf(struct vdxg_job *job, u32 size)
-{
-	struct vdxg_render *render = &job->ctx->file->vdxg->render;
-	int ret;
-
-	for (;;) {
-		u32 gen = READ_ONCE(render->pool_gen);
-
-		if (vdxg_job_try_buf(render, &job->buf, size))
-			break;
-		ret = vdxg_job_wait_pool(render, gen);
-		if (ret)
-			return ret;
-	}
-	job->buf_gpu = render->pool_gpu + job->buf.start;
-	job->len = size;
-	job->queued = size;
-	return 0;
 }
 
 static bool vdxg_job_try_bufs(struct vdxg_render *render,
@@ -392,6 +349,21 @@ int vdxg_job_alloc_bufs(struct vdxg_job **jobs, const u32 *sizes, u32 n)
 		jobs[i]->queued = sizes[i];
 	}
 	return 0;
+}
+
+/**
+ * vdxg_job_alloc_buf - give a job its DMA buffer
+ * @job: the job
+ * @size: bytes, at most the pool's size
+ *
+ * The caller has accounted @size to the job's file. Waits while the pool
+ * has no room.
+ *
+ * Return: 0 or -ERESTARTSYS.
+ */
+int vdxg_job_alloc_buf(struct vdxg_job *job, u32 size)
+{
+	return vdxg_job_alloc_bufs(&job, &size, 1);
 }
 
 /**
