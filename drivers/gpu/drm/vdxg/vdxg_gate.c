@@ -107,43 +107,40 @@ bool vdxg_resv_gated(struct vdxg_device *vdxg, struct dma_resv *resv)
 }
 
 /**
- * vdxg_job_gate - mark a render job that may wait for a client
- * @job: the job, its dependencies all added, not yet armed
+ * vdxg_resv_gating_fence - a fence of an object that a client holds up
+ * @vdxg: the device
+ * @resv: the object's reservation, locked or not
  *
- * Under the context's lock, with vdxg_job_gate_pushed() once it is armed.
+ * vdxg_resv_gated() without the lock, for a caller that waits for the
+ * fence with no lock held, and asks again.
+ *
+ * Return: such a fence (vdxg_fence_gated()), with a reference, or NULL.
  */
-void vdxg_job_gate(struct vdxg_job *job)
+struct dma_fence *vdxg_resv_gating_fence(struct vdxg_device *vdxg,
+					 struct dma_resv *resv)
 {
-	struct vdxg_context *ctx = job->ctx;
-	struct vdxg_device *vdxg = ctx->file->vdxg;
-	struct dma_fence *fence;
-	unsigned long i;
-	bool gated;
+	struct dma_fence *fence, *found = NULL;
+	struct dma_resv_iter cursor;
 
-	lockdep_assert_held(&ctx->lock);
-	/* The last gated job has started: nothing to keep. */
-	if (ctx->gated && !vdxg_fence_gated(vdxg, ctx->gated)) {
-		dma_fence_put(ctx->gated);
-		ctx->gated = NULL;
-	}
-	gated = ctx->gated;
-	xa_for_each(&job->base.dependencies, i, fence) {
-		if (gated)
+	dma_resv_iter_begin(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP);
+	dma_resv_for_each_fence_unlocked(&cursor, fence) {
+		if (vdxg_fence_gated(vdxg, fence)) {
+			found = dma_fence_get(fence);
 			break;
-		gated = vdxg_fence_gated(vdxg, fence);
+		}
 	}
-	if (gated)
-		job->base.s_fence->owner = &vdxg->render.gated;
+	dma_resv_iter_end(&cursor);
+	return found;
 }
 
 /**
  * vdxg_job_gating_fence - what would make a render job gated
  * @job: the job, its dependencies added so far, not armed
  *
- * Under the context's lock. A split submission must not be gated: its
- * later pieces evict what its earlier ones use, and eviction passes gated
- * work by. Its caller waits for this fence with no lock held, and asks
- * again.
+ * Under the context's lock. A context's last gated job that has started
+ * is dropped on the way. A split submission must not be gated: its later
+ * pieces evict what its earlier ones use, and eviction passes gated work
+ * by. Its caller waits for this fence with no lock held, and asks again.
  *
  * Return: the context's last gated job's fence or a gated dependency,
  * with a reference, or NULL.
@@ -156,12 +153,33 @@ struct dma_fence *vdxg_job_gating_fence(struct vdxg_job *job)
 	unsigned long i;
 
 	lockdep_assert_held(&ctx->lock);
-	if (ctx->gated && vdxg_fence_gated(vdxg, ctx->gated))
-		return dma_fence_get(ctx->gated);
+	if (ctx->gated) {
+		if (vdxg_fence_gated(vdxg, ctx->gated))
+			return dma_fence_get(ctx->gated);
+		/* The last gated job has started: nothing to keep. */
+		dma_fence_put(ctx->gated);
+		ctx->gated = NULL;
+	}
 	xa_for_each(&job->base.dependencies, i, fence)
 		if (vdxg_fence_gated(vdxg, fence))
 			return dma_fence_get(fence);
 	return NULL;
+}
+
+/**
+ * vdxg_job_gate - mark a render job that may wait for a client
+ * @job: the job, its dependencies all added, not yet armed
+ *
+ * Under the context's lock, with vdxg_job_gate_pushed() once it is armed.
+ */
+void vdxg_job_gate(struct vdxg_job *job)
+{
+	struct dma_fence *fence = vdxg_job_gating_fence(job);
+
+	if (!fence)
+		return;
+	job->base.s_fence->owner = &job->ctx->file->vdxg->render.gated;
+	dma_fence_put(fence);
 }
 
 /**

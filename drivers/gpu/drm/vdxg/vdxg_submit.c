@@ -501,24 +501,6 @@ static int vdxg_submit_piece_jobs(struct vdxg_submit *s)
 	return ret;
 }
 
-/* A fence of an object's reservation that a client holds up, or NULL. */
-static struct dma_fence *vdxg_submit_gated_resv(struct vdxg_submit *s,
-						struct dma_resv *resv)
-{
-	struct dma_fence *fence, *found = NULL;
-	struct dma_resv_iter cursor;
-
-	dma_resv_iter_begin(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP);
-	dma_resv_for_each_fence_unlocked(&cursor, fence) {
-		if (vdxg_fence_gated(s->vdxg, fence)) {
-			found = dma_fence_get(fence);
-			break;
-		}
-	}
-	dma_resv_iter_end(&cursor);
-	return found;
-}
-
 /*
  * What gates the submission: a dependency of the first piece, the
  * context's last gated job, or a fence a client holds up on one of the
@@ -540,7 +522,7 @@ static struct dma_fence *vdxg_submit_gating_fence(struct vdxg_submit *s)
 		if (s->plan.mark[a] == s->plan.gen)
 			continue;
 		s->plan.mark[a] = s->plan.gen;
-		fence = vdxg_submit_gated_resv(s, s->objs[a]->resv);
+		fence = vdxg_resv_gating_fence(s->vdxg, s->objs[a]->resv);
 	}
 	return fence;
 }
