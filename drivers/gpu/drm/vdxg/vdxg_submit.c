@@ -314,67 +314,89 @@ static int vdxg_submit_plan(struct vdxg_submit *s)
 	return s->piece ? 0 : -ENOMEM;
 }
 
-/* Lock the objects, page them in, and collect their dependencies. */
-/*
- * Make the locked allocations resident and note their GPU addresses. This
- * runs inside the drm_exec loop: an eviction may lock another object with
- * the loop's ticket, which is only allowed before drm_exec marks the
- * acquisition done.
- */
-static int vdxg_submit_make_resident(struct vdxg_submit *s)
+/* The @i-th allocation of @index, or allocation @i when @index is NULL. */
+static u32 vdxg_submit_at(const u32 *index, u32 i)
 {
-	struct ttm_operation_ctx tctx = { .interruptible = true,
-					  .gfp_retry_mayfail = true };
+	return index ? index[i] : i;
+}
+
+/*
+ * Lock @n allocations (@index, or all of them when NULL), make them
+ * resident and note their GPU addresses. Validation runs inside the
+ * drm_exec loop: an eviction may lock another object with the loop's
+ * ticket, which is only allowed before drm_exec marks the acquisition
+ * done. TTM waits as @exec does (interruptibly or not). A piece of a
+ * split submission does not wait for an object a client's fence holds
+ * up (gated since the submission began): -EBUSY.
+ */
+static int vdxg_submit_resident(struct vdxg_submit *s, struct drm_exec *exec,
+				const u32 *index, u32 n)
+{
+	struct ttm_operation_ctx tctx = {
+		.interruptible = exec->flags & DRM_EXEC_INTERRUPTIBLE_WAIT,
+		.gfp_retry_mayfail = true,
+	};
+	bool split = s->plan.npieces > 1;
 	u32 i;
 	int ret;
 
-	for (i = 0; i < s->args->num_allocations; i++) {
-		struct ttm_buffer_object *tbo =
-			container_of(s->objs[i], struct ttm_buffer_object, base);
+	drm_exec_until_all_locked(exec) {
+		for (i = 0; i < n; i++) {
+			ret = drm_exec_prepare_obj(exec,
+						   s->objs[vdxg_submit_at(index, i)],
+						   1);
+			drm_exec_retry_on_contention(exec);
+			if (ret)
+				return ret == -EALREADY ? -EINVAL : ret;
+		}
+		for (i = 0; split && i < n; i++)
+			if (vdxg_resv_gated(s->vdxg,
+					    s->objs[vdxg_submit_at(index, i)]->resv))
+				return -EBUSY;
+		for (i = 0; i < n; i++) {
+			u32 a = vdxg_submit_at(index, i);
+			struct ttm_buffer_object *tbo =
+				container_of(s->objs[a],
+					     struct ttm_buffer_object, base);
 
-		ret = ttm_bo_validate(tbo, &to_vdxg_bo(tbo)->gpu_placement,
-				      &tctx);
-		if (ret)
-			return ret;
-		/* A move may have used the slot drm_exec reserved. */
-		ret = dma_resv_reserve_fences(tbo->base.resv, 1);
-		if (ret)
-			return ret;
-		s->gpu_addr[i] = vdxg_ttm_gpu_addr(s->vdxg, tbo->resource);
+			ret = ttm_bo_validate(tbo,
+					      &to_vdxg_bo(tbo)->gpu_placement,
+					      &tctx);
+			/* A move may have used the slot drm_exec reserved. */
+			if (!ret)
+				ret = dma_resv_reserve_fences(tbo->base.resv,
+							      1);
+			if (ret)
+				return ret;
+			s->gpu_addr[a] = vdxg_ttm_gpu_addr(s->vdxg,
+							   tbo->resource);
+		}
 	}
 	return 0;
 }
 
-static int vdxg_submit_residency(struct vdxg_submit *s)
+/*
+ * A job's dependencies on @n allocations (@index, or all when NULL): their
+ * other users (implicit sync), or their moves only.
+ */
+static int vdxg_submit_deps(struct vdxg_submit *s, struct vdxg_job *job,
+			    const u32 *index, u32 n)
 {
 	bool implicit = !(s->args->flags & DRM_VDXG_SUBMIT_NO_IMPLICIT);
-	u32 n = s->args->num_allocations;
 	u32 i;
-	int ret = 0;
-
-	drm_exec_until_all_locked(&s->exec) {
-		for (i = 0; i < n; i++) {
-			ret = drm_exec_prepare_obj(&s->exec, s->objs[i], 1);
-			drm_exec_retry_on_contention(&s->exec);
-			if (ret)
-				return ret == -EALREADY ? -EINVAL : ret;
-		}
-		ret = vdxg_submit_make_resident(s);
-		if (ret)
-			return ret;
-	}
+	int ret;
 
 	for (i = 0; i < n; i++) {
-		bool write = s->allocs[i].flags & DRM_VDXG_ALLOC_WRITE;
-		struct dma_resv *resv = s->objs[i]->resv;
+		u32 a = vdxg_submit_at(index, i);
+		bool write = s->allocs[a].flags & DRM_VDXG_ALLOC_WRITE;
 
 		if (implicit)
-			ret = drm_sched_job_add_implicit_dependencies(&s->job->base,
-								      s->objs[i],
+			ret = drm_sched_job_add_implicit_dependencies(&job->base,
+								      s->objs[a],
 								      write);
 		else
-			ret = drm_sched_job_add_resv_dependencies(&s->job->base,
-								  resv,
+			ret = drm_sched_job_add_resv_dependencies(&job->base,
+								  s->objs[a]->resv,
 								  DMA_RESV_USAGE_KERNEL);
 		if (ret)
 			return ret;
@@ -413,28 +435,44 @@ static int vdxg_submit_patch(struct vdxg_submit *s)
 	return 0;
 }
 
-/* Past the point of no return: queue the job and publish its fence. */
-static void vdxg_submit_push(struct vdxg_submit *s)
+/* May the context take a job now? Under its lock. */
+static int vdxg_submit_queueable(struct vdxg_context *ctx)
+{
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->closed)
+		return -ENOENT;
+	if (atomic_read(&ctx->guilty))
+		return -EIO;
+	return 0;
+}
+
+/*
+ * Past the point of no return, under the context's lock: queue a job
+ * whose @n allocations (@index, or all when NULL) are locked, with its
+ * fence in their reservations.
+ *
+ * Return: the job's finished fence, with a reference.
+ */
+static struct dma_fence *vdxg_submit_push(struct vdxg_submit *s,
+					  struct vdxg_job *job,
+					  const u32 *index, u32 n)
 {
 	struct dma_fence *fence;
 	u32 i;
 
-	vdxg_job_gate(s->job);
-	drm_sched_job_arm(&s->job->base);
-	vdxg_job_gate_pushed(s->job);
-	fence = dma_fence_get(&s->job->base.s_fence->finished);
+	vdxg_job_gate(job);
+	drm_sched_job_arm(&job->base);
+	vdxg_job_gate_pushed(job);
+	fence = dma_fence_get(&job->base.s_fence->finished);
+	for (i = 0; i < n; i++) {
+		u32 a = vdxg_submit_at(index, i);
 
-	for (i = 0; i < s->args->num_allocations; i++)
-		dma_resv_add_fence(s->objs[i]->resv, fence,
-				   s->allocs[i].flags & DRM_VDXG_ALLOC_WRITE ?
+		dma_resv_add_fence(s->objs[a]->resv, fence,
+				   s->allocs[a].flags & DRM_VDXG_ALLOC_WRITE ?
 				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
-
-	drm_sched_entity_push_job(&s->job->base);
-	s->job = NULL;
-
-	vdxg_sync_signal(&s->sync, fence);
-	dma_fence_put(fence);
-	atomic64_inc(&s->vdxg->render.stats.submits);
+	}
+	drm_sched_entity_push_job(&job->base);
+	return fence;
 }
 
 /* The addresses used, for the next submission's presumed addresses. */
@@ -549,80 +587,6 @@ static int vdxg_submit_ungate(struct vdxg_submit *s, struct dma_fence *fence)
 	}
 }
 
-/*
- * Lock a piece's objects, make them resident, note their addresses. An
- * object a client's fence holds up (gated since the submission began) is
- * not waited for: -EBUSY.
- */
-static int vdxg_submit_piece_resident(struct vdxg_submit *s,
-				      struct drm_exec *exec, u32 n)
-{
-	struct ttm_operation_ctx tctx = { .interruptible = true,
-					  .gfp_retry_mayfail = true };
-	u32 i;
-	int ret;
-
-	drm_exec_until_all_locked(exec) {
-		for (i = 0; i < n; i++) {
-			ret = drm_exec_prepare_obj(exec, s->objs[s->index[i]],
-						   1);
-			drm_exec_retry_on_contention(exec);
-			if (ret)
-				return ret;
-		}
-		for (i = 0; i < n; i++)
-			if (vdxg_resv_gated(s->vdxg,
-					    s->objs[s->index[i]]->resv))
-				return -EBUSY;
-		for (i = 0; i < n; i++) {
-			struct ttm_buffer_object *tbo =
-				container_of(s->objs[s->index[i]],
-					     struct ttm_buffer_object, base);
-
-			ret = ttm_bo_validate(tbo,
-					      &to_vdxg_bo(tbo)->gpu_placement,
-					      &tctx);
-			if (!ret)
-				ret = dma_resv_reserve_fences(tbo->base.resv,
-							      1);
-			if (ret)
-				return ret;
-			s->gpu_addr[s->index[i]] =
-				vdxg_ttm_gpu_addr(s->vdxg, tbo->resource);
-		}
-	}
-	return 0;
-}
-
-/*
- * The piece's dependencies: its objects' other users (or their moves
- * only). It runs after the previous piece in the context's order.
- */
-static int vdxg_submit_piece_deps(struct vdxg_submit *s, struct vdxg_job *job,
-				  u32 n)
-{
-	bool implicit = !(s->args->flags & DRM_VDXG_SUBMIT_NO_IMPLICIT);
-	u32 i;
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		struct drm_gem_object *obj = s->objs[s->index[i]];
-		bool write = s->allocs[s->index[i]].flags & DRM_VDXG_ALLOC_WRITE;
-
-		if (implicit)
-			ret = drm_sched_job_add_implicit_dependencies(&job->base,
-								      obj,
-								      write);
-		else
-			ret = drm_sched_job_add_resv_dependencies(&job->base,
-								  obj->resv,
-								  DMA_RESV_USAGE_KERNEL);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /* Write the piece, patched for where its objects are now. */
 static int vdxg_submit_piece_write(struct vdxg_submit *s, struct vdxg_job *job,
 				   const struct vdxg_piece *piece)
@@ -640,27 +604,6 @@ static int vdxg_submit_piece_write(struct vdxg_submit *s, struct vdxg_job *job,
 	return 0;
 }
 
-/* Queue a piece's job (or the job failing the rest) under ctx->lock. */
-static void vdxg_submit_piece_push(struct vdxg_submit *s, struct vdxg_job *job,
-				   u32 n)
-{
-	struct dma_fence *fence;
-	u32 i;
-
-	vdxg_job_gate(job);
-	drm_sched_job_arm(&job->base);
-	vdxg_job_gate_pushed(job);
-	fence = dma_fence_get(&job->base.s_fence->finished);
-	for (i = 0; i < n; i++)
-		dma_resv_add_fence(s->objs[s->index[i]]->resv, fence,
-				   s->allocs[s->index[i]].flags &
-				   DRM_VDXG_ALLOC_WRITE ?
-				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
-	drm_sched_entity_push_job(&job->base);
-	dma_fence_put(s->last);
-	s->last = fence;
-}
-
 /*
  * Lock and validate a piece's objects. TTM turns a lost ww race for an
  * object it evicts into -ENOMEM: with every lock dropped, the transaction
@@ -676,7 +619,7 @@ static int vdxg_submit_piece_lock(struct vdxg_submit *s, struct drm_exec *exec,
 
 	for (;;) {
 		drm_exec_init(exec, DRM_EXEC_INTERRUPTIBLE_WAIT, n);
-		ret = vdxg_submit_piece_resident(s, exec, n);
+		ret = vdxg_submit_resident(s, exec, s->index, n);
 		if (ret != -ENOMEM || !--tries)
 			return ret;
 		drm_exec_fini(exec);
@@ -706,7 +649,7 @@ static int vdxg_submit_piece(struct vdxg_submit *s, u32 k,
 		return ret;
 	ret = vdxg_submit_piece_lock(s, &exec, n);
 	if (!ret)
-		ret = vdxg_submit_piece_deps(s, job, n);
+		ret = vdxg_submit_deps(s, job, s->index, n);
 	if (!ret)
 		ret = vdxg_submit_piece_write(s, job, piece);
 	if (ret)
@@ -714,14 +657,12 @@ static int vdxg_submit_piece(struct vdxg_submit *s, u32 k,
 
 	mutex_lock(&s->ctx->lock);
 	*gate = vdxg_job_gating_fence(job);
-	if (s->ctx->closed) {
-		ret = -ENOENT;
-	} else if (atomic_read(&s->ctx->guilty)) {
-		ret = -EIO;
-	} else if (!*gate) {
-		vdxg_submit_piece_push(s, job, n);
+	ret = vdxg_submit_queueable(s->ctx);
+	if (!ret && !*gate) {
+		dma_fence_put(s->last);
+		s->last = vdxg_submit_push(s, job, s->index, n);
 		s->pieces[k] = NULL;
-	} else if (k) {
+	} else if (!ret && k) {
 		ret = -EBUSY;
 	}
 	mutex_unlock(&s->ctx->lock);
@@ -748,10 +689,12 @@ static int vdxg_submit_fail_rest(struct vdxg_submit *s, u32 k, int error)
 
 	job->error = error == -ERESTARTSYS ? -EINTR : error;
 	mutex_lock(&s->ctx->lock);
-	if (s->ctx->closed) {
+	/* A banned context fails it all the same: no -EIO here. */
+	if (vdxg_submit_queueable(s->ctx) == -ENOENT) {
 		ret = -ENOENT;
 	} else {
-		vdxg_submit_piece_push(s, job, 0);
+		dma_fence_put(s->last);
+		s->last = vdxg_submit_push(s, job, NULL, 0);
 		s->pieces[k] = NULL;
 	}
 	mutex_unlock(&s->ctx->lock);
@@ -814,6 +757,8 @@ static int vdxg_submit_split(struct vdxg_submit *s)
 
 static int vdxg_submit_job(struct vdxg_submit *s)
 {
+	u32 n = s->args->num_allocations;
+	struct dma_fence *fence;
 	int ret;
 
 	if (s->plan.npieces > 1)
@@ -852,23 +797,28 @@ static int vdxg_submit_job(struct vdxg_submit *s)
 		return ret;
 	}
 
-	drm_exec_init(&s->exec, DRM_EXEC_INTERRUPTIBLE_WAIT,
-		      s->args->num_allocations);
-	ret = vdxg_submit_residency(s);
+	drm_exec_init(&s->exec, DRM_EXEC_INTERRUPTIBLE_WAIT, n);
+	ret = vdxg_submit_resident(s, &s->exec, NULL, n);
+	if (!ret)
+		ret = vdxg_submit_deps(s, s->job, NULL, n);
 	if (!ret)
 		ret = vdxg_submit_patch(s);
 	if (!ret) {
 		mutex_lock(&s->ctx->lock);
-		if (s->ctx->closed)
-			ret = -ENOENT;
-		else if (atomic_read(&s->ctx->guilty))
-			ret = -EIO;
-		else
-			vdxg_submit_push(s);
+		ret = vdxg_submit_queueable(s->ctx);
+		if (!ret) {
+			fence = vdxg_submit_push(s, s->job, NULL, n);
+			s->job = NULL;
+		}
 		mutex_unlock(&s->ctx->lock);
 	}
 	drm_exec_fini(&s->exec);
-	return ret;
+	if (ret)
+		return ret;
+	vdxg_sync_signal(&s->sync, fence);
+	dma_fence_put(fence);
+	atomic64_inc(&s->vdxg->render.stats.submits);
+	return 0;
 }
 
 static void vdxg_submit_free_job(struct vdxg_job *job)
