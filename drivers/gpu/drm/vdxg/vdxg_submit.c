@@ -570,21 +570,18 @@ static struct dma_fence *vdxg_submit_gating_fence(struct vdxg_submit *s)
  * first piece (later pieces evict what it uses, and eviction passes gated
  * work by), nor any piece's objects. Nothing is queued yet: interruptible.
  */
-static int vdxg_submit_ungate(struct vdxg_submit *s, struct dma_fence *fence)
+static int vdxg_submit_ungate(struct vdxg_submit *s)
 {
+	struct dma_fence *fence;
 	long ret;
 
-	for (;;) {
-		if (!fence)
-			fence = vdxg_submit_gating_fence(s);
-		if (!fence)
-			return 0;
+	while ((fence = vdxg_submit_gating_fence(s))) {
 		ret = dma_fence_wait(fence, true);
 		dma_fence_put(fence);
-		fence = NULL;
 		if (ret < 0)
 			return ret;
 	}
+	return 0;
 }
 
 /* Write the piece, patched for where its objects are now. */
@@ -628,22 +625,22 @@ static int vdxg_submit_piece_lock(struct vdxg_submit *s, struct drm_exec *exec,
 
 /*
  * Run piece @k: its objects resident, its buffer patched, its job queued.
- * A piece that a client's fence would gate is not queued: the first one
- * sets @gate to that fence (a reference), for its caller to wait for with
- * no lock held; a later one fails with -EBUSY (its objects are someone's
- * since the submission began).
+ * A piece that a client's fence would gate (its dependencies, the
+ * context's last gated job, its objects) is not queued: -EBUSY. The
+ * first piece's caller then waits for that fence with no lock held
+ * (vdxg_submit_ungate()); for a later one it is an error (its objects
+ * are someone's since the submission began).
  */
-static int vdxg_submit_piece(struct vdxg_submit *s, u32 k,
-			     struct dma_fence **gate)
+static int vdxg_submit_piece(struct vdxg_submit *s, u32 k)
 {
 	struct mutex *split_lock = &s->vdxg->render.split_lock;
 	const struct vdxg_piece *piece = &s->plan.pieces[k];
 	struct vdxg_job *job = s->pieces[k];
 	u32 n = vdxg_split_piece_allocs(&s->plan, piece, s->index);
+	struct dma_fence *gate;
 	struct drm_exec exec;
 	int ret;
 
-	*gate = NULL;
 	ret = mutex_lock_interruptible(split_lock);
 	if (ret)
 		return ret;
@@ -656,21 +653,18 @@ static int vdxg_submit_piece(struct vdxg_submit *s, u32 k,
 		goto out;
 
 	mutex_lock(&s->ctx->lock);
-	*gate = vdxg_job_gating_fence(job);
 	ret = vdxg_submit_queueable(s->ctx);
-	if (!ret && !*gate) {
+	gate = ret ? NULL : vdxg_job_gating_fence(job);
+	if (gate) {
+		dma_fence_put(gate);
+		ret = -EBUSY;
+	} else if (!ret) {
 		dma_fence_put(s->last);
 		s->last = vdxg_submit_push(s, job, s->index, n);
 		s->pieces[k] = NULL;
-	} else if (!ret && k) {
-		ret = -EBUSY;
 	}
 	mutex_unlock(&s->ctx->lock);
 out:
-	if (ret || k) {
-		dma_fence_put(*gate);
-		*gate = NULL;
-	}
 	drm_exec_fini(&exec);
 	mutex_unlock(split_lock);
 	return ret;
@@ -707,33 +701,23 @@ static int vdxg_submit_fail_rest(struct vdxg_submit *s, u32 k, int error)
 static int vdxg_submit_split(struct vdxg_submit *s)
 {
 	struct vdxg_render *render = &s->vdxg->render;
-	int tries = VDXG_SUBMIT_UNGATE_TRIES, ret;
-	struct dma_fence *gate = NULL;
+	int tries, ret;
 	u32 k;
 
 	ret = vdxg_submit_piece_jobs(s);
 	if (ret)
 		return ret;
-	for (;;) {
-		if (!tries--) {
-			/* Gated again and again, by others or the context. */
-			dma_fence_put(gate);
-			return -EBUSY;
-		}
-		ret = vdxg_submit_ungate(s, gate);
-		if (!ret)
-			ret = vdxg_submit_piece(s, 0, &gate);
-		/* Its objects gated since the wait: wait again. */
-		if (ret == -EBUSY)
-			continue;
-		if (ret || !gate)
+	/* Gated again since the wait: wait again; -EBUSY past the last. */
+	for (tries = VDXG_SUBMIT_UNGATE_TRIES; tries; tries--) {
+		ret = vdxg_submit_ungate(s) ?: vdxg_submit_piece(s, 0);
+		if (ret != -EBUSY)
 			break;
 	}
 	if (ret)
 		return ret;
 
 	for (k = 1; k < s->plan.npieces; k++) {
-		ret = vdxg_submit_piece(s, k, &gate);
+		ret = vdxg_submit_piece(s, k);
 		if (ret) {
 			ret = vdxg_submit_fail_rest(s, k, ret);
 			break;
