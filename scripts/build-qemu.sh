@@ -17,6 +17,7 @@
 #   qemu-system-x86_64   QEMU with the vdxg device
 #   vdxg-test            the device's qtest (see scripts/qtest.sh)
 #   test-vdxg-mmu        the unit test of the GPU MMU's pure part
+#   test-vdxg-3d         the unit test of the 3D pipeline's pure parts
 #   firmware-args        the -L options QEMU needs for its firmware
 #
 # Run QEMU as:
@@ -62,7 +63,8 @@ SRC=$TREE/src
 BUILD=$SRC/build
 LOG_DIR=$VDXG_OUT/logs
 LOG=$LOG_DIR/qemu-build.log
-BINS=(qemu-system-x86_64 tests/qtest/vdxg-test tests/unit/test-vdxg-mmu)
+BINS=(qemu-system-x86_64 tests/qtest/vdxg-test tests/unit/test-vdxg-mmu
+	tests/unit/test-vdxg-3d)
 # Its result: $VDXG_CACHE/$NAME-<hash>, published as $VDXG_OUT/$NAME,
 # with these files of the source tree.
 NAME=qemu
@@ -353,8 +355,9 @@ if fs.exists(meson.current_source_dir() / '"'vdxg/meson.build'"')\
 endif\
 # vdxg: end' | write_if_changed "$f"
 
-	# The unit test of the MMU's pure part (tests/unit/test-vdxg-mmu.c,
-	# with hw/display/vdxg/vdxg_mmu.c), guarded the same way.
+	# The unit tests of the pure parts (tests/unit/test-vdxg-mmu.c with
+	# hw/display/vdxg/vdxg_mmu.c; tests/unit/test-vdxg-3d.c with the 3D
+	# pipeline's units), guarded the same way.
 	f=$SRC/tests/unit/meson.build
 	grep -q '^test_env = environment()$' "$f" ||
 		die "cannot find test_env in $f"
@@ -364,12 +367,18 @@ endif\
 if fs.exists(meson.current_source_dir() / '"'test-vdxg-mmu.c'"')\
   tests += {'"'test-vdxg-mmu'"': ['"'../../hw/display/vdxg/vdxg_mmu.c'"']}\
 endif\
+if fs.exists(meson.current_source_dir() / '"'test-vdxg-3d.c'"')\
+  tests += {'"'test-vdxg-3d'"': ['"'../../hw/display/vdxg/vdxg_shader.c'"',\
+    '"'../../hw/display/vdxg/vdxg_texture.c'"']}\
+endif\
 # vdxg: end' | write_if_changed "$f"
-	if [ -f "$OVERLAY/tests/unit/test-vdxg-mmu.c" ] &&
-	   [ -f "$BUILD/build.ninja" ] &&
-	   ! grep -q 'test-vdxg-mmu' "$BUILD/build.ninja"; then
-		touch "$f"
-	fi
+	for t in test-vdxg-mmu test-vdxg-3d; do
+		if [ -f "$OVERLAY/tests/unit/$t.c" ] &&
+		   [ -f "$BUILD/build.ninja" ] &&
+		   ! grep -q "$t" "$BUILD/build.ninja"; then
+			touch "$f"
+		fi
+	done
 	if [ -f "$OVERLAY/tests/qtest/vdxg/meson.build" ] &&
 	   [ -f "$BUILD/build.ninja" ] &&
 	   ! grep -q 'tests/qtest/vdxg/meson\.build' "$BUILD/build.ninja"; then

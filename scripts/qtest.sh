@@ -3,7 +3,8 @@
 #
 # Run the vdxg device's qtests against out/qemu (built first by
 # scripts/build-qemu.sh, which does nothing when it is up to date), and
-# the host unit tests of the device's pure parts (test-vdxg-mmu).
+# the host unit tests of the device's pure parts (test-vdxg-mmu,
+# test-vdxg-3d).
 #
 # Prints the TAP output and ends with "N passed, N failed". Exits non-zero
 # when a test fails, when the test binary dies, or when no test ran.
@@ -31,6 +32,7 @@ export VDXG_QEMU_ARGS
 # takes the same arguments; it is there once QEMU is built by this tree.
 bins=("$QEMU_DIR/vdxg-test")
 [ ! -x "$QEMU_DIR/test-vdxg-mmu" ] || bins+=("$QEMU_DIR/test-vdxg-mmu")
+[ ! -x "$QEMU_DIR/test-vdxg-3d" ] || bins+=("$QEMU_DIR/test-vdxg-3d")
 tests=() tbins=()
 for b in "${bins[@]}"; do
 	while read -r t; do

@@ -1,0 +1,981 @@
+/*
+ * vdxg: the 3D pipeline's shader programs: decode, checks, interpreter
+ *
+ * Every arithmetic step is the one docs/hardware.md writes down, one
+ * binary32 operation at a time: no contraction into fused multiply-adds.
+ *
+ * Copyright (c) 2026 The vdxg authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#pragma STDC FP_CONTRACT OFF
+
+#include "qemu/osdep.h"
+#include <math.h>
+#include "qemu/bswap.h"
+#include "qemu/host-utils.h"
+#include "vdxg_shader.h"
+#include "vdxg_texture.h"
+
+#define SIGN    0x80000000u
+
+static inline uint32_t f2u(float f)
+{
+    uint32_t u;
+
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static inline float u2f(uint32_t u)
+{
+    float f;
+
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* The arithmetic of "Arithmetic" */
+
+int32_t vdxg_floor_int(float v, int32_t lo, int32_t hi)
+{
+    float f;
+
+    if (isnan(v)) {
+        return 0;
+    }
+    f = floorf(v);
+    if (f <= (float)lo) {
+        return lo;
+    }
+    if (f >= (float)hi) {
+        return hi;
+    }
+    return (int32_t)f;
+}
+
+float vdxg_sat(float x)
+{
+    return x > 0 ? (x < 1 ? x : 1) : 0;
+}
+
+/* 2^n as the binary32 whose bits are (n + 127) << 23, n in [-126, 127] */
+static inline float pow2i(int32_t n)
+{
+    return u2f((uint32_t)(n + 127) << 23);
+}
+
+float vdxg_ex2(float x)
+{
+    static const uint32_t c[7] = {
+        0x3f800000, 0x3f317215, 0x3e75fecd, 0x3d6342b3,
+        0x3c1e9268, 0x3aa3186e, 0x3963703e,
+    };
+    float n, f, p;
+    int i;
+
+    if (isnan(x)) {
+        return x;
+    }
+    if (x >= 128.0f) {
+        return INFINITY;
+    }
+    if (x < -126.0f) {
+        return 0.0f;
+    }
+    n = floorf(x);
+    f = x - n;
+    p = u2f(c[6]);
+    for (i = 5; i >= 0; i--) {
+        p = p * f;
+        p = p + u2f(c[i]);
+    }
+    return p * pow2i((int32_t)n);
+}
+
+float vdxg_ldexp(float a, float b)
+{
+    int32_t k;
+    float t;
+
+    if (isnan(b)) {
+        k = 0;
+    } else {
+        t = truncf(b);
+        k = t <= -126.0f ? -126 : t >= 127.0f ? 127 : (int32_t)t;
+    }
+    return a * pow2i(k);
+}
+
+float vdxg_lg2(float x)
+{
+    static const uint32_t d[5] = {
+        0x4038aa3b, 0x3f76384f, 0x3f13bbc1, 0x3ed2c684, 0x3eae781c,
+    };
+    uint32_t bits;
+    int32_t e = 0;
+    float m, t, u, q;
+    int i;
+
+    if (isnan(x) || x < 0) {
+        return NAN;
+    }
+    if (x == 0) {
+        return -INFINITY;
+    }
+    if (isinf(x)) {
+        return INFINITY;
+    }
+    bits = f2u(x);
+    if (!(bits & 0x7f800000)) {
+        x = x * 8388608.0f;     /* 2^23 */
+        e = -23;
+        bits = f2u(x);
+    }
+    e += (int32_t)((bits >> 23) & 0xff) - 127;
+    m = u2f((bits & 0x7fffff) | 0x3f800000);
+    if (m > u2f(0x3fb504f3)) {
+        m = m * 0.5f;
+        e += 1;
+    }
+    t = (m - 1.0f) / (m + 1.0f);
+    u = t * t;
+    q = u2f(d[4]);
+    for (i = 3; i >= 0; i--) {
+        q = q * u;
+        q = q + u2f(d[i]);
+    }
+    return (float)e + t * q;
+}
+
+/* sin's algorithm from its first step's r */
+static float vdxg_sin_r(float r)
+{
+    static const uint32_t s[6] = {
+        0x40c90fdb, 0xc2255de7, 0x42a335e0, 0xc299688c, 0x42280865,
+        0xc1662458,
+    };
+    float u, q;
+    int i;
+
+    r = r - floorf(r + 0.5f);
+    if (r > 0.25f) {
+        r = 0.5f - r;
+    } else if (r < -0.25f) {
+        r = -0.5f - r;
+    }
+    u = r * r;
+    q = u2f(s[5]);
+    for (i = 4; i >= 0; i--) {
+        q = q * u;
+        q = q + u2f(s[i]);
+    }
+    return r * q;
+}
+
+float vdxg_sin(float x)
+{
+    if (isnan(x) || isinf(x)) {
+        return NAN;
+    }
+    return vdxg_sin_r(x * u2f(0x3e22f983));
+}
+
+float vdxg_cos(float x)
+{
+    float r;
+
+    if (isnan(x) || isinf(x)) {
+        return NAN;
+    }
+    r = x * u2f(0x3e22f983);
+    return vdxg_sin_r(r + 0.25f);
+}
+
+/* Decoding and the checks of SET_SHADER */
+
+/* Per opcode: sources, and whether it has a destination */
+typedef struct VdxgOpInfo {
+    uint8_t nsrc;
+    bool dst;
+} VdxgOpInfo;
+
+static const VdxgOpInfo vdxg_op_info[VDXG_NUM_OPS] = {
+    [VDXG_OP_NOP] = { 0, false },
+    [VDXG_OP_MOV] = { 1, true },
+    [VDXG_OP_ADD] = { 2, true },
+    [VDXG_OP_MUL] = { 2, true },
+    [VDXG_OP_MAD] = { 3, true },
+    [VDXG_OP_DP2] = { 2, true },
+    [VDXG_OP_DP3] = { 2, true },
+    [VDXG_OP_DP4] = { 2, true },
+    [VDXG_OP_MIN] = { 2, true },
+    [VDXG_OP_MAX] = { 2, true },
+    [VDXG_OP_SLT] = { 2, true },
+    [VDXG_OP_SGE] = { 2, true },
+    [VDXG_OP_SEQ] = { 2, true },
+    [VDXG_OP_SNE] = { 2, true },
+    [VDXG_OP_CMP] = { 3, true },
+    [VDXG_OP_LRP] = { 3, true },
+    [VDXG_OP_FRC] = { 1, true },
+    [VDXG_OP_FLR] = { 1, true },
+    [VDXG_OP_CEIL] = { 1, true },
+    [VDXG_OP_TRUNC] = { 1, true },
+    [VDXG_OP_ROUND] = { 1, true },
+    [VDXG_OP_SSG] = { 1, true },
+    [VDXG_OP_RCP] = { 1, true },
+    [VDXG_OP_RSQ] = { 1, true },
+    [VDXG_OP_SQRT] = { 1, true },
+    [VDXG_OP_EX2] = { 1, true },
+    [VDXG_OP_LG2] = { 1, true },
+    [VDXG_OP_POW] = { 2, true },
+    [VDXG_OP_SIN] = { 1, true },
+    [VDXG_OP_COS] = { 1, true },
+    [VDXG_OP_DIV] = { 2, true },
+    [VDXG_OP_DDX] = { 1, true },
+    [VDXG_OP_DDY] = { 1, true },
+    [VDXG_OP_ARL] = { 1, true },
+    [VDXG_OP_KILL] = { 0, false },
+    [VDXG_OP_KILL_IF] = { 1, false },
+    [VDXG_OP_TEX] = { 1, true },
+    [VDXG_OP_TXB] = { 1, true },
+    [VDXG_OP_TXL] = { 1, true },
+    [VDXG_OP_TXP] = { 1, true },
+    [VDXG_OP_TXD] = { 3, true },
+    [VDXG_OP_LDEXP] = { 2, true },
+    [VDXG_OP_IF] = { 1, false },
+    [VDXG_OP_ELSE] = { 0, false },
+    [VDXG_OP_ENDIF] = { 0, false },
+    [VDXG_OP_BGNLOOP] = { 0, false },
+    [VDXG_OP_ENDLOOP] = { 0, false },
+    [VDXG_OP_BRK] = { 0, false },
+    [VDXG_OP_CONT] = { 0, false },
+    [VDXG_OP_END] = { 0, false },
+};
+
+static bool vdxg_op_is_tex(uint32_t op)
+{
+    return op >= VDXG_OP_TEX && op <= VDXG_OP_TXD;
+}
+
+/* Size of register file @file for @stage as a source; 0: not a source */
+static uint32_t vdxg_src_file_size(uint32_t file, uint32_t stage,
+                                   uint32_t m)
+{
+    switch (file) {
+    case VDXG_FILE_TEMP:
+        return VDXG_3D_NUM_TEMPS;
+    case VDXG_FILE_INPUT:
+        return stage == VDXG_3D_STAGE_VERTEX ? VDXG_3D_VS_INPUTS :
+                                               VDXG_3D_FS_INPUTS;
+    case VDXG_FILE_CONST:
+        return VDXG_3D_NUM_CONSTS;
+    case VDXG_FILE_IMM:
+        return m;
+    default:
+        return 0;
+    }
+}
+
+/* Check and decode instruction @dw of @p; false if it is not valid. */
+static bool vdxg_insn_decode(VdxgProgram *p, const uint32_t *dw,
+                             VdxgShInsn *in)
+{
+    uint32_t d0 = dw[0], op = VDXG_INSN_OPCODE(d0), i, size;
+    const VdxgOpInfo *info;
+
+    if (op >= VDXG_NUM_OPS || (d0 & VDXG_INSN_RSVD)) {
+        return false;
+    }
+    if (p->stage == VDXG_3D_STAGE_VERTEX &&
+        (op == VDXG_OP_KILL || op == VDXG_OP_KILL_IF)) {
+        return false;
+    }
+    info = &vdxg_op_info[op];
+    memset(in, 0, sizeof(*in));
+    in->op = op;
+    in->nsrc = info->nsrc;
+    if (!vdxg_op_is_tex(op) && (d0 & (0xfu << 24))) {
+        return false;
+    }
+    if (!info->dst) {
+        if (d0 & 0x0fffff00u) {
+            return false;
+        }
+    } else {
+        in->dst_file = VDXG_INSN_DST_FILE(d0);
+        in->dst_index = VDXG_INSN_DST_INDEX(d0);
+        in->mask = VDXG_INSN_MASK(d0);
+        in->sat = d0 & VDXG_INSN_SAT;
+        in->unit = VDXG_INSN_UNIT(d0);
+        in->cube = d0 & VDXG_INSN_CUBE;
+        if (op == VDXG_OP_ARL) {
+            if (in->dst_file != VDXG_FILE_ADDR || in->dst_index ||
+                in->mask != 1 || in->sat) {
+                return false;
+            }
+        } else if (in->dst_file == VDXG_FILE_TEMP) {
+            if (in->dst_index >= VDXG_3D_NUM_TEMPS) {
+                return false;
+            }
+            p->num_temps = MAX(p->num_temps, in->dst_index + 1u);
+        } else if (in->dst_file == VDXG_FILE_OUTPUT) {
+            if (in->dst_index >= (p->stage == VDXG_3D_STAGE_VERTEX ?
+                                  VDXG_3D_VS_OUTPUTS : VDXG_3D_FS_OUTPUTS)) {
+                return false;
+            }
+            if (p->stage == VDXG_3D_STAGE_VERTEX &&
+                in->dst_index == VDXG_VS_OUT_POINT_SIZE) {
+                p->writes_psize = true;
+            }
+        } else {
+            return false;
+        }
+    }
+    for (i = 0; i < 3; i++) {
+        uint32_t s = dw[1 + i];
+        VdxgShSrc *src = &in->src[i];
+        unsigned int c;
+
+        if (i >= info->nsrc) {
+            if (s) {
+                return false;
+            }
+            continue;
+        }
+        src->file = VDXG_SRC_FILE(s);
+        src->index = VDXG_SRC_INDEX(s);
+        size = vdxg_src_file_size(src->file, p->stage, p->m);
+        if ((s & VDXG_SRC_RSVD) || src->index >= size ||
+            ((s & VDXG_SRC_RELATIVE) && src->file != VDXG_FILE_CONST)) {
+            return false;
+        }
+        for (c = 0; c < 4; c++) {
+            src->swz[c] = extract32(VDXG_SRC_SWIZZLE(s), c * 2, 2);
+        }
+        src->rel = s & VDXG_SRC_RELATIVE;
+        src->abs_mask = (s & VDXG_SRC_ABS) ? SIGN : 0;
+        src->neg_mask = (s & VDXG_SRC_NEGATE) ? SIGN : 0;
+        if (src->file == VDXG_FILE_TEMP) {
+            p->num_temps = MAX(p->num_temps, src->index + 1u);
+        }
+    }
+    return true;
+}
+
+void vdxg_program_free(VdxgProgram *p)
+{
+    g_free(p->insn);
+    g_free(p->raw);
+    memset(p, 0, sizeof(*p));
+}
+
+int64_t vdxg_program_decode(VdxgProgram *p, uint32_t stage,
+                            const uint8_t *buf, uint64_t len)
+{
+    /* The open blocks: BGNLOOP's index, or an IF (with ELSE seen) */
+    struct {
+        bool loop;
+        bool has_else;
+        uint32_t at;
+    } stack[VDXG_3D_MAX_NESTING];
+    uint32_t sp = 0, loops = 0, n, m, i, j, dw[4];
+    uint64_t span;
+
+    memset(p, 0, sizeof(*p));
+    if (len < VDXG_PROG_HEADER_SIZE) {
+        return 0;
+    }
+    if (ldl_le_p(buf) != VDXG_3D_PROGRAM_MAGIC) {
+        return 0;
+    }
+    if (ldl_le_p(buf + 4) != stage) {
+        return 4;
+    }
+    n = ldl_le_p(buf + 8);
+    if (!n || n > VDXG_3D_MAX_INSTRUCTIONS) {
+        return 8;
+    }
+    m = ldl_le_p(buf + 12);
+    if (m > VDXG_3D_MAX_IMMEDIATES) {
+        return 12;
+    }
+    span = (uint64_t)VDXG_3D_INSN_SIZE * (1 + n + m);
+    if (span > len) {
+        return 12;
+    }
+    p->stage = stage;
+    p->n = n;
+    p->m = m;
+    p->insn = g_new0(VdxgShInsn, n);
+    for (i = 0; i < n; i++) {
+        VdxgShInsn *in = &p->insn[i];
+        uint32_t off = VDXG_PROG_HEADER_SIZE + i * VDXG_3D_INSN_SIZE;
+
+        for (j = 0; j < 4; j++) {
+            dw[j] = ldl_le_p(buf + off + j * 4);
+        }
+        if (!vdxg_insn_decode(p, dw, in)) {
+            goto bad;
+        }
+        switch (in->op) {
+        case VDXG_OP_IF:
+        case VDXG_OP_BGNLOOP:
+            if (sp == VDXG_3D_MAX_NESTING) {
+                goto bad;
+            }
+            stack[sp].loop = in->op == VDXG_OP_BGNLOOP;
+            stack[sp].has_else = false;
+            stack[sp].at = i;
+            sp++;
+            loops += in->op == VDXG_OP_BGNLOOP;
+            break;
+        case VDXG_OP_ELSE:
+            if (!sp || stack[sp - 1].loop || stack[sp - 1].has_else) {
+                goto bad;
+            }
+            stack[sp - 1].has_else = true;
+            break;
+        case VDXG_OP_ENDIF:
+            if (!sp || stack[sp - 1].loop) {
+                goto bad;
+            }
+            sp--;
+            break;
+        case VDXG_OP_ENDLOOP:
+            if (!sp || !stack[sp - 1].loop) {
+                goto bad;
+            }
+            sp--;
+            loops--;
+            in->target = stack[sp].at;
+            break;
+        case VDXG_OP_BRK:
+        case VDXG_OP_CONT:
+            if (!loops) {
+                goto bad;
+            }
+            break;
+        case VDXG_OP_END:
+            if (i != n - 1 || sp) {
+                goto bad;
+            }
+            break;
+        default:
+            if (i == n - 1) {
+                goto bad;
+            }
+            break;
+        }
+        continue;
+bad:
+        g_free(p->insn);
+        memset(p, 0, sizeof(*p));
+        return off;
+    }
+    for (i = 0; i < m; i++) {
+        for (j = 0; j < 4; j++) {
+            p->imm[i][j] = u2f(ldl_le_p(buf + VDXG_PROG_HEADER_SIZE +
+                                        (n + i) * VDXG_3D_INSN_SIZE +
+                                        j * 4));
+        }
+    }
+    p->raw_len = span;
+    p->raw = g_malloc(span);
+    memcpy(p->raw, buf, span);
+    return -1;
+}
+
+int32_t vdxg_program_check_draw(const VdxgProgram *p, uint32_t nconsts,
+                                uint32_t units, uint32_t cubes)
+{
+    uint32_t i, j;
+
+    for (i = 0; i < p->n; i++) {
+        const VdxgShInsn *in = &p->insn[i];
+
+        for (j = 0; j < in->nsrc; j++) {
+            if (in->src[j].file == VDXG_FILE_CONST && !in->src[j].rel &&
+                in->src[j].index >= nconsts) {
+                return i;
+            }
+        }
+        if (vdxg_op_is_tex(in->op) &&
+            (!(units & BIT(in->unit)) ||
+             !(cubes & BIT(in->unit)) != !in->cube)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* The interpreter */
+
+static const float vdxg_zero4[4];
+
+/* Source @s of lane @ln: swizzled, then ABS and NEGATE on the bits */
+static inline void vdxg_fetch(const VdxgShRun *r, const VdxgShLane *ln,
+                              const VdxgShSrc *s, float *v)
+{
+    const float *reg;
+    int32_t idx;
+    unsigned int c;
+
+    switch (s->file) {
+    case VDXG_FILE_TEMP:
+        reg = ln->temp[s->index];
+        break;
+    case VDXG_FILE_INPUT:
+        reg = ln->in[s->index];
+        break;
+    case VDXG_FILE_CONST:
+        idx = s->index;
+        if (s->rel) {
+            idx += ln->a0;
+        }
+        reg = idx >= 0 && (uint32_t)idx < r->nconsts &&
+              idx < VDXG_3D_NUM_CONSTS ? r->consts[idx] : vdxg_zero4;
+        break;
+    default:
+        reg = r->p->imm[s->index];
+        break;
+    }
+    for (c = 0; c < 4; c++) {
+        v[c] = u2f((f2u(reg[s->swz[c]]) & ~s->abs_mask) ^ s->neg_mask);
+    }
+}
+
+/* Write @v to the destination of @in in lane @ln: canonical, saturated */
+static inline void vdxg_store(VdxgShLane *ln, const VdxgShInsn *in,
+                              const float *v)
+{
+    float *reg = in->dst_file == VDXG_FILE_TEMP ? ln->temp[in->dst_index] :
+                                                  ln->out[in->dst_index];
+    unsigned int c;
+    float x;
+
+    for (c = 0; c < 4; c++) {
+        if (!(in->mask & BIT(c))) {
+            continue;
+        }
+        x = v[c];
+        if (isnan(x)) {
+            x = u2f(0x7fc00000);
+        }
+        if (in->sat) {
+            x = vdxg_sat(x);
+        }
+        reg[c] = x;
+    }
+}
+
+static inline void vdxg_splat(float *d, float x)
+{
+    d[0] = d[1] = d[2] = d[3] = x;
+}
+
+/* One lane's result of an arithmetic opcode on sources @a, @b, @c */
+static void vdxg_alu(uint32_t op, const float *a, const float *b,
+                     const float *c, float *d)
+{
+    unsigned int i;
+    float t;
+
+    switch (op) {
+    case VDXG_OP_MOV:
+        for (i = 0; i < 4; i++) {
+            d[i] = a[i];
+        }
+        break;
+    case VDXG_OP_ADD:
+        for (i = 0; i < 4; i++) {
+            d[i] = a[i] + b[i];
+        }
+        break;
+    case VDXG_OP_MUL:
+        for (i = 0; i < 4; i++) {
+            d[i] = a[i] * b[i];
+        }
+        break;
+    case VDXG_OP_MAD:
+        for (i = 0; i < 4; i++) {
+            t = a[i] * b[i];
+            d[i] = t + c[i];
+        }
+        break;
+    case VDXG_OP_DP2:
+    case VDXG_OP_DP3:
+    case VDXG_OP_DP4:
+        t = a[0] * b[0];
+        for (i = 1; i < 2u + (op - VDXG_OP_DP2); i++) {
+            float p = a[i] * b[i];
+
+            t = t + p;
+        }
+        vdxg_splat(d, t);
+        break;
+    case VDXG_OP_MIN:
+        for (i = 0; i < 4; i++) {
+            d[i] = a[i] < b[i] ? a[i] : b[i];
+        }
+        break;
+    case VDXG_OP_MAX:
+        for (i = 0; i < 4; i++) {
+            d[i] = a[i] > b[i] ? a[i] : b[i];
+        }
+        break;
+    case VDXG_OP_SLT:
+        for (i = 0; i < 4; i++) {
+            d[i] = a[i] < b[i] ? 1.0f : 0.0f;
+        }
+        break;
+    case VDXG_OP_SGE:
+        for (i = 0; i < 4; i++) {
+            d[i] = a[i] >= b[i] ? 1.0f : 0.0f;
+        }
+        break;
+    case VDXG_OP_SEQ:
+        for (i = 0; i < 4; i++) {
+            d[i] = a[i] == b[i] ? 1.0f : 0.0f;
+        }
+        break;
+    case VDXG_OP_SNE:
+        for (i = 0; i < 4; i++) {
+            d[i] = a[i] != b[i] ? 1.0f : 0.0f;
+        }
+        break;
+    case VDXG_OP_CMP:
+        for (i = 0; i < 4; i++) {
+            d[i] = a[i] < 0 ? b[i] : c[i];
+        }
+        break;
+    case VDXG_OP_LRP:
+        for (i = 0; i < 4; i++) {
+            float p = a[i] * b[i];
+            float q = 1.0f - a[i];
+
+            q = q * c[i];
+            d[i] = p + q;
+        }
+        break;
+    case VDXG_OP_FRC:
+        for (i = 0; i < 4; i++) {
+            d[i] = a[i] - floorf(a[i]);
+        }
+        break;
+    case VDXG_OP_FLR:
+        for (i = 0; i < 4; i++) {
+            d[i] = floorf(a[i]);
+        }
+        break;
+    case VDXG_OP_CEIL:
+        for (i = 0; i < 4; i++) {
+            d[i] = ceilf(a[i]);
+        }
+        break;
+    case VDXG_OP_TRUNC:
+        for (i = 0; i < 4; i++) {
+            d[i] = truncf(a[i]);
+        }
+        break;
+    case VDXG_OP_ROUND:
+        for (i = 0; i < 4; i++) {
+            d[i] = rintf(a[i]);
+        }
+        break;
+    case VDXG_OP_SSG:
+        for (i = 0; i < 4; i++) {
+            d[i] = a[i] > 0 ? 1.0f : a[i] < 0 ? -1.0f : 0.0f;
+        }
+        break;
+    case VDXG_OP_RCP:
+        vdxg_splat(d, 1.0f / a[0]);
+        break;
+    case VDXG_OP_RSQ:
+        t = sqrtf(fabsf(a[0]));
+        vdxg_splat(d, 1.0f / t);
+        break;
+    case VDXG_OP_SQRT:
+        vdxg_splat(d, sqrtf(a[0]));
+        break;
+    case VDXG_OP_EX2:
+        vdxg_splat(d, vdxg_ex2(a[0]));
+        break;
+    case VDXG_OP_LG2:
+        vdxg_splat(d, vdxg_lg2(a[0]));
+        break;
+    case VDXG_OP_POW:
+        t = vdxg_lg2(a[0]);
+        t = b[0] * t;
+        vdxg_splat(d, vdxg_ex2(t));
+        break;
+    case VDXG_OP_SIN:
+        vdxg_splat(d, vdxg_sin(a[0]));
+        break;
+    case VDXG_OP_COS:
+        vdxg_splat(d, vdxg_cos(a[0]));
+        break;
+    case VDXG_OP_DIV:
+        for (i = 0; i < 4; i++) {
+            d[i] = a[i] / b[i];
+        }
+        break;
+    case VDXG_OP_LDEXP:
+        for (i = 0; i < 4; i++) {
+            d[i] = vdxg_ldexp(a[i], b[i]);
+        }
+        break;
+    default:
+        vdxg_splat(d, 0.0f);
+        break;
+    }
+}
+
+/* The lanes of mask @m, one by one */
+#define FOR_LANES(l, m) \
+    for (uint32_t m_ = (m); m_ && ((l) = ctz32(m_), true); m_ &= m_ - 1)
+
+/* DDX and DDY: the partner lanes of each lane */
+static const uint8_t vdxg_ddx_lanes[4][2] = { {0, 1}, {0, 1}, {2, 3}, {2, 3} };
+static const uint8_t vdxg_ddy_lanes[4][2] = { {0, 2}, {1, 3}, {0, 2}, {1, 3} };
+
+/* A texture opcode on the lanes of @e */
+static bool vdxg_tex_op(VdxgShRun *r, const VdxgShInsn *in, uint32_t e)
+{
+    float a[4][4], b[4][4], c[4][4], s[4], t[4], res[4], lod, x, y, z, w;
+    unsigned int face[4], l;
+    uint32_t all = BIT(r->nlanes) - 1;
+    uint32_t tw = r->tex_w[in->unit], th = r->tex_h[in->unit];
+    bool frag = r->nlanes == VDXG_SH_LANES;
+
+    /* Coordinates of every lane: derivatives read them all. */
+    FOR_LANES(l, all) {
+        vdxg_fetch(r, &r->lane[l], &in->src[0], a[l]);
+        if (in->op == VDXG_OP_TXD) {
+            vdxg_fetch(r, &r->lane[l], &in->src[1], b[l]);
+            vdxg_fetch(r, &r->lane[l], &in->src[2], c[l]);
+        }
+        x = a[l][0];
+        y = a[l][1];
+        z = a[l][2];
+        w = a[l][3];
+        if (in->op == VDXG_OP_TXP) {
+            x = x / w;
+            y = y / w;
+            if (in->cube) {
+                z = z / w;
+            }
+        }
+        if (in->cube) {
+            vdxg_cube_coord(x, y, z, &face[l], &s[l], &t[l]);
+        } else {
+            face[l] = 0;
+            s[l] = x;
+            t[l] = y;
+        }
+    }
+    FOR_LANES(l, e) {
+        if (in->op == VDXG_OP_TXL) {
+            lod = a[l][3];
+        } else {
+            float dsdx = 0, dtdx = 0, dsdy = 0, dtdy = 0;
+
+            if (in->op == VDXG_OP_TXD) {
+                dsdx = b[l][0];
+                dtdx = b[l][1];
+                dsdy = c[l][0];
+                dtdy = c[l][1];
+            } else if (frag) {
+                const uint8_t *hx = vdxg_ddx_lanes[l], *hy = vdxg_ddy_lanes[l];
+
+                dsdx = s[hx[1]] - s[hx[0]];
+                dtdx = t[hx[1]] - t[hx[0]];
+                dsdy = s[hy[1]] - s[hy[0]];
+                dtdy = t[hy[1]] - t[hy[0]];
+            }
+            lod = vdxg_tex_lod(dsdx, dtdx, dsdy, dtdy, tw, th);
+            if (in->op == VDXG_OP_TXB) {
+                lod = lod + a[l][3];
+            }
+        }
+        if (isnan(lod)) {
+            lod = 0;
+        }
+        if (!r->sample(r->opaque, in->unit, face[l], s[l], t[l], lod, res)) {
+            return false;
+        }
+        vdxg_store(&r->lane[l], in, res);
+    }
+    return true;
+}
+
+/* A control-flow frame */
+typedef struct VdxgShFrame {
+    bool loop;
+    uint8_t saved;
+    uint8_t els;                /* IF: else; LOOP: brk */
+    uint8_t cont;
+    int8_t outer_loop;          /* the innermost LOOP frame below, or -1 */
+} VdxgShFrame;
+
+VdxgShResult vdxg_shader_run(VdxgShRun *r, uint32_t *pc_out)
+{
+    const VdxgProgram *p = r->p;
+    VdxgShFrame st[VDXG_3D_MAX_NESTING];
+    int sp = 0, loop = -1;
+    uint32_t L = r->live, E = L, pc = 0, visits = 0, l, cond, lm;
+    float a[4][4], b[4], c[4], d[4];
+    unsigned int i;
+
+    FOR_LANES(l, BIT(r->nlanes) - 1) {
+        VdxgShLane *ln = &r->lane[l];
+
+        memset(ln->temp, 0, p->num_temps * sizeof(ln->temp[0]));
+        memset(ln->out, 0, sizeof(ln->out));
+        ln->a0 = 0;
+    }
+    for (;;) {
+        const VdxgShInsn *in = &p->insn[pc];
+
+        if (visits == VDXG_3D_MAX_STEPS) {
+            r->steps += visits;
+            *pc_out = pc;
+            return VDXG_SH_STEPS;
+        }
+        visits++;
+        switch (in->op) {
+        case VDXG_OP_NOP:
+            break;
+        case VDXG_OP_IF:
+            cond = 0;
+            FOR_LANES(l, E) {
+                vdxg_fetch(r, &r->lane[l], &in->src[0], a[0]);
+                if (a[0][0] != 0) {
+                    cond |= BIT(l);
+                }
+            }
+            st[sp] = (VdxgShFrame) {
+                .loop = false, .saved = E, .els = E & ~cond,
+                .outer_loop = loop,
+            };
+            sp++;
+            E &= cond;
+            break;
+        case VDXG_OP_ELSE:
+        case VDXG_OP_ENDIF:
+            lm = st[sp - 1].outer_loop >= 0 ?
+                 st[st[sp - 1].outer_loop].els |
+                 st[st[sp - 1].outer_loop].cont : 0;
+            if (in->op == VDXG_OP_ELSE) {
+                E = st[sp - 1].els & ~lm & L;
+            } else {
+                E = st[sp - 1].saved & ~lm & L;
+                sp--;
+            }
+            break;
+        case VDXG_OP_BGNLOOP:
+            st[sp] = (VdxgShFrame) {
+                .loop = true, .saved = E, .outer_loop = loop,
+            };
+            loop = sp;
+            sp++;
+            break;
+        case VDXG_OP_BRK:
+            st[loop].els |= E;
+            E = 0;
+            break;
+        case VDXG_OP_CONT:
+            st[loop].cont |= E;
+            E = 0;
+            break;
+        case VDXG_OP_ENDLOOP:
+            E = (E | st[sp - 1].cont) & L;
+            st[sp - 1].cont = 0;
+            if (E) {
+                pc = in->target + 1;
+                continue;
+            }
+            E = st[sp - 1].saved & L;
+            sp--;
+            loop = st[sp].outer_loop;
+            break;
+        case VDXG_OP_KILL:
+            L &= ~E;
+            E = 0;
+            break;
+        case VDXG_OP_KILL_IF:
+            cond = 0;
+            FOR_LANES(l, E) {
+                vdxg_fetch(r, &r->lane[l], &in->src[0], a[0]);
+                if (a[0][0] < 0 || a[0][1] < 0 || a[0][2] < 0 ||
+                    a[0][3] < 0) {
+                    cond |= BIT(l);
+                }
+            }
+            L &= ~cond;
+            E &= L;
+            break;
+        case VDXG_OP_END:
+            r->steps += visits;
+            r->live = L;
+            return VDXG_SH_OK;
+        case VDXG_OP_ARL:
+            FOR_LANES(l, E) {
+                vdxg_fetch(r, &r->lane[l], &in->src[0], a[0]);
+                r->lane[l].a0 = vdxg_floor_int(a[0][0], -32768, 32767);
+            }
+            break;
+        case VDXG_OP_DDX:
+        case VDXG_OP_DDY:
+            if (!E) {
+                break;
+            }
+            if (r->nlanes != VDXG_SH_LANES) {
+                vdxg_splat(d, 0.0f);
+                vdxg_store(&r->lane[0], in, d);
+                break;
+            }
+            for (l = 0; l < VDXG_SH_LANES; l++) {
+                vdxg_fetch(r, &r->lane[l], &in->src[0], a[l]);
+            }
+            FOR_LANES(l, E) {
+                const uint8_t *h = in->op == VDXG_OP_DDX ?
+                                   vdxg_ddx_lanes[l] : vdxg_ddy_lanes[l];
+
+                for (i = 0; i < 4; i++) {
+                    d[i] = a[h[1]][i] - a[h[0]][i];
+                }
+                vdxg_store(&r->lane[l], in, d);
+            }
+            break;
+        case VDXG_OP_TEX:
+        case VDXG_OP_TXB:
+        case VDXG_OP_TXL:
+        case VDXG_OP_TXP:
+        case VDXG_OP_TXD:
+            if (E && !vdxg_tex_op(r, in, E)) {
+                r->steps += visits;
+                *pc_out = pc;
+                return VDXG_SH_MEMFAULT;
+            }
+            break;
+        default:
+            FOR_LANES(l, E) {
+                VdxgShLane *ln = &r->lane[l];
+
+                vdxg_fetch(r, ln, &in->src[0], a[0]);
+                if (in->nsrc > 1) {
+                    vdxg_fetch(r, ln, &in->src[1], b);
+                }
+                if (in->nsrc > 2) {
+                    vdxg_fetch(r, ln, &in->src[2], c);
+                }
+                vdxg_alu(in->op, a[0], b, c, d);
+                vdxg_store(ln, in, d);
+            }
+            break;
+        }
+        pc++;
+    }
+}
