@@ -410,6 +410,53 @@ int vdxg_exec(struct vdxg_device *dev, uint32_t ctx_id,
 /* The EXEC ioctl with ARGS exactly as given. */
 int vdxg_exec_raw(struct vdxg_device *dev, struct drm_vdxg_exec *args);
 
+/* ------------------------------------------------------- 3D helpers */
+
+/* A float's binary32 bits, for SET_STATE's float registers, and back. */
+static inline uint32_t vdxg_f32_bits(float f)
+{
+	union { float f; uint32_t u; } v = { .f = f };
+
+	return v.u;
+}
+
+static inline float vdxg_bits_f32(uint32_t u)
+{
+	union { uint32_t u; float f; } v = { .u = u };
+
+	return v.f;
+}
+
+/* -------------------------------------------------------- shader programs */
+
+/*
+ * The 3D pipeline's programs: the binary of docs/hardware.md ("Programs")
+ * and its text form, docs/shader-asm.md. Messages go to MSG (MSG_LEN bytes,
+ * NUL-terminated, truncated; MSG may be NULL).
+ *
+ * vdxg_asm assembles TEXT into a program: 0 with *PROG (malloc()ed, for
+ * free()) and its *SIZE in bytes, or -EINVAL with "line:column: what" in
+ * MSG (-ENOMEM). The assembler applies every check SET_SHADER makes, so
+ * that what it accepts the device accepts.
+ *
+ * vdxg_program_check checks SIZE bytes at PROG as SET_SHADER does: 0,
+ * -EINVAL (a SHADER fault) with *OFFSET (may be NULL) the byte offset of
+ * the dword the device faults at and "byte 0x..: what" in MSG, or -ERANGE
+ * for a size SET_SHADER refuses (16 to VDXG_3D_PROGRAM_MAX_BYTES).
+ *
+ * vdxg_disasm lists a program as text that vdxg_asm turns back into the
+ * same bytes. A program that fails the check gives its error and message
+ * as vdxg_program_check does; when its header is sound *TEXT still lists
+ * it, each bad instruction as a "# invalid:" comment with its dwords and
+ * what is wrong. *TEXT is malloc()ed (NULL on a header error).
+ */
+int vdxg_asm(const char *text, uint32_t **prog, uint32_t *size, char *msg,
+	     size_t msg_len);
+int vdxg_program_check(const void *prog, uint32_t size, uint32_t *offset,
+		       char *msg, size_t msg_len);
+int vdxg_disasm(const void *prog, uint32_t size, char **text, char *msg,
+		size_t msg_len);
+
 /* ---------------------------------------------------------------- present */
 
 /* PRESENT surfaces: a GEM object described in full, or a framebuffer. */
