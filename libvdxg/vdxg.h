@@ -295,6 +295,46 @@ int vdxg_cs_draw_triangles(struct vdxg_cs *cs, uint32_t flags, uint32_t count,
 			   uint32_t alloc_flags);
 
 /*
+ * The 3D pipeline's commands (docs/hardware.md, "The 3D pipeline"). Each
+ * address is a patch location as above with slot_id 0; the pipeline only
+ * reads these ranges, so their allocations get no flags (a target is
+ * bound with vdxg_cs_set_surface and DRM_VDXG_ALLOC_WRITE). A binding
+ * that unbinds (constants of count 0, a vertex buffer of size 0, index
+ * size 0, texture format 0) may pass BO NULL: its address field is then
+ * 0 with no patch location. Values are encoded as given for the kernel
+ * to validate, except what would not fit its field (-EINVAL): SET_STATE's
+ * n (1 to VDXG_3D_NUM_REGS, VALUES not NULL), a texture's width and
+ * height and CLEAR's rectangle (16 bits each), and a NULL BO where a
+ * binding binds.
+ */
+int vdxg_cs_set_state(struct vdxg_cs *cs, uint32_t first,
+		      const uint32_t *values, uint32_t n);
+int vdxg_cs_load_state(struct vdxg_cs *cs, struct vdxg_bo *bo,
+		       uint32_t offset, uint32_t first, uint32_t count);
+int vdxg_cs_set_shader(struct vdxg_cs *cs, uint32_t stage, struct vdxg_bo *bo,
+		       uint32_t offset, uint32_t size);
+int vdxg_cs_set_constants(struct vdxg_cs *cs, uint32_t stage,
+			  struct vdxg_bo *bo, uint32_t offset, uint32_t count);
+int vdxg_cs_set_vertex_buffer(struct vdxg_cs *cs, uint32_t index,
+			      struct vdxg_bo *bo, uint32_t offset,
+			      uint32_t size, uint32_t stride);
+int vdxg_cs_set_index_buffer(struct vdxg_cs *cs, struct vdxg_bo *bo,
+			     uint32_t offset, uint32_t size,
+			     uint32_t index_size);
+/* DESC: VDXG_TEX_DESC(format, levels, cube), 0 to unbind. */
+int vdxg_cs_set_texture(struct vdxg_cs *cs, uint32_t unit, struct vdxg_bo *bo,
+			uint32_t offset, uint32_t size, uint32_t desc,
+			uint32_t width, uint32_t height);
+int vdxg_cs_draw(struct vdxg_cs *cs, uint32_t prim, uint32_t first,
+		 uint32_t count);
+int vdxg_cs_draw_indexed(struct vdxg_cs *cs, uint32_t prim, uint32_t first,
+			 uint32_t count, int32_t bias);
+/* FLAGS VDXG_CLEAR_*; RGBA NULL clears to (0, 0, 0, 0). */
+int vdxg_cs_clear(struct vdxg_cs *cs, uint32_t flags, uint32_t x, uint32_t y,
+		  uint32_t w, uint32_t h, const float *rgba, float depth,
+		  uint32_t stencil);
+
+/*
  * Escape hatches, for tests that build malformed submissions.
  * - emit_raw appends dwords as they are;
  * - emit_address appends a 64-bit address field for BO + OFFSET exactly
@@ -398,6 +438,29 @@ int vdxg_vcs_blend(struct vdxg_vcs *vcs, uint32_t sx, uint32_t sy,
 		   uint32_t alpha);
 int vdxg_vcs_draw_triangles(struct vdxg_vcs *vcs, uint32_t flags,
 			    uint32_t count, uint64_t vb_va);
+/* The 3D commands, as vdxg_cs_set_state and the others, by virtual address. */
+int vdxg_vcs_set_state(struct vdxg_vcs *vcs, uint32_t first,
+		       const uint32_t *values, uint32_t n);
+int vdxg_vcs_load_state(struct vdxg_vcs *vcs, uint64_t va, uint32_t first,
+			uint32_t count);
+int vdxg_vcs_set_shader(struct vdxg_vcs *vcs, uint32_t stage, uint64_t va,
+			uint32_t size);
+int vdxg_vcs_set_constants(struct vdxg_vcs *vcs, uint32_t stage, uint64_t va,
+			   uint32_t count);
+int vdxg_vcs_set_vertex_buffer(struct vdxg_vcs *vcs, uint32_t index,
+			       uint64_t va, uint32_t size, uint32_t stride);
+int vdxg_vcs_set_index_buffer(struct vdxg_vcs *vcs, uint64_t va,
+			      uint32_t size, uint32_t index_size);
+int vdxg_vcs_set_texture(struct vdxg_vcs *vcs, uint32_t unit, uint64_t va,
+			 uint32_t size, uint32_t desc, uint32_t width,
+			 uint32_t height);
+int vdxg_vcs_draw(struct vdxg_vcs *vcs, uint32_t prim, uint32_t first,
+		  uint32_t count);
+int vdxg_vcs_draw_indexed(struct vdxg_vcs *vcs, uint32_t prim, uint32_t first,
+			  uint32_t count, int32_t bias);
+int vdxg_vcs_clear(struct vdxg_vcs *vcs, uint32_t flags, uint32_t x,
+		   uint32_t y, uint32_t w, uint32_t h, const float *rgba,
+		   float depth, uint32_t stencil);
 int vdxg_vcs_emit_raw(struct vdxg_vcs *vcs, const uint32_t *dwords,
 		      uint32_t count);
 
@@ -426,6 +489,29 @@ static inline float vdxg_bits_f32(uint32_t u)
 
 	return v.f;
 }
+
+/*
+ * A texture's layout (docs/hardware.md, "Texture layout"): level l's size
+ * and row pitch, where its face 0 starts, each face's bytes, and what the
+ * whole texture spans (SET_TEXTURE's size must be at least SIZE). Image
+ * (l, f) starts at level[l].offset + f * level[l].image_size.
+ */
+struct vdxg_tex_layout {
+	uint32_t cpp, faces, levels;
+	uint64_t size;
+	struct {
+		uint32_t width, height, pitch;
+		uint64_t offset, image_size;
+	} level[14];			/* VDXG_TEX_MAX_LEVELS */
+};
+
+/*
+ * DESC as SET_TEXTURE's dword 5 (VDXG_TEX_DESC), checked as SET_TEXTURE
+ * checks it with WIDTH and HEIGHT (a texture format, 1 to 14 levels, 1 to
+ * 8192 texels, square for a cube): 0 or -EINVAL.
+ */
+int vdxg_tex_layout(uint32_t desc, uint32_t width, uint32_t height,
+		    struct vdxg_tex_layout *layout);
 
 /* -------------------------------------------------------- shader programs */
 

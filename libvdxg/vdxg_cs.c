@@ -491,6 +491,208 @@ int vdxg_cs_draw_triangles(struct vdxg_cs *cs, uint32_t flags, uint32_t count,
 	return 0;
 }
 
+/* ------------------------------------------------------------ 3D pipeline */
+
+/*
+ * A 3D binding's address field at P[DW]: BO + OFFSET with its patch, or
+ * with BO NULL (an unbinding) 0 and no patch.
+ */
+static void cs_binding(struct vdxg_cs *cs, uint32_t *p, uint32_t dw,
+		       struct vdxg_bo *bo, uint32_t offset)
+{
+	if (bo)
+		cs_address(cs, cs_pos(cs, p) + dw, bo, offset, 0, 0);
+}
+
+/* BO may be NULL only when the binding unbinds (UNBIND). */
+static int cs_check_binding(struct vdxg_cs *cs, const struct vdxg_bo *bo,
+			    bool unbind)
+{
+	return bo || unbind ? 0 : cs_fail(cs, -EINVAL);
+}
+
+int vdxg_cs_set_state(struct vdxg_cs *cs, uint32_t first,
+		      const uint32_t *values, uint32_t n)
+{
+	uint32_t *p;
+	int ret;
+
+	if (!values || n < 1 || n > VDXG_3D_NUM_REGS)
+		return cs_fail(cs, -EINVAL);
+	ret = cs_cmd(cs, VDXG_RD_SET_STATE, VDXG_RD_SET_STATE_LEN(n), 0, &p);
+	if (ret)
+		return ret;
+	p[VDXG_RD_STATE_DW_FIRST] = first;
+	memcpy(&p[VDXG_RD_STATE_DW_VALUES], values, n * sizeof(*values));
+	return 0;
+}
+
+int vdxg_cs_load_state(struct vdxg_cs *cs, struct vdxg_bo *bo,
+		       uint32_t offset, uint32_t first, uint32_t count)
+{
+	uint32_t *p;
+	int ret;
+
+	if (cs_check_bo(cs, bo))
+		return -EINVAL;
+	ret = cs_cmd(cs, VDXG_RD_LOAD_STATE, VDXG_RD_LOAD_STATE_LEN, 1, &p);
+	if (ret)
+		return ret;
+	p[VDXG_RD_LOAD_DW_FIRST] = first;
+	p[VDXG_RD_LOAD_DW_COUNT] = count;
+	cs_binding(cs, p, VDXG_RD_LOAD_DW_ADDR, bo, offset);
+	return 0;
+}
+
+int vdxg_cs_set_shader(struct vdxg_cs *cs, uint32_t stage, struct vdxg_bo *bo,
+		       uint32_t offset, uint32_t size)
+{
+	uint32_t *p;
+	int ret;
+
+	if (cs_check_bo(cs, bo))
+		return -EINVAL;
+	ret = cs_cmd(cs, VDXG_RD_SET_SHADER, VDXG_RD_SET_SHADER_LEN, 1, &p);
+	if (ret)
+		return ret;
+	p[VDXG_RD_SHADER_DW_STAGE] = stage;
+	p[VDXG_RD_SHADER_DW_SIZE] = size;
+	cs_binding(cs, p, VDXG_RD_SHADER_DW_ADDR, bo, offset);
+	return 0;
+}
+
+int vdxg_cs_set_constants(struct vdxg_cs *cs, uint32_t stage,
+			  struct vdxg_bo *bo, uint32_t offset, uint32_t count)
+{
+	uint32_t *p;
+	int ret;
+
+	if (cs_check_binding(cs, bo, !count))
+		return -EINVAL;
+	ret = cs_cmd(cs, VDXG_RD_SET_CONSTANTS, VDXG_RD_SET_CONSTANTS_LEN, 1,
+		     &p);
+	if (ret)
+		return ret;
+	p[VDXG_RD_CONST_DW_STAGE] = stage;
+	p[VDXG_RD_CONST_DW_COUNT] = count;
+	cs_binding(cs, p, VDXG_RD_CONST_DW_ADDR, bo, offset);
+	return 0;
+}
+
+int vdxg_cs_set_vertex_buffer(struct vdxg_cs *cs, uint32_t index,
+			      struct vdxg_bo *bo, uint32_t offset,
+			      uint32_t size, uint32_t stride)
+{
+	uint32_t *p;
+	int ret;
+
+	if (cs_check_binding(cs, bo, !size))
+		return -EINVAL;
+	ret = cs_cmd(cs, VDXG_RD_SET_VERTEX_BUFFER,
+		     VDXG_RD_SET_VERTEX_BUFFER_LEN, 1, &p);
+	if (ret)
+		return ret;
+	p[VDXG_RD_VB_DW_INDEX] = index;
+	p[VDXG_RD_VB_DW_SIZE] = size;
+	p[VDXG_RD_VB_DW_STRIDE] = stride;
+	cs_binding(cs, p, VDXG_RD_VB_DW_ADDR, bo, offset);
+	return 0;
+}
+
+int vdxg_cs_set_index_buffer(struct vdxg_cs *cs, struct vdxg_bo *bo,
+			     uint32_t offset, uint32_t size,
+			     uint32_t index_size)
+{
+	uint32_t *p;
+	int ret;
+
+	if (cs_check_binding(cs, bo, !index_size))
+		return -EINVAL;
+	ret = cs_cmd(cs, VDXG_RD_SET_INDEX_BUFFER,
+		     VDXG_RD_SET_INDEX_BUFFER_LEN, 1, &p);
+	if (ret)
+		return ret;
+	p[VDXG_RD_IB_DW_SIZE] = size;
+	p[VDXG_RD_IB_DW_INDEX_SIZE] = index_size;
+	cs_binding(cs, p, VDXG_RD_IB_DW_ADDR, bo, offset);
+	return 0;
+}
+
+int vdxg_cs_set_texture(struct vdxg_cs *cs, uint32_t unit, struct vdxg_bo *bo,
+			uint32_t offset, uint32_t size, uint32_t desc,
+			uint32_t width, uint32_t height)
+{
+	uint32_t *p;
+	int ret;
+
+	if (cs_check_binding(cs, bo, !desc) ||
+	    cs_check_u16(cs, width, height, 0, 0))
+		return -EINVAL;
+	ret = cs_cmd(cs, VDXG_RD_SET_TEXTURE, VDXG_RD_SET_TEXTURE_LEN, 1, &p);
+	if (ret)
+		return ret;
+	p[VDXG_RD_TEX_DW_UNIT] = unit;
+	p[VDXG_RD_TEX_DW_SIZE] = size;
+	p[VDXG_RD_TEX_DW_FORMAT] = desc;
+	p[VDXG_RD_TEX_DW_WH] = VDXG_RD_XY(width, height);
+	cs_binding(cs, p, VDXG_RD_TEX_DW_ADDR, bo, offset);
+	return 0;
+}
+
+int vdxg_cs_draw(struct vdxg_cs *cs, uint32_t prim, uint32_t first,
+		 uint32_t count)
+{
+	uint32_t *p;
+	int ret;
+
+	ret = cs_cmd(cs, VDXG_RD_DRAW, VDXG_RD_DRAW_LEN, 0, &p);
+	if (ret)
+		return ret;
+	p[VDXG_RD_DRAW3D_DW_PRIM] = prim;
+	p[VDXG_RD_DRAW3D_DW_FIRST] = first;
+	p[VDXG_RD_DRAW3D_DW_COUNT] = count;
+	return 0;
+}
+
+int vdxg_cs_draw_indexed(struct vdxg_cs *cs, uint32_t prim, uint32_t first,
+			 uint32_t count, int32_t bias)
+{
+	uint32_t *p;
+	int ret;
+
+	ret = cs_cmd(cs, VDXG_RD_DRAW_INDEXED, VDXG_RD_DRAW_INDEXED_LEN, 0,
+		     &p);
+	if (ret)
+		return ret;
+	p[VDXG_RD_DRAW3D_DW_PRIM] = prim;
+	p[VDXG_RD_DRAW3D_DW_FIRST] = first;
+	p[VDXG_RD_DRAW3D_DW_COUNT] = count;
+	p[VDXG_RD_DRAW3D_DW_BIAS] = (uint32_t)bias;
+	return 0;
+}
+
+int vdxg_cs_clear(struct vdxg_cs *cs, uint32_t flags, uint32_t x, uint32_t y,
+		  uint32_t w, uint32_t h, const float *rgba, float depth,
+		  uint32_t stencil)
+{
+	uint32_t *p, i;
+	int ret;
+
+	if (cs_check_u16(cs, x, y, w, h))
+		return -EINVAL;
+	ret = cs_cmd(cs, VDXG_RD_CLEAR, VDXG_RD_CLEAR_LEN, 0, &p);
+	if (ret)
+		return ret;
+	p[VDXG_RD_CLEAR_DW_FLAGS] = flags;
+	p[VDXG_RD_CLEAR_DW_XY] = VDXG_RD_XY(x, y);
+	p[VDXG_RD_CLEAR_DW_WH] = VDXG_RD_XY(w, h);
+	for (i = 0; i < 4; i++)
+		p[VDXG_RD_CLEAR_DW_COLOR + i] = rgba ? vdxg_f32_bits(rgba[i]) : 0;
+	p[VDXG_RD_CLEAR_DW_DEPTH] = vdxg_f32_bits(depth);
+	p[VDXG_RD_CLEAR_DW_STENCIL] = stencil;
+	return 0;
+}
+
 /* --------------------------------------------------------- escape hatch */
 
 int vdxg_cs_emit_raw(struct vdxg_cs *cs, const uint32_t *dwords,

@@ -195,6 +195,220 @@ int vdxg_vcs_draw_triangles(struct vdxg_vcs *vcs, uint32_t flags,
 	return 0;
 }
 
+/* ------------------------------------------------------------ 3D pipeline */
+
+int vdxg_vcs_set_state(struct vdxg_vcs *vcs, uint32_t first,
+		       const uint32_t *values, uint32_t n)
+{
+	uint32_t *p;
+
+	if (!values || n < 1 || n > VDXG_3D_NUM_REGS)
+		return vcs_fail(vcs, -EINVAL);
+	p = vcs_cmd(vcs, VDXG_RD_SET_STATE, VDXG_RD_SET_STATE_LEN(n));
+	if (!p)
+		return vcs->err;
+	p[VDXG_RD_STATE_DW_FIRST] = first;
+	memcpy(p + VDXG_RD_STATE_DW_VALUES, values, n * sizeof(*values));
+	return 0;
+}
+
+int vdxg_vcs_load_state(struct vdxg_vcs *vcs, uint64_t va, uint32_t first,
+			uint32_t count)
+{
+	uint32_t *p = vcs_cmd(vcs, VDXG_RD_LOAD_STATE, VDXG_RD_LOAD_STATE_LEN);
+
+	if (!p)
+		return vcs->err;
+	put64(p + VDXG_RD_LOAD_DW_ADDR, va);
+	p[VDXG_RD_LOAD_DW_FIRST] = first;
+	p[VDXG_RD_LOAD_DW_COUNT] = count;
+	return 0;
+}
+
+int vdxg_vcs_set_shader(struct vdxg_vcs *vcs, uint32_t stage, uint64_t va,
+			uint32_t size)
+{
+	uint32_t *p = vcs_cmd(vcs, VDXG_RD_SET_SHADER, VDXG_RD_SET_SHADER_LEN);
+
+	if (!p)
+		return vcs->err;
+	p[VDXG_RD_SHADER_DW_STAGE] = stage;
+	put64(p + VDXG_RD_SHADER_DW_ADDR, va);
+	p[VDXG_RD_SHADER_DW_SIZE] = size;
+	return 0;
+}
+
+int vdxg_vcs_set_constants(struct vdxg_vcs *vcs, uint32_t stage, uint64_t va,
+			   uint32_t count)
+{
+	uint32_t *p = vcs_cmd(vcs, VDXG_RD_SET_CONSTANTS,
+			      VDXG_RD_SET_CONSTANTS_LEN);
+
+	if (!p)
+		return vcs->err;
+	p[VDXG_RD_CONST_DW_STAGE] = stage;
+	put64(p + VDXG_RD_CONST_DW_ADDR, va);
+	p[VDXG_RD_CONST_DW_COUNT] = count;
+	return 0;
+}
+
+int vdxg_vcs_set_vertex_buffer(struct vdxg_vcs *vcs, uint32_t index,
+			       uint64_t va, uint32_t size, uint32_t stride)
+{
+	uint32_t *p = vcs_cmd(vcs, VDXG_RD_SET_VERTEX_BUFFER,
+			      VDXG_RD_SET_VERTEX_BUFFER_LEN);
+
+	if (!p)
+		return vcs->err;
+	p[VDXG_RD_VB_DW_INDEX] = index;
+	put64(p + VDXG_RD_VB_DW_ADDR, va);
+	p[VDXG_RD_VB_DW_SIZE] = size;
+	p[VDXG_RD_VB_DW_STRIDE] = stride;
+	return 0;
+}
+
+int vdxg_vcs_set_index_buffer(struct vdxg_vcs *vcs, uint64_t va,
+			      uint32_t size, uint32_t index_size)
+{
+	uint32_t *p = vcs_cmd(vcs, VDXG_RD_SET_INDEX_BUFFER,
+			      VDXG_RD_SET_INDEX_BUFFER_LEN);
+
+	if (!p)
+		return vcs->err;
+	put64(p + VDXG_RD_IB_DW_ADDR, va);
+	p[VDXG_RD_IB_DW_SIZE] = size;
+	p[VDXG_RD_IB_DW_INDEX_SIZE] = index_size;
+	return 0;
+}
+
+int vdxg_vcs_set_texture(struct vdxg_vcs *vcs, uint32_t unit, uint64_t va,
+			 uint32_t size, uint32_t desc, uint32_t width,
+			 uint32_t height)
+{
+	uint32_t wh;
+	uint32_t *p;
+
+	if (vcs_xy(vcs, &wh, width, height))
+		return vcs->err;
+	p = vcs_cmd(vcs, VDXG_RD_SET_TEXTURE, VDXG_RD_SET_TEXTURE_LEN);
+	if (!p)
+		return vcs->err;
+	p[VDXG_RD_TEX_DW_UNIT] = unit;
+	put64(p + VDXG_RD_TEX_DW_ADDR, va);
+	p[VDXG_RD_TEX_DW_SIZE] = size;
+	p[VDXG_RD_TEX_DW_FORMAT] = desc;
+	p[VDXG_RD_TEX_DW_WH] = wh;
+	return 0;
+}
+
+int vdxg_vcs_draw(struct vdxg_vcs *vcs, uint32_t prim, uint32_t first,
+		  uint32_t count)
+{
+	uint32_t *p = vcs_cmd(vcs, VDXG_RD_DRAW, VDXG_RD_DRAW_LEN);
+
+	if (!p)
+		return vcs->err;
+	p[VDXG_RD_DRAW3D_DW_PRIM] = prim;
+	p[VDXG_RD_DRAW3D_DW_FIRST] = first;
+	p[VDXG_RD_DRAW3D_DW_COUNT] = count;
+	return 0;
+}
+
+int vdxg_vcs_draw_indexed(struct vdxg_vcs *vcs, uint32_t prim, uint32_t first,
+			  uint32_t count, int32_t bias)
+{
+	uint32_t *p = vcs_cmd(vcs, VDXG_RD_DRAW_INDEXED,
+			      VDXG_RD_DRAW_INDEXED_LEN);
+
+	if (!p)
+		return vcs->err;
+	p[VDXG_RD_DRAW3D_DW_PRIM] = prim;
+	p[VDXG_RD_DRAW3D_DW_FIRST] = first;
+	p[VDXG_RD_DRAW3D_DW_COUNT] = count;
+	p[VDXG_RD_DRAW3D_DW_BIAS] = (uint32_t)bias;
+	return 0;
+}
+
+int vdxg_vcs_clear(struct vdxg_vcs *vcs, uint32_t flags, uint32_t x,
+		   uint32_t y, uint32_t w, uint32_t h, const float *rgba,
+		   float depth, uint32_t stencil)
+{
+	uint32_t dw[2], i;
+	uint32_t *p;
+
+	if (vcs_xy(vcs, &dw[0], x, y) || vcs_xy(vcs, &dw[1], w, h))
+		return vcs->err;
+	p = vcs_cmd(vcs, VDXG_RD_CLEAR, VDXG_RD_CLEAR_LEN);
+	if (!p)
+		return vcs->err;
+	p[VDXG_RD_CLEAR_DW_FLAGS] = flags;
+	p[VDXG_RD_CLEAR_DW_XY] = dw[0];
+	p[VDXG_RD_CLEAR_DW_WH] = dw[1];
+	for (i = 0; i < 4; i++)
+		p[VDXG_RD_CLEAR_DW_COLOR + i] = rgba ? vdxg_f32_bits(rgba[i]) : 0;
+	p[VDXG_RD_CLEAR_DW_DEPTH] = vdxg_f32_bits(depth);
+	p[VDXG_RD_CLEAR_DW_STENCIL] = stencil;
+	return 0;
+}
+
+/* ------------------------------------------------------------ textures */
+
+/* Bytes per texel of a texture format, 0 for the others. */
+static uint32_t tex_cpp(uint32_t format)
+{
+	switch (format) {
+	case VDXG_FMT_XRGB8888:
+	case VDXG_FMT_ARGB8888:
+	case VDXG_FMT_ABGR8888:
+		return 4;
+	case VDXG_FMT_RGB565:
+	case VDXG_FMT_RGBA4444:
+	case VDXG_FMT_RGBA5551:
+	case VDXG_FMT_L8A8:
+		return 2;
+	case VDXG_FMT_RGB888:
+		return 3;
+	case VDXG_FMT_L8:
+	case VDXG_FMT_A8:
+		return 1;
+	}
+	return 0;
+}
+
+int vdxg_tex_layout(uint32_t desc, uint32_t width, uint32_t height,
+		    struct vdxg_tex_layout *layout)
+{
+	uint32_t cpp = tex_cpp(VDXG_TEX_FORMAT(desc));
+	uint32_t levels = VDXG_TEX_LEVELS(desc), l;
+	bool cube = desc & VDXG_TEX_CUBE;
+	uint64_t off = 0;
+
+	if (!layout || !cpp || levels < 1 || levels > VDXG_TEX_MAX_LEVELS ||
+	    (desc & ~(0xffu | 0xf00u | VDXG_TEX_CUBE)) ||
+	    width < 1 || width > VDXG_TEX_MAX_DIM ||
+	    height < 1 || height > VDXG_TEX_MAX_DIM ||
+	    (cube && width != height))
+		return -EINVAL;
+	memset(layout, 0, sizeof(*layout));
+	layout->cpp = cpp;
+	layout->faces = cube ? VDXG_TEX_FACES_CUBE : 1;
+	layout->levels = levels;
+	for (l = 0; l < levels; l++) {
+		uint32_t w = width >> l ? width >> l : 1;
+		uint32_t h = height >> l ? height >> l : 1;
+
+		layout->level[l].width = w;
+		layout->level[l].height = h;
+		layout->level[l].pitch = (w * cpp + 3) & ~3u;
+		layout->level[l].offset = off;
+		layout->level[l].image_size =
+			(uint64_t)layout->level[l].pitch * h;
+		off += layout->faces * layout->level[l].image_size;
+	}
+	layout->size = off;
+	return 0;
+}
+
 int vdxg_vcs_emit_raw(struct vdxg_vcs *vcs, const uint32_t *dwords,
 		      uint32_t count)
 {

@@ -811,6 +811,254 @@ static void test_no_device(void)
 	vtest_assert(!dev);
 }
 
+/* ------------------------------------------------------------ 3D pipeline */
+
+/* Each 3D command alone, against dwords written out by hand. */
+static void test_3d_literal(void)
+{
+	struct vdxg_bo bo = make_bo(7, 0x100000000ull);
+	struct vdxg_cs *cs = new_cs();
+	const uint32_t vp[] = { vdxg_f32_bits(320.0f), vdxg_f32_bits(-240.0f),
+				vdxg_f32_bits(0.5f) };
+	const float rgba[] = { 1.0f, 0.5f, 0.0f, -1.0f };
+	const struct drm_vdxg_patch_location *p;
+	const struct drm_vdxg_allocation *a;
+
+	vtest_assert_eq(vdxg_cs_set_state(cs, VDXG_3D_VIEWPORT_SCALE(0), vp, 3), 0);
+	assert_dwords(cs, (const uint32_t[]){ 0x00050008, 4, 0x43a00000,
+					      0xc3700000, 0x3f000000 }, 5);
+	patches(cs, 0);
+
+	vdxg_cs_reset(cs);
+	vtest_assert_eq(vdxg_cs_load_state(cs, &bo, 0x40, 0x20, 16), 0);
+	assert_dwords(cs, (const uint32_t[]){ 0x00050009, 0x40, 1, 0x20, 16 }, 5);
+	assert_patch(&patches(cs, 1)[0], 0, 0, 0x40, 4);
+	a = allocs(cs, 1);
+	vtest_assert_eq(a[0].handle, 7);
+	vtest_assert_eq(a[0].flags, 0);
+	vtest_assert_eq_u64(a[0].presumed_gpu_addr, 0x100000000ull);
+
+	vdxg_cs_reset(cs);
+	vtest_assert_eq(vdxg_cs_set_shader(cs, VDXG_3D_STAGE_FRAGMENT, &bo,
+					   0x100, 0x90), 0);
+	assert_dwords(cs, (const uint32_t[]){ 0x0005000a, 1, 0x100, 1, 0x90 }, 5);
+	assert_patch(&patches(cs, 1)[0], 0, 0, 0x100, 8);
+
+	vdxg_cs_reset(cs);
+	vtest_assert_eq(vdxg_cs_set_constants(cs, VDXG_3D_STAGE_VERTEX, &bo,
+					      0x200, 256), 0);
+	assert_dwords(cs, (const uint32_t[]){ 0x0005000b, 0, 0x200, 1, 256 }, 5);
+	assert_patch(&patches(cs, 1)[0], 0, 0, 0x200, 8);
+
+	vdxg_cs_reset(cs);
+	vtest_assert_eq(vdxg_cs_set_vertex_buffer(cs, 15, &bo, 0x300, 0x1000,
+						  2048), 0);
+	assert_dwords(cs, (const uint32_t[]){ 0x0006000c, 15, 0x300, 1, 0x1000,
+					      2048 }, 6);
+	assert_patch(&patches(cs, 1)[0], 0, 0, 0x300, 8);
+
+	vdxg_cs_reset(cs);
+	vtest_assert_eq(vdxg_cs_set_index_buffer(cs, &bo, 0x400, 0x60, 2), 0);
+	assert_dwords(cs, (const uint32_t[]){ 0x0005000d, 0x400, 1, 0x60, 2 }, 5);
+	assert_patch(&patches(cs, 1)[0], 0, 0, 0x400, 4);
+
+	vdxg_cs_reset(cs);
+	/* L8 (8) | 3 levels << 8 | CUBE bit 12 */
+	vtest_assert_eq(vdxg_cs_set_texture(cs, 7, &bo, 0x1000, 168,
+					    VDXG_TEX_DESC(VDXG_FMT_L8, 3, 1),
+					    4, 4), 0);
+	assert_dwords(cs, (const uint32_t[]){ 0x0007000e, 7, 0x1000, 1, 168,
+					      0x1308, 0x00040004 }, 7);
+	assert_patch(&patches(cs, 1)[0], 0, 0, 0x1000, 8);
+
+	vdxg_cs_reset(cs);
+	vtest_assert_eq(vdxg_cs_draw(cs, VDXG_PRIM_TRIANGLE_FAN, 3, 12), 0);
+	assert_dwords(cs, (const uint32_t[]){ 0x0004000f, 6, 3, 12 }, 4);
+	vtest_assert_eq(vdxg_cs_draw_indexed(cs, VDXG_PRIM_TRIANGLE_STRIP, 1,
+					     0x1000000, -2), 0);
+	assert_dwords(cs, (const uint32_t[]){ 0x0004000f, 6, 3, 12,
+					      0x00050010, 5, 1, 0x1000000,
+					      0xfffffffe }, 9);
+	patches(cs, 0);
+
+	vdxg_cs_reset(cs);
+	vtest_assert_eq(vdxg_cs_clear(cs, VDXG_CLEAR_MASK, 1, 2, 300, 400, rgba,
+				      1.0f, 0x80), 0);
+	assert_dwords(cs, (const uint32_t[]){ 0x000a0011, 7, 0x00020001,
+					      0x0190012c, 0x3f800000, 0x3f000000,
+					      0, 0xbf800000, 0x3f800000, 0x80 },
+		      10);
+	vdxg_cs_reset(cs);
+	vtest_assert_eq(vdxg_cs_clear(cs, VDXG_CLEAR_DEPTH, 0, 0, 0xffff,
+				      0xffff, NULL, 0.25f, 0), 0);
+	assert_dwords(cs, (const uint32_t[]){ 0x000a0011, 2, 0, 0xffffffff,
+					      0, 0, 0, 0, 0x3e800000, 0 }, 10);
+	patches(cs, 0);
+
+	/* Unbinding without an object: address 0, no patch, no allocation. */
+	vdxg_cs_reset(cs);
+	vtest_assert_eq(vdxg_cs_set_constants(cs, 1, NULL, 0, 0), 0);
+	vtest_assert_eq(vdxg_cs_set_vertex_buffer(cs, 3, NULL, 0, 0, 16), 0);
+	vtest_assert_eq(vdxg_cs_set_index_buffer(cs, NULL, 0, 0, 0), 0);
+	vtest_assert_eq(vdxg_cs_set_texture(cs, 2, NULL, 0, 0, 0, 0, 0), 0);
+	assert_dwords(cs, (const uint32_t[]){ 0x0005000b, 1, 0, 0, 0,
+					      0x0006000c, 3, 0, 0, 0, 16,
+					      0x0005000d, 0, 0, 0, 0,
+					      0x0007000e, 2, 0, 0, 0, 0, 0 },
+		      23);
+	patches(cs, 0);
+	allocs(cs, 0);
+	vtest_assert_eq(vdxg_cs_error(cs), 0);
+	/* An unbinding may still name an object: it is encoded as given. */
+	vtest_assert_eq(vdxg_cs_set_vertex_buffer(cs, 3, &bo, 0x10, 0, 0), 0);
+	p = patches(cs, 1);
+	assert_patch(&p[0], 0, 0, 0x10, 25 * 4);
+	vdxg_cs_free(cs);
+}
+
+/* A draw's setup in one stream: patch offsets, allocations, macros. */
+static void test_3d_stream(void)
+{
+	struct vdxg_bo rt = make_bo(1, 0x5000000), prog = make_bo(2, 0x20000),
+		       data = make_bo(3, 0x10000000000ull);
+	const uint32_t raster = VDXG_RASTER_CULL_BACK;
+	const struct drm_vdxg_patch_location *p;
+	const struct drm_vdxg_allocation *a;
+	struct vdxg_cs *cs = new_cs();
+	const uint32_t *d;
+	uint32_t i = 0;
+
+	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, &rt, 0, W, VDXG_FMT_ARGB8888,
+			    64, 64, 256);
+	vdxg_cs_set_state(cs, VDXG_3D_RASTER, &raster, 1);
+	vdxg_cs_load_state(cs, &data, 0x80, VDXG_3D_ELEMENT(0), 4);
+	vdxg_cs_set_shader(cs, VDXG_3D_STAGE_VERTEX, &prog, 0, 0x60);
+	vdxg_cs_set_shader(cs, VDXG_3D_STAGE_FRAGMENT, &prog, 0x100, 0x40);
+	vdxg_cs_set_constants(cs, VDXG_3D_STAGE_VERTEX, &data, 0x1000, 4);
+	vdxg_cs_set_vertex_buffer(cs, 0, &data, 0x2000, 0x300, 32);
+	vdxg_cs_set_index_buffer(cs, &data, 0x3000, 12, 4);
+	vdxg_cs_set_texture(cs, 0, &data, 0x4000, 0x4000,
+			    VDXG_TEX_DESC(VDXG_FMT_ARGB8888, 1, 0), 64, 64);
+	vdxg_cs_clear(cs, VDXG_CLEAR_COLOR, 0, 0, 64, 64, NULL, 0, 0);
+	vdxg_cs_draw_indexed(cs, VDXG_PRIM_TRIANGLES, 0, 3, 0);
+	vtest_assert_eq(vdxg_cs_error(cs), 0);
+	vtest_assert_eq(vdxg_cs_num_dwords(cs), 8 + 3 + 5 * 4 + 6 + 5 + 7 +
+			10 + 5);
+
+	a = allocs(cs, 3);
+	vtest_assert_eq(a[0].handle, 1);
+	vtest_assert_eq(a[0].flags, W);
+	vtest_assert_eq(a[1].handle, 3);
+	vtest_assert_eq(a[1].flags, 0);
+	vtest_assert_eq(a[2].handle, 2);
+	vtest_assert_eq(a[2].flags, 0);
+	p = patches(cs, 8);
+	assert_patch(&p[0], 0, VDXG_SLOT_DST, 0, 2 * 4);
+	assert_patch(&p[1], 1, 0, 0x80, (11 + VDXG_RD_LOAD_DW_ADDR) * 4);
+	assert_patch(&p[2], 2, 0, 0, (16 + VDXG_RD_SHADER_DW_ADDR) * 4);
+	assert_patch(&p[3], 2, 0, 0x100, (21 + VDXG_RD_SHADER_DW_ADDR) * 4);
+	assert_patch(&p[4], 1, 0, 0x1000, (26 + VDXG_RD_CONST_DW_ADDR) * 4);
+	assert_patch(&p[5], 1, 0, 0x2000, (31 + VDXG_RD_VB_DW_ADDR) * 4);
+	assert_patch(&p[6], 1, 0, 0x3000, (37 + VDXG_RD_IB_DW_ADDR) * 4);
+	assert_patch(&p[7], 1, 0, 0x4000, (42 + VDXG_RD_TEX_DW_ADDR) * 4);
+
+	d = vdxg_cs_dwords(cs);
+	i = 8;
+	vtest_assert_eq_u64(d[i], VDXG_PG_HDR(VDXG_RD_SET_STATE,
+					      VDXG_RD_SET_STATE_LEN(1)));
+	vtest_assert_eq_u64(d[i + VDXG_RD_STATE_DW_FIRST], VDXG_3D_RASTER);
+	vtest_assert_eq_u64(d[i + VDXG_RD_STATE_DW_VALUES], 2);
+	i += VDXG_RD_SET_STATE_LEN(1);
+	vtest_assert_eq_u64(d[i], VDXG_PG_HDR(VDXG_RD_LOAD_STATE,
+					      VDXG_RD_LOAD_STATE_LEN));
+	vtest_assert_eq_u64(d[i + VDXG_RD_LOAD_DW_ADDR], 0x80);
+	vtest_assert_eq_u64(d[i + VDXG_RD_LOAD_DW_ADDR + 1], 0x100);
+	vtest_assert_eq_u64(d[i + VDXG_RD_LOAD_DW_FIRST], 0x20);
+	vtest_assert_eq_u64(d[i + VDXG_RD_LOAD_DW_COUNT], 4);
+	i += VDXG_RD_LOAD_STATE_LEN;
+	vtest_assert_eq_u64(d[i + VDXG_RD_SHADER_DW_ADDR], 0x20000);
+	vtest_assert_eq_u64(d[i + VDXG_RD_SHADER_DW_SIZE], 0x60);
+	i += 2 * VDXG_RD_SET_SHADER_LEN;
+	vtest_assert_eq_u64(d[i], VDXG_PG_HDR(VDXG_RD_SET_CONSTANTS,
+					      VDXG_RD_SET_CONSTANTS_LEN));
+	i += VDXG_RD_SET_CONSTANTS_LEN;
+	vtest_assert_eq_u64(d[i + VDXG_RD_VB_DW_ADDR], 0x2000);
+	vtest_assert_eq_u64(d[i + VDXG_RD_VB_DW_ADDR + 1], 0x100);
+	vtest_assert_eq_u64(d[i + VDXG_RD_VB_DW_STRIDE], 32);
+	i += VDXG_RD_SET_VERTEX_BUFFER_LEN;
+	vtest_assert_eq_u64(d[i + VDXG_RD_IB_DW_INDEX_SIZE], 4);
+	i += VDXG_RD_SET_INDEX_BUFFER_LEN;
+	vtest_assert_eq_u64(d[i + VDXG_RD_TEX_DW_FORMAT], VDXG_FMT_ARGB8888 | 1 << 8);
+	vtest_assert_eq_u64(d[i + VDXG_RD_TEX_DW_WH], VDXG_RD_XY(64, 64));
+	i += VDXG_RD_SET_TEXTURE_LEN;
+	vtest_assert_eq_u64(d[i + VDXG_RD_CLEAR_DW_FLAGS], VDXG_CLEAR_COLOR);
+	i += VDXG_RD_CLEAR_LEN;
+	vtest_assert_eq_u64(d[i], VDXG_PG_HDR(VDXG_RD_DRAW_INDEXED,
+					      VDXG_RD_DRAW_INDEXED_LEN));
+	vtest_assert_eq_u64(d[i + VDXG_RD_DRAW3D_DW_PRIM], VDXG_PRIM_TRIANGLES);
+	vtest_assert_eq_u64(d[i + VDXG_RD_DRAW3D_DW_COUNT], 3);
+
+	/* A moved object's 3D address fields are rewritten on write-back. */
+	{
+		struct drm_vdxg_submit args;
+		struct drm_vdxg_allocation *sa;
+
+		vtest_assert_eq(vdxg_cs_prepare_submit(cs, &args), 0);
+		sa = (struct drm_vdxg_allocation *)(uintptr_t)args.allocations;
+		sa[1].presumed_gpu_addr = 0x777000;
+		vdxg_cs_complete_submit(cs);
+		vtest_assert_eq_u64(data.gpu_addr, 0x777000);
+		vtest_assert_eq_u64(d[42 + VDXG_RD_TEX_DW_ADDR], 0x777000 + 0x4000);
+		vtest_assert_eq_u64(d[42 + VDXG_RD_TEX_DW_ADDR + 1], 0);
+		vtest_assert_eq_u64(d[11 + VDXG_RD_LOAD_DW_ADDR], 0x777080);
+		vtest_assert_eq_u64(d[16 + VDXG_RD_SHADER_DW_ADDR], 0x20000);
+	}
+	vdxg_cs_free(cs);
+}
+
+static void test_3d_errors(void)
+{
+	struct vdxg_bo bo = make_bo(1, 0);
+	struct vdxg_cs *cs = new_cs();
+	uint32_t v[VDXG_3D_NUM_REGS + 1] = { 0 }, n;
+
+	vtest_assert_eq(vdxg_cs_set_state(cs, 0, v, 0), -EINVAL);
+	vtest_assert_eq(vdxg_cs_set_state(cs, 0, v, VDXG_3D_NUM_REGS + 1), -EINVAL);
+	vtest_assert_eq(vdxg_cs_set_state(cs, 0, NULL, 1), -EINVAL);
+	vtest_assert_eq(vdxg_cs_load_state(cs, NULL, 0, 0, 1), -EINVAL);
+	vtest_assert_eq(vdxg_cs_set_shader(cs, 0, NULL, 0, 16), -EINVAL);
+	vtest_assert_eq(vdxg_cs_set_constants(cs, 0, NULL, 0, 1), -EINVAL);
+	vtest_assert_eq(vdxg_cs_set_vertex_buffer(cs, 0, NULL, 0, 4, 0), -EINVAL);
+	vtest_assert_eq(vdxg_cs_set_index_buffer(cs, NULL, 0, 4, 2), -EINVAL);
+	vtest_assert_eq(vdxg_cs_set_texture(cs, 0, NULL, 0, 4, 1, 1, 1), -EINVAL);
+	vtest_assert_eq(vdxg_cs_set_texture(cs, 0, &bo, 0, 4, 1, 0x10000, 1), -EINVAL);
+	vtest_assert_eq(vdxg_cs_clear(cs, 1, 0, 0x10000, 1, 1, NULL, 0, 0), -EINVAL);
+	vtest_assert_eq(vdxg_cs_num_dwords(cs), 0);
+	vdxg_cs_patches(cs, &n);
+	vtest_assert_eq(n, 0);
+	vdxg_cs_allocations(cs, &n);
+	vtest_assert_eq(n, 0);
+	vtest_assert_eq(vdxg_cs_error(cs), -EINVAL);
+	/* 64 registers fit one SET_STATE; out-of-range values are encoded. */
+	vdxg_cs_reset(cs);
+	vtest_assert_eq(vdxg_cs_set_state(cs, 0, v, VDXG_3D_NUM_REGS), 0);
+	vtest_assert_eq(vdxg_cs_num_dwords(cs), 66);
+	vtest_assert_eq(vdxg_cs_set_texture(cs, 8, &bo, 3, 0, 0xffffffff, 0xffff,
+					    0xffff), 0);
+	vtest_assert_eq(vdxg_cs_draw(cs, 7, 0xffffffff, 0xffffffff), 0);
+	vtest_assert_eq(vdxg_cs_error(cs), 0);
+	vdxg_cs_free(cs);
+}
+
+static void test_f32_bits(void)
+{
+	vtest_assert_eq_u64(vdxg_f32_bits(1.0f), 0x3f800000);
+	vtest_assert_eq_u64(vdxg_f32_bits(-0.0f), 0x80000000);
+	vtest_assert_eq_u64(vdxg_f32_bits(16384.0f), 0x46800000);
+	vtest_assert(vdxg_bits_f32(0x3f000000) == 0.5f);
+	vtest_assert_eq_u64(vdxg_f32_bits(vdxg_bits_f32(0x7fc00001)), 0x7fc00001);
+}
+
 static const struct vtest_subtest tests[] = {
 	{ "encode-literal", test_encode_literal,
 	  "each command's dwords, written out by hand" },
@@ -834,6 +1082,12 @@ static const struct vtest_subtest tests[] = {
 	{ "split-point", test_split_point,
 	  "a split point is the next address field's split offset" },
 	{ "no-device", test_no_device, "device calls without a device" },
+	{ "3d-literal", test_3d_literal,
+	  "each 3D command's dwords and patch, written out by hand" },
+	{ "3d-stream", test_3d_stream,
+	  "a draw's setup: patch offsets, allocations, write-back" },
+	{ "3d-errors", test_3d_errors, "refused 3D arguments, sticky error" },
+	{ "f32-bits", test_f32_bits, "SET_STATE's float bits" },
 };
 
 VTEST_MAIN(tests)
