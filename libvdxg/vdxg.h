@@ -298,14 +298,15 @@ int vdxg_cs_draw_triangles(struct vdxg_cs *cs, uint32_t flags, uint32_t count,
  * The 3D pipeline's commands (docs/hardware.md, "The 3D pipeline"). Each
  * address is a patch location as above with slot_id 0; the pipeline only
  * reads these ranges, so their allocations get no flags (a target is
- * bound with vdxg_cs_set_surface and DRM_VDXG_ALLOC_WRITE). A binding
+ * bound with vdxg_cs_set_surface and DRM_VDXG_ALLOC_WRITE). A command
  * that unbinds (constants of count 0, a vertex buffer of size 0, index
- * size 0, texture format 0) may pass BO NULL: its address field is then
- * 0 with no patch location. Values are encoded as given for the kernel
- * to validate, except what would not fit its field (-EINVAL): SET_STATE's
- * n (1 to VDXG_3D_NUM_REGS, VALUES not NULL), a texture's width and
- * height and CLEAR's rectangle (16 bits each), and a NULL BO where a
- * binding binds.
+ * size 0, texture format 0) takes BO NULL: its address field is then 0
+ * with no patch location, as the patch model wants (given a BO, it gets
+ * an address and a patch, which the kernel refuses: for tests). Values
+ * are encoded as given for the kernel to validate, except what would not
+ * fit its field (-EINVAL): SET_STATE's n (1 to VDXG_3D_NUM_REGS, VALUES
+ * not NULL), a texture's width and height and CLEAR's rectangle (16 bits
+ * each), and a NULL BO where a binding binds.
  */
 int vdxg_cs_set_state(struct vdxg_cs *cs, uint32_t first,
 		      const uint32_t *values, uint32_t n);
@@ -528,7 +529,9 @@ int vdxg_tex_layout(uint32_t desc, uint32_t width, uint32_t height,
  * vdxg_program_check checks SIZE bytes at PROG as SET_SHADER does: 0,
  * -EINVAL (a SHADER fault) with *OFFSET (may be NULL) the byte offset of
  * the dword the device faults at and "byte 0x..: what" in MSG, or -ERANGE
- * for a size SET_SHADER refuses (16 to VDXG_3D_PROGRAM_MAX_BYTES).
+ * for a size SET_SHADER refuses (16 to VDXG_3D_PROGRAM_MAX_BYTES). The
+ * header's stage may be either: SET_SHADER also wants it to be its own
+ * (a SHADER fault at byte 4 otherwise).
  *
  * vdxg_disasm lists a program as text that vdxg_asm turns back into the
  * same bytes. A program that fails the check gives its error and message
