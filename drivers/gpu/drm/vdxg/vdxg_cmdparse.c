@@ -24,6 +24,14 @@
  * - every command has an allowed opcode, its exact length, zero reserved
  *   bits and operands within the engine's limits (formats, sizes, pitches,
  *   flags, vertex counts), and surface slots are set before use;
+ * - with the 3D pipeline (VDXG_CP_3D, the device's VDXG_CAP_3D; without
+ *   it opcodes 0x08 and above are refused), every value SET_STATE writes
+ *   is one the register allows, the range of every binding (state block,
+ *   program, constants, vertex, index and texture buffer) lies in its
+ *   allocation and a texture's layout in its size, and draws find what
+ *   they need bound: both programs, a target, an index buffer that holds
+ *   the indices drawn. LOAD_STATE's values are in memory: the device
+ *   checks them as it loads them;
  * - every 64-bit address field is named by exactly one patch location, and
  *   every patch location names an address field, with the slot id of the
  *   surface it binds;
@@ -42,7 +50,8 @@
  * submissions"): a command boundary inside the buffer, at or before the
  * address field. The parser checks that and returns the split points
  * sorted; vdxg_cmd_state() tells the partitioner, per command, which
- * engine state (surface slots) it sets and which it uses.
+ * engine state (surface slots, 3D registers and bindings) it sets and which
+ * it uses.
  *
  * Errors: -EINVAL for a malformed command or list, -ERANGE for an access
  * outside its allocation or surface, -EACCES for a write through a
@@ -57,6 +66,7 @@ struct vdxg_cp_surface {
 };
 
 struct vdxg_cp {
+	u32 flags;
 	const u32 *cmds;
 	u32 ndw;
 	const struct vdxg_cp_alloc *allocs;
@@ -67,10 +77,46 @@ struct vdxg_cp {
 	struct vdxg_cp_splits *splits;
 	u32 next_split;
 	struct vdxg_cp_surface slot[VDXG_NUM_SLOTS];
+	bool program[VDXG_3D_NUM_STAGES];
+	u32 ib_index_size;
+	u32 ib_size;
 	struct vdxg_cp_error *err;
 };
 
 static const u8 vdxg_cp_len[VDXG_RD_NUM_OPS] = VDXG_RD_LENGTHS;
+
+/* The 3D commands' lengths; SET_STATE's varies. */
+static const u8 vdxg_cp_len_3d[VDXG_RD_NUM_OPS_3D - VDXG_RD_SET_STATE] = {
+	[VDXG_RD_LOAD_STATE - VDXG_RD_SET_STATE] = VDXG_RD_LOAD_STATE_LEN,
+	[VDXG_RD_SET_SHADER - VDXG_RD_SET_STATE] = VDXG_RD_SET_SHADER_LEN,
+	[VDXG_RD_SET_CONSTANTS - VDXG_RD_SET_STATE] =
+		VDXG_RD_SET_CONSTANTS_LEN,
+	[VDXG_RD_SET_VERTEX_BUFFER - VDXG_RD_SET_STATE] =
+		VDXG_RD_SET_VERTEX_BUFFER_LEN,
+	[VDXG_RD_SET_INDEX_BUFFER - VDXG_RD_SET_STATE] =
+		VDXG_RD_SET_INDEX_BUFFER_LEN,
+	[VDXG_RD_SET_TEXTURE - VDXG_RD_SET_STATE] = VDXG_RD_SET_TEXTURE_LEN,
+	[VDXG_RD_DRAW - VDXG_RD_SET_STATE] = VDXG_RD_DRAW_LEN,
+	[VDXG_RD_DRAW_INDEXED - VDXG_RD_SET_STATE] = VDXG_RD_DRAW_INDEXED_LEN,
+	[VDXG_RD_CLEAR - VDXG_RD_SET_STATE] = VDXG_RD_CLEAR_LEN,
+};
+
+/* Bytes a pixel (or texel) of each format; 0 for no format. */
+static const u8 vdxg_cp_fmt_cpp[VDXG_NUM_FMTS_3D] = {
+	[VDXG_FMT_XRGB8888] = 4,
+	[VDXG_FMT_ARGB8888] = 4,
+	[VDXG_FMT_RGB565] = 2,
+	[VDXG_FMT_D32] = 4,
+	[VDXG_FMT_ABGR8888] = 4,
+	[VDXG_FMT_RGBA4444] = 2,
+	[VDXG_FMT_RGBA5551] = 2,
+	[VDXG_FMT_L8] = 1,
+	[VDXG_FMT_A8] = 1,
+	[VDXG_FMT_L8A8] = 2,
+	[VDXG_FMT_RGB888] = 3,
+	[VDXG_FMT_D16] = 2,
+	[VDXG_FMT_D24S8] = 4,
+};
 
 static int vdxg_cp_fail(struct vdxg_cp *cp, u32 dword, const char *what,
 			int ret)
@@ -84,7 +130,34 @@ static int vdxg_cp_fail(struct vdxg_cp *cp, u32 dword, const char *what,
 
 static u32 vdxg_cp_cpp(u32 format)
 {
-	return format == VDXG_FMT_RGB565 ? 2 : 4;
+	return vdxg_cp_fmt_cpp[format];
+}
+
+static bool vdxg_cp_has_3d(const struct vdxg_cp *cp)
+{
+	return cp->flags & VDXG_CP_3D;
+}
+
+/* A SET_SURFACE format that @slot takes. */
+static bool vdxg_cp_slot_format(const struct vdxg_cp *cp, u32 slot,
+				u32 format)
+{
+	switch (format) {
+	case VDXG_FMT_XRGB8888:
+	case VDXG_FMT_ARGB8888:
+	case VDXG_FMT_RGB565:
+		return slot != VDXG_SLOT_DEPTH;
+	case VDXG_FMT_ABGR8888:
+	case VDXG_FMT_RGBA4444:
+	case VDXG_FMT_RGBA5551:
+		return slot != VDXG_SLOT_DEPTH && vdxg_cp_has_3d(cp);
+	case VDXG_FMT_D32:
+		return slot == VDXG_SLOT_DEPTH;
+	case VDXG_FMT_D16:
+	case VDXG_FMT_D24S8:
+		return slot == VDXG_SLOT_DEPTH && vdxg_cp_has_3d(cp);
+	}
+	return false;
 }
 
 /*
@@ -145,19 +218,17 @@ static int vdxg_cp_set_surface(struct vdxg_cp *cp, u32 i)
 	u32 height = c[VDXG_RD_SURF_DW_HEIGHT];
 	u32 pitch = c[VDXG_RD_SURF_DW_PITCH];
 	struct vdxg_cp_surface *s;
-	bool depth, d32;
 	u64 extent;
 	u32 cpp;
 	int ret;
 
 	if (slot >= VDXG_NUM_SLOTS)
 		return vdxg_cp_fail(cp, i, "bad surface slot", -EINVAL);
-	if (format == 0 || format >= VDXG_NUM_FMTS)
+	if (format == 0 || format >= VDXG_NUM_FMTS_3D ||
+	    (!vdxg_cp_has_3d(cp) && format >= VDXG_NUM_FMTS))
 		return vdxg_cp_fail(cp, i, "bad format", -EINVAL);
-	/* DEPTH takes D32 only, and only DEPTH takes it. */
-	depth = slot == VDXG_SLOT_DEPTH;
-	d32 = format == VDXG_FMT_D32;
-	if (depth != d32)
+	/* DEPTH takes the depth formats, the other slots the colour ones. */
+	if (!vdxg_cp_slot_format(cp, slot, format))
 		return vdxg_cp_fail(cp, i, "format not allowed in slot",
 				    -EINVAL);
 	if (width == 0 || width > VDXG_SURF_MAX_DIM ||
@@ -226,6 +297,10 @@ static int vdxg_cp_draw(struct vdxg_cp *cp, u32 i)
 	     !cp->slot[VDXG_SLOT_DEPTH].set))
 		return vdxg_cp_fail(cp, i, "surface slot not set", -EINVAL);
 	if ((flags & (VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE)) &&
+	    cp->slot[VDXG_SLOT_DEPTH].format != VDXG_FMT_D32)
+		return vdxg_cp_fail(cp, i, "depth flags need a D32 surface",
+				    -EINVAL);
+	if ((flags & (VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE)) &&
 	    (cp->slot[VDXG_SLOT_DEPTH].width < cp->slot[VDXG_SLOT_DST].width ||
 	     cp->slot[VDXG_SLOT_DEPTH].height < cp->slot[VDXG_SLOT_DST].height))
 		return vdxg_cp_fail(cp, i, "depth surface smaller than target",
@@ -235,7 +310,361 @@ static int vdxg_cp_draw(struct vdxg_cp *cp, u32 i)
 			       (u64)count * VDXG_VERTEX_SIZE, 4, false);
 }
 
-static int vdxg_cp_command(struct vdxg_cp *cp, u32 i, u32 op)
+/* ------------------------------------------------------ the 3D pipeline */
+
+/* A binary32 that is finite and at most @max_bits as a magnitude. */
+static bool vdxg_cp_f32_le(u32 v, u32 max_bits)
+{
+	return (v & 0x7fffffff) <= max_bits;
+}
+
+static bool vdxg_cp_f32_finite(u32 v)
+{
+	return (v & 0x7f800000) != 0x7f800000;
+}
+
+#define VDXG_CP_F32_16384	0x46800000	/* 16384.0f */
+#define VDXG_CP_SCISSOR_MAX	8192
+
+static bool vdxg_cp_blend_ok(u32 v)
+{
+	return !(v & VDXG_BLEND_RSVD) &&
+	       ((v >> 1) & 7) < VDXG_NUM_BLEQS &&
+	       ((v >> 4) & 0xf) < VDXG_NUM_BLFS &&
+	       ((v >> 8) & 0xf) < VDXG_NUM_BLFS &&
+	       ((v >> 12) & 7) < VDXG_NUM_BLEQS &&
+	       ((v >> 16) & 0xf) < VDXG_NUM_BLFS &&
+	       ((v >> 20) & 0xf) < VDXG_NUM_BLFS;
+}
+
+static bool vdxg_cp_element_ok(u32 v)
+{
+	u32 fmt = VDXG_ELEMENT_FORMAT(v);
+	u32 type = VDXG_VFMT_TYPE(fmt);
+
+	if (v & VDXG_ELEMENT_RSVD || type >= VDXG_NUM_VTYPES)
+		return false;
+	/* An element that is off has one component: format 0. */
+	return type != VDXG_VTYPE_NONE || fmt == 0;
+}
+
+static bool vdxg_cp_sampler_ok(u32 v)
+{
+	return !(v & ~VDXG_SAMPLER_MASK) &&
+	       ((v >> 2) & 3) <= VDXG_MIP_LINEAR &&
+	       ((v >> 4) & 7) <= VDXG_WRAP_MIRROR &&
+	       ((v >> 7) & 7) <= VDXG_WRAP_MIRROR;
+}
+
+/* A value register @reg allows (docs/hardware.md, "State"). */
+static bool vdxg_cp_reg_ok(u32 reg, u32 v)
+{
+	switch (reg) {
+	case VDXG_3D_RASTER:
+		return !(v & ~VDXG_RASTER_MASK);
+	case VDXG_3D_POINT_SIZE:
+	case VDXG_3D_POLY_OFFSET_FACTOR:
+	case VDXG_3D_POLY_OFFSET_UNITS:
+		return vdxg_cp_f32_finite(v);
+	case VDXG_3D_VIEWPORT_SCALE(0) ... VDXG_3D_VIEWPORT_TRANSLATE(2):
+		return vdxg_cp_f32_le(v, VDXG_CP_F32_16384);
+	case VDXG_3D_SCISSOR_MIN:
+	case VDXG_3D_SCISSOR_MAX:
+		return VDXG_RD_X(v) <= VDXG_CP_SCISSOR_MAX &&
+		       VDXG_RD_Y(v) <= VDXG_CP_SCISSOR_MAX;
+	case VDXG_3D_DEPTH:
+		return !(v & ~VDXG_DEPTH_MASK);
+	case VDXG_3D_STENCIL_FRONT:
+	case VDXG_3D_STENCIL_BACK:
+		return !(v & VDXG_STENCIL_RSVD);
+	case VDXG_3D_STENCIL_REF:
+		return !(v & 0xffff0000);
+	case VDXG_3D_BLEND:
+		return vdxg_cp_blend_ok(v);
+	case VDXG_3D_BLEND_COLOR(0) ... VDXG_3D_BLEND_COLOR(3):
+		return true;
+	case VDXG_3D_ELEMENT(0) ... VDXG_3D_ELEMENT(VDXG_3D_NUM_ELEMENTS - 1):
+		return vdxg_cp_element_ok(v);
+	case VDXG_3D_SAMPLER(0) ... VDXG_3D_SAMPLER(VDXG_3D_NUM_UNITS - 1):
+		return vdxg_cp_sampler_ok(v);
+	}
+	return !v;
+}
+
+/* SET_STATE: registers [first, first + n), each value checked. */
+static int vdxg_cp_set_state(struct vdxg_cp *cp, u32 i, u32 len)
+{
+	const u32 *c = &cp->cmds[i];
+	u32 first = c[VDXG_RD_STATE_DW_FIRST];
+	u32 n = len - VDXG_RD_STATE_DW_VALUES;
+	u32 k;
+
+	if (first > VDXG_3D_NUM_REGS - n)
+		return vdxg_cp_fail(cp, i, "registers past the last", -EINVAL);
+	for (k = 0; k < n; k++)
+		if (!vdxg_cp_reg_ok(first + k, c[VDXG_RD_STATE_DW_VALUES + k]))
+			return vdxg_cp_fail(cp, i, "bad register value",
+					    -EINVAL);
+	return 0;
+}
+
+/* LOAD_STATE: the device checks the values as it loads them. */
+static int vdxg_cp_load_state(struct vdxg_cp *cp, u32 i)
+{
+	const u32 *c = &cp->cmds[i];
+	u32 first = c[VDXG_RD_LOAD_DW_FIRST];
+	u32 count = c[VDXG_RD_LOAD_DW_COUNT];
+
+	if (count == 0 || count > VDXG_3D_NUM_REGS)
+		return vdxg_cp_fail(cp, i, "bad register count", -EINVAL);
+	if (first > VDXG_3D_NUM_REGS - count)
+		return vdxg_cp_fail(cp, i, "registers past the last", -EINVAL);
+	return vdxg_cp_address(cp, i + VDXG_RD_LOAD_DW_ADDR, 0, 4ull * count,
+			       4, false);
+}
+
+static int vdxg_cp_set_shader(struct vdxg_cp *cp, u32 i)
+{
+	const u32 *c = &cp->cmds[i];
+	u32 stage = c[VDXG_RD_SHADER_DW_STAGE];
+	u32 size = c[VDXG_RD_SHADER_DW_SIZE];
+	int ret;
+
+	if (stage >= VDXG_3D_NUM_STAGES)
+		return vdxg_cp_fail(cp, i, "bad stage", -EINVAL);
+	if (size < VDXG_PROG_HEADER_SIZE || size > VDXG_3D_PROGRAM_MAX_BYTES)
+		return vdxg_cp_fail(cp, i, "bad program size", -EINVAL);
+	ret = vdxg_cp_address(cp, i + VDXG_RD_SHADER_DW_ADDR, 0, size, 4,
+			      false);
+	if (ret)
+		return ret;
+	cp->program[stage] = true;
+	return 0;
+}
+
+/*
+ * An unbinding command names no range: its address field is zero and no
+ * patch location names it (a patch there is refused as on no field).
+ */
+static int vdxg_cp_no_address(struct vdxg_cp *cp, u32 i, u32 dw)
+{
+	if (cp->cmds[i + dw] || cp->cmds[i + dw + 1])
+		return vdxg_cp_fail(cp, i, "address in an unbinding command",
+				    -EINVAL);
+	return 0;
+}
+
+static int vdxg_cp_set_constants(struct vdxg_cp *cp, u32 i)
+{
+	const u32 *c = &cp->cmds[i];
+	u32 count = c[VDXG_RD_CONST_DW_COUNT];
+
+	if (c[VDXG_RD_CONST_DW_STAGE] >= VDXG_3D_NUM_STAGES)
+		return vdxg_cp_fail(cp, i, "bad stage", -EINVAL);
+	if (count > VDXG_3D_NUM_CONSTS)
+		return vdxg_cp_fail(cp, i, "bad constant count", -EINVAL);
+	if (!count)
+		return vdxg_cp_no_address(cp, i, VDXG_RD_CONST_DW_ADDR);
+	return vdxg_cp_address(cp, i + VDXG_RD_CONST_DW_ADDR, 0, 16ull * count,
+			       4, false);
+}
+
+static int vdxg_cp_set_vertex_buffer(struct vdxg_cp *cp, u32 i)
+{
+	const u32 *c = &cp->cmds[i];
+	u32 size = c[VDXG_RD_VB_DW_SIZE];
+
+	if (c[VDXG_RD_VB_DW_INDEX] >= VDXG_3D_NUM_VBS)
+		return vdxg_cp_fail(cp, i, "bad vertex buffer index", -EINVAL);
+	if (c[VDXG_RD_VB_DW_STRIDE] > VDXG_3D_MAX_STRIDE)
+		return vdxg_cp_fail(cp, i, "bad stride", -EINVAL);
+	if (!size)
+		return vdxg_cp_no_address(cp, i, VDXG_RD_VB_DW_ADDR);
+	return vdxg_cp_address(cp, i + VDXG_RD_VB_DW_ADDR, 0, size, 1, false);
+}
+
+static int vdxg_cp_set_index_buffer(struct vdxg_cp *cp, u32 i)
+{
+	const u32 *c = &cp->cmds[i];
+	u32 index_size = c[VDXG_RD_IB_DW_INDEX_SIZE];
+	u32 size = c[VDXG_RD_IB_DW_SIZE];
+	int ret;
+
+	if (index_size != 0 && index_size != 1 && index_size != 2 &&
+	    index_size != 4)
+		return vdxg_cp_fail(cp, i, "bad index size", -EINVAL);
+	if (!index_size && size)
+		return vdxg_cp_fail(cp, i, "size of no index buffer", -EINVAL);
+	if (!index_size)
+		ret = vdxg_cp_no_address(cp, i, VDXG_RD_IB_DW_ADDR);
+	else
+		ret = vdxg_cp_address(cp, i + VDXG_RD_IB_DW_ADDR, 0, size, 1,
+				      false);
+	if (ret)
+		return ret;
+	cp->ib_index_size = index_size;
+	cp->ib_size = size;
+	return 0;
+}
+
+static bool vdxg_cp_tex_format(u32 format)
+{
+	switch (format) {
+	case VDXG_FMT_XRGB8888:
+	case VDXG_FMT_ARGB8888:
+	case VDXG_FMT_RGB565:
+	case VDXG_FMT_ABGR8888:
+	case VDXG_FMT_RGBA4444:
+	case VDXG_FMT_RGBA5551:
+	case VDXG_FMT_L8:
+	case VDXG_FMT_A8:
+	case VDXG_FMT_L8A8:
+	case VDXG_FMT_RGB888:
+		return true;
+	}
+	return false;
+}
+
+/* The bytes of a texture's layout (docs/hardware.md, "Texture layout"). */
+static u64 vdxg_cp_tex_layout(u32 format, u32 levels, bool cube, u32 width,
+			      u32 height)
+{
+	u32 faces = cube ? VDXG_TEX_FACES_CUBE : 1;
+	u32 cpp = vdxg_cp_cpp(format);
+	u64 bytes = 0;
+	u32 l;
+
+	for (l = 0; l < levels; l++) {
+		u32 w = max(width >> l, 1u), h = max(height >> l, 1u);
+
+		bytes += (u64)faces * ALIGN(w * cpp, 4) * h;
+	}
+	return bytes;
+}
+
+static int vdxg_cp_set_texture(struct vdxg_cp *cp, u32 i)
+{
+	const u32 *c = &cp->cmds[i];
+	u32 desc = c[VDXG_RD_TEX_DW_FORMAT];
+	u32 format = VDXG_TEX_FORMAT(desc);
+	u32 levels = VDXG_TEX_LEVELS(desc);
+	bool cube = desc & VDXG_TEX_CUBE;
+	u32 width = VDXG_RD_X(c[VDXG_RD_TEX_DW_WH]);
+	u32 height = VDXG_RD_Y(c[VDXG_RD_TEX_DW_WH]);
+	u32 size = c[VDXG_RD_TEX_DW_SIZE];
+
+	if (c[VDXG_RD_TEX_DW_UNIT] >= VDXG_3D_NUM_UNITS)
+		return vdxg_cp_fail(cp, i, "bad texture unit", -EINVAL);
+	if (!desc) {
+		if (size || c[VDXG_RD_TEX_DW_WH])
+			return vdxg_cp_fail(cp, i, "fields of no texture",
+					    -EINVAL);
+		return vdxg_cp_no_address(cp, i, VDXG_RD_TEX_DW_ADDR);
+	}
+	if (desc & ~(0xff | 0xf00 | VDXG_TEX_CUBE))
+		return vdxg_cp_fail(cp, i, "reserved texture bits", -EINVAL);
+	if (!vdxg_cp_tex_format(format))
+		return vdxg_cp_fail(cp, i, "bad texture format", -EINVAL);
+	if (levels == 0 || levels > VDXG_TEX_MAX_LEVELS)
+		return vdxg_cp_fail(cp, i, "bad texture levels", -EINVAL);
+	if (width == 0 || width > VDXG_TEX_MAX_DIM ||
+	    height == 0 || height > VDXG_TEX_MAX_DIM ||
+	    (cube && width != height))
+		return vdxg_cp_fail(cp, i, "bad texture size", -EINVAL);
+	if (vdxg_cp_tex_layout(format, levels, cube, width, height) > size)
+		return vdxg_cp_fail(cp, i, "texture layout past its size",
+				    -EINVAL);
+	return vdxg_cp_address(cp, i + VDXG_RD_TEX_DW_ADDR, 0, size, 4, false);
+}
+
+/* What DRAW and DRAW_INDEXED need bound. */
+static int vdxg_cp_draw3d(struct vdxg_cp *cp, u32 i, bool indexed)
+{
+	const struct vdxg_cp_surface *dst = &cp->slot[VDXG_SLOT_DST];
+	const struct vdxg_cp_surface *depth = &cp->slot[VDXG_SLOT_DEPTH];
+	const u32 *c = &cp->cmds[i];
+	u64 first = c[VDXG_RD_DRAW3D_DW_FIRST];
+	u32 count = c[VDXG_RD_DRAW3D_DW_COUNT];
+
+	if (c[VDXG_RD_DRAW3D_DW_PRIM] >= VDXG_NUM_PRIMS)
+		return vdxg_cp_fail(cp, i, "bad primitive", -EINVAL);
+	if (count > VDXG_3D_MAX_COUNT)
+		return vdxg_cp_fail(cp, i, "bad vertex count", -EINVAL);
+	if (!cp->program[VDXG_3D_STAGE_VERTEX] ||
+	    !cp->program[VDXG_3D_STAGE_FRAGMENT])
+		return vdxg_cp_fail(cp, i, "program not bound", -EINVAL);
+	if (!dst->set && !depth->set)
+		return vdxg_cp_fail(cp, i, "no render target", -EINVAL);
+	if (depth->set && depth->format == VDXG_FMT_D32)
+		return vdxg_cp_fail(cp, i, "D32 depth in a 3D draw", -EINVAL);
+	if (dst->set && depth->set &&
+	    (depth->width < dst->width || depth->height < dst->height))
+		return vdxg_cp_fail(cp, i, "depth surface smaller than target",
+				    -ERANGE);
+	if (!indexed) {
+		if (first + count > BIT_ULL(32))
+			return vdxg_cp_fail(cp, i, "vertices past 2^32",
+					    -EINVAL);
+		return 0;
+	}
+	if (!cp->ib_index_size)
+		return vdxg_cp_fail(cp, i, "index buffer not bound", -EINVAL);
+	if ((first + count) * cp->ib_index_size > cp->ib_size)
+		return vdxg_cp_fail(cp, i, "indices past the index buffer",
+				    -ERANGE);
+	return 0;
+}
+
+static int vdxg_cp_clear(struct vdxg_cp *cp, u32 i)
+{
+	const struct vdxg_cp_surface *depth = &cp->slot[VDXG_SLOT_DEPTH];
+	const u32 *c = &cp->cmds[i];
+	u32 flags = c[VDXG_RD_CLEAR_DW_FLAGS];
+
+	if (flags & ~VDXG_CLEAR_MASK)
+		return vdxg_cp_fail(cp, i, "reserved clear flags", -EINVAL);
+	if (c[VDXG_RD_CLEAR_DW_STENCIL] & ~0xff)
+		return vdxg_cp_fail(cp, i, "reserved stencil bits", -EINVAL);
+	if (((flags & VDXG_CLEAR_COLOR) && !cp->slot[VDXG_SLOT_DST].set) ||
+	    ((flags & (VDXG_CLEAR_DEPTH | VDXG_CLEAR_STENCIL)) && !depth->set))
+		return vdxg_cp_fail(cp, i, "surface slot not set", -EINVAL);
+	if ((flags & VDXG_CLEAR_DEPTH) && depth->format == VDXG_FMT_D32)
+		return vdxg_cp_fail(cp, i, "clear depth of a D32 surface",
+				    -EINVAL);
+	if ((flags & VDXG_CLEAR_STENCIL) && depth->format != VDXG_FMT_D24S8)
+		return vdxg_cp_fail(cp, i, "clear stencil without stencil",
+				    -EINVAL);
+	return 0;
+}
+
+static int vdxg_cp_command_3d(struct vdxg_cp *cp, u32 i, u32 op, u32 len)
+{
+	switch (op) {
+	case VDXG_RD_SET_STATE:
+		return vdxg_cp_set_state(cp, i, len);
+	case VDXG_RD_LOAD_STATE:
+		return vdxg_cp_load_state(cp, i);
+	case VDXG_RD_SET_SHADER:
+		return vdxg_cp_set_shader(cp, i);
+	case VDXG_RD_SET_CONSTANTS:
+		return vdxg_cp_set_constants(cp, i);
+	case VDXG_RD_SET_VERTEX_BUFFER:
+		return vdxg_cp_set_vertex_buffer(cp, i);
+	case VDXG_RD_SET_INDEX_BUFFER:
+		return vdxg_cp_set_index_buffer(cp, i);
+	case VDXG_RD_SET_TEXTURE:
+		return vdxg_cp_set_texture(cp, i);
+	case VDXG_RD_DRAW:
+		return vdxg_cp_draw3d(cp, i, false);
+	case VDXG_RD_DRAW_INDEXED:
+		return vdxg_cp_draw3d(cp, i, true);
+	case VDXG_RD_CLEAR:
+		return vdxg_cp_clear(cp, i);
+	}
+	return vdxg_cp_fail(cp, i, "unknown opcode", -EINVAL);
+}
+
+static int vdxg_cp_command(struct vdxg_cp *cp, u32 i, u32 op, u32 len)
 {
 	const u32 *c = &cp->cmds[i];
 
@@ -258,7 +687,7 @@ static int vdxg_cp_command(struct vdxg_cp *cp, u32 i, u32 op)
 	case VDXG_RD_DRAW_TRIANGLES:
 		return vdxg_cp_draw(cp, i);
 	}
-	return vdxg_cp_fail(cp, i, "unknown opcode", -EINVAL);
+	return vdxg_cp_command_3d(cp, i, op, len);
 }
 
 static int vdxg_cp_cmp_patch(const void *a, const void *b)
@@ -268,13 +697,6 @@ static int vdxg_cp_cmp_patch(const void *a, const void *b)
 	if (pa->patch_offset != pb->patch_offset)
 		return pa->patch_offset < pb->patch_offset ? -1 : 1;
 	return 0;
-}
-
-static int vdxg_cp_cmp_u32(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /*
@@ -300,7 +722,7 @@ static void vdxg_cp_sort_splits(struct vdxg_cp_splits *splits)
 {
 	u32 i, n = 0;
 
-	sort(splits->offsets, splits->count, sizeof(u32), vdxg_cp_cmp_u32,
+	sort(splits->offsets, splits->count, sizeof(u32), vdxg_cmp_u32,
 	     NULL);
 	for (i = 0; i < splits->count; i++)
 		if (!n || splits->offsets[i] != splits->offsets[n - 1])
@@ -368,8 +790,19 @@ static int vdxg_cp_pass_splits(struct vdxg_cp *cp, u32 i)
 	return 0;
 }
 
+/* The length a command with opcode @op and header length @len must have. */
+static u32 vdxg_cp_expected_len(u32 op, u32 len)
+{
+	if (op < VDXG_RD_NUM_OPS)
+		return vdxg_cp_len[op];
+	if (op == VDXG_RD_SET_STATE)
+		return len >= VDXG_RD_SET_STATE_LEN(1) &&
+		       len <= VDXG_RD_SET_STATE_LEN(VDXG_3D_NUM_REGS) ? len : 0;
+	return vdxg_cp_len_3d[op - VDXG_RD_SET_STATE];
+}
+
 /**
- * vdxg_cmd_validate - validate a command buffer against its lists
+ * vdxg_cmd_parse - validate a command buffer against its lists
  * @cmds: the command buffer, in kernel memory
  * @ndw: its length in dwords
  * @allocs: the allocation list
@@ -378,17 +811,21 @@ static int vdxg_cp_pass_splits(struct vdxg_cp *cp, u32 i)
  * @npatches: its length
  * @splits: if not NULL, room for @npatches split points, returned sorted;
  *	if NULL, a non-zero split offset is refused
+ * @flags: VDXG_CP_3D when the device runs the 3D pipeline, else its
+ *	commands are refused
  * @err: if not NULL, where and why validation failed
  *
  * Return: 0 if the buffer may run once patched, else -EINVAL, -ERANGE or
  * -EACCES (see the DOC section).
  */
-int vdxg_cmd_validate(const u32 *cmds, u32 ndw,
-		      const struct vdxg_cp_alloc *allocs, u32 nallocs,
-		      struct drm_vdxg_patch_location *patches, u32 npatches,
-		      struct vdxg_cp_splits *splits, struct vdxg_cp_error *err)
+int vdxg_cmd_parse(const u32 *cmds, u32 ndw,
+		   const struct vdxg_cp_alloc *allocs, u32 nallocs,
+		   struct drm_vdxg_patch_location *patches, u32 npatches,
+		   struct vdxg_cp_splits *splits, u32 flags,
+		   struct vdxg_cp_error *err)
 {
 	struct vdxg_cp cp = {
+		.flags = flags,
 		.cmds = cmds,
 		.ndw = ndw,
 		.allocs = allocs,
@@ -416,9 +853,10 @@ int vdxg_cmd_validate(const u32 *cmds, u32 ndw,
 		if (hdr & 0xff00)
 			return vdxg_cp_fail(&cp, i, "reserved header bits",
 					    -EINVAL);
-		if (op >= VDXG_RD_NUM_OPS)
+		if (op >= VDXG_RD_NUM_OPS_3D ||
+		    (op >= VDXG_RD_NUM_OPS && !(flags & VDXG_CP_3D)))
 			return vdxg_cp_fail(&cp, i, "unknown opcode", -EINVAL);
-		if (len != vdxg_cp_len[op])
+		if (len != vdxg_cp_expected_len(op, len))
 			return vdxg_cp_fail(&cp, i, "bad command length",
 					    -EINVAL);
 		if (len > ndw - i)
@@ -427,7 +865,7 @@ int vdxg_cmd_validate(const u32 *cmds, u32 ndw,
 		ret = vdxg_cp_pass_splits(&cp, i);
 		if (ret)
 			return ret;
-		ret = vdxg_cp_command(&cp, i, op);
+		ret = vdxg_cp_command(&cp, i, op, len);
 		if (ret)
 			return ret;
 		i += len;
@@ -441,7 +879,7 @@ int vdxg_cmd_validate(const u32 *cmds, u32 ndw,
 }
 
 /**
- * vdxg_cmd_len - the length of a command vdxg_cmd_validate() accepted
+ * vdxg_cmd_len - the length of a command vdxg_cmd_parse() accepted
  * @cmd: the command
  *
  * Return: its dwords.
@@ -453,46 +891,99 @@ u32 vdxg_cmd_len(const u32 *cmd)
 
 /**
  * vdxg_cmd_state - the state a command sets and uses
- * @cmd: a command vdxg_cmd_validate() accepted
+ * @cmd: a command vdxg_cmd_parse() accepted
  * @state: filled in
  *
- * The engine's state is its surface slots, which it clears at the start
- * of every ring entry. The partitioner of split submissions sets again,
- * at the start of a piece, what the piece uses of what came before: it
- * needs nothing else of a command, so a new command only describes itself
- * here.
+ * The engine's state is its surface slots and the 3D pipeline's registers
+ * and bindings, which it clears at the start of every ring entry. The
+ * partitioner of split submissions sets again, at the start of a piece,
+ * what the piece uses of what came before, by running again the commands
+ * that last set it: it needs nothing else of a command, so a new command
+ * only describes itself here. A 3D draw uses all of the 3D state (which
+ * registers and bindings its programs read, the kernel does not know).
  */
 void vdxg_cmd_state(const u32 *cmd, struct vdxg_cp_state *state)
 {
-	u32 flags;
+	u32 flags, first;
 
-	state->sets = 0;
-	state->uses = 0;
+	bitmap_zero(state->sets, VDXG_CP_MAX_STATE);
+	bitmap_zero(state->uses, VDXG_CP_MAX_STATE);
 	switch (VDXG_PG_HDR_OP(cmd[0])) {
 	case VDXG_RD_SET_SURFACE:
-		state->sets = BIT(cmd[VDXG_RD_SURF_DW_SLOT]);
+		__set_bit(VDXG_CP_KEY_SLOT(cmd[VDXG_RD_SURF_DW_SLOT]),
+			  state->sets);
 		break;
 	case VDXG_RD_FILL_RECT:
-		state->uses = BIT(VDXG_SLOT_DST);
+		__set_bit(VDXG_CP_KEY_SLOT(VDXG_SLOT_DST), state->uses);
 		break;
 	case VDXG_RD_COPY_RECT:
 	case VDXG_RD_BLEND:
-		state->uses = BIT(VDXG_SLOT_SRC) | BIT(VDXG_SLOT_DST);
+		__set_bit(VDXG_CP_KEY_SLOT(VDXG_SLOT_SRC), state->uses);
+		__set_bit(VDXG_CP_KEY_SLOT(VDXG_SLOT_DST), state->uses);
 		break;
 	case VDXG_RD_DRAW_TRIANGLES:
 		flags = cmd[VDXG_RD_DRAW_DW_FLAGS];
-		state->uses = BIT(VDXG_SLOT_DST);
+		__set_bit(VDXG_CP_KEY_SLOT(VDXG_SLOT_DST), state->uses);
 		if (flags & VDXG_DRAW_TEXTURE)
-			state->uses |= BIT(VDXG_SLOT_TEXTURE);
+			__set_bit(VDXG_CP_KEY_SLOT(VDXG_SLOT_TEXTURE),
+				  state->uses);
 		if (flags & (VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE))
-			state->uses |= BIT(VDXG_SLOT_DEPTH);
+			__set_bit(VDXG_CP_KEY_SLOT(VDXG_SLOT_DEPTH),
+				  state->uses);
+		break;
+	case VDXG_RD_SET_STATE:
+		first = cmd[VDXG_RD_STATE_DW_FIRST];
+		bitmap_set(state->sets, VDXG_CP_KEY_REG(first),
+			   vdxg_cmd_len(cmd) - VDXG_RD_STATE_DW_VALUES);
+		break;
+	case VDXG_RD_LOAD_STATE:
+		first = cmd[VDXG_RD_LOAD_DW_FIRST];
+		bitmap_set(state->sets, VDXG_CP_KEY_REG(first),
+			   cmd[VDXG_RD_LOAD_DW_COUNT]);
+		break;
+	case VDXG_RD_SET_SHADER:
+		__set_bit(VDXG_CP_KEY_PROGRAM(cmd[VDXG_RD_SHADER_DW_STAGE]),
+			  state->sets);
+		break;
+	case VDXG_RD_SET_CONSTANTS:
+		__set_bit(VDXG_CP_KEY_CONSTS(cmd[VDXG_RD_CONST_DW_STAGE]),
+			  state->sets);
+		break;
+	case VDXG_RD_SET_VERTEX_BUFFER:
+		__set_bit(VDXG_CP_KEY_VB(cmd[VDXG_RD_VB_DW_INDEX]),
+			  state->sets);
+		break;
+	case VDXG_RD_SET_INDEX_BUFFER:
+		__set_bit(VDXG_CP_KEY_IB, state->sets);
+		break;
+	case VDXG_RD_SET_TEXTURE:
+		__set_bit(VDXG_CP_KEY_TEX(cmd[VDXG_RD_TEX_DW_UNIT]),
+			  state->sets);
+		break;
+	case VDXG_RD_DRAW_INDEXED:
+		__set_bit(VDXG_CP_KEY_IB, state->uses);
+		fallthrough;
+	case VDXG_RD_DRAW:
+		__set_bit(VDXG_CP_KEY_SLOT(VDXG_SLOT_DST), state->uses);
+		__set_bit(VDXG_CP_KEY_SLOT(VDXG_SLOT_DEPTH), state->uses);
+		bitmap_set(state->uses, VDXG_CP_KEY_REG(0),
+			   VDXG_CP_KEY_IB - VDXG_CP_KEY_REG(0));
+		bitmap_set(state->uses, VDXG_CP_KEY_TEX(0), VDXG_3D_NUM_UNITS);
+		break;
+	case VDXG_RD_CLEAR:
+		flags = cmd[VDXG_RD_CLEAR_DW_FLAGS];
+		if (flags & VDXG_CLEAR_COLOR)
+			__set_bit(VDXG_CP_KEY_SLOT(VDXG_SLOT_DST), state->uses);
+		if (flags & (VDXG_CLEAR_DEPTH | VDXG_CLEAR_STENCIL))
+			__set_bit(VDXG_CP_KEY_SLOT(VDXG_SLOT_DEPTH),
+				  state->uses);
 		break;
 	}
 }
 
 /**
  * vdxg_patch_apply - write current GPU addresses into the address fields
- * @cmds: a command buffer that vdxg_cmd_validate() accepted
+ * @cmds: a command buffer that vdxg_cmd_parse() accepted
  * @patches: its patch locations
  * @npatches: their number
  * @gpu_addr: the current GPU address of each allocation

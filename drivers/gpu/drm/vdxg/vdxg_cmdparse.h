@@ -5,6 +5,8 @@
 #ifndef _VDXG_CMDPARSE_H_
 #define _VDXG_CMDPARSE_H_
 
+#include <linux/bitmap.h>
+#include <linux/bits.h>
 #include <linux/types.h>
 
 #include "vdxg_hw.h"
@@ -47,27 +49,61 @@ struct vdxg_cp_splits {
 	u32 count;
 };
 
-/* Surface slot s is state bit s (struct vdxg_cp_state). */
-#define VDXG_CP_MAX_STATE	VDXG_NUM_SLOTS
+/*
+ * The keys of the engine's state (struct vdxg_cp_state): the surface
+ * slots, then the 3D pipeline's registers, programs and constants of each
+ * stage, vertex buffers, index buffer and texture units.
+ */
+#define VDXG_CP_KEY_SLOT(s)	(s)
+#define VDXG_CP_KEY_REG(r)	(VDXG_NUM_SLOTS + (r))
+#define VDXG_CP_KEY_PROGRAM(s)	(VDXG_CP_KEY_REG(VDXG_3D_NUM_REGS) + (s))
+#define VDXG_CP_KEY_CONSTS(s)	(VDXG_CP_KEY_PROGRAM(VDXG_3D_NUM_STAGES) + (s))
+#define VDXG_CP_KEY_VB(b)	(VDXG_CP_KEY_CONSTS(VDXG_3D_NUM_STAGES) + (b))
+#define VDXG_CP_KEY_IB		VDXG_CP_KEY_VB(VDXG_3D_NUM_VBS)
+#define VDXG_CP_KEY_TEX(u)	(VDXG_CP_KEY_IB + 1 + (u))
+#define VDXG_CP_MAX_STATE	VDXG_CP_KEY_TEX(VDXG_3D_NUM_UNITS)
 
 /**
  * struct vdxg_cp_state - the engine state a command sets and uses
- * @sets: VDXG_CP_MAX_STATE bits of state the command sets
- * @uses: bits of state the command needs set before it
+ * @sets: the VDXG_CP_KEY_* of the state the command sets
+ * @uses: those of the state it needs as it was before it
  */
 struct vdxg_cp_state {
-	u32 sets;
-	u32 uses;
+	DECLARE_BITMAP(sets, VDXG_CP_MAX_STATE);
+	DECLARE_BITMAP(uses, VDXG_CP_MAX_STATE);
 };
 
-int vdxg_cmd_validate(const u32 *cmds, u32 ndw,
-		      const struct vdxg_cp_alloc *allocs, u32 nallocs,
-		      struct drm_vdxg_patch_location *patches, u32 npatches,
-		      struct vdxg_cp_splits *splits, struct vdxg_cp_error *err);
+/* Flags of vdxg_cmd_parse() */
+#define VDXG_CP_3D		BIT(0)	/* the device has VDXG_CAP_3D */
+
+int vdxg_cmd_parse(const u32 *cmds, u32 ndw,
+		   const struct vdxg_cp_alloc *allocs, u32 nallocs,
+		   struct drm_vdxg_patch_location *patches, u32 npatches,
+		   struct vdxg_cp_splits *splits, u32 flags,
+		   struct vdxg_cp_error *err);
 u32 vdxg_cmd_len(const u32 *cmd);
 void vdxg_cmd_state(const u32 *cmd, struct vdxg_cp_state *state);
 
 u32 vdxg_patch_apply(u32 *cmds, const struct drm_vdxg_patch_location *patches,
 		     u32 npatches, const u64 *gpu_addr);
+
+/* vdxg_cmd_parse() for a device without the 3D pipeline */
+static inline int
+vdxg_cmd_validate(const u32 *cmds, u32 ndw,
+		  const struct vdxg_cp_alloc *allocs, u32 nallocs,
+		  struct drm_vdxg_patch_location *patches, u32 npatches,
+		  struct vdxg_cp_splits *splits, struct vdxg_cp_error *err)
+{
+	return vdxg_cmd_parse(cmds, ndw, allocs, nallocs, patches, npatches,
+			      splits, 0, err);
+}
+
+/* Ascending u32s, for sort() */
+static inline int vdxg_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 #endif

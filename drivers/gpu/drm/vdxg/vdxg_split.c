@@ -6,6 +6,7 @@
 #include <linux/bitmap.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
 
@@ -30,11 +31,14 @@
  * holds; each allocation whole in one of them, in its set's order, as TTM
  * places them), and ends at the last split point before the command that would
  * not fit. A piece uses the allocations its address fields name, and
- * those of the state it inherits: the engine clears its surface slots at
- * every ring entry, so a piece starts with the commands that last set each
- * slot it uses before setting it itself (vdxg_cmd_state() says which).
- * Those commands are copied to the front of the piece and patched with
- * it. The plan fails with -ENOMEM when a piece that does not fit has no
+ * those of the state it inherits: the engine clears its surface slots and
+ * its 3D registers and bindings at every ring entry, so a piece starts with
+ * the commands that last set each key of state it uses before setting it
+ * itself (vdxg_cmd_state() says which; a 3D draw uses all of the 3D
+ * state). Those commands are copied to the front of the piece, in their
+ * order in the buffer, and patched with it: a command that set several
+ * keys and a later one that set some of them again leave what the later
+ * one set. The plan fails with -ENOMEM when a piece that does not fit has no
  * split point to end at, and with -E2BIG past the most pieces allowed.
  *
  * vdxg_split_piece_allocs() lists a piece's allocations, to be made
@@ -108,112 +112,134 @@ static void vdxg_split_add_alloc(struct vdxg_split *sp,
 	ws->over = true;
 }
 
-/* The allocations the command at dword @i names. */
-static void vdxg_split_add_cmd(struct vdxg_split *sp,
-			       struct vdxg_split_ws *ws, u32 i)
+/*
+ * The allocations the command at dword @i names: its patch locations, the
+ * first of which is @p or after. Return the patch location after its last.
+ */
+static u32 vdxg_split_add_cmd(struct vdxg_split *sp, struct vdxg_split_ws *ws,
+			      u32 i, u32 p)
 {
 	u32 end = (i + vdxg_cmd_len(&sp->cmds[i])) * 4;
-	u32 p;
 
-	for (p = vdxg_split_patch_at(sp, i * 4);
-	     p < sp->npatches && sp->patches[p].patch_offset < end; p++)
+	for (; p < sp->npatches && sp->patches[p].patch_offset < end; p++)
 		vdxg_split_add_alloc(sp, ws, sp->patches[p].allocation_index);
+	return p;
 }
 
-static int vdxg_split_cmp_u32(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+/*
+ * The command that last set a key of state: its first dword and its first
+ * patch location, or VDXG_SPLIT_NONE when no command has set the key.
+ */
+#define VDXG_SPLIT_NONE		U32_MAX
 
-	return x < y ? -1 : x > y;
-}
+struct vdxg_split_setter {
+	u32 at;
+	u32 patch;
+};
+
+/* The last setter of each key: as the walk goes, at the piece's start, at
+ * its last cut.
+ */
+struct vdxg_split_scratch {
+	struct vdxg_split_setter last[VDXG_CP_MAX_STATE];
+	struct vdxg_split_setter base[VDXG_CP_MAX_STATE];
+	struct vdxg_split_setter cut[VDXG_CP_MAX_STATE];
+};
 
 /* The commands that set @need in @setter, once each, ascending. */
-static void vdxg_split_setters(struct vdxg_piece *piece, const u32 *setter,
-			       u32 need)
+static void vdxg_split_setters(struct vdxg_piece *piece,
+			       const struct vdxg_split_setter *setter,
+			       const unsigned long *need)
 {
-	unsigned long bits = need;
 	unsigned int b;
-	u32 i;
+	u32 i, n = 0;
 
+	for_each_set_bit(b, need, VDXG_CP_MAX_STATE)
+		piece->setters[n++] = setter[b].at;
+	sort(piece->setters, n, sizeof(u32), vdxg_cmp_u32, NULL);
 	piece->nsetters = 0;
-	for_each_set_bit(b, &bits, VDXG_CP_MAX_STATE) {
-		for (i = 0; i < piece->nsetters; i++)
-			if (piece->setters[i] == setter[b])
-				break;
-		if (i == piece->nsetters)
-			piece->setters[piece->nsetters++] = setter[b];
-	}
-	sort(piece->setters, piece->nsetters, sizeof(u32), vdxg_split_cmp_u32,
-	     NULL);
+	for (i = 0; i < n; i++)
+		if (!i || piece->setters[i] != piece->setters[i - 1])
+			piece->setters[piece->nsetters++] = piece->setters[i];
 }
 
 /* What a piece has at a point where it may end. */
 struct vdxg_split_cut {
 	u32 at;
-	u32 inherit;
+	DECLARE_BITMAP(inherit, VDXG_CP_MAX_STATE);
 	u64 bytes;
-	u32 setter[VDXG_CP_MAX_STATE];
 };
 
 /*
- * Plan the piece that starts at dword @start, with @setter the commands
- * that last set each bit of state before it (updated to the piece's end).
+ * Plan the piece that starts at dword @start, with @sc->last the commands
+ * that last set each key of state before it (updated to the piece's end).
  */
 static int vdxg_split_piece(struct vdxg_split *sp, struct vdxg_piece *piece,
-			    u32 start, u32 *setter)
+			    u32 start, struct vdxg_split_scratch *sc)
 {
 	const struct vdxg_cp_splits *splits = sp->splits;
-	u32 base[VDXG_CP_MAX_STATE], inherit = 0, set = 0, k = 0, i;
+	DECLARE_BITMAP(inherit, VDXG_CP_MAX_STATE);
+	DECLARE_BITMAP(set, VDXG_CP_MAX_STATE);
+	DECLARE_BITMAP(need, VDXG_CP_MAX_STATE);
 	struct vdxg_split_cut cut = {};
 	struct vdxg_split_ws ws;
+	u32 k = 0, i, p;
 
 	vdxg_split_ws_init(sp, &ws);
-	memcpy(base, setter, sizeof(base));
+	memcpy(sc->base, sc->last, sizeof(sc->base));
+	bitmap_zero(inherit, VDXG_CP_MAX_STATE);
+	bitmap_zero(set, VDXG_CP_MAX_STATE);
 	sp->gen++;
 	while (k < splits->count && splits->offsets[k] <= start * 4)
 		k++;
 
+	piece->first_patch = vdxg_split_patch_at(sp, start * 4);
+	p = piece->first_patch;
 	for (i = start; i < sp->ndw; i += vdxg_cmd_len(&sp->cmds[i])) {
 		struct vdxg_cp_state st;
-		unsigned long need;
 		unsigned int b;
 
 		if (k < splits->count && splits->offsets[k] == i * 4) {
 			cut.at = i;
-			cut.inherit = inherit;
+			bitmap_copy(cut.inherit, inherit, VDXG_CP_MAX_STATE);
 			cut.bytes = ws.bytes;
-			memcpy(cut.setter, setter, sizeof(cut.setter));
+			memcpy(sc->cut, sc->last, sizeof(sc->cut));
 			k++;
 		}
 
+		/* State used before the piece sets it, if anything set it. */
 		vdxg_cmd_state(&sp->cmds[i], &st);
-		need = st.uses & ~set & ~inherit;
-		for_each_set_bit(b, &need, VDXG_CP_MAX_STATE)
-			vdxg_split_add_cmd(sp, &ws, base[b]);
-		inherit |= need;
-		vdxg_split_add_cmd(sp, &ws, i);
+		bitmap_andnot(need, st.uses, set, VDXG_CP_MAX_STATE);
+		bitmap_andnot(need, need, inherit, VDXG_CP_MAX_STATE);
+		for_each_set_bit(b, need, VDXG_CP_MAX_STATE) {
+			if (sc->base[b].at == VDXG_SPLIT_NONE) {
+				__clear_bit(b, need);
+				continue;
+			}
+			vdxg_split_add_cmd(sp, &ws, sc->base[b].at,
+					   sc->base[b].patch);
+		}
+		bitmap_or(inherit, inherit, need, VDXG_CP_MAX_STATE);
+		for_each_set_bit(b, st.sets, VDXG_CP_MAX_STATE)
+			sc->last[b] = (struct vdxg_split_setter){ i, p };
+		p = vdxg_split_add_cmd(sp, &ws, i, p);
 
 		if (ws.over) {
 			if (!cut.at)
 				return -ENOMEM;
 			piece->end = cut.at;
 			piece->bytes = cut.bytes;
-			vdxg_split_setters(piece, base, cut.inherit);
-			memcpy(setter, cut.setter, sizeof(cut.setter));
+			vdxg_split_setters(piece, sc->base, cut.inherit);
+			memcpy(sc->last, sc->cut, sizeof(sc->last));
 			goto out;
 		}
-
-		set |= st.sets;
-		need = st.sets;
-		for_each_set_bit(b, &need, VDXG_CP_MAX_STATE)
-			setter[b] = i;
+		bitmap_or(set, set, st.sets, VDXG_CP_MAX_STATE);
 	}
 	piece->end = sp->ndw;
 	piece->bytes = ws.bytes;
-	vdxg_split_setters(piece, base, inherit);
+	vdxg_split_setters(piece, sc->base, inherit);
 out:
 	piece->start = start;
-	piece->first_patch = vdxg_split_patch_at(sp, start * 4);
 	piece->end_patch = vdxg_split_patch_at(sp, piece->end * 4);
 	return 0;
 }
@@ -226,29 +252,38 @@ out:
  * A buffer whose allocations fit together is one piece.
  *
  * Return: 0, -ENOMEM when a piece does not fit and has no split point to
- * end at (or one command alone does not fit), or -E2BIG when more than
- * @sp->max_pieces pieces would be needed.
+ * end at (or one command alone does not fit) or on no memory for the
+ * plan's scratch, or -E2BIG when more than @sp->max_pieces pieces would
+ * be needed.
  */
 int vdxg_split_plan(struct vdxg_split *sp)
 {
-	u32 setter[VDXG_CP_MAX_STATE], start = 0;
-	int ret;
+	struct vdxg_split_scratch *sc;
+	u32 start = 0, b;
+	int ret = 0;
 
-	memset(setter, 0, sizeof(setter));
+	sc = kmalloc(sizeof(*sc), GFP_KERNEL);
+	if (!sc)
+		return -ENOMEM;
+	for (b = 0; b < VDXG_CP_MAX_STATE; b++)
+		sc->last[b].at = VDXG_SPLIT_NONE;
 	sp->npieces = 0;
 	while (start < sp->ndw) {
 		struct vdxg_piece *piece;
 
-		if (sp->npieces == sp->max_pieces)
-			return -E2BIG;
+		if (sp->npieces == sp->max_pieces) {
+			ret = -E2BIG;
+			break;
+		}
 		piece = &sp->pieces[sp->npieces];
-		ret = vdxg_split_piece(sp, piece, start, setter);
+		ret = vdxg_split_piece(sp, piece, start, sc);
 		if (ret)
-			return ret;
+			break;
 		sp->npieces++;
 		start = piece->end;
 	}
-	return 0;
+	kfree(sc);
+	return ret;
 }
 
 /* The allocations of patches [@first, @end) not listed yet. */

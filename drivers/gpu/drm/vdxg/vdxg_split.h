@@ -54,11 +54,11 @@ struct vdxg_piece {
 
 /**
  * struct vdxg_split - the partitioning of one command buffer
- * @cmds: the buffer, validated by vdxg_cmd_validate()
+ * @cmds: the buffer, validated by vdxg_cmd_parse()
  * @ndw: its dwords
- * @patches: its patch locations, sorted by vdxg_cmd_validate()
+ * @patches: its patch locations, sorted by vdxg_cmd_parse()
  * @npatches: their number
- * @splits: its split points, from vdxg_cmd_validate()
+ * @splits: its split points, from vdxg_cmd_parse()
  * @allocs: its allocations
  * @nallocs: their number
  * @vram: bytes of VRAM the allocations of one piece may use

@@ -35,6 +35,7 @@ struct sp_buf {
 	struct vdxg_piece pieces[16];
 	struct vdxg_split sp;
 	bool split_next;
+	u32 cp_flags;		/* vdxg_cmd_parse()'s */
 };
 
 static u32 sp_alloc(struct sp_buf *b, u64 size, u32 where)
@@ -114,9 +115,9 @@ static int sp_plan(struct kunit *test, struct sp_buf *b, u64 vram,
 		   u64 aperture, u32 max_pieces)
 {
 	b->splits.offsets = b->split_room;
-	KUNIT_ASSERT_EQ(test, vdxg_cmd_validate(b->cs, b->n, b->cp, b->nallocs,
-						b->patches, b->npatches,
-						&b->splits, NULL), 0);
+	KUNIT_ASSERT_EQ(test, vdxg_cmd_parse(b->cs, b->n, b->cp, b->nallocs,
+					     b->patches, b->npatches,
+					     &b->splits, b->cp_flags, NULL), 0);
 	memset(b->mark, 0, sizeof(b->mark));
 	b->sp = (struct vdxg_split){
 		.cmds = b->cs,
@@ -403,6 +404,284 @@ static void vdxg_split_thrash(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sp_plan(test, b, 100 * SZ_1M, 0, 7), -E2BIG);
 }
 
+/* ------------------------------------------------------ the 3D pipeline */
+
+static u32 sp_state(struct sp_buf *b, u32 first, u32 n, u32 value)
+{
+	u32 start = sp_begin(b, VDXG_RD_SET_STATE, VDXG_RD_SET_STATE_LEN(n));
+	u32 k;
+
+	b->cs[b->n++] = first;
+	for (k = 0; k < n; k++)
+		b->cs[b->n++] = value;
+	return start;
+}
+
+/* SET_SHADER, SET_CONSTANTS, SET_VERTEX_BUFFER: op, a dword, addr, more */
+static u32 sp_bind(struct sp_buf *b, u32 op, u32 len, u32 what, u32 alloc,
+		   u32 d4, u32 d5)
+{
+	u32 start = sp_begin(b, op, len);
+
+	b->cs[b->n++] = what;
+	sp_patch(b, start, alloc, 0);
+	b->cs[b->n++] = d4;
+	if (len > 5)
+		b->cs[b->n++] = d5;
+	return start;
+}
+
+static u32 sp_shader(struct sp_buf *b, u32 stage, u32 alloc)
+{
+	return sp_bind(b, VDXG_RD_SET_SHADER, VDXG_RD_SET_SHADER_LEN, stage,
+		       alloc, 64, 0);
+}
+
+static u32 sp_vb(struct sp_buf *b, u32 index, u32 alloc)
+{
+	return sp_bind(b, VDXG_RD_SET_VERTEX_BUFFER,
+		       VDXG_RD_SET_VERTEX_BUFFER_LEN, index, alloc, 256, 16);
+}
+
+static u32 sp_ib(struct sp_buf *b, u32 alloc)
+{
+	u32 start = sp_begin(b, VDXG_RD_SET_INDEX_BUFFER,
+			     VDXG_RD_SET_INDEX_BUFFER_LEN);
+
+	sp_patch(b, start, alloc, 0);
+	b->cs[b->n++] = 64;
+	b->cs[b->n++] = 2;
+	return start;
+}
+
+static u32 sp_tex(struct sp_buf *b, u32 unit, u32 alloc)
+{
+	u32 start = sp_begin(b, VDXG_RD_SET_TEXTURE, VDXG_RD_SET_TEXTURE_LEN);
+
+	b->cs[b->n++] = unit;
+	sp_patch(b, start, alloc, 0);
+	b->cs[b->n++] = 64;
+	b->cs[b->n++] = VDXG_TEX_DESC(VDXG_FMT_ARGB8888, 1, false);
+	b->cs[b->n++] = VDXG_RD_XY(4, 4);
+	return start;
+}
+
+static u32 sp_depth(struct sp_buf *b, u32 alloc)
+{
+	u32 start = sp_begin(b, VDXG_RD_SET_SURFACE, VDXG_RD_SET_SURFACE_LEN);
+
+	b->cs[b->n++] = VDXG_SLOT_DEPTH;
+	sp_patch(b, start, alloc, VDXG_SLOT_DEPTH);
+	b->cs[b->n++] = VDXG_FMT_D24S8;
+	b->cs[b->n++] = 4096;
+	b->cs[b->n++] = 4096;
+	b->cs[b->n++] = 4096 * 4;
+	return start;
+}
+
+static void sp_draw3d(struct sp_buf *b, bool indexed)
+{
+	if (indexed)
+		sp_begin(b, VDXG_RD_DRAW_INDEXED, VDXG_RD_DRAW_INDEXED_LEN);
+	else
+		sp_begin(b, VDXG_RD_DRAW, VDXG_RD_DRAW_LEN);
+	b->cs[b->n++] = VDXG_PRIM_TRIANGLES;
+	b->cs[b->n++] = 0;
+	b->cs[b->n++] = 3;
+	if (indexed)
+		b->cs[b->n++] = 0;
+}
+
+static void sp_clear(struct sp_buf *b, u32 flags)
+{
+	u32 k;
+
+	sp_begin(b, VDXG_RD_CLEAR, VDXG_RD_CLEAR_LEN);
+	b->cs[b->n++] = flags;
+	for (k = 2; k < VDXG_RD_CLEAR_LEN; k++)
+		b->cs[b->n++] = 0;
+}
+
+/*
+ * Two 64 MiB targets drawn with the same 3D state, the second one a piece
+ * of its own: it starts with the last setter of every key set before the
+ * cut, in the buffer's order, patched, and uses their allocations; a
+ * setter whose keys were all set again is not run again, one whose keys
+ * were set again in part is, before the later one.
+ */
+static void vdxg_split_3d_state(struct kunit *test)
+{
+	struct sp_buf *b = sp_new(test);
+	u32 small = 4 * SZ_1M;
+	u32 vs = sp_alloc(b, small, VDXG_SPLIT_VRAM);
+	u32 fs = sp_alloc(b, small, VDXG_SPLIT_VRAM);
+	u32 vb_old = sp_alloc(b, small, VDXG_SPLIT_VRAM);
+	u32 vb = sp_alloc(b, small, VDXG_SPLIT_VRAM);
+	u32 tex = sp_alloc(b, small, VDXG_SPLIT_VRAM);
+	u32 ib = sp_alloc(b, small, VDXG_SPLIT_VRAM);
+	u32 t0 = sp_alloc(b, SZ_64M, VDXG_SPLIT_VRAM);
+	u32 t1 = sp_alloc(b, SZ_64M, VDXG_SPLIT_VRAM);
+	u64 addr[MAX_ALLOCS];
+	u32 want[8], nwant = 0, idx[MAX_ALLOCS], *out, i, n, at;
+	const struct vdxg_piece *p;
+
+	for (i = 0; i < MAX_ALLOCS; i++)
+		addr[i] = 0x1000000ull * (i + 1) + 0x100000000ull;
+	want[nwant++] = sp_state(b, 0, VDXG_3D_NUM_REGS, 0);
+	want[nwant++] = sp_shader(b, VDXG_3D_STAGE_VERTEX, vs);
+	sp_vb(b, 3, vb_old);
+	want[nwant++] = sp_state(b, 5, 1, VDXG_RASTER_CULL_BACK);
+	want[nwant++] = sp_shader(b, VDXG_3D_STAGE_FRAGMENT, fs);
+	want[nwant++] = sp_vb(b, 3, vb);	/* vb_old's key again */
+	want[nwant++] = sp_tex(b, 7, tex);
+	want[nwant++] = sp_ib(b, ib);
+	sp_surface(b, VDXG_SLOT_DST, t0, 4096, 4096);
+	sp_draw3d(b, false);
+	sp_split_here(b);
+	at = b->n;
+	sp_surface(b, VDXG_SLOT_DST, t1, 4096, 4096);
+	sp_draw3d(b, true);
+	b->cp_flags = VDXG_CP_3D;
+
+	KUNIT_ASSERT_EQ(test, sp_plan(test, b, 100 * SZ_1M, 0, 16), 0);
+	KUNIT_ASSERT_EQ(test, b->sp.npieces, 2u);
+	sp_check_cover(test, b);
+	KUNIT_EXPECT_EQ(test, b->pieces[0].nsetters, 0u);
+	KUNIT_EXPECT_EQ(test, b->pieces[0].bytes, SZ_64M + 6ull * small);
+	p = &b->pieces[1];
+	KUNIT_EXPECT_EQ(test, p->start, at);
+	KUNIT_ASSERT_EQ(test, p->nsetters, nwant);
+	for (i = 0; i < nwant; i++)
+		KUNIT_EXPECT_EQ(test, p->setters[i], want[i]);
+	/* t1 and what the state names but vb_old */
+	KUNIT_EXPECT_EQ(test, p->bytes, SZ_64M + 5ull * small);
+	KUNIT_ASSERT_EQ(test, vdxg_split_piece_allocs(&b->sp, p, idx), 6u);
+	KUNIT_EXPECT_EQ(test, idx[0], vs);
+	KUNIT_EXPECT_EQ(test, idx[1], fs);
+	KUNIT_EXPECT_EQ(test, idx[2], vb);
+	KUNIT_EXPECT_EQ(test, idx[3], tex);
+	KUNIT_EXPECT_EQ(test, idx[4], ib);
+	KUNIT_EXPECT_EQ(test, idx[5], t1);
+
+	/* The piece as it runs: the setters, patched, then its own. */
+	n = vdxg_split_piece_dwords(&b->sp, p);
+	out = kunit_kcalloc(test, n, sizeof(u32), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	vdxg_split_piece_build(&b->sp, p, addr, out);
+	at = 0;
+	for (i = 0; i < nwant; i++) {
+		u32 len = vdxg_cmd_len(&b->cs[want[i]]);
+
+		KUNIT_EXPECT_EQ(test, out[at], b->cs[want[i]]);
+		at += len;
+	}
+	KUNIT_EXPECT_EQ(test, at + p->end - p->start, n);
+	/* SET_SHADER's address: the fragment program's, now */
+	at = VDXG_RD_SET_STATE_LEN(VDXG_3D_NUM_REGS) + VDXG_RD_SET_SHADER_LEN +
+	     VDXG_RD_SET_STATE_LEN(1);
+	KUNIT_EXPECT_EQ(test, out[at + VDXG_RD_SHADER_DW_STAGE],
+			(u32)VDXG_3D_STAGE_FRAGMENT);
+	KUNIT_EXPECT_EQ(test, out[at + VDXG_RD_SHADER_DW_ADDR],
+			lower_32_bits(addr[fs]));
+	KUNIT_EXPECT_EQ(test, out[at + VDXG_RD_SHADER_DW_ADDR + 1],
+			upper_32_bits(addr[fs]));
+	/* And the set state the piece sets itself is not run again. */
+	KUNIT_EXPECT_EQ(test, out[n - VDXG_RD_DRAW_INDEXED_LEN],
+			(u32)HDR(VDXG_RD_DRAW_INDEXED,
+				 VDXG_RD_DRAW_INDEXED_LEN));
+}
+
+/*
+ * A piece that draws nothing needs no 3D state: a CLEAR of the colour
+ * takes only DST, which the piece sets itself; a CLEAR of depth the
+ * DEPTH set before.
+ */
+static void vdxg_split_3d_clear(struct kunit *test)
+{
+	struct sp_buf *b = sp_new(test);
+	u32 vs = sp_alloc(b, SZ_1M, VDXG_SPLIT_VRAM);
+	u32 depth = sp_alloc(b, SZ_64M, VDXG_SPLIT_VRAM);
+	u32 t0 = sp_alloc(b, SZ_64M, VDXG_SPLIT_VRAM);
+	u32 t1 = sp_alloc(b, SZ_64M, VDXG_SPLIT_VRAM);
+	u32 set_depth;
+
+	sp_shader(b, VDXG_3D_STAGE_VERTEX, vs);
+	sp_state(b, 0, 16, 0);
+	set_depth = sp_depth(b, depth);
+	sp_surface(b, VDXG_SLOT_DST, t0, 4096, 4096);
+	sp_clear(b, VDXG_CLEAR_COLOR | VDXG_CLEAR_DEPTH);
+	sp_split_here(b);
+	sp_surface(b, VDXG_SLOT_DST, t1, 4096, 4096);
+	sp_clear(b, VDXG_CLEAR_COLOR);
+	b->cp_flags = VDXG_CP_3D;
+
+	KUNIT_ASSERT_EQ(test, sp_plan(test, b, 160 * SZ_1M, 0, 16), 0);
+	KUNIT_ASSERT_EQ(test, b->sp.npieces, 2u);
+	KUNIT_EXPECT_EQ(test, b->pieces[1].nsetters, 0u);
+	KUNIT_EXPECT_EQ(test, b->pieces[1].bytes, (u64)SZ_64M);
+
+	/* Clearing stencil too: the DEPTH surface, nothing else. */
+	b->cs[b->n - VDXG_RD_CLEAR_LEN + VDXG_RD_CLEAR_DW_FLAGS] =
+		VDXG_CLEAR_COLOR | VDXG_CLEAR_STENCIL;
+	KUNIT_ASSERT_EQ(test, sp_plan(test, b, 160 * SZ_1M, 0, 16), 0);
+	KUNIT_ASSERT_EQ(test, b->sp.npieces, 2u);
+	KUNIT_ASSERT_EQ(test, b->pieces[1].nsetters, 1u);
+	KUNIT_EXPECT_EQ(test, b->pieces[1].setters[0], set_depth);
+	KUNIT_EXPECT_EQ(test, b->pieces[1].bytes, 2ull * SZ_64M);
+}
+
+/*
+ * A piece that grows past its cut before it stops fitting forgets the 3D
+ * state it set after the cut: the next piece, whose first draw comes
+ * before it binds its own texture, starts with the texture bound before
+ * the cut, not the one bound after it.
+ */
+static void vdxg_split_3d_rollback(struct kunit *test)
+{
+	struct sp_buf *b = sp_new(test);
+	u32 vs = sp_alloc(b, SZ_1M, VDXG_SPLIT_VRAM);
+	u32 fs = sp_alloc(b, SZ_1M, VDXG_SPLIT_VRAM);
+	u32 tex0 = sp_alloc(b, SZ_1M, VDXG_SPLIT_VRAM);
+	u32 tex1 = sp_alloc(b, SZ_1M, VDXG_SPLIT_VRAM);
+	u32 t0 = sp_alloc(b, SZ_1M, VDXG_SPLIT_VRAM);
+	u32 pre = sp_alloc(b, 30 * SZ_1M, VDXG_SPLIT_VRAM);
+	u32 big = sp_alloc(b, 90 * SZ_1M, VDXG_SPLIT_VRAM);
+	u32 set_vs, set_fs, set_tex0, set_regs, set_t0, cut;
+
+	set_vs = sp_shader(b, VDXG_3D_STAGE_VERTEX, vs);
+	set_fs = sp_shader(b, VDXG_3D_STAGE_FRAGMENT, fs);
+	set_regs = sp_state(b, 0, 4, 0);
+	set_tex0 = sp_tex(b, 0, tex0);
+	set_t0 = b->n;
+	sp_surface(b, VDXG_SLOT_DST, t0, 16, 16);
+	sp_fence(b, pre);
+	sp_draw3d(b, false);
+	cut = b->n;
+	sp_draw3d(b, false);
+	sp_tex(b, 0, tex1);		/* after the cut: rolled back */
+	sp_state(b, 2, 2, 0);
+	sp_draw3d(b, false);
+	sp_vb(b, 0, big);		/* does not fit with pre */
+	sp_draw3d(b, false);
+	/* The draw after the first may start a piece: tex1's patch says so. */
+	b->patches[5].split_offset = cut * 4;
+	b->cp_flags = VDXG_CP_3D;
+
+	KUNIT_ASSERT_EQ(test, sp_plan(test, b, 100 * SZ_1M, 0, 16), 0);
+	KUNIT_ASSERT_EQ(test, b->sp.npieces, 2u);
+	sp_check_cover(test, b);
+	KUNIT_EXPECT_EQ(test, b->pieces[0].end, cut);
+	KUNIT_EXPECT_EQ(test, b->pieces[0].bytes, 34ull * SZ_1M);
+	KUNIT_ASSERT_EQ(test, b->pieces[1].nsetters, 5u);
+	KUNIT_EXPECT_EQ(test, b->pieces[1].setters[0], set_vs);
+	KUNIT_EXPECT_EQ(test, b->pieces[1].setters[1], set_fs);
+	KUNIT_EXPECT_EQ(test, b->pieces[1].setters[2], set_regs);
+	KUNIT_EXPECT_EQ(test, b->pieces[1].setters[3], set_tex0);
+	KUNIT_EXPECT_EQ(test, b->pieces[1].setters[4], set_t0);
+	/* vs, fs, tex0, t0, then tex1 and big; not pre */
+	KUNIT_EXPECT_EQ(test, b->pieces[1].bytes, 95ull * SZ_1M);
+}
+
 static struct kunit_case vdxg_split_cases[] = {
 	KUNIT_CASE(vdxg_split_six_targets),
 	KUNIT_CASE(vdxg_split_segments),
@@ -411,6 +690,9 @@ static struct kunit_case vdxg_split_cases[] = {
 	KUNIT_CASE(vdxg_split_state_rollback),
 	KUNIT_CASE(vdxg_split_cannot),
 	KUNIT_CASE(vdxg_split_thrash),
+	KUNIT_CASE(vdxg_split_3d_state),
+	KUNIT_CASE(vdxg_split_3d_clear),
+	KUNIT_CASE(vdxg_split_3d_rollback),
 	{}
 };
 
