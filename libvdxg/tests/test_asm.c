@@ -8,6 +8,7 @@
  * byte offset the device faults at. Runs with make -C libvdxg check.
  */
 #include <errno.h>
+#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -850,6 +851,40 @@ static void test_floats(void)
 	}
 }
 
+/* A caller's LC_NUMERIC does not change the text; its locale is kept. */
+static void test_locale(void)
+{
+	static const char *const names[] = {
+		"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8",
+		"ru_RU.UTF-8",
+	};
+	static const char text[] = "VERT\nIMM[0] = { 0.5, -1.25, 1e-05, 3 }\nEND\n";
+	locale_t comma = (locale_t)0, before;
+	uint32_t size, *p, i;
+	char *out = NULL;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) && !comma; i++)
+		comma = newlocale(LC_NUMERIC_MASK, names[i], (locale_t)0);
+	if (comma)
+		uselocale(comma);
+	else
+		vtest_info("no decimal-comma locale here: the C locale only\n");
+	before = uselocale((locale_t)0);
+	p = assemble(text, &size);
+	vtest_assert(uselocale((locale_t)0) == before);
+	vtest_assert_eq(p[8], 0x3f000000);
+	vtest_assert_eq(p[9], 0xbfa00000);
+	vtest_assert_eq(p[11], 0x40400000);
+	vtest_assert_eq(vdxg_disasm(p, size, &out, NULL, 0), 0);
+	vtest_assert(uselocale((locale_t)0) == before);
+	vtest_assert_str_eq(out, text);
+	free(out);
+	free(p);
+	uselocale(LC_GLOBAL_LOCALE);
+	if (comma)
+		freelocale(comma);
+}
+
 static const struct vtest_subtest tests[] = {
 	{ "encode", test_encode, "instructions against dwords from the bit layout" },
 	{ "syntax", test_syntax, "spellings: case, spacing, comments, aliases, defaults" },
@@ -861,6 +896,7 @@ static const struct vtest_subtest tests[] = {
 	{ "check-nesting", test_check_nesting, "33 levels fault at the 33rd opener" },
 	{ "disasm-invalid", test_disasm_invalid, "bad encodings listed and reported" },
 	{ "floats", test_floats, "immediates print as text that reads back exactly" },
+	{ "locale", test_locale, "floats in the C form whatever LC_NUMERIC" },
 };
 
 VTEST_MAIN(tests)
