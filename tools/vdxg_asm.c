@@ -79,9 +79,13 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		in_name = argv[optind];
 	name = strcmp(in_name, "-") ? in_name : "<stdin>";
-	if (strcmp(in_name, "-") && !(in = fopen(in_name, "rb"))) {
-		fprintf(stderr, "vdxg-asm: %s: %s\n", in_name, strerror(errno));
-		return 1;
+	if (strcmp(in_name, "-")) {
+		in = fopen(in_name, "rb");
+		if (!in) {
+			fprintf(stderr, "vdxg-asm: %s: %s\n", in_name,
+				strerror(errno));
+			return 1;
+		}
 	}
 	buf = slurp(in, &len);
 	if (!buf) {
@@ -102,9 +106,13 @@ int main(int argc, char **argv)
 		ret = vdxg_asm(buf, &prog, &size, msg, sizeof(msg));
 	}
 	/* An invalid program still lists: print it, then the error. */
-	if (out_name && (!ret || text) && !(out = fopen(out_name, "wb"))) {
-		fprintf(stderr, "vdxg-asm: %s: %s\n", out_name, strerror(errno));
-		return 1;
+	if (out_name && (!ret || text)) {
+		out = fopen(out_name, "wb");
+		if (!out) {
+			fprintf(stderr, "vdxg-asm: %s: %s\n", out_name,
+				strerror(errno));
+			return 1;
+		}
 	}
 	if (text)
 		fputs(text, out);
