@@ -23,7 +23,7 @@
  * objects are returned through a last pointer argument. Nothing is thread
  * safe: one thread at a time per device, command stream and buffer object.
  *
- * Three layers:
+ * Four layers:
  * - device, buffer objects, contexts, syncobjs: thin wrappers over the
  *   vdxg ioctls (uapi/drm/vdxg_drm.h) and libdrm;
  * - the command-stream builder (vdxg_cs_*): a growable RENDER command
@@ -31,7 +31,9 @@
  *   every address field as commands are emitted. It makes no system call
  *   and can be used (and is unit-tested) without a device; its buffer
  *   objects can be plain structures naming a GEM handle;
- * - submission (vdxg_submit): the SUBMIT ioctl over a builder.
+ * - submission (vdxg_submit): the SUBMIT ioctl over a builder;
+ * - the 3D pipeline's shader programs (vdxg_asm, vdxg_disasm,
+ *   vdxg_program_check): text to binary and back, no device.
  *
  * Formats, slots and draw flags are the hardware's: include vdxg_hw.h for
  * VDXG_FMT_*, VDXG_SLOT_*, VDXG_DRAW_* (define BIT() and BIT_ULL() first).
