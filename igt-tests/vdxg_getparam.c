@@ -231,7 +231,7 @@ static void test_caps(void)
 
 	vtest_info("caps 0x%llx", (unsigned long long)caps);
 	/* Only the bits docs/hardware.md defines. */
-	vtest_assert_eq_u64(caps & ~(uint64_t)(VDXG_CAP_GPU_MMU * 2 - 1), 0);
+	vtest_assert_eq_u64(caps & ~(uint64_t)(VDXG_CAP_3D * 2 - 1), 0);
 	vtest_assert_eq_u64(!!(caps & VDXG_CAP_MSIX), expect_msix());
 	vtest_assert_neq_u64(caps & VDXG_CAP_SELFTEST, 0);
 	/* Every vdxg function, PF or VF, has the GPU MMU. */
@@ -324,9 +324,81 @@ static void test_commit_limit(void)
 	close(fd);
 }
 
+/* The 3D pipeline's limits, by parameter: docs/hardware.md's. */
+static const struct {
+	uint32_t param;
+	uint64_t value;
+} limits_3d[] = {
+	{ DRM_VDXG_PARAM_3D_MAX_INSTRUCTIONS, VDXG_3D_MAX_INSTRUCTIONS },
+	{ DRM_VDXG_PARAM_3D_MAX_IMMEDIATES, VDXG_3D_MAX_IMMEDIATES },
+	{ DRM_VDXG_PARAM_3D_MAX_TEMPS, VDXG_3D_NUM_TEMPS },
+	{ DRM_VDXG_PARAM_3D_MAX_CONSTANTS, VDXG_3D_NUM_CONSTS },
+	{ DRM_VDXG_PARAM_3D_MAX_NESTING, VDXG_3D_MAX_NESTING },
+	{ DRM_VDXG_PARAM_3D_MAX_STEPS, VDXG_3D_MAX_STEPS },
+	{ DRM_VDXG_PARAM_3D_TEXTURE_UNITS, VDXG_3D_NUM_UNITS },
+	{ DRM_VDXG_PARAM_3D_VERTEX_BUFFERS, VDXG_3D_NUM_VBS },
+	{ DRM_VDXG_PARAM_3D_VERTEX_ELEMENTS, VDXG_3D_NUM_ELEMENTS },
+	{ DRM_VDXG_PARAM_3D_MAX_VERTEX_STRIDE, VDXG_3D_MAX_STRIDE },
+	{ DRM_VDXG_PARAM_3D_VARYINGS, VDXG_3D_NUM_VARYINGS },
+	{ DRM_VDXG_PARAM_3D_MAX_TEXTURE_SIZE, VDXG_TEX_MAX_DIM },
+	{ DRM_VDXG_PARAM_3D_MAX_TEXTURE_LEVELS, VDXG_TEX_MAX_LEVELS },
+};
+
+/*
+ * SUBMIT of one 3D command (SET_STATE of RASTER = 0, valid as it stands)
+ * on a new RENDER context: its result.
+ */
+static int submit_set_state(int fd)
+{
+	struct drm_vdxg_context_create cc = {
+		.engine = DRM_VDXG_ENGINE_RENDER,
+	};
+	uint32_t cmds[3] = {
+		VDXG_PG_HDR(VDXG_RD_SET_STATE, VDXG_RD_SET_STATE_LEN(1)),
+		VDXG_3D_RASTER, 0,
+	};
+	struct drm_vdxg_submit sub = {
+		.commands = (uintptr_t)cmds,
+		.command_size = sizeof(cmds),
+	};
+	struct drm_vdxg_context_destroy cd = {};
+	int ret;
+
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_CONTEXT_CREATE, &cc));
+	sub.ctx_id = cc.ctx_id;
+	ret = vtest_ioctl(fd, DRM_IOCTL_VDXG_SUBMIT, &sub);
+	cd.ctx_id = cc.ctx_id;
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_VDXG_CONTEXT_DESTROY, &cd));
+	return ret;
+}
+
+/*
+ * PARAM_3D is CAPS' VDXG_CAP_3D. With it the limits are the hardware's;
+ * without it they read 0 and SUBMIT refuses a 3D command with EINVAL.
+ */
+static void test_3d(void)
+{
+	int fd = vtest_open_vdxg(VTEST_NODE_CARD);
+	uint64_t has = param(fd, DRM_VDXG_PARAM_3D);
+	size_t i;
+
+	vtest_info("3D pipeline: %s", has ? "yes" : "no");
+	vtest_assert_eq_u64(has, !!(param(fd, DRM_VDXG_PARAM_CAPS) &
+				   VDXG_CAP_3D));
+	for (i = 0; i < VTEST_ARRAY_SIZE(limits_3d); i++) {
+		vtest_info("param %u", limits_3d[i].param);
+		vtest_assert_eq_u64(param(fd, limits_3d[i].param),
+				    has ? limits_3d[i].value : 0);
+	}
+	if (!has && (param(fd, DRM_VDXG_PARAM_ENGINES) & 1))
+		vtest_assert_errno(submit_set_state(fd), EINVAL);
+	close(fd);
+}
+
 static void test_invalid_param(void)
 {
-	static const uint32_t bad[] = { 0, DRM_VDXG_PARAM_COMMIT_LIMIT + 1,
+	static const uint32_t bad[] = { 0,
+					DRM_VDXG_PARAM_3D_MAX_TEXTURE_LEVELS + 1,
 					0x7fffffff, 0xffffffff };
 	int fd = vtest_open_vdxg(VTEST_NODE_CARD);
 	size_t i;
@@ -378,7 +450,8 @@ static void test_render_node(void)
 		vtest_assert_str_eq(a, b);
 	}
 	/* ...and every parameter reads the same on both. */
-	for (p = DRM_VDXG_PARAM_DEVICE_ID; p <= DRM_VDXG_PARAM_COMMIT_LIMIT; p++) {
+	for (p = DRM_VDXG_PARAM_DEVICE_ID;
+	     p <= DRM_VDXG_PARAM_3D_MAX_TEXTURE_LEVELS; p++) {
 		vtest_info("param %u", p);
 		vtest_assert_eq_u64(param(render, p), param(card, p));
 	}
@@ -409,6 +482,9 @@ static const struct vtest_subtest tests[] = {
 	  "COMMIT_LIMIT is half of MemTotal, or vdxg.commit_limit_mb" },
 	{ "irq-mode", test_irq_mode,
 	  "IRQ_MODE is MSI-X, MSI or INTx per vdxg_test.msix/msi, as /proc/interrupts shows" },
+	{ "3d", test_3d,
+	  "3D: PARAM_3D follows CAPS' 3D bit; with it the limits are the "
+	  "hardware's, without them 0 and SUBMIT refuses a 3D command" },
 	{ "invalid-param", test_invalid_param,
 	  "unknown parameters fail with EINVAL" },
 	{ "invalid-pad", test_invalid_pad, "a non-zero pad fails with EINVAL" },

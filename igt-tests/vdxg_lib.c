@@ -255,7 +255,7 @@ static uint64_t pci_attr(int fd, const char *name)
 static void test_device_open(void)
 {
 	static const uint32_t bad_params[] = {
-		0, DRM_VDXG_PARAM_COMMIT_LIMIT + 1, 0xffffffff,
+		0, DRM_VDXG_PARAM_3D_MAX_TEXTURE_LEVELS + 1, 0xffffffff,
 	};
 	char rpath[PATH_MAX], cpath[PATH_MAX], vpath[PATH_MAX], name[32];
 	struct vdxg_device *dev = NULL, *d2 = NULL;
@@ -322,8 +322,8 @@ static void test_device_open(void)
 	/* GET_PARAM: the library's value is the ioctl's. */
 	vtest_assert_eq(vdxg_device_open(NULL, &dev), 0);
 	fd = vdxg_device_fd(dev);
-	for (p = DRM_VDXG_PARAM_DEVICE_ID; p <= DRM_VDXG_PARAM_COMMIT_LIMIT;
-	     p++) {
+	for (p = DRM_VDXG_PARAM_DEVICE_ID;
+	     p <= DRM_VDXG_PARAM_3D_MAX_TEXTURE_LEVELS; p++) {
 		struct drm_vdxg_get_param gp = { .param = p };
 
 		v = ~0ull;

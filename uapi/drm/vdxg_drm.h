@@ -92,6 +92,27 @@ extern "C" {
  * @DRM_VDXG_PARAM_COMMIT_LIMIT: bytes that the objects of all vdxg devices
  *	of the system may hold together (imports aside); GEM_CREATE over it
  *	fails with -ENOMEM.
+ * @DRM_VDXG_PARAM_3D: 1 when the RENDER engine runs the 3D pipeline
+ *	(VDXG_CAP_3D; commands 0x08 to 0x11 of docs/hardware.md, "The 3D
+ *	pipeline"), else 0: SUBMIT and EXEC then refuse those commands. The
+ *	DRM_VDXG_PARAM_3D_* limits below read 0 without it.
+ * @DRM_VDXG_PARAM_3D_MAX_INSTRUCTIONS: instructions of a program.
+ * @DRM_VDXG_PARAM_3D_MAX_IMMEDIATES: vec4 immediates of a program.
+ * @DRM_VDXG_PARAM_3D_MAX_TEMPS: TEMP registers (vec4) of an invocation.
+ * @DRM_VDXG_PARAM_3D_MAX_CONSTANTS: CONST registers (vec4) of a stage.
+ * @DRM_VDXG_PARAM_3D_MAX_NESTING: nested IF and loop blocks of a program.
+ * @DRM_VDXG_PARAM_3D_MAX_STEPS: instructions an invocation may visit; one
+ *	that reaches it faults (SHADER).
+ * @DRM_VDXG_PARAM_3D_TEXTURE_UNITS: texture units (samplers).
+ * @DRM_VDXG_PARAM_3D_VERTEX_BUFFERS: vertex buffers.
+ * @DRM_VDXG_PARAM_3D_VERTEX_ELEMENTS: vertex elements, the vertex
+ *	program's inputs.
+ * @DRM_VDXG_PARAM_3D_MAX_VERTEX_STRIDE: largest vertex buffer stride,
+ *	bytes.
+ * @DRM_VDXG_PARAM_3D_VARYINGS: vec4 varyings from the vertex program to
+ *	the fragment program.
+ * @DRM_VDXG_PARAM_3D_MAX_TEXTURE_SIZE: largest texture width and height.
+ * @DRM_VDXG_PARAM_3D_MAX_TEXTURE_LEVELS: most mipmap levels of a texture.
  */
 enum drm_vdxg_param {
 	DRM_VDXG_PARAM_DEVICE_ID = 1,
@@ -108,6 +129,20 @@ enum drm_vdxg_param {
 	DRM_VDXG_PARAM_MAX_ALLOCATIONS = 12,
 	DRM_VDXG_PARAM_MAX_PATCHES = 13,
 	DRM_VDXG_PARAM_COMMIT_LIMIT = 14,
+	DRM_VDXG_PARAM_3D = 15,
+	DRM_VDXG_PARAM_3D_MAX_INSTRUCTIONS = 16,
+	DRM_VDXG_PARAM_3D_MAX_IMMEDIATES = 17,
+	DRM_VDXG_PARAM_3D_MAX_TEMPS = 18,
+	DRM_VDXG_PARAM_3D_MAX_CONSTANTS = 19,
+	DRM_VDXG_PARAM_3D_MAX_NESTING = 20,
+	DRM_VDXG_PARAM_3D_MAX_STEPS = 21,
+	DRM_VDXG_PARAM_3D_TEXTURE_UNITS = 22,
+	DRM_VDXG_PARAM_3D_VERTEX_BUFFERS = 23,
+	DRM_VDXG_PARAM_3D_VERTEX_ELEMENTS = 24,
+	DRM_VDXG_PARAM_3D_MAX_VERTEX_STRIDE = 25,
+	DRM_VDXG_PARAM_3D_VARYINGS = 26,
+	DRM_VDXG_PARAM_3D_MAX_TEXTURE_SIZE = 27,
+	DRM_VDXG_PARAM_3D_MAX_TEXTURE_LEVELS = 28,
 };
 
 #define DRM_VDXG_IRQ_MODE_INTX		0
@@ -406,7 +441,9 @@ struct drm_vdxg_sync {
  * at split points (&drm_vdxg_patch_location.split_offset) into pieces
  * whose allocations fit, at most DRM_VDXG_SUBMIT_MAX_PIECES, and runs
  * them in order, each made resident and patched in its turn; each starts
- * by setting again the surface slots it uses that an earlier piece set.
+ * by running again, in their order, the commands that last set what it
+ * uses of the state an earlier piece set (surface slots; with the 3D
+ * pipeline, for a draw, every register and binding).
  * @out_flags then has DRM_VDXG_SUBMIT_OUT_SPLIT and the presumed
  * addresses are left alone. The job's fence signals after the last piece,
  * with the error of any piece that failed (-ECANCELED for the pieces of

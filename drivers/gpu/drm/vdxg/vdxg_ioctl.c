@@ -15,8 +15,27 @@
  *
  * DRM_IOCTL_VDXG_GET_PARAM returns one fact about the device, read once at
  * probe, so it never touches the hardware. Unknown parameters and a
- * non-zero pad get -EINVAL.
+ * non-zero pad get -EINVAL. The 3D pipeline's limits are docs/hardware.md's
+ * (vdxg_hw.h); they read 0 on a device without the pipeline.
  */
+
+/* The limits of the 3D pipeline, by parameter. */
+static const u32 vdxg_param_3d[] = {
+	[DRM_VDXG_PARAM_3D] = 1,
+	[DRM_VDXG_PARAM_3D_MAX_INSTRUCTIONS] = VDXG_3D_MAX_INSTRUCTIONS,
+	[DRM_VDXG_PARAM_3D_MAX_IMMEDIATES] = VDXG_3D_MAX_IMMEDIATES,
+	[DRM_VDXG_PARAM_3D_MAX_TEMPS] = VDXG_3D_NUM_TEMPS,
+	[DRM_VDXG_PARAM_3D_MAX_CONSTANTS] = VDXG_3D_NUM_CONSTS,
+	[DRM_VDXG_PARAM_3D_MAX_NESTING] = VDXG_3D_MAX_NESTING,
+	[DRM_VDXG_PARAM_3D_MAX_STEPS] = VDXG_3D_MAX_STEPS,
+	[DRM_VDXG_PARAM_3D_TEXTURE_UNITS] = VDXG_3D_NUM_UNITS,
+	[DRM_VDXG_PARAM_3D_VERTEX_BUFFERS] = VDXG_3D_NUM_VBS,
+	[DRM_VDXG_PARAM_3D_VERTEX_ELEMENTS] = VDXG_3D_NUM_ELEMENTS,
+	[DRM_VDXG_PARAM_3D_MAX_VERTEX_STRIDE] = VDXG_3D_MAX_STRIDE,
+	[DRM_VDXG_PARAM_3D_VARYINGS] = VDXG_3D_NUM_VARYINGS,
+	[DRM_VDXG_PARAM_3D_MAX_TEXTURE_SIZE] = VDXG_TEX_MAX_DIM,
+	[DRM_VDXG_PARAM_3D_MAX_TEXTURE_LEVELS] = VDXG_TEX_MAX_LEVELS,
+};
 
 int vdxg_ioctl_get_param(struct drm_device *drm, void *data,
 			 struct drm_file *file)
@@ -69,6 +88,10 @@ int vdxg_ioctl_get_param(struct drm_device *drm, void *data,
 		break;
 	case DRM_VDXG_PARAM_COMMIT_LIMIT:
 		args->value = vdxg_bo_commit_limit();
+		break;
+	case DRM_VDXG_PARAM_3D ... DRM_VDXG_PARAM_3D_MAX_TEXTURE_LEVELS:
+		args->value = vdxg->caps & VDXG_CAP_3D ?
+			      vdxg_param_3d[args->param] : 0;
 		break;
 	default:
 		return -EINVAL;
