@@ -134,7 +134,7 @@ fi
 # vdxg's tests on the debug kernel; vdxg_fuzz and vdxg_failslab run once
 # they are built (igt-tests/), like any of these.
 DEBUG_TESTS=(vdxg_gem vdxg_submit vdxg_reset vdxg_prime vdxg_lib vdxg_module vdxg_hostile
-	     vdxg_present vdxg_fuzz vdxg_failslab vdxg_vm vdxg_exec vdxg_split)
+	     vdxg_present vdxg_fuzz vdxg_failslab vdxg_vm vdxg_exec vdxg_split vdxg_3d)
 DEBUG_SRIOV_TESTS=(vdxg_sriov)
 
 if [ "$BUILD" = 1 ]; then
