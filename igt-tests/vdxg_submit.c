@@ -3,7 +3,8 @@
  * vdxg_submit: the SUBMIT ioctl around the commands: patching and the
  * presumed-address skip, residency under VRAM oversubscription, syncobjs
  * (binary and timeline), implicit sync between clients, concurrent
- * clients, fdinfo, and a table of bad submissions, each with its errno.
+ * clients, fdinfo, a split SUBMIT under signals, and a table of bad
+ * submissions, each with its errno.
  *
  * Some subtests need a fence the CPU controls, to hold a job back without
  * holding the engine (a WAIT on the ring would stall every job behind it
@@ -16,11 +17,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -2209,6 +2213,243 @@ static void run_bad(const char *name, int (*fn)(struct bad *), int err,
 	free(b);
 }
 
+/* -------------------------------------------------- split and signals */
+
+#define SIG_TARGET	((uint64_t)64 << 20)
+#define SIG_SURF	64
+#define SIG_SURF_BYTES	(SIG_SURF * SIG_SURF * 4)
+#define SIG_MAX		8
+
+/*
+ * A split SUBMIT: N targets of 64 MiB that the engines reach in VRAM
+ * only, a split point before each, a fill of a 64 x 64 surface at each
+ * target's end and a fence write of MARK + k into a page of the aperture.
+ */
+struct sig_job {
+	struct vr *vr;
+	int n;
+	struct vdxg_bo *t[SIG_MAX];
+	uint8_t *map[SIG_MAX];
+	uint8_t *ref[SIG_MAX];
+	struct vdxg_bo *fence;
+	uint8_t *fmap;
+};
+
+static void sig_job_init(struct sig_job *j, struct vr *vr, int n)
+{
+	int k;
+
+	memset(j, 0, sizeof(*j));
+	j->vr = vr;
+	j->n = n;
+	for (k = 0; k < n; k++) {
+		j->t[k] = vr_bo(vr, SIG_TARGET, DRM_VDXG_SEGMENT_VRAM,
+				DRM_VDXG_SEGMENT_SYSTEM);
+		j->map[k] = vr_map(j->t[k]);
+		j->ref[k] = calloc(1, SIG_SURF_BYTES);
+		vtest_assert(j->ref[k]);
+	}
+	j->fence = vr_bo(vr, 4096, DRM_VDXG_SEGMENT_APERTURE, 0);
+	j->fmap = vr_map(j->fence);
+	memset(j->fmap, 0, 4096);
+}
+
+static void sig_job_fini(struct sig_job *j)
+{
+	int k;
+
+	for (k = 0; k < j->n; k++) {
+		vdxg_bo_free(j->t[k]);
+		free(j->ref[k]);
+	}
+	vdxg_bo_free(j->fence);
+}
+
+static struct vdxg_cs *sig_job_build(struct sig_job *j, uint64_t mark)
+{
+	struct vdxg_cs *cs = vr_cs();
+	int k;
+
+	for (k = 0; k < j->n; k++) {
+		struct vdxg_ref_surface rd = {
+			.data = j->ref[k], .format = VDXG_FMT_XRGB8888,
+			.width = SIG_SURF, .height = SIG_SURF,
+			.pitch = SIG_SURF * 4,
+		};
+		uint32_t col = 0xff000000u ^ (uint32_t)(mark * 0x9e3779b9u) ^
+			       (k * 0x010305u);
+
+		vdxg_cs_split_point(cs);
+		vdxg_cs_set_surface(cs, VDXG_SLOT_DST, j->t[k],
+				    SIG_TARGET - SIG_SURF_BYTES,
+				    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888,
+				    SIG_SURF, SIG_SURF, SIG_SURF * 4);
+		vdxg_cs_fill_rect(cs, 0, 0, SIG_SURF, SIG_SURF, col);
+		vdxg_ref_fill_rect(&rd, 0, 0, SIG_SURF, SIG_SURF, col);
+		vdxg_cs_fence(cs, j->fence, 8 * k, DRM_VDXG_ALLOC_WRITE,
+			      mark + k);
+	}
+	return cs;
+}
+
+/* Every piece's work landed: each surface, each fence write. */
+static void sig_job_check(struct sig_job *j, uint64_t mark)
+{
+	int k;
+
+	for (k = 0; k < j->n; k++) {
+		const uint8_t *surf = j->map[k] + SIG_TARGET - SIG_SURF_BYTES;
+
+		vr_bo_wait(j->t[k]);
+		vtest_assert_f(!memcmp(surf, j->ref[k], SIG_SURF_BYTES),
+			       "target %d: pixel (0, 0) is 0x%08x, want 0x%08x",
+			       k, *(const uint32_t *)surf,
+			       *(const uint32_t *)j->ref[k]);
+		vtest_assert_eq_u64(vr_read64(j->fmap, 8 * k), mark + k);
+	}
+}
+
+/*
+ * Submits split jobs back to back until told to stop, checking every
+ * eighth: a rival that holds split_lock most of the time.
+ */
+static void sig_rival(volatile int *stop, int n)
+{
+	struct sig_job j;
+	uint64_t mark = 0x7700000000ull;
+	uint32_t ctx;
+	struct vr vr;
+	int i;
+
+	vr_open(&vr);
+	ctx = vr_ctx(&vr);
+	sig_job_init(&j, &vr, n);
+	for (i = 1; !*stop; i++) {
+		struct vdxg_cs *cs = sig_job_build(&j, mark);
+
+		vr_submit(&vr, ctx, cs, NULL);
+		vdxg_cs_free(cs);
+		if (!(i % 8))
+			sig_job_check(&j, mark);
+		mark += 0x100000000ull;
+	}
+	sig_job_fini(&j);
+	vr_close(&vr);
+}
+
+struct sig_poker {
+	pthread_t target;
+	const uint8_t *fmap;
+	uint64_t mark;
+	volatile int done;
+	int sent;
+};
+
+static void sig_nop(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Once the first piece has run (its fence write is there), signal the
+ * submitting thread every 100 us until its ioctl returns.
+ */
+static void *sig_poke(void *arg)
+{
+	struct sig_poker *p = arg;
+
+	while (!p->done && vr_read64(p->fmap, 0) != p->mark)
+		usleep(20);
+	while (!p->done) {
+		pthread_kill(p->target, SIGUSR1);
+		p->sent++;
+		usleep(100);
+	}
+	return NULL;
+}
+
+/*
+ * Once its first piece is queued, a split SUBMIT runs to its end whatever
+ * signals come: its later pieces, which wait for split_lock behind
+ * another process's split jobs, are not cut short with -EINTR on the
+ * job's fence. The ioctl returns 0 and the out-syncobj signals without
+ * error, every piece's pixels and fence writes landed. Rounds in which no
+ * signal came during the ioctl (the first piece ran after the others were
+ * queued) prove nothing and are not counted.
+ */
+static void test_split_signals(void)
+{
+	struct sigaction sa = { .sa_handler = sig_nop };
+	volatile int *stop;
+	int per, n, round, hit = 0, status;
+	struct sig_job j;
+	uint32_t ctx;
+	struct vr vr;
+	pid_t pid;
+
+	vr_open(&vr);
+	ctx = vr_ctx(&vr);
+	per = (int)(vr_debugfs(&vr, "segments", "room_vram") / SIG_TARGET);
+	vtest_require_f(per >= 1 && per < SIG_MAX,
+			"VRAM holds %d targets of 64 MiB", per);
+	n = per + 1;
+	vtest_assert_ok(sigaction(SIGUSR1, &sa, NULL));
+	stop = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	vtest_assert(stop != MAP_FAILED);
+	*stop = 0;
+	pid = fork();
+	vtest_assert(pid >= 0);
+	if (!pid) {
+		/* Gone with the test, however it ends. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(1);
+		sig_rival(stop, n);
+		_exit(0);
+	}
+
+	sig_job_init(&j, &vr, n);
+	for (round = 0; round < 24 && hit < 8; round++) {
+		uint64_t mark = ((uint64_t)(round + 1) << 32) | 0x5100;
+		uint32_t sync = vr_syncobj(&vr, false);
+		struct drm_vdxg_sync out = { .handle = sync };
+		struct vdxg_submit_opts opts = {
+			.out_syncs = &out, .num_out_syncs = 1,
+		};
+		struct sig_poker p = {
+			.target = pthread_self(), .fmap = j.fmap, .mark = mark,
+		};
+		struct vdxg_cs *cs = sig_job_build(&j, mark);
+		pthread_t thr;
+
+		vtest_assert_eq(pthread_create(&thr, NULL, sig_poke, &p), 0);
+		vr_submit(&vr, ctx, cs, &opts);
+		p.done = 1;
+		vtest_assert_eq(pthread_join(thr, NULL), 0);
+		vtest_assert(opts.out_flags & DRM_VDXG_SUBMIT_OUT_SPLIT);
+		vtest_assert_eq(vr_syncobj_wait(&vr, sync, 0,
+						60ll * 1000000000), 0);
+		vtest_assert_f(vr_syncobj_status(&vr, sync, 0) == 1,
+			       "round %d, %d signals: the job's fence has "
+			       "error %d", round, p.sent,
+			       vr_syncobj_status(&vr, sync, 0));
+		sig_job_check(&j, mark);
+		vtest_info("round %d: %d signals during the ioctl\n", round,
+			   p.sent);
+		hit += p.sent > 0;
+		vdxg_cs_free(cs);
+	}
+
+	*stop = 1;
+	vtest_assert_eq(waitpid(pid, &status, 0), pid);
+	vtest_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		       "the rival process: status 0x%x", status);
+	sig_job_fini(&j);
+	vr_close(&vr);
+	vtest_require_f(hit, "no signal came during a split SUBMIT");
+}
+
 #define X(fn, name, err, parser, desc) \
 	static void t_bad_##fn(void) \
 	{ run_bad(name, bad_##fn, err, parser, desc); }
@@ -2242,6 +2483,8 @@ static const struct vtest_subtest subtests[] = {
 	  "fdinfo engine time and memory per segment" },
 	{ "fdinfo-busy-bound", test_fdinfo_busy_bound,
 	  "fdinfo engine time of queued jobs is at most the wall time" },
+	{ "split-signals", test_split_signals,
+	  "signals during a split SUBMIT do not fail its later pieces" },
 #define X(fn, name, err, parser, desc) { "bad-" name, t_bad_##fn, desc },
 	BAD_ROWS(X)
 #undef X

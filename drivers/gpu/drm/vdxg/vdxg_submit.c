@@ -60,10 +60,12 @@
  * the submission: not its first piece (the later ones evict what it
  * uses, and eviction passes gated work by) nor any piece's objects (a
  * later piece would wait for it holding split_lock). A later piece never
- * waits for a client: one whose objects became gated meanwhile, or that
- * is interrupted, or whose objects cannot be made resident after all,
- * fails the job through a job that runs a NOP, with its error. Pieces
- * are made resident one at a time (split_lock).
+ * waits for a client, so it waits uninterruptibly (but for a fatal
+ * signal): a signal does not cut the job short once it has begun. One
+ * whose objects became gated meanwhile, or whose objects cannot be made
+ * resident after all, or whose task is killed, fails the job through a
+ * job that runs a NOP, with its error. Pieces are made resident one at a
+ * time (split_lock).
  */
 
 /**
@@ -610,12 +612,12 @@ static int vdxg_submit_piece_write(struct vdxg_submit *s, struct vdxg_job *job,
  * queued, when its fences are in the reservations).
  */
 static int vdxg_submit_piece_lock(struct vdxg_submit *s, struct drm_exec *exec,
-				  u32 n)
+				  u32 flags, u32 n)
 {
 	int tries = 4, ret;
 
 	for (;;) {
-		drm_exec_init(exec, DRM_EXEC_INTERRUPTIBLE_WAIT, n);
+		drm_exec_init(exec, flags, n);
 		ret = vdxg_submit_resident(s, exec, s->index, n);
 		if (ret != -ENOMEM || !--tries)
 			return ret;
@@ -641,10 +643,17 @@ static int vdxg_submit_piece(struct vdxg_submit *s, u32 k)
 	struct drm_exec exec;
 	int ret;
 
-	ret = mutex_lock_interruptible(split_lock);
+	/*
+	 * Once the first piece is queued a signal must not cut the job
+	 * short: the later ones wait for no client (they refuse gated
+	 * objects), only for the device's work, which job timeouts bound.
+	 */
+	ret = k ? mutex_lock_killable(split_lock) :
+		  mutex_lock_interruptible(split_lock);
 	if (ret)
 		return ret;
-	ret = vdxg_submit_piece_lock(s, &exec, n);
+	ret = vdxg_submit_piece_lock(s, &exec,
+				     k ? 0 : DRM_EXEC_INTERRUPTIBLE_WAIT, n);
 	if (!ret)
 		ret = vdxg_submit_deps(s, job, s->index, n);
 	if (!ret)
@@ -671,8 +680,8 @@ out:
 }
 
 /*
- * A later piece could not be queued (interrupted, its objects gated or
- * pinned meanwhile, the context banned): the job fails with its error, by
+ * A later piece could not be queued (killed, its objects gated or pinned
+ * meanwhile, the context banned): the job fails with its error, by
  * a job that runs a NOP after the pieces queued. A context closed meanwhile
  * takes no more jobs: -ENOENT, and the out-syncobjs are left alone.
  */
