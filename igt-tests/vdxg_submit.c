@@ -2450,6 +2450,38 @@ static void test_split_signals(void)
 	vtest_require_f(hit, "no signal came during a split SUBMIT");
 }
 
+/*
+ * One object listed twice in a buffer with split points is -EINVAL,
+ * whether the buffer needs a split or fits as it is.
+ */
+static void test_split_duplicated(void)
+{
+	struct sig_job j;
+	struct vr vr;
+	int per, n;
+
+	vr_open(&vr);
+	per = (int)(vr_debugfs(&vr, "segments", "room_vram") / SIG_TARGET);
+	vtest_require_f(per >= 1 && per < SIG_MAX,
+			"VRAM holds %d targets of 64 MiB", per);
+	for (n = 1; n <= per + 1; n += per) {
+		struct drm_vdxg_allocation a = { .flags = DRM_VDXG_ALLOC_WRITE };
+		struct vdxg_cs *cs;
+		int ret;
+
+		sig_job_init(&j, &vr, n);
+		cs = sig_job_build(&j, 0x4400000000ull);
+		a.handle = j.t[n - 1]->handle;
+		vtest_assert_lte(0, vdxg_cs_add_raw_allocation(cs, &a));
+		ret = vdxg_submit(vr.dev, vr_ctx(&vr), cs, NULL);
+		vtest_assert_f(ret == -EINVAL, "%d targets, one twice: %d (%s)",
+			       n, ret, strerror(-ret));
+		vdxg_cs_free(cs);
+		sig_job_fini(&j);
+	}
+	vr_close(&vr);
+}
+
 #define X(fn, name, err, parser, desc) \
 	static void t_bad_##fn(void) \
 	{ run_bad(name, bad_##fn, err, parser, desc); }
@@ -2485,6 +2517,8 @@ static const struct vtest_subtest subtests[] = {
 	  "fdinfo engine time of queued jobs is at most the wall time" },
 	{ "split-signals", test_split_signals,
 	  "signals during a split SUBMIT do not fail its later pieces" },
+	{ "split-duplicated", test_split_duplicated,
+	  "an object listed twice in a buffer with split points: EINVAL" },
 #define X(fn, name, err, parser, desc) { "bad-" name, t_bad_##fn, desc },
 	BAD_ROWS(X)
 #undef X

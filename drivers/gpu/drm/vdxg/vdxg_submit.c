@@ -179,36 +179,10 @@ static bool vdxg_submit_gpu_reachable(struct drm_gem_object *obj)
 	return to_vdxg_bo(tbo)->gpu_placement.num_placement;
 }
 
-static int vdxg_submit_cmp_ptr(const void *a, const void *b)
-{
-	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* An object listed twice (two handles of one object among them). */
-static int vdxg_submit_check_once(struct vdxg_submit *s)
-{
-	u32 n = s->args->num_allocations, i;
-	uintptr_t *p;
-	int ret = 0;
-
-	if (n < 2)
-		return 0;
-	p = kvmalloc_array(n, sizeof(*p), GFP_KERNEL);
-	if (!p)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		p[i] = (uintptr_t)s->objs[i];
-	sort(p, n, sizeof(*p), vdxg_submit_cmp_ptr, NULL);
-	for (i = 1; i < n; i++)
-		if (p[i] == p[i - 1])
-			ret = -EINVAL;
-	kvfree(p);
-	return ret;
-}
-
-/* Look up every allocation's object; each may be listed once. */
+/*
+ * Look up every allocation's object. Each may be listed once: a single
+ * job's drm_exec finds one listed twice, a split one vdxg_submit_plan().
+ */
 static int vdxg_submit_lookup(struct vdxg_submit *s)
 {
 	u32 n = s->args->num_allocations;
@@ -233,7 +207,7 @@ static int vdxg_submit_lookup(struct vdxg_submit *s)
 		s->cp[i].size = s->objs[i]->size;
 		s->cp[i].flags = a->flags;
 	}
-	return vdxg_submit_check_once(s);
+	return 0;
 }
 
 static int vdxg_submit_validate(struct vdxg_submit *s,
@@ -272,6 +246,35 @@ static u32 vdxg_submit_where(struct drm_gem_object *obj, bool *aperture_first)
 	return where;
 }
 
+static int vdxg_submit_cmp_obj(const void *a, const void *b, const void *priv)
+{
+	struct drm_gem_object *const *objs = priv;
+	uintptr_t x = (uintptr_t)objs[*(const u32 *)a];
+	uintptr_t y = (uintptr_t)objs[*(const u32 *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * An object listed twice (two handles of one object among them): -EINVAL,
+ * as drm_exec's -EALREADY is for a single job. Pieces lock some of the
+ * allocations each, so a split buffer is checked before it is planned,
+ * with @s->index as scratch.
+ */
+static int vdxg_submit_check_once(struct vdxg_submit *s)
+{
+	u32 n = s->args->num_allocations, i;
+
+	for (i = 0; i < n; i++)
+		s->index[i] = i;
+	sort_r(s->index, n, sizeof(*s->index), vdxg_submit_cmp_obj, NULL,
+	       s->objs);
+	for (i = 1; i < n; i++)
+		if (s->objs[s->index[i]] == s->objs[s->index[i - 1]])
+			return -EINVAL;
+	return 0;
+}
+
 /*
  * A buffer with split points is cut into pieces when its allocations do
  * not fit the engines' reach together; one piece is the buffer as it is.
@@ -292,6 +295,9 @@ static int vdxg_submit_plan(struct vdxg_submit *s)
 			     GFP_KERNEL);
 	if (!s->where || !sp->mark || !s->index || !sp->pieces)
 		return -ENOMEM;
+	ret = vdxg_submit_check_once(s);
+	if (ret)
+		return ret;
 	for (i = 0; i < n; i++) {
 		s->where[i].size = s->objs[i]->size;
 		s->where[i].where = vdxg_submit_where(s->objs[i],
