@@ -228,6 +228,22 @@ static int vdxg_submit_validate(struct vdxg_submit *s,
 }
 
 /*
+ * Room for the split points the parser returns, when the buffer has any:
+ * most have none, and the parser refuses a split offset without room.
+ */
+static int vdxg_submit_alloc_splits(struct vdxg_submit *s)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < s->args->num_patches; i++)
+		n += !!s->patches[i].split_offset;
+	if (!n)
+		return 0;
+	s->splits.offsets = kvmalloc_array(n, sizeof(u32), GFP_KERNEL);
+	return s->splits.offsets ? 0 : -ENOMEM;
+}
+
+/*
  * The segments the engines reach that an object may be resident in, and
  * whether the aperture comes first in its set.
  */
@@ -972,14 +988,11 @@ int vdxg_submit_ioctl(struct drm_device *drm, void *data,
 	ret = vdxg_submit_copy_in(&s);
 	if (!ret)
 		ret = vdxg_submit_lookup(&s);
-	if (!ret && s.args->num_patches) {
-		s.splits.offsets = kvmalloc_array(s.args->num_patches,
-						  sizeof(u32), GFP_KERNEL);
-		if (!s.splits.offsets)
-			ret = -ENOMEM;
-	}
 	if (!ret)
-		ret = vdxg_submit_validate(&s, &s.splits);
+		ret = vdxg_submit_alloc_splits(&s);
+	if (!ret)
+		ret = vdxg_submit_validate(&s, s.splits.offsets ? &s.splits :
+					   NULL);
 	if (!ret)
 		ret = vdxg_submit_plan(&s);
 	if (!ret)
