@@ -2482,6 +2482,38 @@ static void test_split_duplicated(void)
 	vr_close(&vr);
 }
 
+/*
+ * A buffer with split points whose allocations fit the engines' reach
+ * together (as many targets as VRAM has room for, and a page of the
+ * aperture) runs as it is: one job, no piece, every pixel right.
+ */
+static void test_split_fits(void)
+{
+	struct vdxg_submit_opts opts = { 0 };
+	uint64_t pieces0, split0;
+	struct vdxg_cs *cs;
+	struct sig_job j;
+	struct vr vr;
+	int per;
+
+	vr_open(&vr);
+	per = (int)(vr_debugfs(&vr, "segments", "room_vram") / SIG_TARGET);
+	vtest_require_f(per >= 1 && per < SIG_MAX,
+			"VRAM holds %d targets of 64 MiB", per);
+	sig_job_init(&j, &vr, per);
+	cs = sig_job_build(&j, 0x6600000000ull);
+	split0 = vr_debugfs(&vr, "render", "split");
+	pieces0 = vr_debugfs(&vr, "render", "pieces");
+	vr_submit(&vr, vr_ctx(&vr), cs, &opts);
+	vtest_assert(!(opts.out_flags & DRM_VDXG_SUBMIT_OUT_SPLIT));
+	sig_job_check(&j, 0x6600000000ull);
+	vtest_assert_eq_u64(vr_debugfs(&vr, "render", "split"), split0);
+	vtest_assert_eq_u64(vr_debugfs(&vr, "render", "pieces"), pieces0);
+	vdxg_cs_free(cs);
+	sig_job_fini(&j);
+	vr_close(&vr);
+}
+
 #define X(fn, name, err, parser, desc) \
 	static void t_bad_##fn(void) \
 	{ run_bad(name, bad_##fn, err, parser, desc); }
@@ -2517,6 +2549,8 @@ static const struct vtest_subtest subtests[] = {
 	  "fdinfo engine time of queued jobs is at most the wall time" },
 	{ "split-signals", test_split_signals,
 	  "signals during a split SUBMIT do not fail its later pieces" },
+	{ "split-fits", test_split_fits,
+	  "a buffer with split points that fits runs as one job" },
 	{ "split-duplicated", test_split_duplicated,
 	  "an object listed twice in a buffer with split points: EINVAL" },
 #define X(fn, name, err, parser, desc) { "bad-" name, t_bad_##fn, desc },

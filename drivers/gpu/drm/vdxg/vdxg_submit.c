@@ -85,6 +85,7 @@
  * @exec: the locking context
  * @splits: the buffer's split points
  * @plan: its pieces, when it has split points
+ * @scratch: one allocation for @plan's pieces and marks, @where and @index
  * @where: what the partitioner knows of each allocation
  * @index: scratch: the allocations of one piece
  * @piece: scratch: one piece's commands, as it runs
@@ -107,10 +108,11 @@ struct vdxg_submit {
 	struct drm_exec exec;
 	struct vdxg_cp_splits splits;
 	struct vdxg_split plan;
+	void *scratch;
 	struct vdxg_split_alloc *where;
 	u32 *index;
 	u32 *piece;
-	struct vdxg_job **pieces;
+	struct vdxg_job *pieces[DRM_VDXG_SUBMIT_MAX_PIECES];
 	struct dma_fence *last;
 };
 
@@ -262,6 +264,38 @@ static u32 vdxg_submit_where(struct drm_gem_object *obj, bool *aperture_first)
 	return where;
 }
 
+/*
+ * Do the allocations fit the engines' reach together, @vram and
+ * @aperture bytes of room? The planner gives each allocation, in turn,
+ * room in the first of its segments that has it, and plans one piece
+ * when every one finds some. It surely does when those that may be in
+ * VRAM add up to at most its room and those that may be in the aperture
+ * to at most its own (whichever it tries first has room), or when all of
+ * them may be in one segment and add up to at most its room (it tries
+ * that one, first or last, and it has room). Then the buffer runs as it
+ * is, and nothing is allocated to plan it. (The planner counts only the
+ * allocations the address fields name, each once: these sums are never
+ * smaller.)
+ */
+static bool vdxg_submit_fits(struct vdxg_submit *s, u64 vram, u64 aperture)
+{
+	u64 in_vram = 0, in_aperture = 0, total = 0;
+	bool aperture_first;
+	u32 i, where;
+
+	for (i = 0; i < s->args->num_allocations; i++) {
+		where = vdxg_submit_where(s->objs[i], &aperture_first);
+		total += s->objs[i]->size;
+		if (where & VDXG_SPLIT_VRAM)
+			in_vram += s->objs[i]->size;
+		if (where & VDXG_SPLIT_APERTURE)
+			in_aperture += s->objs[i]->size;
+	}
+	return (in_vram <= vram && in_aperture <= aperture) ||
+	       (in_vram == total && total <= vram) ||
+	       (in_aperture == total && total <= aperture);
+}
+
 static int vdxg_submit_cmp_obj(const void *a, const void *b, const void *priv)
 {
 	struct drm_gem_object *const *objs = priv;
@@ -300,17 +334,26 @@ static int vdxg_submit_plan(struct vdxg_submit *s)
 	u32 n = s->args->num_allocations;
 	struct vdxg_split *sp = &s->plan;
 	u32 i, max = 0;
+	u64 vram, aperture;
 	int ret;
 
 	if (!s->splits.count)
 		return 0;
-	s->where = kvcalloc(n, sizeof(*s->where), GFP_KERNEL);
-	sp->mark = kvcalloc(n, sizeof(*sp->mark), GFP_KERNEL);
-	s->index = kvcalloc(n, sizeof(*s->index), GFP_KERNEL);
-	sp->pieces = kcalloc(DRM_VDXG_SUBMIT_MAX_PIECES, sizeof(*sp->pieces),
-			     GFP_KERNEL);
-	if (!s->where || !sp->mark || !s->index || !sp->pieces)
+	vdxg_ttm_engine_room(s->vdxg, &vram, &aperture);
+	if (vdxg_submit_fits(s, vram, aperture))
+		return 0;
+
+	/* The planner's scratch, in one allocation; the pieces first. */
+	s->scratch = kvzalloc(DRM_VDXG_SUBMIT_MAX_PIECES * sizeof(*sp->pieces) +
+			      n * (sizeof(*s->where) + 2 * sizeof(u32)),
+			      GFP_KERNEL);
+	if (!s->scratch)
 		return -ENOMEM;
+	sp->pieces = s->scratch;
+	s->where = (struct vdxg_split_alloc *)(sp->pieces +
+					       DRM_VDXG_SUBMIT_MAX_PIECES);
+	sp->mark = (u32 *)(s->where + n);
+	s->index = sp->mark + n;
 	ret = vdxg_submit_check_once(s);
 	if (ret)
 		return ret;
@@ -327,7 +370,8 @@ static int vdxg_submit_plan(struct vdxg_submit *s)
 	sp->allocs = s->where;
 	sp->nallocs = n;
 	sp->max_pieces = DRM_VDXG_SUBMIT_MAX_PIECES;
-	vdxg_ttm_engine_room(s->vdxg, &sp->vram, &sp->aperture);
+	sp->vram = vram;
+	sp->aperture = aperture;
 	ret = vdxg_split_plan(sp);
 	if (ret || sp->npieces < 2)
 		return ret;
@@ -527,9 +571,6 @@ static int vdxg_submit_piece_jobs(struct vdxg_submit *s)
 	u32 i, bytes = 0;
 	int ret;
 
-	s->pieces = kcalloc(sp->npieces, sizeof(*s->pieces), GFP_KERNEL);
-	if (!s->pieces)
-		return -ENOMEM;
 	for (i = 0; i < sp->npieces; i++) {
 		struct vdxg_job *job = vdxg_job_alloc(s->ctx);
 
@@ -849,15 +890,11 @@ static void vdxg_submit_cleanup(struct vdxg_submit *s)
 	u32 i;
 
 	vdxg_submit_free_job(s->job);
-	for (i = 0; s->pieces && i < s->plan.npieces; i++)
+	for (i = 0; i < ARRAY_SIZE(s->pieces); i++)
 		vdxg_submit_free_job(s->pieces[i]);
-	kfree(s->pieces);
 	dma_fence_put(s->last);
 	kvfree(s->piece);
-	kvfree(s->index);
-	kvfree(s->where);
-	kvfree(s->plan.mark);
-	kfree(s->plan.pieces);
+	kvfree(s->scratch);
 	kvfree(s->splits.offsets);
 	vdxg_sync_args_fini(&s->sync);
 	for (i = 0; s->objs && i < s->args->num_allocations; i++)

@@ -326,12 +326,13 @@ static int vdxg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	return ret;
 }
 
-/* Bytes of pinned objects in a segment. */
-static u64 vdxg_ttm_pinned(struct vdxg_device *vdxg, u32 mem_type)
+/* Bytes of pinned objects in VRAM and in the aperture, in one walk. */
+static void vdxg_ttm_pinned(struct vdxg_device *vdxg, u64 *vram, u64 *tt)
 {
 	struct ttm_lru_item *lru;
-	u64 bytes = 0;
 
+	*vram = 0;
+	*tt = 0;
 	spin_lock(&vdxg->ttm.lru_lock);
 	list_for_each_entry(lru, &vdxg->ttm.pinned, link) {
 		struct ttm_resource *res;
@@ -339,11 +340,12 @@ static u64 vdxg_ttm_pinned(struct vdxg_device *vdxg, u32 mem_type)
 		if (!ttm_lru_item_is_res(lru))
 			continue;
 		res = ttm_lru_item_to_res(lru);
-		if (res->mem_type == mem_type)
-			bytes += res->size;
+		if (res->mem_type == TTM_PL_VRAM)
+			*vram += res->size;
+		else if (res->mem_type == TTM_PL_TT)
+			*tt += res->size;
 	}
 	spin_unlock(&vdxg->ttm.lru_lock);
-	return bytes;
 }
 
 /**
@@ -359,18 +361,17 @@ static u64 vdxg_ttm_pinned(struct vdxg_device *vdxg, u32 mem_type)
 void vdxg_ttm_engine_room(struct vdxg_device *vdxg, u64 *vram, u64 *aperture)
 {
 	struct ttm_resource_manager *man;
-	u64 size, taken;
+	u64 size, taken, pinned_vram, pinned_tt;
 
+	vdxg_ttm_pinned(vdxg, &pinned_vram, &pinned_tt);
 	man = ttm_manager_type(&vdxg->ttm, TTM_PL_VRAM);
 	size = man->size << PAGE_SHIFT;
-	taken = vdxg_ttm_pinned(vdxg, TTM_PL_VRAM) +
-		vdxg_vram_mgr_reserved(vdxg);
+	taken = pinned_vram + vdxg_vram_mgr_reserved(vdxg);
 	*vram = size > taken ? size - taken : 0;
 
 	man = ttm_manager_type(&vdxg->ttm, TTM_PL_TT);
 	size = man->size << PAGE_SHIFT;
-	taken = vdxg_ttm_pinned(vdxg, TTM_PL_TT);
-	*aperture = size > taken ? size - taken : 0;
+	*aperture = size > pinned_tt ? size - pinned_tt : 0;
 }
 
 /**
