@@ -34,6 +34,7 @@ int main(int argc, char **argv)
     vdxg_test_add_sriov_tests();
     vdxg_test_add_mmu_tests();
     vdxg_test_add_vmode_tests();
+    vdxg_test_add_3d_tests();
 
     return g_test_run();
 }

@@ -216,6 +216,7 @@ static void vdxg_realize(PCIDevice *pdev, Error **errp)
     s->core.reset = vdxg_pf_reset_registers;
     s->core.num_crtcs = s->outputs;
     s->core.caps = VDXG_CAP_SELFTEST | VDXG_CAP_RENDER | VDXG_CAP_PAGING |
+                   VDXG_CAP_3D |
                    VDXG_CAP_GART | VDXG_CAP_DISPLAY | VDXG_CAP_CRC |
                    VDXG_CAP_WRITEBACK | VDXG_CAP_GPU_MMU;
     s->core.gart_entries = s->core.aperture_size >> VDXG_GPU_PAGE_SHIFT;

@@ -478,7 +478,7 @@ void vdxg_core_add_stats(VdxgCore *s, Object *obj)
                                    OBJ_PROP_FLAG_READ);
 
     /* Render statistics, e.g. qom-get of x-rd-draw-triangles-ops */
-    for (op = 0; op < VDXG_RD_NUM_OPS; op++) {
+    for (op = 0; op < VDXG_RD_NUM_OPS_3D; op++) {
         g_autofree char *ops = g_strdup_printf("x-rd-%s-ops",
                                                vdxg_rd_op_names[op]);
 

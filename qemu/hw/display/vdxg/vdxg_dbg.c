@@ -30,7 +30,7 @@ const char *const vdxg_pg_op_names[VDXG_PG_NUM_OPS] = {
     [VDXG_PG_NOTIFY_RESIDENCY]      = "notify-residency",
 };
 
-const char *const vdxg_rd_op_names[VDXG_RD_NUM_OPS] = {
+const char *const vdxg_rd_op_names[VDXG_RD_NUM_OPS_3D] = {
     [VDXG_RD_NOP]            = "nop",
     [VDXG_RD_FENCE]          = "fence",
     [VDXG_RD_WAIT]           = "wait",
@@ -39,6 +39,16 @@ const char *const vdxg_rd_op_names[VDXG_RD_NUM_OPS] = {
     [VDXG_RD_COPY_RECT]      = "copy-rect",
     [VDXG_RD_BLEND]          = "blend",
     [VDXG_RD_DRAW_TRIANGLES] = "draw-triangles",
+    [VDXG_RD_SET_STATE]      = "set-state",
+    [VDXG_RD_LOAD_STATE]     = "load-state",
+    [VDXG_RD_SET_SHADER]     = "set-shader",
+    [VDXG_RD_SET_CONSTANTS]  = "set-constants",
+    [VDXG_RD_SET_VERTEX_BUFFER] = "set-vertex-buffer",
+    [VDXG_RD_SET_INDEX_BUFFER]  = "set-index-buffer",
+    [VDXG_RD_SET_TEXTURE]    = "set-texture",
+    [VDXG_RD_DRAW]           = "draw",
+    [VDXG_RD_DRAW_INDEXED]   = "draw-indexed",
+    [VDXG_RD_CLEAR]          = "clear",
 };
 
 #define VDXG_ENG_REG_NAMES(e) {                                            \

@@ -109,8 +109,10 @@ typedef struct VdxgSurface {
     uint32_t pitch;
 } VdxgSurface;
 
-/* The longest RENDER command, in dwords */
-#define VDXG_RD_CMD_MAX_LEN     VDXG_RD_SET_SURFACE_LEN
+/* The longest RENDER command, in dwords: SET_STATE of 64 registers */
+#define VDXG_RD_CMD_MAX_LEN     VDXG_RD_SET_STATE_LEN(VDXG_3D_NUM_REGS)
+/* The longest before the 3D pipeline (migration of version 1) */
+#define VDXG_RD_CMD_MAX_LEN_V1  VDXG_RD_SET_SURFACE_LEN
 
 /*
  * The band buffer of an overlapping COPY_RECT or BLEND that needs a copy
@@ -121,13 +123,13 @@ typedef struct VdxgSurface {
 /* RENDER engine state besides the ring; cleared with each ring entry. */
 typedef struct VdxgRender {
     VdxgSurface surf[VDXG_NUM_SLOTS];
-    uint32_t item;              /* DRAW: triangle */
+    uint32_t item;              /* DRAW: triangle; 3D DRAW: primitive */
     /* The command at work, read once when it starts; dw_len 0: none */
     uint32_t dw[VDXG_RD_CMD_MAX_LEN];
     uint32_t dw_len;
     /* COPY/BLEND through the band buffer: the band and its phase */
     uint32_t band;
-    uint32_t phase;
+    uint32_t phase;             /* 3D DRAW: 1 once it has started */
     uint32_t snap_len;
     uint8_t *snap;              /* COPY/BLEND: the band's source rows */
 } VdxgRender;
@@ -166,6 +168,11 @@ typedef struct VdxgEngine {
 
     /* Fixed at realize, kept by an engine reset: from here on */
     unsigned int index;         /* VDXG_ENGINE_* */
+    /*
+     * RENDER with VDXG_CAP_3D: the 3D pipeline's state (vdxg_3d.c), of
+     * the entry in progress like rd: an entry starts with it reset.
+     */
+    struct Vdxg3d *g3d;
     VdxgCore *s;
     QEMUBH *bh;                 /* runs the ring in slices */
     QEMUTimer *wait_timer;      /* re-polls a WAIT */
@@ -384,7 +391,7 @@ struct VdxgCore {
     /* Statistics since realize, read-only QOM properties; not migrated */
     uint64_t pg_ops[VDXG_PG_NUM_OPS];
     uint64_t pg_bytes[VDXG_PG_NUM_OPS];
-    uint64_t rd_ops[VDXG_RD_NUM_OPS];
+    uint64_t rd_ops[VDXG_RD_NUM_OPS_3D];
     uint64_t rd_pixels;
     uint64_t tlb_hits;
     uint64_t tlb_misses;
@@ -563,9 +570,43 @@ uint64_t vdxg_dw64(const uint32_t *dw, unsigned int i);
 VdxgRun vdxg_pg_op(VdxgCore *s, VdxgEngine *e, int64_t *budget,
                    uint32_t *opcode, VdxgErr *err);
 
+/*
+ * A RENDER command at work: where it charges its work, what it reports
+ * on a fault, and the VRAM it wrote (by slot), marked dirty when it stops.
+ */
+typedef struct VdxgRdRun {
+    VdxgCore *s;
+    VdxgEngine *e;
+    int64_t *budget;
+    VdxgErr *err;
+    uint64_t dirty_lo[VDXG_NUM_SLOTS];
+    uint64_t dirty_hi[VDXG_NUM_SLOTS];
+    /*
+     * Virtual mode: the VRAM page each slot's last pixel was in, by
+     * virtual page number (UINT64_MAX: none), its host address and
+     * whether it was translated for a write (and marked dirty). It is
+     * only used while the device has not been reset (@gen): a DMA can
+     * reset it.
+     */
+    uint64_t vpn[VDXG_NUM_SLOTS];
+    uint8_t *vptr[VDXG_NUM_SLOTS];
+    bool vwrite[VDXG_NUM_SLOTS];
+    uint32_t gen;
+} VdxgRdRun;
+
 /* vdxg_render.c */
 uint32_t vdxg_surface_check(VdxgCore *s, uint32_t slot,
                             const VdxgSurface *sf, bool virt);
+uint32_t vdxg_fmt_bpp(uint32_t format);
+bool vdxg_px_load(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                  uint32_t y, uint32_t *raw);
+bool vdxg_px_store(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                   uint32_t y, uint32_t raw);
+uint8_t *vdxg_px_run(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                     uint32_t y, uint32_t n, bool write);
+uint32_t vdxg_px_page_left(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                           uint32_t y, bool backward);
+VdxgRun vdxg_rd_fail(VdxgRdRun *r, uint32_t reason);
 bool vdxg_rd_rw(VdxgCore *s, VdxgEngine *e, uint64_t addr, void *buf,
                 uint64_t len, uint32_t access, int64_t *budget,
                 VdxgErr *err);
@@ -574,6 +615,18 @@ bool vdxg_rd_state_store(VdxgCore *s, VdxgEngine *e, VdxgErr *err);
 void vdxg_rd_snap_free(VdxgEngine *e);
 VdxgRun vdxg_rd_cmd(VdxgCore *s, VdxgEngine *e, int64_t *budget,
                     uint32_t *opcode, VdxgErr *err);
+
+/* vdxg_3d.c */
+void vdxg_3d_init(VdxgEngine *e);
+void vdxg_3d_exit(VdxgEngine *e);
+void vdxg_3d_reset(VdxgEngine *e);
+VdxgRun vdxg_3d_cmd(VdxgRdRun *r, uint32_t op, const uint32_t *dw,
+                    uint32_t len);
+bool vdxg_3d_state_load(VdxgCore *s, VdxgEngine *e, const uint8_t *area,
+                        VdxgErr *err);
+void vdxg_3d_state_store(VdxgEngine *e, uint8_t *area);
+bool vdxg_3d_post_load(VdxgEngine *e);
+extern const VMStateDescription vmstate_vdxg_3d;
 
 /* vdxg_compose.c */
 uint32_t vdxg_plane_check(VdxgState *s, unsigned int p,
@@ -644,7 +697,7 @@ extern const VMStateDescription vmstate_vdxg_mmu;
 
 /* vdxg_dbg.c */
 extern const char *const vdxg_pg_op_names[VDXG_PG_NUM_OPS];
-extern const char *const vdxg_rd_op_names[VDXG_RD_NUM_OPS];
+extern const char *const vdxg_rd_op_names[VDXG_RD_NUM_OPS_3D];
 const char *vdxg_reg_name(hwaddr addr);
 
 /*

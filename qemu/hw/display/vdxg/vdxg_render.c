@@ -11,6 +11,7 @@
 #include "qemu/bitops.h"
 #include "qemu/log.h"
 #include "vdxg_int.h"
+#include "vdxg_texture.h"
 #include "hw/display/trace.h"
 
 /* Work charged besides the pixels (VDXG_COST_PIXEL, VDXG_COST_SHADE) */
@@ -21,15 +22,62 @@
 #define VDXG_BAND_READ          0       /* the source rows go to the buffer */
 #define VDXG_BAND_WRITE         1       /* the buffer goes to DST */
 
-static const uint8_t vdxg_rd_lengths[VDXG_RD_NUM_OPS] = VDXG_RD_LENGTHS;
+static const uint8_t vdxg_rd_lengths[VDXG_RD_NUM_OPS_3D] = {
+    [VDXG_RD_NOP] = VDXG_RD_NOP_LEN,
+    [VDXG_RD_FENCE] = VDXG_RD_FENCE_LEN,
+    [VDXG_RD_WAIT] = VDXG_RD_WAIT_LEN,
+    [VDXG_RD_SET_SURFACE] = VDXG_RD_SET_SURFACE_LEN,
+    [VDXG_RD_FILL_RECT] = VDXG_RD_FILL_RECT_LEN,
+    [VDXG_RD_COPY_RECT] = VDXG_RD_COPY_RECT_LEN,
+    [VDXG_RD_BLEND] = VDXG_RD_BLEND_LEN,
+    [VDXG_RD_DRAW_TRIANGLES] = VDXG_RD_DRAW_TRIANGLES_LEN,
+    /* SET_STATE: 3 to VDXG_RD_CMD_MAX_LEN */
+    [VDXG_RD_LOAD_STATE] = VDXG_RD_LOAD_STATE_LEN,
+    [VDXG_RD_SET_SHADER] = VDXG_RD_SET_SHADER_LEN,
+    [VDXG_RD_SET_CONSTANTS] = VDXG_RD_SET_CONSTANTS_LEN,
+    [VDXG_RD_SET_VERTEX_BUFFER] = VDXG_RD_SET_VERTEX_BUFFER_LEN,
+    [VDXG_RD_SET_INDEX_BUFFER] = VDXG_RD_SET_INDEX_BUFFER_LEN,
+    [VDXG_RD_SET_TEXTURE] = VDXG_RD_SET_TEXTURE_LEN,
+    [VDXG_RD_DRAW] = VDXG_RD_DRAW_LEN,
+    [VDXG_RD_DRAW_INDEXED] = VDXG_RD_DRAW_INDEXED_LEN,
+    [VDXG_RD_CLEAR] = VDXG_RD_CLEAR_LEN,
+};
+
+/* Is @len the length of command @op? */
+static bool vdxg_rd_len_ok(uint32_t op, uint32_t len)
+{
+    if (op == VDXG_RD_SET_STATE) {
+        return len >= VDXG_RD_SET_STATE_LEN(1) && len <= VDXG_RD_CMD_MAX_LEN;
+    }
+    return len == vdxg_rd_lengths[op];
+}
 
 /* Bytes per pixel of each format; 0 for the invalid ones */
-static const uint8_t vdxg_fmt_cpp[VDXG_NUM_FMTS] = {
-    [VDXG_FMT_XRGB8888] = 4,
-    [VDXG_FMT_ARGB8888] = 4,
-    [VDXG_FMT_RGB565]   = 2,
-    [VDXG_FMT_D32]      = 4,
-};
+#define vdxg_fmt_cpp vdxg_fmt3d_cpp
+
+uint32_t vdxg_fmt_bpp(uint32_t format)
+{
+    return format < VDXG_NUM_FMTS_3D ? vdxg_fmt_cpp[format] : 0;
+}
+
+/* The formats SET_SURFACE takes in @slot */
+static bool vdxg_surface_format_ok(VdxgCore *s, uint32_t slot,
+                                   uint32_t format)
+{
+    bool depth = format == VDXG_FMT_D32 || format == VDXG_FMT_D16 ||
+                 format == VDXG_FMT_D24S8;
+
+    if (!(s->caps & VDXG_CAP_3D)) {
+        return format && format < VDXG_NUM_FMTS &&
+               (slot == VDXG_SLOT_DEPTH) == (format == VDXG_FMT_D32);
+    }
+    if (slot == VDXG_SLOT_DEPTH) {
+        return depth;
+    }
+    return format == VDXG_FMT_XRGB8888 || format == VDXG_FMT_ARGB8888 ||
+           format == VDXG_FMT_RGB565 || format == VDXG_FMT_ABGR8888 ||
+           format == VDXG_FMT_RGBA4444 || format == VDXG_FMT_RGBA5551;
+}
 
 /* Bytes from a surface's address to the end of its last pixel */
 static uint64_t vdxg_surface_span(const VdxgSurface *sf)
@@ -51,9 +99,8 @@ uint32_t vdxg_surface_check(VdxgCore *s, uint32_t slot,
 {
     uint32_t cpp;
 
-    if (slot >= VDXG_NUM_SLOTS || !sf->format ||
-        sf->format >= VDXG_NUM_FMTS ||
-        (slot == VDXG_SLOT_DEPTH) != (sf->format == VDXG_FMT_D32)) {
+    if (slot >= VDXG_NUM_SLOTS ||
+        !vdxg_surface_format_ok(s, slot, sf->format)) {
         return VDXG_FAULT_PARAM;
     }
     cpp = vdxg_fmt_cpp[sf->format];
@@ -121,7 +168,7 @@ bool vdxg_rd_rw(VdxgCore *s, VdxgEngine *e, uint64_t addr, void *buf,
 
 /* The context state area: where a virtual-mode context keeps its slots */
 
-#define VDXG_CTX_STATE_USED     (VDXG_CTX_STATE_SLOT(VDXG_NUM_SLOTS) * 4)
+#define VDXG_CTX_STATE_USED     (VDXG_CTX_STATE_DW_END * 4)
 #define VDXG_CTX_SLOTS_BYTES    \
     (VDXG_NUM_SLOTS * VDXG_CTX_STATE_SLOT_DWORDS * 4)
 
@@ -178,6 +225,9 @@ bool vdxg_rd_state_load(VdxgCore *s, VdxgEngine *e, VdxgErr *err)
             return vdxg_set_err(err, VDXG_FAULT_PARAM, area);
         }
     }
+    if (e->g3d && !vdxg_3d_state_load(s, e, buf, err)) {
+        return false;
+    }
     memcpy(e->rd.surf, surf, sizeof(surf));
     trace_vdxg_rd_state(e->as, area, false);
     return true;
@@ -186,7 +236,8 @@ bool vdxg_rd_state_load(VdxgCore *s, VdxgEngine *e, VdxgErr *err)
 /* When the entry completes, before its fence: store the slots back. */
 bool vdxg_rd_state_store(VdxgCore *s, VdxgEngine *e, VdxgErr *err)
 {
-    uint8_t buf[VDXG_CTX_SLOTS_BYTES] = { 0 };
+    uint8_t buf[VDXG_CTX_STATE_USED] = { 0 };
+    uint8_t *slots = buf + VDXG_CTX_STATE_DW_SLOTS * 4;
     unsigned int i;
     uint8_t *p;
 
@@ -196,7 +247,7 @@ bool vdxg_rd_state_store(VdxgCore *s, VdxgEngine *e, VdxgErr *err)
         if (!sf->format) {
             continue;
         }
-        p = buf + i * VDXG_CTX_STATE_SLOT_DWORDS * 4;
+        p = slots + i * VDXG_CTX_STATE_SLOT_DWORDS * 4;
         stl_le_p(p + VDXG_CTX_SLOT_DW_BOUND * 4, 1);
         stq_le_p(p + VDXG_CTX_SLOT_DW_ADDR * 4, sf->addr);
         stl_le_p(p + VDXG_CTX_SLOT_DW_FORMAT * 4, sf->format);
@@ -205,8 +256,26 @@ bool vdxg_rd_state_store(VdxgCore *s, VdxgEngine *e, VdxgErr *err)
         stl_le_p(p + VDXG_CTX_SLOT_DW_PITCH * 4, sf->pitch);
     }
     trace_vdxg_rd_state(e->as, e->state_area, true);
-    return vdxg_vram_rw(s, e->state_area + VDXG_CTX_STATE_DW_SLOTS * 4, buf,
-                        sizeof(buf), true, err);
+    if (!vdxg_vram_rw(s, e->state_area + VDXG_CTX_STATE_DW_SLOTS * 4, slots,
+                      VDXG_CTX_SLOTS_BYTES, true, err)) {
+        return false;
+    }
+    if (!e->g3d) {
+        return true;
+    }
+    vdxg_3d_state_store(e, buf);
+    return vdxg_vram_rw(s, e->state_area + VDXG_CTX_STATE_DW_REGS * 4,
+                        buf + VDXG_CTX_STATE_DW_REGS * 4,
+                        (VDXG_CTX_STATE_DW_END - VDXG_CTX_STATE_DW_REGS) * 4,
+                        true, err);
+}
+
+/* An n-bit channel widened to 8 bits */
+static uint32_t vdxg_widen(uint32_t c, unsigned int n)
+{
+    uint32_t max = (1u << n) - 1;
+
+    return (c * 255 + max / 2) / max;
 }
 
 /* A pixel (ARGB8888) from its stored form, and back */
@@ -217,6 +286,19 @@ static uint32_t vdxg_px_to_argb(uint32_t format, uint32_t raw)
     switch (format) {
     case VDXG_FMT_XRGB8888:
         return raw | 0xff000000u;
+    case VDXG_FMT_ABGR8888:
+        return (raw & 0xff00ff00u) | extract32(raw, 16, 8) |
+               extract32(raw, 0, 8) << 16;
+    case VDXG_FMT_RGBA4444:
+        return vdxg_widen(extract32(raw, 0, 4), 4) << 24 |
+               vdxg_widen(extract32(raw, 12, 4), 4) << 16 |
+               vdxg_widen(extract32(raw, 8, 4), 4) << 8 |
+               vdxg_widen(extract32(raw, 4, 4), 4);
+    case VDXG_FMT_RGBA5551:
+        return vdxg_widen(extract32(raw, 0, 1), 1) << 24 |
+               vdxg_widen(extract32(raw, 11, 5), 5) << 16 |
+               vdxg_widen(extract32(raw, 6, 5), 5) << 8 |
+               vdxg_widen(extract32(raw, 1, 5), 5);
     case VDXG_FMT_RGB565:
         r5 = extract32(raw, 11, 5);
         g6 = extract32(raw, 5, 6);
@@ -236,34 +318,19 @@ static uint32_t vdxg_px_from_argb(uint32_t format, uint32_t argb)
     case VDXG_FMT_RGB565:
         return extract32(argb, 19, 5) << 11 | extract32(argb, 10, 6) << 5 |
                extract32(argb, 3, 5);
+    case VDXG_FMT_ABGR8888:
+        return (argb & 0xff00ff00u) | extract32(argb, 16, 8) |
+               extract32(argb, 0, 8) << 16;
+    case VDXG_FMT_RGBA4444:
+        return extract32(argb, 20, 4) << 12 | extract32(argb, 12, 4) << 8 |
+               extract32(argb, 4, 4) << 4 | extract32(argb, 28, 4);
+    case VDXG_FMT_RGBA5551:
+        return extract32(argb, 19, 5) << 11 | extract32(argb, 11, 5) << 6 |
+               extract32(argb, 3, 5) << 1 | extract32(argb, 31, 1);
     default:
         return argb;
     }
 }
-
-/*
- * A command at work: where it charges its work, what it reports on a
- * fault, and the VRAM it wrote (by slot), marked dirty when it stops.
- */
-typedef struct VdxgRdRun {
-    VdxgCore *s;
-    VdxgEngine *e;
-    int64_t *budget;
-    VdxgErr *err;
-    uint64_t dirty_lo[VDXG_NUM_SLOTS];
-    uint64_t dirty_hi[VDXG_NUM_SLOTS];
-    /*
-     * Virtual mode: the VRAM page each slot's last pixel was in, by
-     * virtual page number (UINT64_MAX: none), its host address and
-     * whether it was translated for a write (and marked dirty). It is
-     * only used while the device has not been reset (@gen): a DMA can
-     * reset it.
-     */
-    uint64_t vpn[VDXG_NUM_SLOTS];
-    uint8_t *vptr[VDXG_NUM_SLOTS];
-    bool vwrite[VDXG_NUM_SLOTS];
-    uint32_t gen;
-} VdxgRdRun;
 
 static void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
                              int64_t *budget, VdxgErr *err)
@@ -350,8 +417,8 @@ static uint8_t *vdxg_px_vptr(VdxgRdRun *r, unsigned int slot, uint64_t va,
  * caller keeps inside the surface. A bound surface lies wholly in VRAM or
  * wholly in the aperture, where each pixel is in one page.
  */
-static bool vdxg_px_load(VdxgRdRun *r, unsigned int slot, uint32_t x,
-                         uint32_t y, uint32_t *raw)
+bool vdxg_px_load(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                  uint32_t y, uint32_t *raw)
 {
     const VdxgSurface *sf = &r->e->rd.surf[slot];
     uint32_t cpp = vdxg_fmt_cpp[sf->format];
@@ -382,8 +449,8 @@ static bool vdxg_px_load(VdxgRdRun *r, unsigned int slot, uint32_t x,
     return true;
 }
 
-static bool vdxg_px_store(VdxgRdRun *r, unsigned int slot, uint32_t x,
-                          uint32_t y, uint32_t raw)
+bool vdxg_px_store(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                   uint32_t y, uint32_t raw)
 {
     const VdxgSurface *sf = &r->e->rd.surf[slot];
     uint32_t cpp = vdxg_fmt_cpp[sf->format];
@@ -428,8 +495,8 @@ static bool vdxg_px_store(VdxgRdRun *r, unsigned int slot, uint32_t x,
  * as a whole here; the caller keeps it inside the surface. A run to write
  * is marked dirty when the command stops.
  */
-static uint8_t *vdxg_px_run(VdxgRdRun *r, unsigned int slot, uint32_t x,
-                            uint32_t y, uint32_t n, bool write)
+uint8_t *vdxg_px_run(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                     uint32_t y, uint32_t n, bool write)
 {
     const VdxgSurface *sf = &r->e->rd.surf[slot];
     uint32_t cpp = vdxg_fmt_cpp[sf->format];
@@ -475,8 +542,8 @@ static uint8_t *vdxg_px_run(VdxgRdRun *r, unsigned int slot, uint32_t x,
  * @backward towards its start (pixel (x, y) included). A run of them can
  * take the fast path of vdxg_px_run.
  */
-static uint32_t vdxg_px_page_left(VdxgRdRun *r, unsigned int slot,
-                                  uint32_t x, uint32_t y, bool backward)
+uint32_t vdxg_px_page_left(VdxgRdRun *r, unsigned int slot, uint32_t x,
+                           uint32_t y, bool backward)
 {
     const VdxgSurface *sf = &r->e->rd.surf[slot];
     uint32_t cpp = vdxg_fmt_cpp[sf->format];
@@ -513,7 +580,7 @@ static bool vdxg_px_write(VdxgRdRun *r, unsigned int slot, uint32_t x,
                                            argb));
 }
 
-static VdxgRun vdxg_rd_fail(VdxgRdRun *r, uint32_t reason)
+VdxgRun vdxg_rd_fail(VdxgRdRun *r, uint32_t reason)
 {
     vdxg_set_err(r->err, reason, 0);
     return VDXG_RUN_FAULT;
@@ -851,11 +918,13 @@ static VdxgRun vdxg_rd_copy(VdxgRdRun *r, const uint32_t *dw, bool blend)
     backward = order == VDXG_COPY_BACKWARD;
     /*
      * Runs of pixels at once when the copy is a move of the stored values,
-     * alpha set at most: the same pixel size, RGB565 only to itself.
+     * alpha set at most: a format to itself, or XRGB8888 and ARGB8888.
      */
     dfmt = e->rd.surf[VDXG_SLOT_DST].format;
-    runs = !blend && scpp == vdxg_fmt_cpp[dfmt] &&
-           (scpp == 4 || sfmt == dfmt);
+    runs = !blend &&
+           (sfmt == dfmt ||
+            ((sfmt == VDXG_FMT_XRGB8888 || sfmt == VDXG_FMT_ARGB8888) &&
+             (dfmt == VDXG_FMT_XRGB8888 || dfmt == VDXG_FMT_ARGB8888)));
     or_alpha = scpp == 4 &&
                (sfmt == VDXG_FMT_XRGB8888 || dfmt == VDXG_FMT_XRGB8888);
 
@@ -977,7 +1046,7 @@ static VdxgRun vdxg_rd_draw(VdxgRdRun *r, const uint32_t *dw)
         ((flags & VDXG_DRAW_BILINEAR) && !(flags & VDXG_DRAW_TEXTURE)) ||
         ((flags & VDXG_DRAW_TEXTURE) && !surf[VDXG_SLOT_TEXTURE].format) ||
         ((flags & (VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE)) &&
-         !surf[VDXG_SLOT_DEPTH].format) ||
+         surf[VDXG_SLOT_DEPTH].format != VDXG_FMT_D32) ||
         !count || count % 3 || count > VDXG_DRAW_MAX_VERTICES || vb % 4) {
         return vdxg_rd_fail(r, VDXG_FAULT_PARAM);
     }
@@ -1123,11 +1192,12 @@ VdxgRun vdxg_rd_cmd(VdxgCore *s, VdxgEngine *e, int64_t *budget,
     if (!started) {
         trace_vdxg_rd_cmd(op_addr, hdr);
     }
-    if ((hdr & 0xff00) || op >= VDXG_RD_NUM_OPS) {
+    if ((hdr & 0xff00) ||
+        op >= (s->caps & VDXG_CAP_3D ? VDXG_RD_NUM_OPS_3D : VDXG_RD_NUM_OPS)) {
         vdxg_set_err(err, VDXG_FAULT_OPCODE, op_addr);
         return VDXG_RUN_FAULT;
     }
-    if (len != vdxg_rd_lengths[op] || len > (e->buf_len - e->buf_off) / 4 ||
+    if (!vdxg_rd_len_ok(op, len) || len > (e->buf_len - e->buf_off) / 4 ||
         (started && len != e->rd.dw_len)) {
         vdxg_set_err(err, VDXG_FAULT_LENGTH, op_addr);
         return VDXG_RUN_FAULT;
@@ -1167,7 +1237,8 @@ VdxgRun vdxg_rd_cmd(VdxgCore *s, VdxgEngine *e, int64_t *budget,
         r = vdxg_rd_draw(&run, dw);
         break;
     default:
-        g_assert_not_reached();
+        r = vdxg_3d_cmd(&run, op, dw, len);
+        break;
     }
     vdxg_rd_run_flush(&run);
 
@@ -1182,6 +1253,7 @@ VdxgRun vdxg_rd_cmd(VdxgCore *s, VdxgEngine *e, int64_t *budget,
         e->rd.phase = 0;
         vdxg_rd_snap_free(e);
     } else if (r == VDXG_RUN_FAULT && err->reason != VDXG_FAULT_ADDRESS &&
+               err->reason != VDXG_FAULT_SHADER &&
                !err->vm) {
         err->addr = op_addr;
     }

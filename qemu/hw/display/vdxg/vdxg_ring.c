@@ -60,6 +60,7 @@ static void vdxg_engine_drop_entry(VdxgEngine *e)
     e->state_area = 0;
     vdxg_rd_snap_free(e);
     memset(&e->rd, 0, sizeof(e->rd));
+    vdxg_3d_reset(e);
     if (e->wait_timer) {
         timer_del(e->wait_timer);
     }
@@ -586,6 +587,9 @@ void vdxg_engines_init(VdxgCore *s)
 
         e->index = i;
         e->s = s;
+        if (i == VDXG_ENGINE_RENDER) {
+            vdxg_3d_init(e);
+        }
         e->bh = qemu_bh_new_guarded(vdxg_engine_bh, e,
                                     &DEVICE(s->pdev)->mem_reentrancy_guard);
         e->wait_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
@@ -655,6 +659,7 @@ void vdxg_engines_exit(VdxgCore *s)
         VdxgEngine *e = &s->engine[i];
 
         vdxg_engine_drop_entry(e);
+        vdxg_3d_exit(e);
         timer_free(e->wait_timer);
         e->wait_timer = NULL;
         qemu_bh_delete(e->bh);
@@ -675,6 +680,13 @@ static bool vdxg_engine_render_needed(void *opaque)
     VdxgEngine *e = opaque;
 
     return e->busy && e->index == VDXG_ENGINE_RENDER;
+}
+
+static bool vdxg_engine_3d_needed(void *opaque)
+{
+    VdxgEngine *e = opaque;
+
+    return e->busy && e->index == VDXG_ENGINE_RENDER && e->g3d;
 }
 
 static bool vdxg_engine_virt_needed(void *opaque)
@@ -754,6 +766,10 @@ static int vdxg_engine_post_load(void *opaque, int version_id)
     if (!e->rd.snap != !e->rd.snap_len) {
         return -EINVAL;
     }
+    /* The 3D state, as its commands would have checked it */
+    if (e->g3d && !vdxg_3d_post_load(e)) {
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -822,14 +838,18 @@ static int vdxg_render_post_load(void *opaque, int version_id)
     VdxgEngine *e = opaque;
     VdxgRender *rd = &e->rd;
     uint32_t op = VDXG_PG_HDR_OP(rd->dw[0]);
+    bool copy = rd->dw_len && (op == VDXG_RD_COPY_RECT || op == VDXG_RD_BLEND);
+    bool draw3d = rd->dw_len && (op == VDXG_RD_DRAW ||
+                                 op == VDXG_RD_DRAW_INDEXED);
+    bool clear = rd->dw_len && op == VDXG_RD_CLEAR;
 
     if (rd->dw_len > VDXG_RD_CMD_MAX_LEN ||
         (rd->dw_len && VDXG_PG_HDR_LEN(rd->dw[0]) != rd->dw_len) ||
-        ((!rd->dw_len ||
-          (op != VDXG_RD_COPY_RECT && op != VDXG_RD_BLEND)) &&
-         (rd->band || rd->phase || rd->snap_len)) ||
-        rd->phase > 1 || rd->snap_len > VDXG_COPY_BAND_SIZE ||
-        (rd->phase && !rd->snap_len)) {
+        (!copy && (rd->band || rd->snap_len)) ||
+        (!copy && !draw3d && !clear && rd->phase) ||
+        (copy && ((rd->phase && !rd->snap_len) ||
+                  rd->snap_len > VDXG_COPY_BAND_SIZE)) ||
+        rd->phase > (clear ? 2 : 1)) {
         return -EINVAL;
     }
     return 0;
@@ -838,7 +858,7 @@ static int vdxg_render_post_load(void *opaque, int version_id)
 /* The RENDER engine's state of the entry in progress */
 static const VMStateDescription vmstate_vdxg_engine_render = {
     .name = "vdxg/engine/render",
-    .version_id = 1,
+    .version_id = 2,
     .minimum_version_id = 1,
     .needed = vdxg_engine_render_needed,
     .post_load = vdxg_render_post_load,
@@ -846,13 +866,31 @@ static const VMStateDescription vmstate_vdxg_engine_render = {
         VMSTATE_STRUCT_ARRAY(rd.surf, VdxgEngine, VDXG_NUM_SLOTS, 1,
                              vmstate_vdxg_surface, VdxgSurface),
         VMSTATE_UINT32(rd.item, VdxgEngine),
-        VMSTATE_UINT32_ARRAY(rd.dw, VdxgEngine, VDXG_RD_CMD_MAX_LEN),
+        VMSTATE_UINT32_SUB_ARRAY(rd.dw, VdxgEngine, 0,
+                                 VDXG_RD_CMD_MAX_LEN_V1),
         VMSTATE_UINT32(rd.dw_len, VdxgEngine),
         VMSTATE_UINT32(rd.band, VdxgEngine),
         VMSTATE_UINT32(rd.phase, VdxgEngine),
         VMSTATE_UINT32(rd.snap_len, VdxgEngine),
         VMSTATE_VBUFFER_ALLOC_UINT32(rd.snap, VdxgEngine, 1,
                                      vdxg_snap_len_ok, rd.snap_len),
+        /* Version 2: the 3D pipeline's longer commands (SET_STATE) */
+        VMSTATE_SUB_ARRAY(rd.dw, VdxgEngine, VDXG_RD_CMD_MAX_LEN_V1,
+                          VDXG_RD_CMD_MAX_LEN - VDXG_RD_CMD_MAX_LEN_V1, 2,
+                          vmstate_info_uint32, uint32_t),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* The 3D state of the entry in progress (RENDER) */
+static const VMStateDescription vmstate_vdxg_engine_3d = {
+    .name = "vdxg/engine/3d",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vdxg_engine_3d_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_POINTER(g3d, VdxgEngine, vmstate_vdxg_3d,
+                               struct Vdxg3d),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -879,6 +917,7 @@ const VMStateDescription vmstate_vdxg_engine = {
         &vmstate_vdxg_engine_entry,
         &vmstate_vdxg_engine_render,
         &vmstate_vdxg_engine_virt,
+        &vmstate_vdxg_engine_3d,
         NULL
     },
 };

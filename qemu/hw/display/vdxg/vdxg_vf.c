@@ -117,6 +117,7 @@ static void vdxg_vf_realize(PCIDevice *pdev, Error **errp)
     s->aperture_size = pf->vf_aperture_size;
     s->vm_spaces = pf->core.vm_spaces;
     s->caps = VDXG_CAP_MSIX | VDXG_CAP_SELFTEST | VDXG_CAP_RENDER |
+              VDXG_CAP_3D |
               VDXG_CAP_PAGING | VDXG_CAP_GART | VDXG_CAP_GPU_MMU;
     s->gart_entries = s->aperture_size >> VDXG_GPU_PAGE_SHIFT;
     s->vram_ptr = pf->core.vram_ptr;

@@ -41,7 +41,7 @@
                              VDXG_CAP_PAGING | VDXG_CAP_GART | \
                              VDXG_CAP_DISPLAY | VDXG_CAP_CRC | \
                              VDXG_CAP_WRITEBACK | VDXG_CAP_RESIZABLE_BAR | \
-                             VDXG_CAP_GPU_MMU)
+                             VDXG_CAP_GPU_MMU | VDXG_CAP_3D)
 
 /* ENGINES: RENDER and PAGING */
 #define ALL_ENGINES         (BIT(VDXG_ENGINE_RENDER) | BIT(VDXG_ENGINE_PAGING))

@@ -462,15 +462,17 @@ static void test_migration(void)
     g_rmdir(tmpdir);
 }
 
-/* The offset of the fields of subsection @name (of version 1) in @buf */
+/* The offset of the fields of subsection @name in @buf */
 static size_t mig_find_subsection(const uint8_t *buf, size_t len,
                                   const char *name)
 {
     size_t n = strlen(name), i, found = 0, count = 0;
+    /* vdxg/engine/render is at version 2 (the 3D pipeline) */
+    uint32_t version = !strcmp(name, "vdxg/engine/render") ? 2 : 1;
 
     for (i = 1; i + n + 4 < len; i++) {
         if (buf[i - 1] == n && !memcmp(buf + i, name, n) &&
-            ldl_be_p(buf + i + n) == 1) {
+            ldl_be_p(buf + i + n) == version) {
             found = i + n + 4;
             count++;
         }

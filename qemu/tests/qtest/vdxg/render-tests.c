@@ -1373,8 +1373,8 @@ static void rd_bad_draw(Pg *p, uint32_t flags, uint32_t count, uint64_t vb)
 static void build_rd_opcode(Pg *p)
 {
     rd_nop(p);
-    rd_here(p, VDXG_RD_NUM_OPS);
-    pb_dw(p, VDXG_PG_HDR(VDXG_RD_NUM_OPS, 1));
+    rd_here(p, VDXG_RD_NUM_OPS_3D);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_NUM_OPS_3D, 1));
     rd_fault_queue(p);
 }
 
@@ -1466,9 +1466,15 @@ static void build_rd_format_0(Pg *p)
     rd_bad_surface(p, VDXG_SLOT_DST, RD_VMEM, 0, 1, 1, 4);
 }
 
-static void build_rd_format_5(Pg *p)
+static void build_rd_format_14(Pg *p)
 {
-    rd_bad_surface(p, VDXG_SLOT_SRC, RD_VMEM, VDXG_NUM_FMTS, 1, 1, 4);
+    rd_bad_surface(p, VDXG_SLOT_SRC, RD_VMEM, VDXG_NUM_FMTS_3D, 1, 1, 4);
+}
+
+/* A texture-only format is not a surface format. */
+static void build_rd_format_l8(Pg *p)
+{
+    rd_bad_surface(p, VDXG_SLOT_DST, RD_VMEM, VDXG_FMT_L8, 1, 1, 4);
 }
 
 static void build_rd_width_0(Pg *p)
@@ -1888,7 +1894,8 @@ static const PgFaultCase rd_fault_cases[] = {
     { "slot", build_rd_slot, VDXG_FAULT_PARAM },
     { "slot-reserved", build_rd_slot_reserved, VDXG_FAULT_PARAM },
     { "format-0", build_rd_format_0, VDXG_FAULT_PARAM },
-    { "format-5", build_rd_format_5, VDXG_FAULT_PARAM },
+    { "format-14", build_rd_format_14, VDXG_FAULT_PARAM },
+    { "format-l8", build_rd_format_l8, VDXG_FAULT_PARAM },
     { "width-0", build_rd_width_0, VDXG_FAULT_PARAM },
     { "width-max", build_rd_width_max, VDXG_FAULT_PARAM },
     { "height-0", build_rd_height_0, VDXG_FAULT_PARAM },

@@ -338,7 +338,8 @@ static void test_sriov_vf_registers(void)
         g_assert_cmpuint(rd(v, VDXG_REG_FUNCTION), ==, 1 + i);
         g_assert_cmphex(rd(v, VDXG_REG_CAPS), ==,
                         VDXG_CAP_MSIX | VDXG_CAP_SELFTEST | VDXG_CAP_RENDER |
-                        VDXG_CAP_PAGING | VDXG_CAP_GART | VDXG_CAP_GPU_MMU);
+                        VDXG_CAP_PAGING | VDXG_CAP_GART | VDXG_CAP_GPU_MMU |
+                        VDXG_CAP_3D);
         g_assert_cmpuint(rd(v, VDXG_REG_NUM_CRTCS), ==, 0);
         g_assert_cmphex(rd64(v, VDXG_REG_VRAM_SIZE_LO), ==, SR_VF_VRAM);
         g_assert_cmphex(rd64(v, VDXG_REG_APERTURE_SIZE_LO), ==,

@@ -775,7 +775,7 @@ static void test_vm_state_bad(void)
         { 0, VDXG_CTX_SLOT_DW_BOUND, 2 },
         { 1, VDXG_CTX_SLOT_DW_RSVD, 1 },
         { 2, VDXG_CTX_SLOT_DW_WIDTH, 5 },       /* unset, not zero */
-        { 0, VDXG_CTX_SLOT_DW_FORMAT, 5 },      /* bound: bad format */
+        { 0, VDXG_CTX_SLOT_DW_FORMAT, VDXG_FMT_L8 },  /* bad format */
         { 0, VDXG_CTX_SLOT_DW_FORMAT, VDXG_FMT_D32 },
         { 2, VDXG_CTX_SLOT_DW_FORMAT, VDXG_FMT_XRGB8888 },
         { 0, VDXG_CTX_SLOT_DW_WIDTH, 0 },
