@@ -130,7 +130,7 @@ void vdxg_3d_exit(VdxgEngine *e)
     }
 }
 
-static void vdxg_3d_forget_pages(Vdxg3d *g)
+static void vdxg_3d_forget_pages(Vdxg3d *g, bool vertices)
 {
     unsigned int i;
 
@@ -141,7 +141,9 @@ static void vdxg_3d_forget_pages(Vdxg3d *g)
         g->tex_page[i].vpn = UINT64_MAX;
     }
     g->ib_page.vpn = UINT64_MAX;
-    memset(g->vcache, 0, sizeof(g->vcache));
+    if (vertices) {
+        memset(g->vcache, 0, sizeof(g->vcache));
+    }
 }
 
 /* The state of a new entry: every register zero, nothing bound */
@@ -154,7 +156,7 @@ void vdxg_3d_reset(VdxgEngine *e)
     }
     vdxg_3d_free_progs(g);
     memset(g, 0, offsetof(Vdxg3d, vs));
-    vdxg_3d_forget_pages(g);
+    vdxg_3d_forget_pages(g, true);
 }
 
 static float vdxg_f(uint32_t u)
@@ -1010,8 +1012,11 @@ static bool vdxg_3d_index(Vdxg3dRun *c, const uint32_t *dw, bool indexed,
     return true;
 }
 
-/* The checks of a draw when it starts, then its constants */
-static VdxgRun vdxg_3d_draw_start(Vdxg3dRun *c, const uint32_t *dw,
+/*
+ * The checks of a draw: when it starts, and again each time it goes on
+ * (a migrated draw is checked against the state it came with).
+ */
+static VdxgRun vdxg_3d_draw_check(Vdxg3dRun *c, const uint32_t *dw,
                                   bool indexed)
 {
     Vdxg3d *g = c->g;
@@ -1021,8 +1026,7 @@ static VdxgRun vdxg_3d_draw_start(Vdxg3dRun *c, const uint32_t *dw,
     uint32_t prim = dw[VDXG_RD_DRAW3D_DW_PRIM];
     uint32_t first = dw[VDXG_RD_DRAW3D_DW_FIRST];
     uint32_t count = dw[VDXG_RD_DRAW3D_DW_COUNT];
-    uint32_t units = 0, cubes = 0, st, u, i;
-    uint8_t *buf;
+    uint32_t units = 0, cubes = 0, st, u;
     int32_t bad;
 
     if (prim >= VDXG_NUM_PRIMS || count > VDXG_3D_MAX_COUNT ||
@@ -1053,6 +1057,22 @@ static VdxgRun vdxg_3d_draw_start(Vdxg3dRun *c, const uint32_t *dw,
             return vdxg_3d_shader_fault(c, st, bad);
         }
     }
+    return VDXG_RUN_DONE;
+}
+
+/* A draw starts: its checks, then its constants are read. */
+static VdxgRun vdxg_3d_draw_start(Vdxg3dRun *c, const uint32_t *dw,
+                                  bool indexed)
+{
+    Vdxg3d *g = c->g;
+    uint32_t st, i;
+    uint8_t *buf;
+    VdxgRun run;
+
+    run = vdxg_3d_draw_check(c, dw, indexed);
+    if (run != VDXG_RUN_DONE) {
+        return run;
+    }
     for (st = 0; st < VDXG_3D_NUM_STAGES; st++) {
         uint32_t n = g->const_count[st] * 16;
 
@@ -1069,7 +1089,9 @@ static VdxgRun vdxg_3d_draw_start(Vdxg3dRun *c, const uint32_t *dw,
         }
         g_free(buf);
     }
-    trace_vdxg_3d_draw(indexed, prim, first, count);
+    trace_vdxg_3d_draw(indexed, dw[VDXG_RD_DRAW3D_DW_PRIM],
+                       dw[VDXG_RD_DRAW3D_DW_FIRST],
+                       dw[VDXG_RD_DRAW3D_DW_COUNT]);
     return VDXG_RUN_DONE;
 }
 
@@ -1224,11 +1246,12 @@ static VdxgRun vdxg_3d_draw(Vdxg3dRun *c, const uint32_t *dw, bool indexed)
     VdxgRaster3d ra;
     VdxgRun run;
 
+    run = e->rd.phase ? vdxg_3d_draw_check(c, dw, indexed) :
+                        vdxg_3d_draw_start(c, dw, indexed);
+    if (run != VDXG_RUN_DONE) {
+        return run;
+    }
     if (!e->rd.phase) {
-        run = vdxg_3d_draw_start(c, dw, indexed);
-        if (run != VDXG_RUN_DONE) {
-            return run;
-        }
         e->rd.phase = 1;
         e->rd.item = 0;
         e->op_progress = 0;
@@ -1367,6 +1390,12 @@ VdxgRun vdxg_3d_cmd(VdxgRdRun *r, uint32_t op, const uint32_t *dw,
     if (!c.g) {
         return vdxg_rd_fail(r, VDXG_FAULT_OPCODE);
     }
+    /*
+     * What the bindings' pages were is known for one run of the engine
+     * only: between runs the guest may change the tables (and a VF's
+     * backing).
+     */
+    vdxg_3d_forget_pages(c.g, false);
     switch (op) {
     case VDXG_RD_SET_STATE:
         return vdxg_3d_set_regs(&c, dw[VDXG_RD_STATE_DW_FIRST], len - 2,
@@ -1630,7 +1659,7 @@ bool vdxg_3d_post_load(VdxgEngine *e)
             return false;
         }
     }
-    vdxg_3d_forget_pages(g);
+    vdxg_3d_forget_pages(g, true);
     return true;
 }
 
