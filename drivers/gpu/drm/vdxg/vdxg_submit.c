@@ -585,7 +585,8 @@ static int vdxg_submit_piece_jobs(struct vdxg_submit *s)
 		job->null_rendering = s->args->flags &
 				      DRM_VDXG_SUBMIT_NULL_RENDERING;
 		s->pieces[i] = job;
-		bytes += vdxg_split_piece_dwords(sp, &sp->pieces[i]) * 4;
+		sizes[i] = vdxg_split_piece_dwords(sp, &sp->pieces[i]) * 4;
+		bytes += sizes[i];
 	}
 	/* The others run after the first, in the context's order. */
 	ret = vdxg_sync_add_deps(&s->sync, &s->pieces[0]->base);
@@ -595,8 +596,6 @@ static int vdxg_submit_piece_jobs(struct vdxg_submit *s)
 	ret = vdxg_file_queue_bytes(s->ctx->file, bytes);
 	if (ret)
 		return ret;
-	for (i = 0; i < sp->npieces; i++)
-		sizes[i] = vdxg_split_piece_dwords(sp, &sp->pieces[i]) * 4;
 	/* All or none; from then on each job gives its share back. */
 	ret = vdxg_job_alloc_bufs(s->pieces, sizes, sp->npieces);
 	if (ret)
