@@ -766,6 +766,181 @@ static void test_vm_state(void)
     vm_stop(&m);
 }
 
+/* The 3D pipeline in virtual mode: its state between entries */
+
+static void vm3d_prog(Vm *m, uint32_t as, uint64_t va, uint32_t stage,
+                      const uint32_t (*in)[4], uint32_t n)
+{
+    uint8_t b[16 * 8] = { 0 };
+    uint32_t i, j;
+
+    g_assert_cmpuint(n, <, 8);
+    stl_le_p(b, VDXG_3D_PROGRAM_MAGIC);
+    stl_le_p(b + 4, stage);
+    stl_le_p(b + 8, n);
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < 4; j++) {
+            stl_le_p(b + 16 + i * 16 + j * 4, in[i][j]);
+        }
+    }
+    vm_rw(m, as, va, b, 16 * (1 + n), true);
+}
+
+static void vm3d_reg(Pg *p, uint32_t reg, uint32_t val)
+{
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_STATE, VDXG_RD_SET_STATE_LEN(1)));
+    pb_dw(p, reg);
+    pb_dw(p, val);
+}
+
+static uint32_t vm3d_f(float f)
+{
+    uint32_t u;
+
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/*
+ * Entry 1 binds programs, a vertex buffer across a VRAM and a system page
+ * and DST across two kinds of pages, sets the registers, and draws
+ * nothing; the state area holds it all after it. Entry 2 only draws: a
+ * full-screen quad of one colour from the state the area gave it. An
+ * area whose program is bad faults SHADER at its dword, one whose
+ * register is bad PARAM at the area; an entry without the area has
+ * nothing bound.
+ */
+static void test_vm_3d_state(void)
+{
+    static const uint32_t vs[][4] = {
+        { VDXG_INSN(VDXG_OP_MOV, VDXG_FILE_OUTPUT, 0, 0xf),
+          VDXG_SRC(VDXG_FILE_INPUT, 0, VDXG_SWIZZLE_XYZW), 0, 0 },
+        { VDXG_INSN(VDXG_OP_MOV, VDXG_FILE_OUTPUT, 2, 0xf),
+          VDXG_SRC(VDXG_FILE_INPUT, 1, VDXG_SWIZZLE_XYZW), 0, 0 },
+        { VDXG_OP_END, 0, 0, 0 },
+    };
+    static const uint32_t fs[][4] = {
+        { VDXG_INSN(VDXG_OP_MOV, VDXG_FILE_OUTPUT, 0, 0xf),
+          VDXG_SRC(VDXG_FILE_INPUT, 0, VDXG_SWIZZLE_XYZW), 0, 0 },
+        { VDXG_OP_END, 0, 0, 0 },
+    };
+    static const float xy[6][2] = {
+        { -1, -1 }, { 1, -1 }, { 1, 1 }, { -1, -1 }, { 1, 1 }, { -1, 1 },
+    };
+    const float col[4] = { 1.0f / 3, 2.0f / 3, 0.6f, 0.2f };
+    const uint32_t as = 2;
+    const uint64_t s1 = VM_STATE(4), s2 = VM_STATE(5);
+    const uint64_t va_vs = VA_MEM, va_fs = VA_MEM + 0x100;
+    const uint64_t va_dst = VA_DST + 2048;
+    uint8_t vb[6 * 32];
+    uint32_t i, j, x, y, hdr;
+    Vm m;
+    Pg *p;
+
+    vm_start(&m);
+    p = m.p;
+    vm_back(&m, as, VA_BUF, "v");
+    vm_back(&m, as, VA_DST, "vs");
+    vm_back(&m, as, VA_MEM, "v");
+    vm_back(&m, as, VA_VB & ~0xfffull, "vs");
+    vm3d_prog(&m, as, va_vs, 0, vs, ARRAY_SIZE(vs));
+    vm3d_prog(&m, as, va_fs, 1, fs, ARRAY_SIZE(fs));
+    for (i = 0; i < 6; i++) {
+        for (j = 0; j < 4; j++) {
+            stl_le_p(vb + i * 32 + j * 4,
+                     vm3d_f(j < 2 ? xy[i][j] : j == 2 ? 0 : 1));
+            stl_le_p(vb + i * 32 + 16 + j * 4, vm3d_f(col[j]));
+        }
+    }
+    vm_rw(&m, as, VA_VB, vb, sizeof(vb), true);
+    vm_state_init(p, s1);
+
+    /* Entry 1: state only */
+    pb_reset(p);
+    rd_set_surface(p, VDXG_SLOT_DST, va_dst, VDXG_FMT_ARGB8888, 32, 32, 128);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_SHADER, VDXG_RD_SET_SHADER_LEN));
+    pb_dw(p, 0);
+    pb_qw(p, va_vs);
+    pb_dw(p, 64);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_SHADER, VDXG_RD_SET_SHADER_LEN));
+    pb_dw(p, 1);
+    pb_qw(p, va_fs);
+    pb_dw(p, 48);
+    vm3d_reg(p, VDXG_3D_VIEWPORT_SCALE(0), vm3d_f(16));
+    vm3d_reg(p, VDXG_3D_VIEWPORT_SCALE(1), vm3d_f(16));
+    vm3d_reg(p, VDXG_3D_VIEWPORT_TRANSLATE(0), vm3d_f(16));
+    vm3d_reg(p, VDXG_3D_VIEWPORT_TRANSLATE(1), vm3d_f(16));
+    vm3d_reg(p, VDXG_3D_ELEMENT(0),
+             VDXG_ELEMENT(VDXG_VFMT(VDXG_VTYPE_FLOAT32, 4), 3, 0));
+    vm3d_reg(p, VDXG_3D_ELEMENT(1),
+             VDXG_ELEMENT(VDXG_VFMT(VDXG_VTYPE_FLOAT32, 4), 3, 16));
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_VERTEX_BUFFER,
+                         VDXG_RD_SET_VERTEX_BUFFER_LEN));
+    pb_dw(p, 3);
+    pb_qw(p, VA_VB);
+    pb_dw(p, sizeof(vb));
+    pb_dw(p, 32);
+    vm_run(&m, as, VA_BUF, s1 >> 12);
+    g_assert_cmphex(vram_readl(p, s1 + (VDXG_CTX_STATE_DW_REGS +
+                                        VDXG_3D_VIEWPORT_SCALE(0)) * 4), ==,
+                    vm3d_f(16));
+    g_assert_cmphex(vram_readl(p, s1 + (VDXG_CTX_STATE_DW_REGS +
+                                        VDXG_3D_ELEMENT(1)) * 4), ==,
+                    VDXG_ELEMENT(VDXG_VFMT(VDXG_VTYPE_FLOAT32, 4), 3, 16));
+    g_assert_cmphex(vram_readl(p, s1 + VDXG_CTX_STATE_DW_PROGRAM(1) * 4), ==,
+                    1);
+    g_assert_cmphex(vram_readq(p, s1 + (VDXG_CTX_STATE_DW_PROGRAM(1) + 1) *
+                               4), ==, va_fs);
+    g_assert_cmphex(vram_readl(p, s1 + (VDXG_CTX_STATE_DW_PROGRAM(1) + 3) *
+                               4), ==, 48);
+    g_assert_cmphex(vram_readl(p, s1 + VDXG_CTX_STATE_DW_VB(3) * 4), ==, 32);
+    g_assert_cmphex(vram_readq(p, s1 + (VDXG_CTX_STATE_DW_VB(3) + 1) * 4), ==,
+                    VA_VB);
+    g_assert_cmphex(vram_readl(p, s1 + (VDXG_CTX_STATE_DW_VB(3) + 3) * 4), ==,
+                    sizeof(vb));
+
+    /* Entry 2: the draw alone, from the area's state */
+    pb_reset(p);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_DRAW, VDXG_RD_DRAW_LEN));
+    pb_dw(p, VDXG_PRIM_TRIANGLES);
+    pb_dw(p, 0);
+    pb_dw(p, 6);
+    vm_run(&m, as, VA_BUF, s1 >> 12);
+    for (y = 0; y < 32; y += 3) {
+        for (x = 0; x < 32; x += 5) {
+            g_assert_cmphex(vm_readl(&m, as, va_dst + y * 128 + x * 4), ==,
+                            0x3355aa99);
+        }
+    }
+
+    /* Without the area nothing is bound: PARAM at the draw */
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_DRAW, VDXG_RD_DRAW_LEN));
+    pb_dw(p, VDXG_PRIM_TRIANGLES);
+    pb_dw(p, 0);
+    pb_dw(p, 6);
+    vm_queue(&m, as, VA_BUF, 0);
+    vm_fault(&m, VDXG_FAULT_PARAM, VDXG_RD_DRAW, VA_BUF, 0, 0);
+
+    /* The area's program is read and checked again: a bad one, SHADER */
+    for (i = 0; i < PG_PAGE; i += 4) {
+        vram_writel(p, s2 + i, vram_readl(p, s1 + i));
+    }
+    hdr = vm_readl(&m, as, va_fs + 16);
+    vm_rw(&m, as, va_fs + 16, &(uint32_t){ cpu_to_le32(0xff) }, 4, true);
+    pb_reset(p);
+    rd_nop(p);
+    vm_queue(&m, as, VA_BUF, s2 >> 12);
+    vm_fault(&m, VDXG_FAULT_SHADER, RING_OP(as), va_fs + 16, 0, 0);
+    vm_rw(&m, as, va_fs + 16, &(uint32_t){ cpu_to_le32(hdr) }, 4, true);
+    /* A bad register value in the area: PARAM at the area */
+    vram_writel(p, s2 + (VDXG_CTX_STATE_DW_REGS + VDXG_3D_BLEND) * 4,
+                VDXG_BLEND_RGB_EQ(7));
+    rd_nop(p);
+    vm_queue(&m, as, VA_BUF, s2 >> 12);
+    vm_fault(&m, VDXG_FAULT_PARAM, RING_OP(as), s2, 0, 0);
+    vm_stop(&m);
+}
+
 /* State areas whose content SET_SURFACE would not take: PARAM, at once */
 static void test_vm_state_bad(void)
 {
@@ -1075,6 +1250,7 @@ void vdxg_test_add_vmode_tests(void)
     qtest_add_func("/vdxg/vmode/faults", test_vm_faults);
     qtest_add_func("/vdxg/vmode/state", test_vm_state);
     qtest_add_func("/vdxg/vmode/state-bad", test_vm_state_bad);
+    qtest_add_func("/vdxg/vmode/3d-state", test_vm_3d_state);
     qtest_add_func("/vdxg/vmode/sliced", test_vm_sliced);
     qtest_add_func("/vdxg/vmode/tlb-engines", test_vm_tlb_engines);
     qtest_add_func("/vdxg/vmode/migration", test_vm_migration);
