@@ -1123,6 +1123,70 @@ static void test_3d_progress_slices(void)
     t3_stop(t);
 }
 
+/*
+ * Migration in the middle of a draw: the state, the programs (as decoded
+ * then: their memory is wiped before the migration), the constants the
+ * draw latched (wiped too) and the draw's progress come along, and the
+ * draw finishes on the destination with the same pixels.
+ */
+static void test_3d_migration(void)
+{
+    static const T3Insn fs[] = {
+        { { DOUT(VDXG_OP_MOV, 0), CST(0), 0, 0 } },
+        I_END,
+    };
+    g_autofree char *tmpdir = g_dir_make_tmp("vdxg-test-XXXXXX", NULL);
+    const float c[4] = { 0, 0, 0, 0 };
+    const float k[4] = { 1.0f / 3, 2.0f / 3, 0.6f, 0.2f };
+    uint8_t zero[256] = { 0 };
+    T3 *t = t3_start();
+    Pg *p = t->p;
+    T3Vtx v[6];
+    uint32_t x, y, i, fsz;
+    uint8_t kb[16];
+
+    g_assert_nonnull(tmpdir);
+    for (i = 0; i < 4; i++) {
+        stl_le_p(kb + i * 4, f32(k[i]));
+    }
+    vram_write(p, T3_CONST, kb, sizeof(kb));
+    t3_quad(v, -1, -1, 1, 1, 0, c);
+    t3_put_vertices(p, v, 6);
+    fsz = t3_prog(p, T3_FS + 0x5000, 1, fs, ARRAY_SIZE(fs), NULL, 0);
+    t3_begin(t, VDXG_FMT_ARGB8888, 256, 256, 0);
+    t3_set_shader(p, 1, T3_FS + 0x5000, fsz);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_CONSTANTS, VDXG_RD_SET_CONSTANTS_LEN));
+    pb_dw(p, 1);
+    pb_qw(p, T3_CONST);
+    pb_dw(p, 1);
+    t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 6);
+    pb_queue(p);
+    pg_hold_after(p, 200000);
+    ring_kick(p);
+    pg_wait_held(p);
+    wr(&p->v, EREG(p, VDXG_ENG_CTRL), 0);
+    pg_hold_after(p, 0);
+    g_assert_cmphex(rd(&p->v, EREG(p, VDXG_ENG_STATUS)), ==, 0);
+    /* Some of the draw is done, not all of it */
+    g_assert_cmphex(t3_px(t, 0, 0), ==, 0x3355aa99);
+    g_assert_cmphex(t3_px(t, 255, 255), ==, 0);
+    vram_write(p, T3_CONST, zero, sizeof(kb));
+    vram_write(p, T3_FS + 0x5000, zero, fsz);
+    vram_write(p, T3_VS, zero, 64);
+
+    t->p = p = rd_migrate(p, tmpdir);
+    wr(&p->v, EREG(p, VDXG_ENG_CTRL), VDXG_ENG_CTRL_ENABLE);
+    pg_finish(p);
+    for (y = 0; y < 256; y += 3) {
+        for (x = 0; x < 256; x += 7) {
+            g_assert_cmphex(t3_px(t, x, y), ==, 0x3355aa99);
+        }
+    }
+    g_assert_cmphex(t3_px(t, 255, 255), ==, 0x3355aa99);
+    t3_stop(t);
+    g_rmdir(tmpdir);
+}
+
 void vdxg_test_add_3d_tests(void)
 {
     qtest_add_func("/vdxg/3d/fill-rule", test_3d_fill_rule);
@@ -1136,4 +1200,5 @@ void vdxg_test_add_3d_tests(void)
     qtest_add_func("/vdxg/3d/clear", test_3d_clear);
     qtest_add_func("/vdxg/3d/faults", test_3d_faults);
     qtest_add_func("/vdxg/3d/progress-slices", test_3d_progress_slices);
+    qtest_add_func("/vdxg/3d/migration", test_3d_migration);
 }
