@@ -2514,6 +2514,41 @@ static void test_split_fits(void)
 	vr_close(&vr);
 }
 
+/*
+ * A NULL_RENDERING SUBMIT that fails (an object listed twice: EINVAL once
+ * its job exists) counts neither as a job nor as a NULL_RENDERING one in
+ * debugfs render.
+ */
+static void test_null_rendering_refused(void)
+{
+	struct vdxg_submit_opts opts = {
+		.flags = DRM_VDXG_SUBMIT_NULL_RENDERING,
+	};
+	struct drm_vdxg_allocation a = { .flags = DRM_VDXG_ALLOC_WRITE };
+	struct vdxg_cs *cs = vr_cs();
+	uint64_t null0, submits0;
+	struct vdxg_bo *bo;
+	struct vr vr;
+	int ret;
+
+	vr_open(&vr);
+	bo = vr_bo(&vr, 4096, DRM_VDXG_SEGMENT_VRAM, 0);
+	vdxg_cs_fence(cs, bo, 0, DRM_VDXG_ALLOC_WRITE, 1);
+	a.handle = bo->handle;
+	vtest_assert_lte(0, vdxg_cs_add_raw_allocation(cs, &a));
+	null0 = vr_debugfs(&vr, "render", "null_rendering");
+	submits0 = vr_debugfs(&vr, "render", "submits");
+	ret = vdxg_submit(vr.dev, vr_ctx(&vr), cs, &opts);
+	vtest_assert_f(ret == -EINVAL, "one object twice: %d (%s)", ret,
+		       strerror(-ret));
+	vtest_assert_eq_u64(vr_debugfs(&vr, "render", "null_rendering"),
+			    null0);
+	vtest_assert_eq_u64(vr_debugfs(&vr, "render", "submits"), submits0);
+	vdxg_cs_free(cs);
+	vdxg_bo_free(bo);
+	vr_close(&vr);
+}
+
 #define X(fn, name, err, parser, desc) \
 	static void t_bad_##fn(void) \
 	{ run_bad(name, bad_##fn, err, parser, desc); }
@@ -2551,6 +2586,8 @@ static const struct vtest_subtest subtests[] = {
 	  "signals during a split SUBMIT do not fail its later pieces" },
 	{ "split-fits", test_split_fits,
 	  "a buffer with split points that fits runs as one job" },
+	{ "null-rendering-refused", test_null_rendering_refused,
+	  "a refused NULL_RENDERING SUBMIT is not counted in debugfs" },
 	{ "split-duplicated", test_split_duplicated,
 	  "an object listed twice in a buffer with split points: EINVAL" },
 #define X(fn, name, err, parser, desc) { "bad-" name, t_bad_##fn, desc },

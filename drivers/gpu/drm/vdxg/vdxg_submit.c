@@ -794,14 +794,15 @@ static int vdxg_submit_split(struct vdxg_submit *s)
 			break;
 		}
 	}
+	/* A context closed meanwhile: the submission failed, not counted. */
+	if (ret)
+		return ret;
 	atomic64_inc(&render->stats.submits);
 	atomic64_inc(&render->stats.split);
 	atomic64_add(k, &render->stats.pieces);
 	atomic64_inc(&render->stats.patched);
 	if (s->args->flags & DRM_VDXG_SUBMIT_NULL_RENDERING)
 		atomic64_inc(&render->stats.null_rendering);
-	if (ret)
-		return ret;
 	s->args->out_flags |= DRM_VDXG_SUBMIT_OUT_SPLIT |
 			      DRM_VDXG_SUBMIT_OUT_PATCHED;
 	vdxg_sync_signal(&s->sync, s->last);
@@ -822,10 +823,8 @@ static int vdxg_submit_job(struct vdxg_submit *s)
 	s->job = vdxg_job_alloc(s->ctx);
 	if (!s->job)
 		return -ENOMEM;
-	if (s->args->flags & DRM_VDXG_SUBMIT_NULL_RENDERING) {
-		s->job->null_rendering = true;
-		atomic64_inc(&s->vdxg->render.stats.null_rendering);
-	}
+	s->job->null_rendering = s->args->flags &
+				 DRM_VDXG_SUBMIT_NULL_RENDERING;
 	/* The owner may become the gated mark (vdxg_job_gate()). */
 	ret = drm_sched_job_init(&s->job->base, &s->ctx->entity, 1, s->ctx,
 				 s->file->client_id);
@@ -872,7 +871,10 @@ static int vdxg_submit_job(struct vdxg_submit *s)
 		return ret;
 	vdxg_sync_signal(&s->sync, fence);
 	dma_fence_put(fence);
+	/* Counted once queued: a submission that failed ran nothing. */
 	atomic64_inc(&s->vdxg->render.stats.submits);
+	if (s->args->flags & DRM_VDXG_SUBMIT_NULL_RENDERING)
+		atomic64_inc(&s->vdxg->render.stats.null_rendering);
 	return 0;
 }
 
