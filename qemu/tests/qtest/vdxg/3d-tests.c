@@ -1187,6 +1187,161 @@ static void test_3d_migration(void)
     g_rmdir(tmpdir);
 }
 
+/*
+ * Clipping: against the near and far planes (z from -2 w to 2 w across
+ * the screen: only the middle is drawn), the guard band (x from -8 w to
+ * 8 w: clipped at 4 w, every pixel still drawn once), and a vertex behind
+ * the eye (w < 0: the visible part is drawn, nothing wraps around).
+ */
+static void test_3d_clip(void)
+{
+    const float one[4] = { 1, 1, 1, 1 };
+    T3 *t = t3_start();
+    Pg *p = t->p;
+    T3Vtx v[6];
+    uint32_t x, y, i;
+
+    /* z = 2x: inside |z| <= w for |x| <= 0.5, pixels 4 to 11 of 16 */
+    t3_quad(v, -1, -1, 1, 1, 0, one);
+    for (i = 0; i < 6; i++) {
+        v[i].pos[2] = 2 * v[i].pos[0];
+    }
+    t3_put_vertices(p, v, 6);
+    t3_begin(t, VDXG_FMT_ARGB8888, 16, 16, 0);
+    t3_clear(p, VDXG_CLEAR_COLOR, 0, 0, 16, 16, NULL, 0, 0);
+    t3_reg(p, VDXG_3D_BLEND, VDXG_BLEND_ENABLE |
+           VDXG_BLEND_RGB_SRC(VDXG_BLF_CONST_COLOR) |
+           VDXG_BLEND_RGB_DST(VDXG_BLF_ONE) |
+           VDXG_BLEND_A_SRC(VDXG_BLF_CONST_ALPHA) |
+           VDXG_BLEND_A_DST(VDXG_BLF_ONE));
+    t3_regf(p, VDXG_3D_BLEND_COLOR(0), 0.2f);
+    t3_regf(p, VDXG_3D_BLEND_COLOR(3), 0.2f);
+    t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 6);
+    t3_run(t);
+    for (y = 0; y < 16; y++) {
+        for (x = 0; x < 16; x++) {
+            uint32_t px = t3_px(t, x, y);
+
+            /* Drawn once (51) or not at all, never twice */
+            g_assert_true(px == 0 || px == 0x33330000);
+            if (x >= 5 && x <= 10) {
+                g_assert_cmphex(px, ==, 0x33330000);
+            } else if (x <= 2 || x >= 13) {
+                g_assert_cmphex(px, ==, 0);
+            }
+        }
+    }
+
+    /* The guard band: x from -8 to 8, every pixel once */
+    t3_quad(v, -8, -1, 8, 1, 0, one);
+    t3_put_vertices(p, v, 6);
+    t3_begin(t, VDXG_FMT_ARGB8888, 16, 16, 0);
+    t3_clear(p, VDXG_CLEAR_COLOR, 0, 0, 16, 16, NULL, 0, 0);
+    t3_reg(p, VDXG_3D_BLEND, VDXG_BLEND_ENABLE |
+           VDXG_BLEND_RGB_SRC(VDXG_BLF_CONST_COLOR) |
+           VDXG_BLEND_RGB_DST(VDXG_BLF_ONE) |
+           VDXG_BLEND_A_SRC(VDXG_BLF_CONST_ALPHA) |
+           VDXG_BLEND_A_DST(VDXG_BLF_ONE));
+    t3_regf(p, VDXG_3D_BLEND_COLOR(0), 0.2f);
+    t3_regf(p, VDXG_3D_BLEND_COLOR(3), 0.2f);
+    t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 6);
+    t3_run(t);
+    for (y = 0; y < 16; y++) {
+        for (x = 0; x < 16; x++) {
+            g_assert_cmphex(t3_px(t, x, y), ==, 0x33330000);
+        }
+    }
+
+    /*
+     * A triangle with a vertex behind the eye, (0, -3, 0, -1): its part
+     * with w >= 0 projects over the whole screen (from y/w = 1 at the
+     * bottom to the guard band above the top): each pixel drawn once.
+     */
+    v[0] = (T3Vtx) { { -1, 1, 0, 1 }, { 1, 1, 1, 1 } };
+    v[1] = (T3Vtx) { { 1, 1, 0, 1 }, { 1, 1, 1, 1 } };
+    v[2] = (T3Vtx) { { 0, -3, 0, -1 }, { 1, 1, 1, 1 } };
+    t3_put_vertices(p, v, 3);
+    t3_begin(t, VDXG_FMT_ARGB8888, 16, 16, 0);
+    t3_clear(p, VDXG_CLEAR_COLOR, 0, 0, 16, 16, NULL, 0, 0);
+    t3_reg(p, VDXG_3D_BLEND, VDXG_BLEND_ENABLE |
+           VDXG_BLEND_RGB_SRC(VDXG_BLF_CONST_COLOR) |
+           VDXG_BLEND_RGB_DST(VDXG_BLF_ONE) |
+           VDXG_BLEND_A_SRC(VDXG_BLF_CONST_ALPHA) |
+           VDXG_BLEND_A_DST(VDXG_BLF_ONE));
+    t3_regf(p, VDXG_3D_BLEND_COLOR(0), 0.2f);
+    t3_regf(p, VDXG_3D_BLEND_COLOR(3), 0.2f);
+    t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 3);
+    t3_run(t);
+    for (y = 0; y < 16; y++) {
+        for (x = 0; x < 16; x++) {
+            g_assert_cmphex(t3_px(t, x, y), ==, 0x33330000);
+        }
+    }
+    t3_stop(t);
+}
+
+/*
+ * Polygon offset: a flat triangle (dz 0) gets UNITS x 2^-16 in D16: 256
+ * units at z 0.25 store (0.25 + 1/256) x 65535 + 0.5 = 16640; a sloped
+ * one gets FACTOR x its largest slope too.
+ */
+static void test_3d_poly_offset(void)
+{
+    const float one[4] = { 1, 1, 1, 1 };
+    T3 *t = t3_start();
+    Pg *p = t->p;
+    T3Vtx v[6];
+
+    t3_quad(v, -1, -1, 1, 1, -0.5f, one);
+    t3_put_vertices(p, v, 6);
+    t3_begin(t, VDXG_FMT_ARGB8888, 4, 4, VDXG_FMT_D16);
+    t3_reg(p, VDXG_3D_DEPTH, VDXG_DEPTH_TEST | VDXG_DEPTH_WRITE |
+           VDXG_DEPTH_FUNC(VDXG_FUNC_ALWAYS));
+    t3_reg(p, VDXG_3D_RASTER, VDXG_RASTER_POLY_OFFSET);
+    t3_regf(p, VDXG_3D_POLY_OFFSET_UNITS, 256);
+    t3_regf(p, VDXG_3D_POLY_OFFSET_FACTOR, 1000);
+    t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 6);
+    t3_run(t);
+    g_assert_cmpuint(t3_depth(t, 1, 1), ==, 16640);
+    g_assert_cmpuint(t3_depth(t, 3, 0), ==, 16640);
+    /* Without POLY_OFFSET: 16384 */
+    t3_begin(t, VDXG_FMT_ARGB8888, 4, 4, VDXG_FMT_D16);
+    t3_reg(p, VDXG_3D_DEPTH, VDXG_DEPTH_TEST | VDXG_DEPTH_WRITE |
+           VDXG_DEPTH_FUNC(VDXG_FUNC_ALWAYS));
+    t3_regf(p, VDXG_3D_POLY_OFFSET_UNITS, 256);
+    t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 6);
+    t3_run(t);
+    g_assert_cmpuint(t3_depth(t, 1, 1), ==, 16384);
+    /*
+     * Window z from 0.25 at x = 0 to 0.75 at x = 4: dz/dx = 1/8 a pixel.
+     * FACTOR 8: o = 1 + 0 (UNITS 0): every fragment clamps to 65535.
+     * FACTOR -1: o = -0.125: pixel 0 (z 0.3125) stores 0.1875 x 65535.
+     */
+    t3_quad(v, -1, -1, 1, 1, 0, one);
+    v[0].pos[2] = v[3].pos[2] = v[5].pos[2] = -0.5f;
+    v[1].pos[2] = v[2].pos[2] = v[4].pos[2] = 0.5f;
+    t3_put_vertices(p, v, 6);
+    t3_begin(t, VDXG_FMT_ARGB8888, 4, 4, VDXG_FMT_D16);
+    t3_reg(p, VDXG_3D_DEPTH, VDXG_DEPTH_TEST | VDXG_DEPTH_WRITE |
+           VDXG_DEPTH_FUNC(VDXG_FUNC_ALWAYS));
+    t3_reg(p, VDXG_3D_RASTER, VDXG_RASTER_POLY_OFFSET);
+    t3_regf(p, VDXG_3D_POLY_OFFSET_FACTOR, 8);
+    t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 6);
+    t3_run(t);
+    g_assert_cmpuint(t3_depth(t, 0, 0), ==, 65535);
+    g_assert_cmpuint(t3_depth(t, 3, 3), ==, 65535);
+    t3_begin(t, VDXG_FMT_ARGB8888, 4, 4, VDXG_FMT_D16);
+    t3_reg(p, VDXG_3D_DEPTH, VDXG_DEPTH_TEST | VDXG_DEPTH_WRITE |
+           VDXG_DEPTH_FUNC(VDXG_FUNC_ALWAYS));
+    t3_reg(p, VDXG_3D_RASTER, VDXG_RASTER_POLY_OFFSET);
+    t3_regf(p, VDXG_3D_POLY_OFFSET_FACTOR, -1);
+    t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 6);
+    t3_run(t);
+    /* 0.1875 x 65535 + 0.5 = 12288.3: 12288 (far from a boundary) */
+    g_assert_cmpuint(t3_depth(t, 0, 1), ==, 12288);
+    t3_stop(t);
+}
+
 void vdxg_test_add_3d_tests(void)
 {
     qtest_add_func("/vdxg/3d/fill-rule", test_3d_fill_rule);
@@ -1201,4 +1356,6 @@ void vdxg_test_add_3d_tests(void)
     qtest_add_func("/vdxg/3d/faults", test_3d_faults);
     qtest_add_func("/vdxg/3d/progress-slices", test_3d_progress_slices);
     qtest_add_func("/vdxg/3d/migration", test_3d_migration);
+    qtest_add_func("/vdxg/3d/clip", test_3d_clip);
+    qtest_add_func("/vdxg/3d/poly-offset", test_3d_poly_offset);
 }
