@@ -642,6 +642,49 @@ static void test_commit_limit(void)
 	close(fd);
 }
 
+/* MemTotal, in bytes: the kernel's totalram_pages(). */
+static uint64_t mem_total(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	vtest_assert(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	vtest_assert_f(kb, "no MemTotal in /proc/meminfo");
+	return (uint64_t)kb << 10;
+}
+
+/*
+ * vdxg.commit_limit_mb above the RAM: the limit is the RAM, and
+ * DRM_VDXG_PARAM_COMMIT_LIMIT says so. An object of half of it is
+ * created (its pages come on first use), one larger than it is -E2BIG.
+ */
+static void test_commit_limit_ram(void)
+{
+	static const uint32_t sys[] = { DRM_VDXG_SEGMENT_SYSTEM };
+	uint64_t ram = mem_total(), limit;
+	uint32_t h;
+	int fd;
+
+	vtest_require(vtest_system("modprobe -r vdxg && "
+				   "modprobe vdxg commit_limit_mb=16777216") == 0);
+	fd = open_mm();
+	limit = get_param(fd, DRM_VDXG_PARAM_COMMIT_LIMIT);
+	vtest_info("RAM %llu MiB, commit limit %llu MiB\n",
+		   (unsigned long long)(ram >> 20),
+		   (unsigned long long)(limit >> 20));
+	vtest_assert_eq_u64(limit, ram);
+	vtest_assert_ok(__create(fd, (ram / 2) & ~4095ull, 0, sys, 1, &h));
+	gem_close(fd, h);
+	vtest_assert_errno(__create(fd, limit + 4096, 0, sys, 1, NULL), E2BIG);
+	close(fd);
+	vtest_assert(vtest_system("modprobe -r vdxg && modprobe vdxg") == 0);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "create-invalid", test_create_invalid,
 	  "GEM_CREATE rejects bad sizes, flags and segment lists" },
@@ -666,6 +709,8 @@ static const struct vtest_subtest subtests[] = {
 	{ "commit-limit", test_commit_limit,
 	  "objects are charged to the commit limit: -ENOMEM past it, -E2BIG "
 	  "for one larger than it" },
+	{ "commit-limit-ram", test_commit_limit_ram,
+	  "commit_limit_mb above the RAM: the limit is the RAM" },
 	{ "multipass", test_multipass,
 	  "a 64 MiB move through 4 KiB paging buffers takes 33 passes" },
 };

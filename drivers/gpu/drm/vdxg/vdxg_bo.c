@@ -49,9 +49,10 @@
  * object's size when it is created and gives it back when the object is
  * destroyed, against one limit for all vdxg devices of the system (PFs
  * and VFs share its RAM): half of the RAM by default, as much as TTM
- * itself keeps in its pools, or the ``commit_limit_mb`` module parameter.
- * A creation that would go over it fails with -ENOMEM, an object larger
- * than the whole limit with -E2BIG; DRM_VDXG_PARAM_COMMIT_LIMIT tells
+ * itself keeps in its pools, or the ``commit_limit_mb`` module parameter,
+ * at most the RAM. A creation that would go over it fails with -ENOMEM,
+ * an object larger than the whole limit with -E2BIG (an import larger
+ * than the RAM too); DRM_VDXG_PARAM_COMMIT_LIMIT tells
  * userspace the limit. Without it, objects are populated only when first
  * used, so that one client could create objects as large as the RAM each
  * and have the OOM killer take other processes when it binds them.
@@ -60,7 +61,7 @@
 static unsigned int vdxg_commit_limit_mb;
 module_param_named(commit_limit_mb, vdxg_commit_limit_mb, uint, 0444);
 MODULE_PARM_DESC(commit_limit_mb,
-		 "Bytes of objects all vdxg devices may hold, MiB (default 0: half of the RAM)");
+		 "Bytes of objects all vdxg devices may hold, MiB, at most the RAM (default 0: half of the RAM)");
 
 static atomic64_t vdxg_committed = ATOMIC64_INIT(0);
 
@@ -71,9 +72,11 @@ static atomic64_t vdxg_committed = ATOMIC64_INIT(0);
  */
 u64 vdxg_bo_commit_limit(void)
 {
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+
 	if (vdxg_commit_limit_mb)
-		return (u64)vdxg_commit_limit_mb << 20;
-	return ((u64)totalram_pages() << PAGE_SHIFT) / 2;
+		return min_t(u64, (u64)vdxg_commit_limit_mb << 20, ram);
+	return ram / 2;
 }
 
 /**
@@ -86,16 +89,22 @@ u64 vdxg_bo_committed(void)
 	return atomic64_read(&vdxg_committed);
 }
 
+/*
+ * Charge @size if it fits under the limit. The check comes before the
+ * charge: two creators racing for the last room cannot both see the other's
+ * bytes and both fail.
+ */
 static int vdxg_bo_commit(u64 size)
 {
 	u64 limit = vdxg_bo_commit_limit();
+	s64 old = atomic64_read(&vdxg_committed);
 
 	if (size > limit)
 		return -E2BIG;
-	if (atomic64_add_return(size, &vdxg_committed) > limit) {
-		atomic64_sub(size, &vdxg_committed);
-		return -ENOMEM;
-	}
+	do {
+		if ((u64)old + size > limit)
+			return -ENOMEM;
+	} while (!atomic64_try_cmpxchg(&vdxg_committed, &old, old + size));
 	return 0;
 }
 
@@ -356,7 +365,9 @@ int vdxg_bo_create_sg(struct vdxg_device *vdxg, u64 size, u32 flags,
 		return -EOPNOTSUPP;
 	if (!size || flags & ~DRM_VDXG_GEM_FLAGS)
 		return -EINVAL;
-	if (size > ((u64)totalram_pages() << PAGE_SHIFT))
+	/* An import's pages are the exporter's: only the RAM bounds it. */
+	if (size > (sg ? (u64)totalram_pages() << PAGE_SHIFT :
+		     vdxg_bo_commit_limit()))
 		return -E2BIG;
 	size = PAGE_ALIGN(size);
 
