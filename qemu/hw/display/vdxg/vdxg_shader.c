@@ -357,6 +357,15 @@ static bool vdxg_insn_decode(VdxgProgram *p, const uint32_t *dw,
         src->rel = s & VDXG_SRC_RELATIVE;
         src->abs_mask = (s & VDXG_SRC_ABS) ? SIGN : 0;
         src->neg_mask = (s & VDXG_SRC_NEGATE) ? SIGN : 0;
+        src->plain = VDXG_SRC_SWIZZLE(s) == VDXG_SWIZZLE_XYZW &&
+                     !src->abs_mask && !src->neg_mask;
+        if (src->file == VDXG_FILE_TEMP) {
+            src->off = (offsetof(VdxgShLane, temp) +
+                        src->index * sizeof(float[4])) / sizeof(float);
+        } else if (src->file == VDXG_FILE_INPUT) {
+            src->off = (offsetof(VdxgShLane, in) +
+                        src->index * sizeof(float[4])) / sizeof(float);
+        }
         if (src->file == VDXG_FILE_TEMP) {
             p->num_temps = MAX(p->num_temps, src->index + 1u);
         }
@@ -524,10 +533,8 @@ static inline void vdxg_fetch(const VdxgShRun *r, const VdxgShLane *ln,
 
     switch (s->file) {
     case VDXG_FILE_TEMP:
-        reg = ln->temp[s->index];
-        break;
     case VDXG_FILE_INPUT:
-        reg = ln->in[s->index];
+        reg = (const float *)ln + s->off;
         break;
     case VDXG_FILE_CONST:
         idx = s->index;
@@ -540,6 +547,10 @@ static inline void vdxg_fetch(const VdxgShRun *r, const VdxgShLane *ln,
     default:
         reg = r->p->imm[s->index];
         break;
+    }
+    if (s->plain) {
+        memcpy(v, reg, sizeof(float[4]));
+        return;
     }
     for (c = 0; c < 4; c++) {
         v[c] = u2f((f2u(reg[s->swz[c]]) & ~s->abs_mask) ^ s->neg_mask);
@@ -555,6 +566,12 @@ static inline void vdxg_store(VdxgShLane *ln, const VdxgShInsn *in,
     unsigned int c;
     float x;
 
+    if (in->mask == 0xf && !in->sat) {
+        for (c = 0; c < 4; c++) {
+            reg[c] = isnan(v[c]) ? u2f(0x7fc00000) : v[c];
+        }
+        return;
+    }
     for (c = 0; c < 4; c++) {
         if (!(in->mask & BIT(c))) {
             continue;
@@ -575,166 +592,227 @@ static inline void vdxg_splat(float *d, float x)
     d[0] = d[1] = d[2] = d[3] = x;
 }
 
-/* One lane's result of an arithmetic opcode on sources @a, @b, @c */
-static void vdxg_alu(uint32_t op, const float *a, const float *b,
-                     const float *c, float *d)
+/* The lanes of mask @m, one by one */
+#define FOR_LANES(l, m) \
+    for (uint32_t m_ = (m); m_ && ((l) = ctz32(m_), true); m_ &= m_ - 1)
+
+/* The results of an arithmetic opcode on sources @a, @b, @c, lanes @e */
+static void vdxg_alu(uint32_t op, uint32_t e, const float (*a)[4],
+                     const float (*b)[4], const float (*c)[4],
+                     float (*d)[4])
 {
-    unsigned int i;
+    unsigned int i, l;
     float t;
 
     switch (op) {
     case VDXG_OP_MOV:
-        for (i = 0; i < 4; i++) {
-            d[i] = a[i];
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = a[l][i];
+            }
         }
         break;
     case VDXG_OP_ADD:
-        for (i = 0; i < 4; i++) {
-            d[i] = a[i] + b[i];
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = a[l][i] + b[l][i];
+            }
         }
         break;
     case VDXG_OP_MUL:
-        for (i = 0; i < 4; i++) {
-            d[i] = a[i] * b[i];
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = a[l][i] * b[l][i];
+            }
         }
         break;
     case VDXG_OP_MAD:
-        for (i = 0; i < 4; i++) {
-            t = a[i] * b[i];
-            d[i] = t + c[i];
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                t = a[l][i] * b[l][i];
+                d[l][i] = t + c[l][i];
+            }
         }
         break;
     case VDXG_OP_DP2:
     case VDXG_OP_DP3:
     case VDXG_OP_DP4:
-        t = a[0] * b[0];
-        for (i = 1; i < 2u + (op - VDXG_OP_DP2); i++) {
-            float p = a[i] * b[i];
+        FOR_LANES(l, e) {
+            t = a[l][0] * b[l][0];
+            for (i = 1; i < 2u + (op - VDXG_OP_DP2); i++) {
+                float p = a[l][i] * b[l][i];
 
-            t = t + p;
+                t = t + p;
+            }
+            vdxg_splat(d[l], t);
         }
-        vdxg_splat(d, t);
         break;
     case VDXG_OP_MIN:
-        for (i = 0; i < 4; i++) {
-            d[i] = a[i] < b[i] ? a[i] : b[i];
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = a[l][i] < b[l][i] ? a[l][i] : b[l][i];
+            }
         }
         break;
     case VDXG_OP_MAX:
-        for (i = 0; i < 4; i++) {
-            d[i] = a[i] > b[i] ? a[i] : b[i];
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = a[l][i] > b[l][i] ? a[l][i] : b[l][i];
+            }
         }
         break;
     case VDXG_OP_SLT:
-        for (i = 0; i < 4; i++) {
-            d[i] = a[i] < b[i] ? 1.0f : 0.0f;
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = a[l][i] < b[l][i] ? 1.0f : 0.0f;
+            }
         }
         break;
     case VDXG_OP_SGE:
-        for (i = 0; i < 4; i++) {
-            d[i] = a[i] >= b[i] ? 1.0f : 0.0f;
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = a[l][i] >= b[l][i] ? 1.0f : 0.0f;
+            }
         }
         break;
     case VDXG_OP_SEQ:
-        for (i = 0; i < 4; i++) {
-            d[i] = a[i] == b[i] ? 1.0f : 0.0f;
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = a[l][i] == b[l][i] ? 1.0f : 0.0f;
+            }
         }
         break;
     case VDXG_OP_SNE:
-        for (i = 0; i < 4; i++) {
-            d[i] = a[i] != b[i] ? 1.0f : 0.0f;
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = a[l][i] != b[l][i] ? 1.0f : 0.0f;
+            }
         }
         break;
     case VDXG_OP_CMP:
-        for (i = 0; i < 4; i++) {
-            d[i] = a[i] < 0 ? b[i] : c[i];
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = a[l][i] < 0 ? b[l][i] : c[l][i];
+            }
         }
         break;
     case VDXG_OP_LRP:
-        for (i = 0; i < 4; i++) {
-            float p = a[i] * b[i];
-            float q = 1.0f - a[i];
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                float p = a[l][i] * b[l][i];
+                float q = 1.0f - a[l][i];
 
-            q = q * c[i];
-            d[i] = p + q;
+                q = q * c[l][i];
+                d[l][i] = p + q;
+            }
         }
         break;
     case VDXG_OP_FRC:
-        for (i = 0; i < 4; i++) {
-            d[i] = a[i] - floorf(a[i]);
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = a[l][i] - floorf(a[l][i]);
+            }
         }
         break;
     case VDXG_OP_FLR:
-        for (i = 0; i < 4; i++) {
-            d[i] = floorf(a[i]);
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = floorf(a[l][i]);
+            }
         }
         break;
     case VDXG_OP_CEIL:
-        for (i = 0; i < 4; i++) {
-            d[i] = ceilf(a[i]);
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = ceilf(a[l][i]);
+            }
         }
         break;
     case VDXG_OP_TRUNC:
-        for (i = 0; i < 4; i++) {
-            d[i] = truncf(a[i]);
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = truncf(a[l][i]);
+            }
         }
         break;
     case VDXG_OP_ROUND:
-        for (i = 0; i < 4; i++) {
-            d[i] = rintf(a[i]);
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = rintf(a[l][i]);
+            }
         }
         break;
     case VDXG_OP_SSG:
-        for (i = 0; i < 4; i++) {
-            d[i] = a[i] > 0 ? 1.0f : a[i] < 0 ? -1.0f : 0.0f;
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = a[l][i] > 0 ? 1.0f : a[l][i] < 0 ? -1.0f : 0.0f;
+            }
         }
         break;
     case VDXG_OP_RCP:
-        vdxg_splat(d, 1.0f / a[0]);
+        FOR_LANES(l, e) {
+            vdxg_splat(d[l], 1.0f / a[l][0]);
+        }
         break;
     case VDXG_OP_RSQ:
-        t = sqrtf(fabsf(a[0]));
-        vdxg_splat(d, 1.0f / t);
+        FOR_LANES(l, e) {
+            t = sqrtf(fabsf(a[l][0]));
+            vdxg_splat(d[l], 1.0f / t);
+        }
         break;
     case VDXG_OP_SQRT:
-        vdxg_splat(d, sqrtf(a[0]));
+        FOR_LANES(l, e) {
+            vdxg_splat(d[l], sqrtf(a[l][0]));
+        }
         break;
     case VDXG_OP_EX2:
-        vdxg_splat(d, vdxg_ex2(a[0]));
+        FOR_LANES(l, e) {
+            vdxg_splat(d[l], vdxg_ex2(a[l][0]));
+        }
         break;
     case VDXG_OP_LG2:
-        vdxg_splat(d, vdxg_lg2(a[0]));
+        FOR_LANES(l, e) {
+            vdxg_splat(d[l], vdxg_lg2(a[l][0]));
+        }
         break;
     case VDXG_OP_POW:
-        t = vdxg_lg2(a[0]);
-        t = b[0] * t;
-        vdxg_splat(d, vdxg_ex2(t));
+        FOR_LANES(l, e) {
+            t = vdxg_lg2(a[l][0]);
+            t = b[l][0] * t;
+            vdxg_splat(d[l], vdxg_ex2(t));
+        }
         break;
     case VDXG_OP_SIN:
-        vdxg_splat(d, vdxg_sin(a[0]));
+        FOR_LANES(l, e) {
+            vdxg_splat(d[l], vdxg_sin(a[l][0]));
+        }
         break;
     case VDXG_OP_COS:
-        vdxg_splat(d, vdxg_cos(a[0]));
+        FOR_LANES(l, e) {
+            vdxg_splat(d[l], vdxg_cos(a[l][0]));
+        }
         break;
     case VDXG_OP_DIV:
-        for (i = 0; i < 4; i++) {
-            d[i] = a[i] / b[i];
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = a[l][i] / b[l][i];
+            }
         }
         break;
     case VDXG_OP_LDEXP:
-        for (i = 0; i < 4; i++) {
-            d[i] = vdxg_ldexp(a[i], b[i]);
+        FOR_LANES(l, e) {
+            for (i = 0; i < 4; i++) {
+                d[l][i] = vdxg_ldexp(a[l][i], b[l][i]);
+            }
         }
         break;
     default:
-        vdxg_splat(d, 0.0f);
+        FOR_LANES(l, e) {
+            vdxg_splat(d[l], 0.0f);
+        }
         break;
     }
 }
-
-/* The lanes of mask @m, one by one */
-#define FOR_LANES(l, m) \
-    for (uint32_t m_ = (m); m_ && ((l) = ctz32(m_), true); m_ &= m_ - 1)
 
 /* DDX and DDY: the partner lanes of each lane */
 static const uint8_t vdxg_ddx_lanes[4][2] = { {0, 1}, {0, 1}, {2, 3}, {2, 3} };
@@ -825,7 +903,7 @@ VdxgShResult vdxg_shader_run(VdxgShRun *r, uint32_t *pc_out)
     VdxgShFrame st[VDXG_3D_MAX_NESTING];
     int sp = 0, loop = -1;
     uint32_t L = r->live, E = L, pc = 0, visits = 0, l, cond, lm;
-    float a[4][4], b[4], c[4], d[4];
+    float a[4][4], b[4][4], c[4][4], d[4][4];
     unsigned int i;
 
     FOR_LANES(l, BIT(r->nlanes) - 1) {
@@ -932,8 +1010,8 @@ VdxgShResult vdxg_shader_run(VdxgShRun *r, uint32_t *pc_out)
                 break;
             }
             if (r->nlanes != VDXG_SH_LANES) {
-                vdxg_splat(d, 0.0f);
-                vdxg_store(&r->lane[0], in, d);
+                vdxg_splat(d[0], 0.0f);
+                vdxg_store(&r->lane[0], in, d[0]);
                 break;
             }
             for (l = 0; l < VDXG_SH_LANES; l++) {
@@ -944,9 +1022,9 @@ VdxgShResult vdxg_shader_run(VdxgShRun *r, uint32_t *pc_out)
                                    vdxg_ddx_lanes[l] : vdxg_ddy_lanes[l];
 
                 for (i = 0; i < 4; i++) {
-                    d[i] = a[h[1]][i] - a[h[0]][i];
+                    d[l][i] = a[h[1]][i] - a[h[0]][i];
                 }
-                vdxg_store(&r->lane[l], in, d);
+                vdxg_store(&r->lane[l], in, d[l]);
             }
             break;
         case VDXG_OP_TEX:
@@ -964,15 +1042,17 @@ VdxgShResult vdxg_shader_run(VdxgShRun *r, uint32_t *pc_out)
             FOR_LANES(l, E) {
                 VdxgShLane *ln = &r->lane[l];
 
-                vdxg_fetch(r, ln, &in->src[0], a[0]);
+                vdxg_fetch(r, ln, &in->src[0], a[l]);
                 if (in->nsrc > 1) {
-                    vdxg_fetch(r, ln, &in->src[1], b);
+                    vdxg_fetch(r, ln, &in->src[1], b[l]);
                 }
                 if (in->nsrc > 2) {
-                    vdxg_fetch(r, ln, &in->src[2], c);
+                    vdxg_fetch(r, ln, &in->src[2], c[l]);
                 }
-                vdxg_alu(in->op, a[0], b, c, d);
-                vdxg_store(ln, in, d);
+            }
+            vdxg_alu(in->op, E, a, b, c, d);
+            FOR_LANES(l, E) {
+                vdxg_store(&r->lane[l], in, d[l]);
             }
             break;
         }

@@ -27,6 +27,8 @@ typedef struct VdxgShSrc {
     uint8_t index;
     uint8_t swz[4];
     bool rel;                   /* CONST[index + A0.x] */
+    bool plain;                 /* swizzle xyzw, no ABS or NEGATE */
+    uint16_t off;               /* TEMP, INPUT: its floats in VdxgShLane */
     uint32_t abs_mask;          /* sign bit cleared by ABS */
     uint32_t neg_mask;          /* sign bit flipped by NEGATE */
 } VdxgShSrc;
