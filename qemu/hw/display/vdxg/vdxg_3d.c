@@ -1029,19 +1029,23 @@ static VdxgRun vdxg_3d_draw_check(Vdxg3dRun *c, const uint32_t *dw,
     uint32_t units = 0, cubes = 0, st, u;
     int32_t bad;
 
+    /* In the order docs/hardware.md lists them */
     if (prim >= VDXG_NUM_PRIMS || count > VDXG_3D_MAX_COUNT ||
-        (!indexed && (uint64_t)first + count > (1ull << 32)) ||
         !g->prog_bound[0] || !g->prog_bound[1] ||
         (!dst->format && !ds->format) ||
         (ds->format && ds->format != VDXG_FMT_D16 &&
-         ds->format != VDXG_FMT_D24S8) ||
+         ds->format != VDXG_FMT_D24S8)) {
+        return vdxg_3d_fail(c, VDXG_FAULT_PARAM);
+    }
+    if (dst->format && ds->format &&
+        (ds->width < dst->width || ds->height < dst->height)) {
+        return vdxg_3d_fail(c, VDXG_FAULT_BOUNDS);
+    }
+    if ((!indexed && (uint64_t)first + count > (1ull << 32)) ||
         (indexed && !g->ib_isize)) {
         return vdxg_3d_fail(c, VDXG_FAULT_PARAM);
     }
-    if ((dst->format && ds->format &&
-         (ds->width < dst->width || ds->height < dst->height)) ||
-        (indexed &&
-         ((uint64_t)first + count) * g->ib_isize > g->ib_size)) {
+    if (indexed && ((uint64_t)first + count) * g->ib_isize > g->ib_size) {
         return vdxg_3d_fail(c, VDXG_FAULT_BOUNDS);
     }
     for (u = 0; u < VDXG_3D_NUM_UNITS; u++) {
@@ -1427,7 +1431,12 @@ VdxgRun vdxg_3d_cmd(VdxgRdRun *r, uint32_t op, const uint32_t *dw,
 
 /* The context state area (version 2): dwords 64 to 287 */
 
-/* Load the 3D state from @area (the whole area, as read), as commands would */
+/*
+ * Load the 3D state from @area (the whole area, as read), as the commands
+ * would, field by field in the order of their dwords: the registers, the
+ * programs (read and checked), constants, index and vertex buffers,
+ * textures.
+ */
 bool vdxg_3d_state_load(VdxgCore *s, VdxgEngine *e, const uint8_t *area,
                         VdxgErr *err)
 {
@@ -1448,6 +1457,29 @@ bool vdxg_3d_state_load(VdxgCore *s, VdxgEngine *e, const uint8_t *area,
         }
     }
     memcpy(g->regs, regs, sizeof(regs));
+    for (i = 0; i < VDXG_3D_NUM_STAGES; i++) {
+        for (j = 0; j < 4; j++) {
+            dw[j] = AREA_DW(VDXG_CTX_STATE_DW_PROGRAM(i) + j);
+        }
+        addr = vdxg_dw64(dw, 1);
+        if (dw[0] > 1) {
+            goto bad;
+        }
+        if (!dw[0]) {
+            if (addr || dw[3]) {
+                goto bad;
+            }
+            continue;
+        }
+        if ((addr & 3) || dw[3] < VDXG_PROG_HEADER_SIZE ||
+            dw[3] > VDXG_3D_PROGRAM_MAX_BYTES ||
+            vdxg_3d_range(&c, addr, dw[3]) != VDXG_RUN_DONE) {
+            goto bad;
+        }
+        if (!vdxg_3d_bind_program(&c, i, addr, dw[3])) {
+            return false;
+        }
+    }
     for (i = 0; i < VDXG_3D_NUM_STAGES; i++) {
         for (j = 0; j < 4; j++) {
             dw[j] = AREA_DW(VDXG_CTX_STATE_DW_CONSTS(i) + j);
@@ -1508,29 +1540,6 @@ bool vdxg_3d_state_load(VdxgCore *s, VdxgEngine *e, const uint8_t *area,
         g->tex_addr[i] = addr;
         g->tex_size[i] = dw[3];
         g->tex_wh[i] = dw[4];
-    }
-    for (i = 0; i < VDXG_3D_NUM_STAGES; i++) {
-        for (j = 0; j < 4; j++) {
-            dw[j] = AREA_DW(VDXG_CTX_STATE_DW_PROGRAM(i) + j);
-        }
-        addr = vdxg_dw64(dw, 1);
-        if (dw[0] > 1) {
-            goto bad;
-        }
-        if (!dw[0]) {
-            if (addr || dw[3]) {
-                goto bad;
-            }
-            continue;
-        }
-        if ((addr & 3) || dw[3] < VDXG_PROG_HEADER_SIZE ||
-            dw[3] > VDXG_3D_PROGRAM_MAX_BYTES ||
-            vdxg_3d_range(&c, addr, dw[3]) != VDXG_RUN_DONE) {
-            goto bad;
-        }
-        if (!vdxg_3d_bind_program(&c, i, addr, dw[3])) {
-            return false;
-        }
     }
 #undef AREA_DW
     trace_vdxg_3d_state(e->as, e->state_area, false);

@@ -1058,6 +1058,20 @@ static void test_3d_faults(void)
     t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 6);
     t3_expect_fault(t, VDXG_FAULT_BOUNDS, VDXG_RD_DRAW,
                     T3_HDR(p, off));
+    /*
+     * The checks' order: a DEPTH smaller than DST (BOUNDS) comes before a
+     * DRAW_INDEXED's missing index buffer (PARAM)
+     */
+    t3_begin(t, VDXG_FMT_ARGB8888, 4, 4, 0);
+    rd_set_surface(p, VDXG_SLOT_DEPTH, T3_DEPTH, VDXG_FMT_D16, 3, 4, 8);
+    off = pb_off(p);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_DRAW_INDEXED, VDXG_RD_DRAW_INDEXED_LEN));
+    pb_dw(p, VDXG_PRIM_TRIANGLES);
+    pb_dw(p, 0);
+    pb_dw(p, 3);
+    pb_dw(p, 0);
+    t3_expect_fault(t, VDXG_FAULT_BOUNDS, VDXG_RD_DRAW_INDEXED,
+                    T3_HDR(p, off));
     /* A vertex buffer outside VRAM and the aperture: ADDRESS at it */
     pb_reset(p);
     t3_vb(p, 2, GPU_HOLE, 64, 16);
