@@ -231,7 +231,11 @@ static void vdxg_bo_destroy(struct ttm_buffer_object *tbo)
 	/* TTM has given the object a reservation of its own by now. */
 	if (bo->vm_resv)
 		drm_gem_object_put(bo->vm_resv);
-	if (bo->committed)
+	/*
+	 * Every object but an import was charged: TTM sets the type before
+	 * any failure that comes here, and a failed charge never does.
+	 */
+	if (tbo->type != ttm_bo_type_sg)
 		vdxg_bo_uncommit(tbo->base.size);
 	kfree(bo);
 }
@@ -378,10 +382,8 @@ int vdxg_bo_create_sg(struct vdxg_device *vdxg, u64 size, u32 flags,
 	bo->mem_type = TTM_NUM_MEM_TYPES;
 
 	ret = vdxg_bo_places(vdxg, bo, segments, num_segments);
-	if (!ret && !sg) {
+	if (!ret && !sg)
 		ret = vdxg_bo_commit(size);
-		bo->committed = !ret;
-	}
 	if (ret) {
 		kfree(bo);
 		return ret;

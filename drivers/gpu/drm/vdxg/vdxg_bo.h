@@ -31,7 +31,6 @@ struct vdxg_device;
  * @vm_resv: for an object private to a VM, the VM's reservation object
  *	(a reference): the object shares its reservation
  * @scanout: a framebuffer was made of it: its users sync implicitly
- * @committed: its size is charged to the commit limit (it owns its pages)
  */
 struct vdxg_bo {
 	struct ttm_buffer_object tbo;
@@ -43,7 +42,6 @@ struct vdxg_bo {
 	u32 mem_type;
 	struct drm_gem_object *vm_resv;
 	bool scanout;
-	bool committed;
 };
 
 static inline struct vdxg_bo *to_vdxg_bo(struct ttm_buffer_object *tbo)
