@@ -702,6 +702,7 @@ err_free:
 int vdxg_pg_batch_flush(struct vdxg_pg_batch *b)
 {
 	struct vdxg_paging *paging = &b->vdxg->paging;
+	bool shared = b->entity == &paging->entity;
 	struct vdxg_pg_job *job;
 	int ret;
 
@@ -724,15 +725,19 @@ int vdxg_pg_batch_flush(struct vdxg_pg_batch *b)
 	 * of its fence's seqno, which arm gives. Else a later fence could
 	 * signal first, and a job that depends on both (the scheduler keeps
 	 * the later fence of a context only) could run before the earlier
-	 * move is done.
+	 * move is done. A VM's queue is only ever flushed with the VM's
+	 * reservation held (binds, validation before EXEC, the VM's
+	 * teardown), which orders its jobs already.
 	 */
-	mutex_lock(&paging->push_lock);
+	if (shared)
+		mutex_lock(&paging->push_lock);
 	drm_sched_job_arm(&job->base);
 	vdxg_pg_trace(&b->pb, job->base.s_fence->finished.seqno);
 	dma_fence_put(b->fence);
 	b->fence = dma_fence_get(&job->base.s_fence->finished);
 	drm_sched_entity_push_job(&job->base);
-	mutex_unlock(&paging->push_lock);
+	if (shared)
+		mutex_unlock(&paging->push_lock);
 
 	b->passes++;
 	vdxg_pagebuf_init(&b->pb, b->staging, paging->buf_size);

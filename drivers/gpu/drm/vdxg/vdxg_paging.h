@@ -49,7 +49,8 @@ struct vdxg_pg_queue {
  * @max_passes: the most buffers one batch needed
  * @last_passes: buffers the last batch needed
  * @stats_lock: protects @stats and the counters
- * @push_lock: orders arming and pushing of jobs to the paging entities
+ * @push_lock: orders arming and pushing of jobs to @entity, which threads
+ *	share (a VM's queue is flushed under the VM's reservation)
  * @staging: CPU buffers batches are built in, kept for reuse
  * @staging_busy: bitmap of @staging buffers in use by a batch
  */
@@ -66,7 +67,7 @@ struct vdxg_paging {
 	u32 max_passes;
 	u32 last_passes;
 	spinlock_t stats_lock; /* protects @stats and the counters */
-	struct mutex push_lock; /* arm and push of a job, as one */
+	struct mutex push_lock; /* arm and push of a job on @entity, as one */
 	u32 *staging[VDXG_PG_STAGING];
 	unsigned long staging_busy;
 };
