@@ -16,7 +16,7 @@
 # LIBVDXG_CPPFLAGS  -I for vdxg.h, vdxg_ref.h, vdxg_drm.h, vdxg_hw.h and
 #                libdrm's drm.h
 # LIBVDXG_A      the static library
-# LIBVDXG_LIBS   the static library and libdrm, for the link line
+# LIBVDXG_LIBS   the static library, libdrm and libm, for the link line
 LIBVDXG_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 ifeq ($(origin O),undefined)
 LIBVDXG_O ?= $(abspath $(LIBVDXG_DIR)/../out/libvdxg)
@@ -28,4 +28,4 @@ LIBVDXG_CPPFLAGS := -I$(LIBVDXG_DIR) -I$(LIBVDXG_DIR)/../uapi/drm \
 	$(shell pkg-config --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
 LIBVDXG_A := $(LIBVDXG_O)/libvdxg.a
 LIBVDXG_LIBS := $(LIBVDXG_A) \
-	$(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)
+	$(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm) -lm

@@ -34,7 +34,7 @@ subtest() {
 : >"$tmp.err"
 
 # Declared: "name(" at the start of a declaration line, static inlines not.
-cat "$dir/vdxg.h" "$dir/vdxg_ref.h" |
+cat "$dir/vdxg.h" "$dir/vdxg_ref.h" "$dir/vdxg_ref3d.h" |
 	grep -v '^static' |
 	grep -oE '^([a-z0-9_ ]+[ *]+)?vdxg_[a-z0-9_]+\(' |
 	sed -E 's/^(.*[^a-z0-9_])?(vdxg_[a-z0-9_]+)\($/\2/' | sort -u >"$tmp.declared"
