@@ -84,6 +84,15 @@ typedef struct Vdxg3d {
     VdxgProgram prog[VDXG_3D_NUM_STAGES];
     VdxgTexture tex[VDXG_3D_NUM_UNITS];
     uint64_t fs_vary_mask;
+    /*
+     * An invocation that ran out of budget: the fragment program of the
+     * quad the rasterizer stopped at, or the vertex program of vertex
+     * @vs_index. A migration drops them: the invocation runs again from
+     * its start (nothing was written yet).
+     */
+    bool fs_yielded;
+    bool vs_yielded;
+    uint32_t vs_index;
     Vdxg3dVertex vcache[VDXG_3D_VCACHE];
     Vdxg3dPage vb_page[VDXG_3D_NUM_VBS];
     Vdxg3dPage ib_page;
@@ -143,6 +152,8 @@ static void vdxg_3d_forget_pages(Vdxg3d *g, bool vertices)
     g->ib_page.vpn = UINT64_MAX;
     if (vertices) {
         memset(g->vcache, 0, sizeof(g->vcache));
+        g->fs_yielded = false;
+        g->vs_yielded = false;
     }
 }
 
@@ -803,10 +814,16 @@ static VdxgRun vdxg_3d_quad(void *opaque, const VdxgQuad *q)
     VdxgShResult res;
     uint32_t pc, l, live;
 
-    fs->live = 0xf;
-    fs->steps = 0;
-    res = vdxg_shader_run(fs, &pc);
-    *c->r->budget -= (int64_t)fs->steps * VDXG_COST_INSN * 4;
+    if (c->g->fs_yielded) {
+        res = vdxg_shader_resume(fs, &pc);
+    } else {
+        fs->live = 0xf;
+        res = vdxg_shader_run(fs, &pc);
+    }
+    c->g->fs_yielded = res == VDXG_SH_YIELD;
+    if (res == VDXG_SH_YIELD) {
+        return VDXG_RUN_YIELD;
+    }
     if (res == VDXG_SH_STEPS) {
         return vdxg_3d_shader_fault(c, VDXG_3D_STAGE_FRAGMENT, pc);
     }
@@ -909,16 +926,23 @@ static VdxgRun vdxg_3d_vertex(Vdxg3dRun *c, uint32_t index,
         *out = &cv->v;
         return VDXG_RUN_DONE;
     }
-    *c->r->budget -= VDXG_COST_VERTEX;
-    for (e = 0; e < VDXG_3D_NUM_ELEMENTS; e++) {
-        if (!vdxg_3d_fetch(c, e, index, vs->lane[0].in[e])) {
-            return VDXG_RUN_FAULT;
+    if (g->vs_yielded && g->vs_index == index) {
+        res = vdxg_shader_resume(vs, &pc);
+    } else {
+        *c->r->budget -= VDXG_COST_VERTEX;
+        for (e = 0; e < VDXG_3D_NUM_ELEMENTS; e++) {
+            if (!vdxg_3d_fetch(c, e, index, vs->lane[0].in[e])) {
+                return VDXG_RUN_FAULT;
+            }
         }
+        vs->live = 1;
+        res = vdxg_shader_run(vs, &pc);
     }
-    vs->live = 1;
-    vs->steps = 0;
-    res = vdxg_shader_run(vs, &pc);
-    *c->r->budget -= (int64_t)vs->steps * VDXG_COST_INSN;
+    g->vs_yielded = res == VDXG_SH_YIELD;
+    g->vs_index = index;
+    if (res == VDXG_SH_YIELD) {
+        return VDXG_RUN_YIELD;
+    }
     if (res == VDXG_SH_STEPS) {
         return vdxg_3d_shader_fault(c, VDXG_3D_STAGE_VERTEX, pc);
     }
@@ -1125,6 +1149,8 @@ static void vdxg_3d_draw_setup(Vdxg3dRun *c, VdxgRaster3d *ra)
         sr->sample = vdxg_3d_sample;
         sr->opaque = c;
         sr->nlanes = st == VDXG_3D_STAGE_VERTEX ? 1 : VDXG_SH_LANES;
+        sr->budget = c->r->budget;
+        sr->cost = VDXG_COST_INSN * sr->nlanes;
     }
     memset(ra, 0, sizeof(*ra));
     ra->x0 = 0;
@@ -1261,6 +1287,8 @@ static VdxgRun vdxg_3d_draw(Vdxg3dRun *c, const uint32_t *dw, bool indexed)
         e->op_progress = 0;
         memset(c->g->vcache, 0, sizeof(c->g->vcache));
         memset(c->g->fs.lane, 0, sizeof(c->g->fs.lane));
+        c->g->fs_yielded = false;
+        c->g->vs_yielded = false;
     }
     vdxg_3d_draw_setup(c, &ra);
     nprims = vdxg_3d_nprims(prim, count);

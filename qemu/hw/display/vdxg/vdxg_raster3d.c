@@ -262,7 +262,11 @@ static inline bool vdxg_in_rect(const VdxgRaster3d *ra, int64_t px,
     return px >= ra->x0 && px < ra->x1 && py >= ra->y0 && py < ra->y1;
 }
 
-/* The shading of a quad is charged by the callback: stop between quads. */
+/*
+ * The shading of a quad is charged by the callback, which returns
+ * VDXG_RUN_YIELD when its program ran out of budget: the quad is drawn
+ * again (its program resumed) when the primitive goes on.
+ */
 static VdxgRun vdxg_emit(const VdxgRaster3d *ra, const VdxgQuad *q)
 {
     return ra->quad(ra->opaque, q);
@@ -480,7 +484,7 @@ VdxgRun vdxg_line_raster(const VdxgRaster3d *ra, const VdxgWinVert *a,
     int64_t dx = b->x8 - a->x8, dy = b->y8 - a->y8, p0, p1, p, c, m, lo, hi;
     int64_t ax, ay, ad, md, x, y;
     bool xmajor = llabs(dx) >= llabs(dy);
-    uint64_t idx;
+    uint64_t idx, qstart = 0;
     VdxgQuad q;
     VdxgRun r;
 
@@ -528,9 +532,9 @@ VdxgRun vdxg_line_raster(const VdxgRaster3d *ra, const VdxgWinVert *a,
             r = vdxg_emit(ra, &q);
             q.covered = 0;
             if (r != VDXG_RUN_DONE) {
-                /* The pending quad's pixels are done: go on from here */
-                *progress = idx;
-                return r == VDXG_RUN_FAULT ? VDXG_RUN_FAULT : VDXG_RUN_YIELD;
+                /* A quad that yielded goes on from its first pixel. */
+                *progress = r == VDXG_RUN_FAULT ? idx : qstart;
+                return r;
             }
             if (*ra->budget <= 0) {
                 *progress = idx;
@@ -540,6 +544,9 @@ VdxgRun vdxg_line_raster(const VdxgRaster3d *ra, const VdxgWinVert *a,
         if (!vdxg_in_rect(ra, x, y)) {
             continue;
         }
+        if (!q.covered) {
+            qstart = idx;
+        }
         q.qx = x & ~1ll;
         q.qy = y & ~1ll;
         q.covered |= BIT((x & 1) | (y & 1) << 1);
@@ -548,9 +555,8 @@ VdxgRun vdxg_line_raster(const VdxgRaster3d *ra, const VdxgWinVert *a,
         vdxg_line_lanes(ra, a, b, &q);
         r = vdxg_emit(ra, &q);
         if (r != VDXG_RUN_DONE) {
-            /* Its pixels are written: the line is done. */
-            *progress = idx;
-            return r == VDXG_RUN_FAULT ? VDXG_RUN_FAULT : VDXG_RUN_DONE;
+            *progress = r == VDXG_RUN_FAULT ? idx : qstart;
+            return r;
         }
     }
     *progress = idx;

@@ -888,30 +888,44 @@ static bool vdxg_tex_op(VdxgShRun *r, const VdxgShInsn *in, uint32_t e)
     return true;
 }
 
-/* A control-flow frame */
-typedef struct VdxgShFrame {
-    bool loop;
-    uint8_t saved;
-    uint8_t els;                /* IF: else; LOOP: brk */
-    uint8_t cont;
-    int8_t outer_loop;          /* the innermost LOOP frame below, or -1 */
-} VdxgShFrame;
+static VdxgShResult vdxg_shader_exec(VdxgShRun *r, uint32_t *pc_out,
+                                     bool resume);
 
 VdxgShResult vdxg_shader_run(VdxgShRun *r, uint32_t *pc_out)
 {
+    return vdxg_shader_exec(r, pc_out, false);
+}
+
+VdxgShResult vdxg_shader_resume(VdxgShRun *r, uint32_t *pc_out)
+{
+    return vdxg_shader_exec(r, pc_out, true);
+}
+
+static VdxgShResult vdxg_shader_exec(VdxgShRun *r, uint32_t *pc_out,
+                                     bool resume)
+{
     const VdxgProgram *p = r->p;
-    VdxgShFrame st[VDXG_3D_MAX_NESTING];
+    VdxgShFrame *st = r->y_stack;
     int sp = 0, loop = -1;
     uint32_t L = r->live, E = L, pc = 0, visits = 0, l, cond, lm;
     float a[4][4], b[4][4], c[4][4], d[4][4];
     unsigned int i;
 
-    FOR_LANES(l, BIT(r->nlanes) - 1) {
-        VdxgShLane *ln = &r->lane[l];
+    if (resume) {
+        pc = r->y_pc;
+        visits = r->y_visits;
+        L = r->y_live;
+        E = r->y_exec;
+        sp = r->y_sp;
+        loop = r->y_loop;
+    } else {
+        FOR_LANES(l, BIT(r->nlanes) - 1) {
+            VdxgShLane *ln = &r->lane[l];
 
-        memset(ln->temp, 0, p->num_temps * sizeof(ln->temp[0]));
-        memset(ln->out, 0, sizeof(ln->out));
-        ln->a0 = 0;
+            memset(ln->temp, 0, p->num_temps * sizeof(ln->temp[0]));
+            memset(ln->out, 0, sizeof(ln->out));
+            ln->a0 = 0;
+        }
     }
     for (;;) {
         const VdxgShInsn *in = &p->insn[pc];
@@ -920,6 +934,19 @@ VdxgShResult vdxg_shader_run(VdxgShRun *r, uint32_t *pc_out)
             r->steps += visits;
             *pc_out = pc;
             return VDXG_SH_STEPS;
+        }
+        if (r->budget) {
+            if (*r->budget <= 0 && visits) {
+                r->y_pc = pc;
+                r->y_visits = visits;
+                r->y_live = L;
+                r->y_exec = E;
+                r->y_sp = sp;
+                r->y_loop = loop;
+                *pc_out = pc;
+                return VDXG_SH_YIELD;
+            }
+            *r->budget -= r->cost;
         }
         visits++;
         switch (in->op) {

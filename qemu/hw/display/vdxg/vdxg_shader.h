@@ -99,6 +99,15 @@ typedef struct VdxgShLane {
     int32_t a0;
 } VdxgShLane;
 
+/* A control-flow frame of an invocation */
+typedef struct VdxgShFrame {
+    bool loop;
+    uint8_t saved;
+    uint8_t els;                /* IF: else; LOOP: brk */
+    uint8_t cont;
+    int8_t outer_loop;          /* the innermost LOOP frame below, or -1 */
+} VdxgShFrame;
+
 typedef struct VdxgShRun {
     const VdxgProgram *p;
     const float (*consts)[4];
@@ -111,13 +120,25 @@ typedef struct VdxgShRun {
     uint32_t nlanes;            /* 1 (vertex) or 4 (fragment quad) */
     uint32_t live;              /* in: the live lanes; out: not killed */
     uint64_t steps;             /* instructions visited, added to */
+    /*
+     * With @budget set, each visit charges @cost to it, and once it is
+     * spent the invocation stops between two instructions with
+     * VDXG_SH_YIELD: vdxg_shader_resume goes on from there.
+     */
+    int64_t *budget;
+    int64_t cost;
     VdxgShLane lane[VDXG_SH_LANES];
+    /* Where a yielded invocation stopped */
+    uint32_t y_pc, y_visits, y_live, y_exec;
+    int32_t y_sp, y_loop;
+    VdxgShFrame y_stack[VDXG_3D_MAX_NESTING];
 } VdxgShRun;
 
 typedef enum VdxgShResult {
     VDXG_SH_OK,
     VDXG_SH_STEPS,              /* VDXG_3D_MAX_STEPS visits: SHADER fault */
     VDXG_SH_MEMFAULT,           /* the sampler failed */
+    VDXG_SH_YIELD,              /* out of budget: resume it */
 } VdxgShResult;
 
 /*
@@ -126,6 +147,8 @@ typedef enum VdxgShResult {
  * the instruction that faults; on VDXG_SH_MEMFAULT, the one that sampled.
  */
 VdxgShResult vdxg_shader_run(VdxgShRun *r, uint32_t *pc);
+/* Go on with an invocation that returned VDXG_SH_YIELD */
+VdxgShResult vdxg_shader_resume(VdxgShRun *r, uint32_t *pc);
 
 /* The specified functions (docs/hardware.md, "Arithmetic") */
 float vdxg_ex2(float x);
