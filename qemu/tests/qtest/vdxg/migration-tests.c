@@ -489,11 +489,16 @@ static size_t mig_find_subsection(const uint8_t *buf, size_t len,
 #define MIG_SURF(slot)      ((slot) * 24)
 #define MIG_SURF_WIDTH      12
 
+/* Offsets in vdxg/engine/3d (vdxg/3d's fields) */
+#define MIG_3D_REG(r)       ((r) * 4)
+#define MIG_3D_PROG_BOUND   (VDXG_3D_NUM_REGS * 4)
+
 /*
  * The state of an entry in progress is checked on load: a RENDER entry in
  * a WAIT with DST bound, migrated to a file, loads as it is; with a bad
- * command, a buffer offset past its end, or a bound surface too large for
- * its slot, the load fails.
+ * command, a buffer offset past its end, a bound surface too large for
+ * its slot, a 3D register value SET_STATE would refuse or a program bound
+ * without its bytes, the load fails.
  */
 static void test_migration_bad_entry(void)
 {
@@ -503,7 +508,7 @@ static void test_migration_bad_entry(void)
     g_autofree uint8_t *buf = NULL;
     g_autofree uint8_t *orig = NULL;
     g_autofree char *good = NULL;
-    size_t entry, render;
+    size_t entry, render, g3d;
     uint32_t buf_len;
     uint64_t fence;
     Pg *p = rd_start();
@@ -522,7 +527,12 @@ static void test_migration_bad_entry(void)
     g_assert_true(g_file_get_contents(file, (char **)&orig, &len, NULL));
     entry = mig_find_subsection(orig, len, "vdxg/engine/entry");
     render = mig_find_subsection(orig, len, "vdxg/engine/render");
+    g3d = mig_find_subsection(orig, len, "vdxg/engine/3d");
     g_assert_cmpuint(orig[entry], ==, 1);                   /* busy */
+    /* A 2D entry: its 3D registers and bindings are all zero */
+    for (i = 0; i < MIG_3D_PROG_BOUND + 8; i++) {
+        g_assert_cmpuint(orig[g3d + i], ==, 0);
+    }
     g_assert_cmpuint(orig[entry + MIG_ENTRY_WAITING], ==, 1);
     buf_len = ldl_be_p(orig + entry + MIG_ENTRY_BUF_LEN);
     g_assert_cmpuint(ldl_be_p(orig + render + MIG_SURF(VDXG_SLOT_DST) +
@@ -532,7 +542,7 @@ static void test_migration_bad_entry(void)
     g_assert_cmpstr(good, ==, "completed");
 
     buf = g_memdup2(orig, len);
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < 5; i++) {
         g_autofree char *status = NULL;
 
         memcpy(buf, orig, len);
@@ -546,6 +556,13 @@ static void test_migration_bad_entry(void)
         case 2:
             stl_be_p(buf + render + MIG_SURF(VDXG_SLOT_DST) + MIG_SURF_WIDTH,
                      0x7ffffff0);
+            break;
+        case 3:
+            stl_be_p(buf + g3d + MIG_3D_REG(VDXG_3D_BLEND),
+                     VDXG_BLEND_RGB_EQ(5));
+            break;
+        case 4:
+            stl_be_p(buf + g3d + MIG_3D_PROG_BOUND, 1);
             break;
         }
         g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
