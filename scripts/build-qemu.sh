@@ -369,7 +369,8 @@ if fs.exists(meson.current_source_dir() / '"'test-vdxg-mmu.c'"')\
 endif\
 if fs.exists(meson.current_source_dir() / '"'test-vdxg-3d.c'"')\
   tests += {'"'test-vdxg-3d'"': ['"'../../hw/display/vdxg/vdxg_shader.c'"',\
-    '"'../../hw/display/vdxg/vdxg_texture.c'"']}\
+    '"'../../hw/display/vdxg/vdxg_texture.c'"',\
+    '"'../../hw/display/vdxg/vdxg_raster3d.c'"']}\
 endif\
 # vdxg: end' | write_if_changed "$f"
 	for t in test-vdxg-mmu test-vdxg-3d; do

@@ -1,7 +1,8 @@
 /*
  * Unit tests of the vdxg 3D pipeline's pure parts: the shader decoder,
- * checks and interpreter (hw/display/vdxg/vdxg_shader.c) and textures
- * (hw/display/vdxg/vdxg_texture.c). Expected values are bits written
+ * checks and interpreter (hw/display/vdxg/vdxg_shader.c), textures
+ * (hw/display/vdxg/vdxg_texture.c) and the rasterizer
+ * (hw/display/vdxg/vdxg_raster3d.c). Expected values are bits written
  * down from the algorithms of docs/hardware.md, computed by hand or by
  * a separate program of the same algorithm.
  *
@@ -15,6 +16,7 @@
 #include "qemu/bswap.h"
 #include "hw/display/vdxg/vdxg_shader.h"
 #include "hw/display/vdxg/vdxg_texture.h"
+#include "hw/display/vdxg/vdxg_raster3d.h"
 
 #define XYZW        VDXG_SWIZZLE_XYZW
 #define XXXX        VDXG_SWIZZLE(0, 0, 0, 0)
@@ -808,6 +810,158 @@ static void test_formats(void)
     g_assert_cmpuint(vdxg_unorm(NAN, 65535), ==, 0);
 }
 
+/* Clipping: Sutherland-Hodgman by each plane, from the inside vertex */
+static void test_clip(void)
+{
+    VdxgClipVert in[3] = {
+        { .pos = { 0, 0, -3, 1 } },
+        { .pos = { 1, 0, 0, 1 } },
+        { .pos = { 0, 1, 0, 1 } },
+    };
+    VdxgClipVert out[VDXG_3D_CLIP_MAX];
+    unsigned int n;
+
+    in[0].vary[0] = 3;
+    /*
+     * v0 is behind w + z = 0 (d = -2), the others inside (d = 1): t =
+     * 1 / 3 from v1 and from v2 towards v0, the polygon (v1 v0), v1, v2,
+     * (v2 v0).
+     */
+    n = vdxg_clip_tri(in, out);
+    g_assert_cmpuint(n, ==, 4);
+    g_assert_cmphex(f2u(out[0].pos[0]), ==, 0x3f2aaaaa);
+    g_assert_cmphex(f2u(out[0].pos[1]), ==, 0);
+    g_assert_cmphex(f2u(out[0].pos[2]), ==, 0xbf800000);
+    g_assert_cmphex(f2u(out[0].pos[3]), ==, ONE);
+    /* the varying: 0 + t x (3 - 0) = 1 */
+    g_assert_cmphex(f2u(out[0].vary[0]), ==, ONE);
+    g_assert_cmphex(f2u(out[1].pos[0]), ==, ONE);
+    g_assert_cmphex(f2u(out[2].pos[1]), ==, ONE);
+    g_assert_cmphex(f2u(out[3].pos[0]), ==, 0);
+    g_assert_cmphex(f2u(out[3].pos[1]), ==, 0x3f2aaaaa);
+    g_assert_cmphex(f2u(out[3].pos[2]), ==, 0xbf800000);
+
+    /* Inside every plane (the guard band is 4 w): not clipped */
+    in[0].pos[2] = 0;
+    in[0].pos[0] = -3.9f;
+    g_assert_cmpuint(vdxg_clip_tri(in, out), ==, 3);
+    g_assert_cmphex(f2u(out[0].pos[0]), ==, f2u(-3.9f));
+    /* All outside one plane: dropped */
+    in[0].pos[0] = in[1].pos[0] = in[2].pos[0] = 5;
+    g_assert_cmpuint(vdxg_clip_tri(in, out), ==, 0);
+
+    /* A line: the end outside x <= 4 w moves to x = 4 */
+    in[0].pos[0] = 0;
+    in[1].pos[0] = 8;
+    g_assert_cmpuint(vdxg_clip_line(in, out), ==, 2);
+    g_assert_cmphex(f2u(out[0].pos[0]), ==, 0);
+    g_assert_cmphex(f2u(out[1].pos[0]), ==, f2u(4.0f));
+    /* Points are not clipped: outside the view volume, dropped */
+    in[0].pos[0] = 1.5f;
+    g_assert_false(vdxg_point_visible(&in[0]));
+    in[0].pos[0] = 1.0f;
+    g_assert_true(vdxg_point_visible(&in[0]));
+}
+
+typedef struct Cover {
+    uint32_t count[8][8];
+    unsigned int quads;
+} Cover;
+
+static VdxgRun cover_quad(void *opaque, const VdxgQuad *q)
+{
+    Cover *cv = opaque;
+    unsigned int l;
+
+    cv->quads++;
+    for (l = 0; l < 4; l++) {
+        if (q->covered & BIT(l)) {
+            cv->count[q->qy + (l >> 1)][q->qx + (l & 1)]++;
+        }
+    }
+    return VDXG_RUN_DONE;
+}
+
+/* The top-left rule on a shared edge, lines and points on 8 x 8 */
+static void test_raster(void)
+{
+    static VdxgShLane lanes[4];
+    int64_t budget = INT64_MAX;
+    Cover cv = { 0 };
+    VdxgRaster3d ra = {
+        .x0 = 0, .y0 = 0, .x1 = 8, .y1 = 8,
+        .vp_scale = { 4, 4, 0.5f }, .vp_trans = { 4, 4, 0.5f },
+        .vary_mask = 1, .lane = lanes, .quad = cover_quad, .opaque = &cv,
+        .budget = &budget,
+    };
+    /* A square from pixel corner (1, 1) to (7, 7), split on a diagonal */
+    VdxgWinVert v[4] = {
+        { .x8 = 256, .y8 = 256, .iw = 1 }, { .x8 = 1792, .y8 = 256, .iw = 1 },
+        { .x8 = 1792, .y8 = 1792, .iw = 1 }, { .x8 = 256, .y8 = 1792, .iw = 1 },
+    };
+    VdxgClipVert c = { .pos = { 0.5f, -0.25f, 0, 1 }, .psize = 2 };
+    VdxgWinVert w;
+    uint64_t prog = 0;
+    uint32_t x, y;
+    bool front;
+
+    g_assert_cmpint(vdxg_tri_raster(&ra, &v[0], &v[1], &v[2], &prog), ==,
+                    VDXG_RUN_DONE);
+    prog = 0;
+    g_assert_cmpint(vdxg_tri_raster(&ra, &v[0], &v[2], &v[3], &prog), ==,
+                    VDXG_RUN_DONE);
+    for (y = 0; y < 8; y++) {
+        for (x = 0; x < 8; x++) {
+            g_assert_cmpuint(cv.count[y][x], ==,
+                             x >= 1 && x < 7 && y >= 1 && y < 7);
+        }
+    }
+    /* v0 v1 v2 is clockwise on screen (y down): back-facing */
+    g_assert_true(vdxg_tri_face(&ra, &v[0], &v[1], &v[2], &front));
+    g_assert_false(front);
+    ra.raster = VDXG_RASTER_CULL_BACK;
+    g_assert_false(vdxg_tri_face(&ra, &v[0], &v[1], &v[2], &front));
+    ra.raster = VDXG_RASTER_FRONT_CW;
+    g_assert_true(vdxg_tri_face(&ra, &v[0], &v[1], &v[2], &front));
+    g_assert_true(front);
+
+    /* A line from (1, 2.5) to (6, 5): x-major, columns 1 to 5 */
+    memset(&cv, 0, sizeof(cv));
+    v[0] = (VdxgWinVert) { .x8 = 256, .y8 = 640, .iw = 1 };
+    v[1] = (VdxgWinVert) { .x8 = 1536, .y8 = 1280, .iw = 1 };
+    prog = 0;
+    g_assert_cmpint(vdxg_line_raster(&ra, &v[0], &v[1], &prog), ==,
+                    VDXG_RUN_DONE);
+    /* y = 640 + floordiv((cx - 256) x 640, 1280): py 2, 3, 3, 4, 4 */
+    g_assert_cmpuint(cv.count[2][1], ==, 1);
+    g_assert_cmpuint(cv.count[3][2], ==, 1);
+    g_assert_cmpuint(cv.count[3][3], ==, 1);
+    g_assert_cmpuint(cv.count[4][4], ==, 1);
+    g_assert_cmpuint(cv.count[4][5], ==, 1);
+    g_assert_cmpuint(cv.count[5][6], ==, 0);
+
+    /* Window space: (0.5, -0.25) -> (6, 3); a size-2 point, 2 x 2 */
+    ra.raster = 0;
+    g_assert_true(vdxg_to_window(&ra, &c, &w, true));
+    g_assert_cmpint(w.x8, ==, 1536);
+    g_assert_cmpint(w.y8, ==, 768);
+    memset(&cv, 0, sizeof(cv));
+    prog = 0;
+    g_assert_cmpint(vdxg_point_raster(&ra, &w, &prog), ==, VDXG_RUN_DONE);
+    for (y = 0; y < 8; y++) {
+        for (x = 0; x < 8; x++) {
+            g_assert_cmpuint(cv.count[y][x], ==,
+                             x >= 5 && x < 7 && y >= 2 && y < 4);
+        }
+    }
+    /* POINT_COORD of lane 0 of the last quad, pixel (6, 2): (0.75, 0.25) */
+    g_assert_cmpfloat(lanes[0].in[VDXG_FS_IN_POINT_COORD][0], ==, 0.75f);
+    g_assert_cmpfloat(lanes[0].in[VDXG_FS_IN_POINT_COORD][1], ==, 0.25f);
+    /* w <= 0: dropped */
+    c.pos[3] = 0;
+    g_assert_false(vdxg_to_window(&ra, &c, &w, false));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -820,5 +974,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vdxg-3d/shader/check-draw", test_check_draw);
     g_test_add_func("/vdxg-3d/texture/sample", test_texture);
     g_test_add_func("/vdxg-3d/texture/formats", test_formats);
+    g_test_add_func("/vdxg-3d/raster/clip", test_clip);
+    g_test_add_func("/vdxg-3d/raster/coverage", test_raster);
     return g_test_run();
 }
