@@ -1424,6 +1424,84 @@ static void test_3d_long_invocation(void)
     t3_stop(t);
 }
 
+/*
+ * A cube map of 1x1 faces, each its own colour, sampled in the direction
+ * of the varying; and a mipmapped 2D texture whose levels are solid
+ * colours, sampled with TXL at levels 0, 1 and 2 (MIP nearest).
+ */
+static void test_3d_cube_mips(void)
+{
+    static const T3Insn fs_cube[] = {
+        { { DOUT(VDXG_OP_TEX, 0) | VDXG_INSN_TEX(2, 1), IN(0), 0, 0 } },
+        I_END,
+    };
+    static const T3Insn fs_txl[] = {
+        { { DOUT(VDXG_OP_TXL, 0) | VDXG_INSN_TEX(1, 0), IN(0), 0, 0 } },
+        I_END,
+    };
+    static const struct {
+        float dir[3];
+        uint32_t face;
+    } dirs[] = {
+        { { 1, 0.2f, 0.3f }, 0 }, { { -1, 0.2f, 0.3f }, 1 },
+        { { 0.2f, 1, 0.3f }, 2 }, { { 0.2f, -1, 0.3f }, 3 },
+        { { 0.2f, 0.3f, 1 }, 4 }, { { 0.2f, 0.3f, -1 }, 5 },
+    };
+    T3 *t = t3_start();
+    Pg *p = t->p;
+    T3Vtx v[6];
+    uint32_t i, fsz, x, y;
+    /* 4x4 (64 bytes), 2x2 (16), 1x1 (4), solid 0xff0000nn per level */
+    uint32_t mip[21];
+
+    for (i = 0; i < 6; i++) {
+        vram_writel(p, T3_TEX + i * 4, 0xff000000 | (i + 1) * 0x111111);
+    }
+    fsz = t3_prog(p, T3_FS + 0x8000, 1, fs_cube, ARRAY_SIZE(fs_cube), NULL,
+                  0);
+    for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+        float c[4] = { dirs[i].dir[0], dirs[i].dir[1], dirs[i].dir[2], 1 };
+
+        t3_quad(v, -1, -1, 1, 1, 0, c);
+        t3_put_vertices(p, v, 6);
+        t3_begin(t, VDXG_FMT_ARGB8888, 4, 4, 0);
+        t3_set_shader(p, 1, T3_FS + 0x8000, fsz);
+        t3_texture(p, 2, T3_TEX, 24, VDXG_TEX_DESC(VDXG_FMT_ARGB8888, 1, 1),
+                   1 | 1 << 16);
+        t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 6);
+        t3_run(t);
+        g_assert_cmphex(t3_px(t, 2, 1), ==,
+                        0xff000000 | (dirs[i].face + 1) * 0x111111);
+    }
+
+    for (i = 0; i < 21; i++) {
+        mip[i] = cpu_to_le32(0xff000000 | (i < 16 ? 0x10 : i < 20 ? 0x20 :
+                                           0x30));
+    }
+    vram_write(p, T3_TEX + 0x1000, mip, sizeof(mip));
+    fsz = t3_prog(p, T3_FS + 0x9000, 1, fs_txl, ARRAY_SIZE(fs_txl), NULL, 0);
+    for (i = 0; i < 3; i++) {
+        float c[4] = { 0.3f, 0.6f, 0, i };
+
+        t3_quad(v, -1, -1, 1, 1, 0, c);
+        t3_put_vertices(p, v, 6);
+        t3_begin(t, VDXG_FMT_ARGB8888, 4, 4, 0);
+        t3_set_shader(p, 1, T3_FS + 0x9000, fsz);
+        t3_texture(p, 1, T3_TEX + 0x1000, sizeof(mip),
+                   VDXG_TEX_DESC(VDXG_FMT_ARGB8888, 3, 0), 4 | 4 << 16);
+        t3_reg(p, VDXG_3D_SAMPLER(1), VDXG_SAMPLER_MIP(VDXG_MIP_NEAREST));
+        t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 6);
+        t3_run(t);
+        for (y = 0; y < 4; y++) {
+            for (x = 0; x < 4; x++) {
+                g_assert_cmphex(t3_px(t, x, y), ==, 0xff000010 * 1 +
+                                0x10 * i);
+            }
+        }
+    }
+    t3_stop(t);
+}
+
 void vdxg_test_add_3d_tests(void)
 {
     qtest_add_func("/vdxg/3d/fill-rule", test_3d_fill_rule);
@@ -1439,6 +1517,7 @@ void vdxg_test_add_3d_tests(void)
     qtest_add_func("/vdxg/3d/progress-slices", test_3d_progress_slices);
     qtest_add_func("/vdxg/3d/migration", test_3d_migration);
     qtest_add_func("/vdxg/3d/clip", test_3d_clip);
+    qtest_add_func("/vdxg/3d/cube-mips", test_3d_cube_mips);
     qtest_add_func("/vdxg/3d/long-invocation", test_3d_long_invocation);
     qtest_add_func("/vdxg/3d/poly-offset", test_3d_poly_offset);
 }
