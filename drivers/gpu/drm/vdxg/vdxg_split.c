@@ -38,8 +38,13 @@
  * state). Those commands are copied to the front of the piece, in their
  * order in the buffer, and patched with it: a command that set several
  * keys and a later one that set some of them again leave what the later
- * one set. The plan fails with -ENOMEM when a piece that does not fit has no
- * split point to end at, and with -E2BIG past the most pieces allowed.
+ * one set. A replayed SET_SHADER or LOAD_STATE reads its memory again, as
+ * it is when the piece runs: a buffer that rewrites a program or a state
+ * block with the GPU after binding it gets the new bytes in the pieces
+ * after a cut (the device checks them as it always does).
+ *
+ * The plan fails with -ENOMEM when a piece that does not fit has no split
+ * point to end at, and with -E2BIG past the most pieces allowed.
  *
  * vdxg_split_piece_allocs() lists a piece's allocations, to be made
  * resident; vdxg_split_piece_build() writes the piece, patched with the
