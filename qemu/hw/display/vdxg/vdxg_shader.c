@@ -923,7 +923,9 @@ static VdxgShResult vdxg_shader_exec(VdxgShRun *r, uint32_t *pc_out,
             VdxgShLane *ln = &r->lane[l];
 
             memset(ln->temp, 0, p->num_temps * sizeof(ln->temp[0]));
-            memset(ln->out, 0, sizeof(ln->out));
+            memset(ln->out, 0, (p->stage == VDXG_3D_STAGE_VERTEX ?
+                                VDXG_3D_VS_OUTPUTS : VDXG_3D_FS_OUTPUTS) *
+                               sizeof(ln->out[0]));
             ln->a0 = 0;
         }
     }
