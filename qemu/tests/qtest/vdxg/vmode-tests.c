@@ -824,6 +824,11 @@ static void test_vm_3d_state(void)
           VDXG_SRC(VDXG_FILE_INPUT, 0, VDXG_SWIZZLE_XYZW), 0, 0 },
         { VDXG_OP_END, 0, 0, 0 },
     };
+    static const uint32_t fs_tex[][4] = {
+        { VDXG_INSN(VDXG_OP_TEX, VDXG_FILE_OUTPUT, 0, 0xf),
+          VDXG_SRC(VDXG_FILE_INPUT, 0, VDXG_SWIZZLE_XYZW), 0, 0 },
+        { VDXG_OP_END, 0, 0, 0 },
+    };
     static const float xy[6][2] = {
         { -1, -1 }, { 1, -1 }, { 1, 1 }, { -1, -1 }, { 1, 1 }, { -1, 1 },
     };
@@ -920,6 +925,30 @@ static void test_vm_3d_state(void)
     pb_dw(p, 6);
     vm_queue(&m, as, VA_BUF, 0);
     vm_fault(&m, VDXG_FAULT_PARAM, VDXG_RD_DRAW, VA_BUF, 0, 0);
+
+    /*
+     * A texture on a page that is not present: the first texel sampled,
+     * (1, 2) of 4x4 for (1/3, 2/3), faults VM_NOT_PRESENT at its address
+     */
+    vm_back(&m, as, VA_TEX, "n");
+    vm3d_prog(&m, as, va_fs + 0x80, 1, fs_tex, ARRAY_SIZE(fs_tex));
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_SHADER, VDXG_RD_SET_SHADER_LEN));
+    pb_dw(p, 1);
+    pb_qw(p, va_fs + 0x80);
+    pb_dw(p, 48);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_TEXTURE, VDXG_RD_SET_TEXTURE_LEN));
+    pb_dw(p, 0);
+    pb_qw(p, VA_TEX);
+    pb_dw(p, 64);
+    pb_dw(p, VDXG_TEX_DESC(VDXG_FMT_ARGB8888, 1, 0));
+    pb_dw(p, 4 | 4 << 16);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_DRAW, VDXG_RD_DRAW_LEN));
+    pb_dw(p, VDXG_PRIM_TRIANGLES);
+    pb_dw(p, 0);
+    pb_dw(p, 6);
+    vm_queue(&m, as, VA_BUF, s1 >> 12);
+    vm_fault(&m, VDXG_FAULT_VM_NOT_PRESENT, VDXG_RD_DRAW, VA_TEX + 2 * 16 + 4,
+             as, VDXG_ACCESS_READ);
 
     /* The area's program is read and checked again: a bad one, SHADER */
     for (i = 0; i < PG_PAGE; i += 4) {
