@@ -939,6 +939,26 @@ static void test_raster(void)
     g_assert_cmpuint(cv.count[4][4], ==, 1);
     g_assert_cmpuint(cv.count[4][5], ==, 1);
     g_assert_cmpuint(cv.count[5][6], ==, 0);
+    /* y-major, (2.5, 1) to (4, 6): rows 1 to 5, x by floordiv */
+    memset(&cv, 0, sizeof(cv));
+    v[0] = (VdxgWinVert) { .x8 = 640, .y8 = 256, .iw = 1 };
+    v[1] = (VdxgWinVert) { .x8 = 1024, .y8 = 1536, .iw = 1 };
+    prog = 0;
+    g_assert_cmpint(vdxg_line_raster(&ra, &v[0], &v[1], &prog), ==,
+                    VDXG_RUN_DONE);
+    g_assert_cmpuint(cv.count[1][2], ==, 1);
+    g_assert_cmpuint(cv.count[2][2], ==, 1);
+    g_assert_cmpuint(cv.count[3][3], ==, 1);
+    g_assert_cmpuint(cv.count[4][3], ==, 1);
+    g_assert_cmpuint(cv.count[5][3], ==, 1);
+    g_assert_cmpuint(cv.count[6][3] + cv.count[0][2], ==, 0);
+    /* Backwards (b to a) the same rows, ends swapped: (b.y, a.y] */
+    memset(&cv, 0, sizeof(cv));
+    prog = 0;
+    g_assert_cmpint(vdxg_line_raster(&ra, &v[1], &v[0], &prog), ==,
+                    VDXG_RUN_DONE);
+    g_assert_cmpuint(cv.count[1][2] + cv.count[2][2] + cv.count[3][3] +
+                     cv.count[4][3] + cv.count[5][3], ==, 5);
 
     /* Window space: (0.5, -0.25) -> (6, 3); a size-2 point, 2 x 2 */
     ra.raster = 0;
