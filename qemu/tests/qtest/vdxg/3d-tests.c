@@ -1502,6 +1502,90 @@ static void test_3d_cube_mips(void)
     t3_stop(t);
 }
 
+/*
+ * DRAW_INDEXED with 1-, 2- and 4-byte indices and a bias; an index past
+ * the vertex buffer reads zeros (w 0: its triangle is dropped); a range
+ * past the index buffer is BOUNDS.
+ */
+static void test_3d_indexed(void)
+{
+    const float one[4] = { 1, 1, 1, 1 };
+    T3 *t = t3_start();
+    Pg *p = t->p;
+    T3Vtx v[6];
+    uint8_t ib[64];
+    uint32_t isz, i, x, y, off;
+
+    t3_quad(v, -1, -1, 1, 1, 0, one);
+    t3_put_vertices(p, v, 6);
+    for (isz = 1; isz <= 4; isz *= 2) {
+        /* Indices 12..17 with bias -12: the quad's six vertices */
+        for (i = 0; i < 6; i++) {
+            uint32_t idx = i + 12;
+
+            memcpy(ib + i * isz, &(uint32_t){ cpu_to_le32(idx) }, isz);
+        }
+        vram_write(p, T3_IB, ib, 6 * isz);
+        t3_begin(t, VDXG_FMT_ARGB8888, 4, 4, 0);
+        t3_clear(p, VDXG_CLEAR_COLOR, 0, 0, 4, 4, NULL, 0, 0);
+        pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_INDEX_BUFFER,
+                             VDXG_RD_SET_INDEX_BUFFER_LEN));
+        pb_qw(p, T3_IB);
+        pb_dw(p, 6 * isz);
+        pb_dw(p, isz);
+        pb_dw(p, VDXG_PG_HDR(VDXG_RD_DRAW_INDEXED, VDXG_RD_DRAW_INDEXED_LEN));
+        pb_dw(p, VDXG_PRIM_TRIANGLES);
+        pb_dw(p, 0);
+        pb_dw(p, 6);
+        pb_dw(p, -12);
+        t3_run(t);
+        for (y = 0; y < 4; y++) {
+            for (x = 0; x < 4; x++) {
+                g_assert_cmphex(t3_px(t, x, y), ==, 0xffffffff);
+            }
+        }
+    }
+    /*
+     * The second triangle's last index past the buffer: it reads (0, 0,
+     * 0, 0), w 0, and the triangle is dropped; the first is drawn.
+     */
+    stl_le_p(ib + 5 * 4, 0x7fff0000);
+    vram_write(p, T3_IB, ib, 6 * 4);
+    t3_begin(t, VDXG_FMT_ARGB8888, 4, 4, 0);
+    t3_clear(p, VDXG_CLEAR_COLOR, 0, 0, 4, 4, NULL, 0, 0);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_INDEX_BUFFER,
+                         VDXG_RD_SET_INDEX_BUFFER_LEN));
+    pb_qw(p, T3_IB);
+    pb_dw(p, 24);
+    pb_dw(p, 4);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_DRAW_INDEXED, VDXG_RD_DRAW_INDEXED_LEN));
+    pb_dw(p, VDXG_PRIM_TRIANGLES);
+    pb_dw(p, 0);
+    pb_dw(p, 6);
+    pb_dw(p, -12);
+    t3_run(t);
+    /* (3, 0) is in the first triangle, (0, 3) in the second */
+    g_assert_cmphex(t3_px(t, 3, 0), ==, 0xffffffff);
+    g_assert_cmphex(t3_px(t, 0, 3), ==, 0);
+
+    /* first + count past the index buffer: BOUNDS */
+    t3_begin(t, VDXG_FMT_ARGB8888, 4, 4, 0);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_INDEX_BUFFER,
+                         VDXG_RD_SET_INDEX_BUFFER_LEN));
+    pb_qw(p, T3_IB);
+    pb_dw(p, 24);
+    pb_dw(p, 4);
+    off = pb_off(p);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_DRAW_INDEXED, VDXG_RD_DRAW_INDEXED_LEN));
+    pb_dw(p, VDXG_PRIM_TRIANGLES);
+    pb_dw(p, 1);
+    pb_dw(p, 6);
+    pb_dw(p, 0);
+    t3_expect_fault(t, VDXG_FAULT_BOUNDS, VDXG_RD_DRAW_INDEXED,
+                    T3_HDR(p, off));
+    t3_stop(t);
+}
+
 void vdxg_test_add_3d_tests(void)
 {
     qtest_add_func("/vdxg/3d/fill-rule", test_3d_fill_rule);
@@ -1517,6 +1601,7 @@ void vdxg_test_add_3d_tests(void)
     qtest_add_func("/vdxg/3d/progress-slices", test_3d_progress_slices);
     qtest_add_func("/vdxg/3d/migration", test_3d_migration);
     qtest_add_func("/vdxg/3d/clip", test_3d_clip);
+    qtest_add_func("/vdxg/3d/indexed", test_3d_indexed);
     qtest_add_func("/vdxg/3d/cube-mips", test_3d_cube_mips);
     qtest_add_func("/vdxg/3d/long-invocation", test_3d_long_invocation);
     qtest_add_func("/vdxg/3d/poly-offset", test_3d_poly_offset);
