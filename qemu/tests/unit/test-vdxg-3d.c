@@ -586,6 +586,14 @@ static void test_checks(void)
     g_assert_cmpint(decode(&p, 0, two, 3, imm, 1), ==, 48);
     /* The last instruction not END */
     g_assert_cmpint(decode(&p, 0, ok, 1, imm, 1), ==, 16);
+    /* ... nor when it closes or opens a block: at that instruction */
+    two[1] = (Insn) { { OP(VDXG_OP_IF), IMM(0), 0, 0 } };
+    two[2] = (Insn) { { OP(VDXG_OP_ENDIF), 0, 0, 0 } };
+    g_assert_cmpint(decode(&p, 1, two, 3, imm, 1), ==, 48);
+    g_assert_cmpint(decode(&p, 1, two, 2, imm, 1), ==, 32);
+    two[1] = (Insn) { { OP(VDXG_OP_BGNLOOP), 0, 0, 0 } };
+    two[2] = (Insn) { { OP(VDXG_OP_ENDLOOP), 0, 0, 0 } };
+    g_assert_cmpint(decode(&p, 0, two, 3, imm, 1), ==, 48);
     /* A 33rd level of nesting */
     for (i = 0; i < VDXG_3D_MAX_NESTING + 1; i++) {
         deep[i] = (Insn) { { OP(VDXG_OP_BGNLOOP), 0, 0, 0 } };

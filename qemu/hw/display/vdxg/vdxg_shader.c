@@ -472,10 +472,10 @@ int64_t vdxg_program_decode(VdxgProgram *p, uint32_t stage,
             }
             break;
         default:
-            if (i == n - 1) {
-                goto bad;
-            }
             break;
+        }
+        if (i == n - 1 && in->op != VDXG_OP_END) {
+            goto bad;
         }
         continue;
 bad:
