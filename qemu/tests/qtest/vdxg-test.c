@@ -35,6 +35,7 @@ int main(int argc, char **argv)
     vdxg_test_add_mmu_tests();
     vdxg_test_add_vmode_tests();
     vdxg_test_add_3d_tests();
+    vdxg_test_add_3d_diff_tests();
 
     return g_test_run();
 }

@@ -38,6 +38,7 @@ void vdxg_test_add_sriov_tests(void);
 void vdxg_test_add_mmu_tests(void);
 void vdxg_test_add_vmode_tests(void);
 void vdxg_test_add_3d_tests(void);
+void vdxg_test_add_3d_diff_tests(void);
 
 typedef struct PgFaultCase {
     const char *name;
