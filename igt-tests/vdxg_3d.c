@@ -450,9 +450,7 @@ static int h3_submit(struct h3 *h, uint32_t flags)
 
 /*
  * With the pipeline, a SUBMIT of one valid 3D command (SET_STATE, not run:
- * NULL_RENDERING) must pass the parser. Until vdxg_submit.c hands the
- * device's VDXG_CAP_3D to the parser (vdxg_cmd_parse(), VDXG_CP_3D), the
- * parser refuses every 3D command: the subtests then skip, saying so.
+ * NULL_RENDERING) passes the parser.
  */
 static void h3_require_parser(struct h3 *h)
 {
@@ -464,10 +462,6 @@ static void h3_require_parser(struct h3 *h)
 	set_state(h, VDXG_3D_RASTER, 0);
 	ret = h3_submit(h, DRM_VDXG_SUBMIT_NULL_RENDERING);
 	vdxg_cs_reset(h->cs);
-	if (ret == -EINVAL)
-		vtest_skip("the device has the 3D pipeline but SUBMIT refuses "
-			   "its commands: vdxg_submit.c does not pass "
-			   "VDXG_CP_3D to the parser yet");
 	vtest_assert_f(ret == 0, "SUBMIT of a SET_STATE: %d (%s)", ret,
 		       strerror(-ret));
 }

@@ -1380,7 +1380,7 @@ static int bad_slot_reserved(struct bad *b)
 
 static int bad_format(struct bad *b)
 {
-	return surface(b, VDXG_SLOT_DST, VDXG_NUM_FMTS, 16, 16, 64, 0,
+	return surface(b, VDXG_SLOT_DST, VDXG_NUM_FMTS_3D, 16, 16, 64, 0,
 		       DRM_VDXG_ALLOC_WRITE, VDXG_SLOT_DST);
 }
 

@@ -449,9 +449,10 @@ struct drm_vdxg_sync {
  * with the error of any piece that failed (-ECANCELED for the pieces of
  * a context banned meanwhile). Before the first piece is queued the ioctl
  * waits (interruptibly) for the fences of other clients its pieces'
- * allocations or its dependencies hold; once it is queued, a later piece
- * that cannot be queued (its allocations cannot be made resident after
- * all, a client's fence appeared on them, a signal came, the context was
+ * allocations or its dependencies hold; once it is queued, the later
+ * pieces wait without interruption (but for a fatal signal), and one that
+ * cannot be queued (its allocations cannot be made resident after all, a
+ * client's fence appeared on them, the task was killed, the context was
  * banned) fails the job that way, with -ENOMEM, -EBUSY, -EINTR or -EIO on
  * its fence, and the ioctl still returns 0; a context destroyed meanwhile
  * makes it return -ENOENT, the pieces queued before left to run, the

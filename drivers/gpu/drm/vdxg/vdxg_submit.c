@@ -218,9 +218,10 @@ static int vdxg_submit_validate(struct vdxg_submit *s,
 	struct vdxg_cp_error err = {};
 	int ret;
 
-	ret = vdxg_cmd_validate(s->cmds, s->args->command_size / 4, s->cp,
-				s->args->num_allocations, s->patches,
-				s->args->num_patches, splits, &err);
+	ret = vdxg_cmd_parse(s->cmds, s->args->command_size / 4, s->cp,
+			     s->args->num_allocations, s->patches,
+			     s->args->num_patches, splits,
+			     s->vdxg->caps & VDXG_CAP_3D ? VDXG_CP_3D : 0, &err);
 	if (ret) {
 		atomic64_inc(&s->vdxg->render.stats.rejected);
 		drm_dbg(&s->vdxg->drm, "submit refused at dword %u: %s (%d)\n",
