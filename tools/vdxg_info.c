@@ -66,6 +66,20 @@ static const struct {
 	{ DRM_VDXG_PARAM_NUM_CRTCS, "num_crtcs", 0 },
 	{ DRM_VDXG_PARAM_IRQ_MODE, "irq_mode", 0 },
 	{ DRM_VDXG_PARAM_COMMIT_LIMIT, "commit_limit", 0 },
+	{ DRM_VDXG_PARAM_3D, "3d", 0 },
+	{ DRM_VDXG_PARAM_3D_MAX_INSTRUCTIONS, "3d_max_instructions", 0 },
+	{ DRM_VDXG_PARAM_3D_MAX_IMMEDIATES, "3d_max_immediates", 0 },
+	{ DRM_VDXG_PARAM_3D_MAX_TEMPS, "3d_max_temps", 0 },
+	{ DRM_VDXG_PARAM_3D_MAX_CONSTANTS, "3d_max_constants", 0 },
+	{ DRM_VDXG_PARAM_3D_MAX_NESTING, "3d_max_nesting", 0 },
+	{ DRM_VDXG_PARAM_3D_MAX_STEPS, "3d_max_steps", 0 },
+	{ DRM_VDXG_PARAM_3D_TEXTURE_UNITS, "3d_texture_units", 0 },
+	{ DRM_VDXG_PARAM_3D_VERTEX_BUFFERS, "3d_vertex_buffers", 0 },
+	{ DRM_VDXG_PARAM_3D_VERTEX_ELEMENTS, "3d_vertex_elements", 0 },
+	{ DRM_VDXG_PARAM_3D_MAX_VERTEX_STRIDE, "3d_max_vertex_stride", 0 },
+	{ DRM_VDXG_PARAM_3D_VARYINGS, "3d_varyings", 0 },
+	{ DRM_VDXG_PARAM_3D_MAX_TEXTURE_SIZE, "3d_max_texture_size", 0 },
+	{ DRM_VDXG_PARAM_3D_MAX_TEXTURE_LEVELS, "3d_max_texture_levels", 0 },
 };
 
 int main(int argc, char **argv)
