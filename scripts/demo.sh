@@ -10,9 +10,20 @@
 # lists). Then the reference-image test: vdxg-demo -s (a still: the scene
 # at a fixed time, flipped by PRESENT) and a second screendump, compared by
 # scripts/imgcmp.py at a quarter of the size with tools/demo-reference.png
-# (out/demo-still.png is what it saw), and the same still with --va. make check runs this script; its
-# exit status is the comparison's. VDXG_DEMO_UPDATE=1 rewrites the
-# reference from this run.
+# (out/demo-still.png is what it saw), and the same still with --va.
+#
+# Then the 3D scene (vdxg-demo --3d: shader programs draw a lit, textured,
+# mipmapped, depth-tested cube and a blended translucent one) by SUBMIT
+# and by EXEC, its frame rates printed, and its still by each: in the
+# guest the still's first and last frames are read back and compared bit
+# for bit with the reference 3D pipeline (vdxg_ref3d) drawing the same
+# frame (-c), and on the host each screendump is compared, every pixel
+# exactly, with the reference pipeline's picture of the scene drawn here
+# (vdxg-scene3d-ref, built with the tools: no committed image, nothing
+# that a libm could move), out/demo-3d.png and out/demo-3d-reference.png.
+#
+# make check runs this script; its exit status is the comparisons'.
+# VDXG_DEMO_UPDATE=1 rewrites the 2D reference from this run.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,18 +35,11 @@ SECONDS_RUN=${VDXG_DEMO_SECONDS:-8}
 # twice that many: the screendump is of the running demo however slow the
 # machine. A failing demo fails the script (set -e, its wait); one that
 # hangs ends by its own 30 s guard.
-"$VDXG_TOP/scripts/vm.sh" --name demo --timeout 600 -- sh -c '
+# These helpers start both boots' commands (the 2D demo, then the 3D
+# scene: one command line would be too long for the kernel's).
+GUEST_LIB='
 set -e
 modprobe vdxg
-echo "--- lspci"
-lspci -nnk -d 1234:d3d0
-echo "--- vdxg-info"
-vdxg-info
-card=$(ls /dev/dri | grep -m1 "^card")
-d=/sys/kernel/debug/dri/${card#card}
-echo "--- $d/resources (IO_RESOURCE_DESCRIPTOR view)"
-cat "$d/resources"
-echo "--- vdxg-demo, '"$SECONDS_RUN"' s"
 # The host channel: a screendump of head 0 named $1, the answer read away.
 tty=/dev/$(sed -n "s/.*vdxgvm.hostd=\([^ ]*\).*/\1/p" /proc/cmdline)
 stty -F "$tty" raw -echo
@@ -65,6 +69,17 @@ shot() {
 	sleep 0.5
 	kill $!
 }
+'
+"$VDXG_TOP/scripts/vm.sh" --name demo --timeout 600 -- sh -c "$GUEST_LIB"'
+echo "--- lspci"
+lspci -nnk -d 1234:d3d0
+echo "--- vdxg-info"
+vdxg-info
+card=$(ls /dev/dri | grep -m1 "^card")
+d=/sys/kernel/debug/dri/${card#card}
+echo "--- $d/resources (IO_RESOURCE_DESCRIPTOR view)"
+cat "$d/resources"
+echo "--- vdxg-demo, '"$SECONDS_RUN"' s"
 shot demo $(('"$SECONDS_RUN"' / 2))
 echo "--- vdxg-demo --va -t '"$SECONDS_RUN"' (the same scene by GPU virtual address: EXEC, no lists)"
 vdxg-demo --va -t '"$SECONDS_RUN"'
@@ -75,9 +90,21 @@ shot still-va 1 --va -p -s 1.3
 echo "--- kernel log"
 dmesg | grep -E "vdxg [0-9a-f]{4}:|Initialized vdxg"
 '
-for n in demo still still-va; do
-	[ -f "$VDXG_OUT/vm/demo/screendump-$n.ppm" ] ||
-		die "no screendump $n from the guest (see $VDXG_OUT/vm/demo/hostd.log)"
+# The 3D scene: running by SUBMIT and by EXEC (their frame rates), then
+# its still by each, the first and last frames checked in the guest (-c).
+"$VDXG_TOP/scripts/vm.sh" --name demo3d --timeout 600 -- sh -c "$GUEST_LIB"'
+echo "--- vdxg-demo --3d -t '"$SECONDS_RUN"' (the 3D scene: shader programs; SUBMIT)"
+vdxg-demo --3d -t '"$SECONDS_RUN"'
+echo "--- vdxg-demo --3d --va -t '"$SECONDS_RUN"' (the 3D scene by EXEC)"
+vdxg-demo --3d --va -t '"$SECONDS_RUN"'
+echo "--- vdxg-demo --3d -p -s 1.3 -c 100000 (its still; the first and last frames checked against vdxg_ref3d)"
+shot still3d 1 --3d -p -s 1.3 -c 100000
+echo "--- vdxg-demo --3d --va -p -s 1.3 -c 100000 (the still by EXEC)"
+shot still3d-va 1 --3d --va -p -s 1.3 -c 100000
+'
+for n in demo/demo demo/still demo/still-va demo3d/still3d demo3d/still3d-va; do
+	[ -f "$VDXG_OUT/vm/${n%/*}/screendump-${n#*/}.ppm" ] ||
+		die "no screendump ${n#*/} from the guest (see $VDXG_OUT/vm/${n%/*}/hostd.log)"
 done
 python3 "$VDXG_TOP/scripts/ppm2png.py" "$VDXG_OUT/vm/demo/screendump-demo.ppm" \
 	"$VDXG_OUT/demo.png"
@@ -88,3 +115,14 @@ python3 "$VDXG_TOP/scripts/imgcmp.py" ${VDXG_DEMO_UPDATE:+--update} \
 python3 "$VDXG_TOP/scripts/imgcmp.py" \
 	--out "$VDXG_OUT/demo-still-va.png" "$VDXG_OUT/vm/demo/screendump-still-va.ppm" \
 	"$VDXG_TOP/tools/demo-reference.png"
+# The 3D still, by SUBMIT and by EXEC: exactly the reference pipeline's.
+python3 "$VDXG_TOP/scripts/ppm2png.py" "$VDXG_OUT/vm/demo3d/screendump-still3d.ppm" \
+	"$VDXG_OUT/demo-3d.png"
+status=0
+"$VDXG_OUT/tools/vdxg-scene3d-ref" -s 1.3 -o "$VDXG_OUT/demo-3d-reference.ppm" \
+	"$VDXG_OUT/vm/demo3d/screendump-still3d.ppm" || status=1
+"$VDXG_OUT/tools/vdxg-scene3d-ref" -s 1.3 \
+	"$VDXG_OUT/vm/demo3d/screendump-still3d-va.ppm" || status=1
+python3 "$VDXG_TOP/scripts/ppm2png.py" "$VDXG_OUT/demo-3d-reference.ppm" \
+	"$VDXG_OUT/demo-3d-reference.png"
+exit $status

@@ -6,7 +6,7 @@
  * paging engine keeps moving memory.
  *
  *   vdxg-demo [-t SECONDS] [-b BALLAST_PERCENT] [-d /dev/dri/cardN] [-p]
- *             [-s TIME] [-c N]
+ *             [-s TIME] [-c N] [--va] [--3d]
  *
  * -t  how long to run (default 5 s); 0: until SIGTERM or SIGINT
  * -b  ballast, in percent of VRAM, in 4 MiB objects that live only in
@@ -21,6 +21,14 @@
  *     (vdxg_ref) drawing the same vertices, and check the ballast row the
  *     frame filled; a frame whose job was lost or ran wrong does not match.
  *     Any mismatch makes the exit status 1.
+ * --va   submit by GPU virtual address: a VM, EXEC, no lists (default:
+ *        SUBMIT with allocation and patch lists)
+ * --3d   the 3D scene instead (vdxg_scene3d.c): the 3D pipeline's shader
+ *        programs draw a lit, textured (mipmapped, trilinear),
+ *        depth-tested cube and a translucent cube blended over it, each
+ *        frame cleared by CLEAR; -c compares with the reference 3D
+ *        pipeline (vdxg_ref3d) drawing the same frame, bit for bit.
+ *        vdxg-scene3d-ref draws a still's reference on the host.
  *
  * Each second it prints the frame rate and what the paging engine moved
  * (debugfs dri/N/paging), and at the end a summary. SIGUSR1 prints the
@@ -52,6 +60,7 @@
 #include "vdxg_hw.h"
 #include "vdxg_ref.h"
 #include "vdxg_kms.h"
+#include "vdxg_scene3d.h"
 #include "vdxg_tool.h"
 
 #define TEX_DIM		128
@@ -79,6 +88,11 @@ struct demo {
 	struct vdxg_bo *cmd;
 	struct vdxg_vcs vcs;
 	char paging_path[64];
+	/* --3d: the scene, its resources (programs, constants, vertices,
+	 * the texture) and a depth buffer in D24S8 */
+	bool three_d;
+	struct scene3d scene;
+	struct vdxg_bo *res;
 	/* -c: the reference renderer's target and depth buffers */
 	unsigned int check_every, checked, bad_frames;
 	uint32_t *ref_dst, *ref_depth;
@@ -156,6 +170,13 @@ static void make_buffers(struct demo *d, unsigned int ballast_pct)
 			die("ADDFB2", ret);
 	}
 	d->depth = bo_new(d, (uint64_t)d->w * d->h * 4, DRM_VDXG_SEGMENT_VRAM);
+	if (d->three_d) {
+		ret = scene3d_init(&d->scene, d->w, d->h);
+		if (ret)
+			die("the 3D scene's programs", ret);
+		d->res = bo_new(d, d->scene.size, DRM_VDXG_SEGMENT_VRAM);
+		scene3d_fill(&d->scene, bo_map(d->res));
+	}
 	d->vb = bo_new(d, (BG_VERTICES + CUBE_VERTICES) * VDXG_VERTEX_SIZE,
 		       DRM_VDXG_SEGMENT_APERTURE);
 	bo_map(d->vb);
@@ -266,7 +287,8 @@ static void write_cube(struct demo *d, double t)
 #define VA_TEX		(4ull << 32)
 #define VA_VB		(5ull << 32)
 #define VA_CMD		(6ull << 32)
-#define VA_BALLAST(i)	((7ull + (i)) << 32)
+#define VA_RES		(7ull << 32)
+#define VA_BALLAST(i)	((8ull + (i)) << 32)
 #define CMD_SIZE	(64u << 10)
 
 static void va_bind(struct demo *d, struct vdxg_bo *bo, uint64_t va)
@@ -302,6 +324,8 @@ static void va_setup(struct demo *d)
 	va_bind(d, d->depth, VA_DEPTH);
 	va_bind(d, d->tex, VA_TEX);
 	va_bind(d, d->vb, VA_VB);
+	if (d->res)
+		va_bind(d, d->res, VA_RES);
 	for (i = 0; i < d->num_ballast; i++)
 		va_bind(d, d->ballast[i], VA_BALLAST(i));
 }
@@ -340,6 +364,63 @@ static void render_va(struct demo *d, int back, unsigned int frame,
 		die("EXEC", ret);
 }
 
+/*
+ * --3d: the scene at time T into fb_bo[back], its constants in slot BACK
+ * (the frame before, which read the other slot, may still run), by SUBMIT
+ * or EXEC; then the ballast row as the 2D frame does.
+ */
+static void render_3d(struct demo *d, int back, unsigned int frame, double t)
+{
+	struct vdxg_bo *bal = d->num_ballast ?
+			      d->ballast[frame % d->num_ballast] : NULL;
+	int ret;
+
+	scene3d_frame(&d->scene, d->res->map, back,
+		      (float)(d->still ? d->still_t : t));
+	if (d->va) {
+		struct scene3d_vcs v = {
+			.vcs = &d->vcs, .res_va = VA_RES,
+			.fb_va = VA_FB(back), .depth_va = VA_DEPTH,
+			.w = d->w, .h = d->h,
+		};
+
+		vdxg_vcs_reset(&d->vcs);
+		scene3d_emit(&d->scene, &scene3d_vcs_ops, &v, back);
+		if (bal) {
+			vdxg_vcs_set_surface(&d->vcs, VDXG_SLOT_DST,
+					     VA_BALLAST(frame % d->num_ballast),
+					     VDXG_FMT_XRGB8888, 1024,
+					     BALLAST_SIZE / 4096, 4096);
+			vdxg_vcs_fill_rect(&d->vcs, 0, frame % 64, 64, 1,
+					   frame);
+		}
+		ret = vdxg_exec(d->dev, d->ctx, &d->vcs, NULL);
+		if (ret)
+			die("EXEC", ret);
+	} else {
+		struct scene3d_cs c = {
+			.cs = d->cs, .res = d->res, .fb = d->fb_bo[back],
+			.depth = d->depth, .w = d->w, .h = d->h,
+		};
+
+		vdxg_cs_reset(d->cs);
+		scene3d_emit(&d->scene, &scene3d_cs_ops, &c, back);
+		if (bal) {
+			vdxg_cs_set_surface(d->cs, VDXG_SLOT_DST, bal, 0,
+					    DRM_VDXG_ALLOC_WRITE,
+					    VDXG_FMT_XRGB8888, 1024,
+					    BALLAST_SIZE / 4096, 4096);
+			vdxg_cs_fill_rect(d->cs, 0, frame % 64, 64, 1, frame);
+		}
+		ret = vdxg_cs_error(d->cs);
+		if (ret)
+			die("building the command buffer", ret);
+		ret = vdxg_submit(d->dev, d->ctx, d->cs, NULL);
+		if (ret)
+			die("SUBMIT", ret);
+	}
+}
+
 /* One frame into fb_bo[back]; one ballast object drawn into too. */
 static void render(struct demo *d, int back, unsigned int frame, double t)
 {
@@ -350,6 +431,10 @@ static void render(struct demo *d, int back, unsigned int frame, double t)
 	struct vdxg_cs *cs = d->cs;
 	int ret;
 
+	if (d->three_d) {
+		render_3d(d, back, frame, t);
+		return;
+	}
 	if (d->va) {
 		render_va(d, back, frame, bg, t);
 		return;
@@ -420,13 +505,23 @@ static void check_frame(struct demo *d, int back, unsigned int frame)
 		if (ret)
 			die("waiting for a ballast fill (a stuck fence?)", ret);
 	}
-	vdxg_ref_draw_triangles(&dst, &depth, NULL, VDXG_DRAW_DEPTH_WRITE,
-				vtx, BG_VERTICES);
-	vdxg_ref_draw_triangles(&dst, &depth, &tex, VDXG_DRAW_TEXTURE |
-				VDXG_DRAW_BILINEAR | VDXG_DRAW_DEPTH_TEST |
-				VDXG_DRAW_DEPTH_WRITE,
-				vtx + BG_VERTICES * VDXG_VERTEX_SIZE / 4,
-				CUBE_VERTICES);
+	if (d->three_d) {
+		/* The reference pipeline, on the resources this frame read */
+		ret = scene3d_reference(&d->scene, bo_map(d->res), back,
+					d->ref_dst);
+		if (ret)
+			die("the reference 3D pipeline faults", -EINVAL);
+	} else {
+		vdxg_ref_draw_triangles(&dst, &depth, NULL,
+					VDXG_DRAW_DEPTH_WRITE, vtx,
+					BG_VERTICES);
+		vdxg_ref_draw_triangles(&dst, &depth, &tex, VDXG_DRAW_TEXTURE |
+					VDXG_DRAW_BILINEAR |
+					VDXG_DRAW_DEPTH_TEST |
+					VDXG_DRAW_DEPTH_WRITE,
+					vtx + BG_VERTICES * VDXG_VERTEX_SIZE / 4,
+					CUBE_VERTICES);
+	}
 	fb = bo_map(d->fb_bo[back]);
 	for (y = 0; y < d->h; y++)
 		for (x = 0; x < d->w; x++) {
@@ -518,6 +613,7 @@ int main(int argc, char **argv)
 
 	static const struct option longopts[] = {
 		{ "va", no_argument, NULL, 'V' },
+		{ "3d", no_argument, NULL, '3' },
 		{ 0 },
 	};
 
@@ -525,6 +621,7 @@ int main(int argc, char **argv)
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'V': d.va = true; break;
+		case '3': d.three_d = true; break;
 		case 't': seconds = atof(optarg); break;
 		case 'b': ballast_pct = atoi(optarg); break;
 		case 'd': path = optarg; break;
@@ -534,7 +631,7 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: vdxg-demo [-t SECONDS] "
 				"[-b BALLAST_PERCENT] [-d CARD] [-p] "
-				"[-s TIME] [-c N] [--va]\n");
+				"[-s TIME] [-c N] [--va] [--3d]\n");
 			return 2;
 		}
 	}
@@ -577,8 +674,10 @@ int main(int argc, char **argv)
 	ret = vdxg_kms_modeset(&d.kms, d.fb[0]);
 	if (ret)
 		die("atomic modeset", ret);
-	printf("vdxg-demo: flips by %s%s; %s\n", d.present ? "PRESENT" :
-	       "atomic commits", d.still ? ", a still" : "",
+	printf("vdxg-demo: %s; flips by %s%s; %s\n", d.three_d ?
+	       "the 3D scene (shader programs)" : "the 2D cube (DRAW_TRIANGLES)",
+	       d.present ? "PRESENT" : "atomic commits",
+	       d.still ? ", a still" : "",
 	       d.va ? "EXEC by GPU virtual address (a VM, no lists)" :
 	       "SUBMIT with allocation and patch lists");
 
