@@ -72,6 +72,21 @@
  *          commands with right presumed addresses, and SUBMIT / EXEC; the
  *          throughput of 1, 2, 4 and 8 clients in virtual mode (the
  *          clients group's jobs, each client with its own VM).
+ * 3d       The 3D pipeline (skipped without CAP_3D or a GPU MMU), on a
+ *          1024x768 XRGB8888 target in VRAM (the demo's screen), each job
+ *          SUBMIT until the target idles, the median of 3 jobs of each a
+ *          repeat: fragments per second of a full-screen quad (a
+ *          TRIANGLE_STRIP) whose fragment program has 4, 16 and 64
+ *          instructions (MOV, MADs, MOV_SAT, END); triangles per second
+ *          of 24576 small triangles (the halves of 8x8 pixel cells,
+ *          32 pixels each, a 2-instruction fragment program); and
+ *          vdxg-demo --3d's scene (vdxg_scene3d.c, its still) drawn by
+ *          SUBMIT and by EXEC (the same objects bound in a VM) one after
+ *          the other: each frame's time in ms and, per pair, SUBMIT's
+ *          time over EXEC's: EXEC's speed relative to SUBMIT's (>= 1:
+ *          virtual mode at least as fast as the patch model). Setup
+ *          checks that both draw the reference 3D pipeline's picture of
+ *          the scene, every pixel.
  * split    Partial submissions: two targets in the aperture only, of
  *          just over half of it each, drawn in turn 8 times (a FILL_RECT
  *          each turn), as one SUBMIT with a split point at each turn (the
@@ -149,6 +164,7 @@
 #include "vdxg.h"
 #include "vdxg_hw.h"
 #include "vdxg_kms.h"
+#include "vdxg_scene3d.h"
 #include "vdxg_tool.h"
 
 #define MIB		(1ull << 20)
@@ -2121,6 +2137,319 @@ static void vm_report(void)
 	vdxg_syncobj_destroy(dev, v->s);
 }
 
+/* ------------------------------------------------------------------ 3d */
+
+#define T3D_W		1024	/* the demo's screen */
+#define T3D_H		768
+#define T3D_INNER	3	/* jobs of each kind a repeat, the median */
+#define T3D_CELL	8	/* small triangles: halves of 8x8 pixel cells */
+#define T3D_TRIS	(2 * (T3D_W / T3D_CELL) * (T3D_H / T3D_CELL))
+#define T3D_STRIDE	32	/* a vertex: clip position, colour (f32 x4) */
+#define T3D_PROGS	3
+#define T3D_SCENE_T	1.3f	/* the demo's still */
+#define T3D_VA_CMD	(1ull << 32)
+#define T3D_VA_RES	(2ull << 32)
+#define T3D_VA_FB	(3ull << 32)
+#define T3D_VA_DEPTH	(4ull << 32)
+#define T3D_CMD_SIZE	(64u << 10)
+
+static const int t3d_insns[T3D_PROGS] = { 4, 16, 64 };
+
+/*
+ * The fragment figures' programs: a vertex program that passes the
+ * position and the colour through, a fragment program of N instructions
+ * (a MOV, N - 3 MADs, a MOV_SAT to the colour and END), and the small
+ * triangles' fragment program (the colour: 2 instructions).
+ */
+static const char t3d_vs[] =
+	"VERT\nMOV OUT[0], IN[0]\nMOV OUT[2], IN[1]\nEND\n";
+static const char t3d_fs_tri[] = "FRAG\nMOV OUT[0], IN[0]\nEND\n";
+
+static uint32_t *t3d_asm(const char *text, uint32_t *size)
+{
+	uint32_t *prog;
+	char msg[128];
+
+	if (vdxg_asm(text, &prog, size, msg, sizeof(msg))) {
+		fprintf(stderr, "vdxg-bench: a 3d program: %s\n", msg);
+		exit(1);
+	}
+	return prog;
+}
+
+static uint32_t *t3d_fs(int n, uint32_t *size)
+{
+	char text[4096];
+	int len, k;
+
+	len = snprintf(text, sizeof(text), "FRAG\n"
+		       "IMM[0] = { 0.5, 0.25, 0.125, 1.0 }\n"
+		       "MOV TEMP[0], IN[0]\n");
+	for (k = 0; k < n - 3; k++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"MAD TEMP[0], TEMP[0], IMM[0], IMM[0].wzyx\n");
+	snprintf(text + len, sizeof(text) - len,
+		 "MOV_SAT OUT[0], TEMP[0]\nEND\n");
+	return t3d_asm(text, size);
+}
+
+struct t3d {
+	/* fb, depth: the screen's; res: the scene's resources; bres: the
+	 * fragment figures' programs and vertices */
+	struct vdxg_bo *fb, *depth, *res, *bres, *cmd;
+	struct vdxg_cs *frag_cs[T3D_PROGS], *tri_cs, *scene_cs;
+	struct vdxg_vcs vcs;
+	struct scene3d scene;
+	uint32_t ctx, vctx, vm;
+	double frag[T3D_PROGS][MAX_REPEATS], tri[MAX_REPEATS];
+	double sub[MAX_REPEATS], ex[MAX_REPEATS], r[MAX_REPEATS];
+	int i;
+};
+
+/* Seconds of a job: SUBMIT (or EXEC of the vcs) until the target idles. */
+static double t3d_job(struct t3d *p, struct vdxg_cs *cs)
+{
+	double t = now();
+
+	if (cs)
+		submit(dev, p->ctx, cs);
+	else
+		check(vdxg_exec(dev, p->vctx, &p->vcs, NULL), "EXEC");
+	check(vdxg_bo_wait(p->fb, WAIT_NS), "wait");
+	return now() - t;
+}
+
+/*
+ * T3D_INNER of each: the full-screen quad with each fragment program, the
+ * small triangles, and the demo's scene by SUBMIT and by EXEC one after
+ * the other, their ratio taken per pair; the median of each.
+ */
+static void t3d_repeat(void *arg)
+{
+	struct t3d *p = arg;
+	double frag[T3D_PROGS][T3D_INNER], tri[T3D_INNER];
+	double sub[T3D_INNER], ex[T3D_INNER], r[T3D_INNER];
+	int k, j;
+
+	for (k = 0; k < T3D_INNER; k++) {
+		for (j = 0; j < T3D_PROGS; j++)
+			frag[j][k] = (double)T3D_W * T3D_H /
+				     t3d_job(p, p->frag_cs[j]);
+		tri[k] = T3D_TRIS / t3d_job(p, p->tri_cs);
+		sub[k] = t3d_job(p, p->scene_cs) * 1000;
+		ex[k] = t3d_job(p, NULL) * 1000;
+		r[k] = sub[k] / ex[k];
+	}
+	for (j = 0; j < T3D_PROGS; j++)
+		p->frag[j][p->i] = median(frag[j], T3D_INNER);
+	p->tri[p->i] = median(tri, T3D_INNER);
+	p->sub[p->i] = median(sub, T3D_INNER);
+	p->ex[p->i] = median(ex, T3D_INNER);
+	p->r[p->i] = median(r, T3D_INNER);
+}
+
+static struct t3d t3d_p;
+
+/* The common state of a fragment figure's job, into CS. */
+static void t3d_begin(struct t3d *p, struct vdxg_cs *cs, uint32_t fs_off,
+		      uint32_t fs_size, uint32_t vb_off, uint32_t vb_size)
+{
+	const uint32_t viewport[6] = {
+		vdxg_f32_bits(T3D_W / 2.0f), vdxg_f32_bits(-T3D_H / 2.0f),
+		vdxg_f32_bits(0.5f), vdxg_f32_bits(T3D_W / 2.0f),
+		vdxg_f32_bits(T3D_H / 2.0f), vdxg_f32_bits(0.5f),
+	};
+	const uint32_t elements[2] = {
+		VDXG_ELEMENT(VDXG_VFMT(VDXG_VTYPE_FLOAT32, 4), 0, 0),
+		VDXG_ELEMENT(VDXG_VFMT(VDXG_VTYPE_FLOAT32, 4), 0, 16),
+	};
+
+	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, p->fb, 0, DRM_VDXG_ALLOC_WRITE,
+			    VDXG_FMT_XRGB8888, T3D_W, T3D_H, T3D_W * 4);
+	vdxg_cs_set_state(cs, VDXG_3D_VIEWPORT_SCALE(0), viewport, 6);
+	vdxg_cs_set_state(cs, VDXG_3D_ELEMENT(0), elements, 2);
+	vdxg_cs_set_shader(cs, VDXG_3D_STAGE_VERTEX, p->bres, 0, 64);
+	vdxg_cs_set_shader(cs, VDXG_3D_STAGE_FRAGMENT, p->bres, fs_off,
+			   fs_size);
+	vdxg_cs_set_vertex_buffer(cs, 0, p->bres, vb_off, vb_size,
+				  T3D_STRIDE);
+}
+
+/* A vertex at pixel (x, y) of the screen, in clip space, and a colour. */
+static float *t3d_vertex(float *v, int x, int y, float c)
+{
+	v[0] = 2.0f * x / T3D_W - 1;
+	v[1] = 1 - 2.0f * y / T3D_H;
+	v[2] = 0;
+	v[3] = 1;
+	v[4] = c;
+	v[5] = 1 - c;
+	v[6] = 0.5f;
+	v[7] = 1;
+	return v + T3D_STRIDE / 4;
+}
+
+/* Frame FB against the reference pipeline's picture REF: or die. */
+static void t3d_check(struct t3d *p, const uint32_t *ref, const char *how)
+{
+	const uint32_t *fb = bo_map(p->fb);
+	uint32_t k;
+
+	for (k = 0; k < T3D_W * T3D_H; k++)
+		if ((fb[k] ^ ref[k]) & 0xffffff) {
+			fprintf(stderr, "vdxg-bench: the demo's scene by %s: "
+				"pixel (%u,%u) is %06x, the reference's "
+				"%06x\n", how, k % T3D_W, k / T3D_W,
+				fb[k] & 0xffffff, ref[k] & 0xffffff);
+			exit(1);
+		}
+}
+
+static bool t3d_setup(void)
+{
+	struct t3d *p = &t3d_p;
+	uint32_t size, fs_off[T3D_PROGS], fs_size[T3D_PROGS], tri_fs, tri_size;
+	uint32_t vs_size, quad_off, tri_off, off, *ref, *prog;
+	uint64_t caps = 0;
+	uint8_t *b;
+	float *v;
+	int j, x, y;
+
+	check(vdxg_get_param(dev, DRM_VDXG_PARAM_CAPS, &caps), "GET_PARAM");
+	if (!(caps & VDXG_CAP_3D) || !(caps & VDXG_CAP_GPU_MMU)) {
+		printf("3d: skipped, the device has no %s\n",
+		       caps & VDXG_CAP_3D ? "GPU MMU" : "3D pipeline");
+		return false;
+	}
+	p->fb = vram_bo(dev, (uint64_t)T3D_W * T3D_H * 4);
+	p->depth = vram_bo(dev, (uint64_t)T3D_W * T3D_H * 4);
+
+	/* The fragment figures: programs, the quad, the small triangles. */
+	quad_off = 64 * 1024;
+	tri_off = quad_off + 4 * T3D_STRIDE;
+	p->bres = vram_bo(dev, tri_off + T3D_TRIS * 3 * T3D_STRIDE);
+	b = bo_map(p->bres);
+	prog = t3d_asm(t3d_vs, &vs_size);
+	memcpy(b, prog, vs_size);
+	free(prog);
+	off = 64;
+	for (j = 0; j < T3D_PROGS; j++) {
+		prog = t3d_fs(t3d_insns[j], &fs_size[j]);
+		fs_off[j] = off;
+		memcpy(b + off, prog, fs_size[j]);
+		off += (fs_size[j] + 15) & ~15u;
+		free(prog);
+	}
+	prog = t3d_asm(t3d_fs_tri, &tri_size);
+	tri_fs = off;
+	memcpy(b + off, prog, tri_size);
+	free(prog);
+	v = (float *)(b + quad_off);
+	v = t3d_vertex(v, 0, T3D_H, 0);
+	v = t3d_vertex(v, T3D_W, T3D_H, 0.5f);
+	v = t3d_vertex(v, 0, 0, 0.5f);
+	t3d_vertex(v, T3D_W, 0, 1);
+	v = (float *)(b + tri_off);
+	for (y = 0; y < T3D_H; y += T3D_CELL)
+		for (x = 0; x < T3D_W; x += T3D_CELL) {
+			float c = (float)(x ^ y) / T3D_W;
+
+			v = t3d_vertex(v, x, y, c);
+			v = t3d_vertex(v, x + T3D_CELL, y, c);
+			v = t3d_vertex(v, x, y + T3D_CELL, c);
+			v = t3d_vertex(v, x + T3D_CELL, y, 1 - c);
+			v = t3d_vertex(v, x + T3D_CELL, y + T3D_CELL, 1 - c);
+			v = t3d_vertex(v, x, y + T3D_CELL, 1 - c);
+		}
+	for (j = 0; j < T3D_PROGS; j++) {
+		p->frag_cs[j] = new_cs();
+		t3d_begin(p, p->frag_cs[j], fs_off[j], fs_size[j], quad_off,
+			  4 * T3D_STRIDE);
+		vdxg_cs_draw(p->frag_cs[j], VDXG_PRIM_TRIANGLE_STRIP, 0, 4);
+	}
+	p->tri_cs = new_cs();
+	t3d_begin(p, p->tri_cs, tri_fs, tri_size, tri_off,
+		  T3D_TRIS * 3 * T3D_STRIDE);
+	vdxg_cs_draw(p->tri_cs, VDXG_PRIM_TRIANGLES, 0, T3D_TRIS * 3);
+
+	/* The demo's scene, its still, by SUBMIT and by EXEC. */
+	check(scene3d_init(&p->scene, T3D_W, T3D_H), "the 3D scene");
+	p->res = vram_bo(dev, p->scene.size);
+	scene3d_fill(&p->scene, bo_map(p->res));
+	scene3d_frame(&p->scene, p->res->map, 0, T3D_SCENE_T);
+	p->ctx = new_ctx(dev);
+	p->scene_cs = new_cs();
+	scene3d_emit(&p->scene, &scene3d_cs_ops, &(struct scene3d_cs){
+		.cs = p->scene_cs, .res = p->res, .fb = p->fb,
+		.depth = p->depth, .w = T3D_W, .h = T3D_H }, 0);
+	p->vctx = exec_setup(dev, &p->vm, &p->cmd, &p->vcs);
+	check(vdxg_vm_map(dev, p->vm, p->res, 0, T3D_VA_RES, p->res->size, 0),
+	      "VM_BIND");
+	check(vdxg_vm_map(dev, p->vm, p->fb, 0, T3D_VA_FB, p->fb->size, 0),
+	      "VM_BIND");
+	check(vdxg_vm_map(dev, p->vm, p->depth, 0, T3D_VA_DEPTH,
+			  p->depth->size, 0), "VM_BIND");
+	scene3d_emit(&p->scene, &scene3d_vcs_ops, &(struct scene3d_vcs){
+		.vcs = &p->vcs, .res_va = T3D_VA_RES, .fb_va = T3D_VA_FB,
+		.depth_va = T3D_VA_DEPTH, .w = T3D_W, .h = T3D_H }, 0);
+	check(vdxg_vcs_error(&p->vcs), "the scene's EXEC commands");
+
+	/* Check that both draw the reference pipeline's picture. */
+	size = T3D_W * T3D_H * 4;
+	ref = malloc(size);
+	if (!ref)
+		die("malloc", -ENOMEM);
+	if (scene3d_reference(&p->scene, p->res->map, 0, ref))
+		die("the reference 3D pipeline faults", -EINVAL);
+	memset(bo_map(p->fb), 0, size);
+	t3d_job(p, p->scene_cs);
+	t3d_check(p, ref, "SUBMIT");
+	memset(bo_map(p->fb), 0, size);
+	t3d_job(p, NULL);
+	t3d_check(p, ref, "EXEC");
+	free(ref);
+	add_phase("3d", "", t3d_repeat, p, &p->i);
+	return true;
+}
+
+static void t3d_report(void)
+{
+	struct t3d *p = &t3d_p;
+	char name[64];
+	int j;
+
+	printf("3d (%ux%u XRGB8888 in VRAM; the median of %d jobs of each a "
+	       "repeat)\n", T3D_W, T3D_H, T3D_INNER);
+	warm_print("3d");
+	for (j = 0; j < T3D_PROGS; j++) {
+		snprintf(name, sizeof(name),
+			 "full-screen quad, %d-instruction fragments",
+			 t3d_insns[j]);
+		figure("3d", name, "fragments/s", p->frag[j], repeats);
+	}
+	snprintf(name, sizeof(name), "small triangles (%d, 32 pixels each)",
+		 T3D_TRIS);
+	figure("3d", name, "triangles/s", p->tri, repeats);
+	figure("3d", "demo scene frame, SUBMIT", "ms", p->sub, repeats);
+	figure("3d", "demo scene frame, EXEC", "ms", p->ex, repeats);
+	/* SUBMIT's frame time over EXEC's, per pair */
+	figure("3d", "demo scene, EXEC / SUBMIT frame rate", "ratio", p->r,
+	       repeats);
+	for (j = 0; j < T3D_PROGS; j++)
+		vdxg_cs_free(p->frag_cs[j]);
+	vdxg_cs_free(p->tri_cs);
+	vdxg_cs_free(p->scene_cs);
+	scene3d_fini(&p->scene);
+	vdxg_context_destroy(dev, p->vctx);
+	vdxg_context_destroy(dev, p->ctx);
+	vdxg_bo_free(p->cmd);
+	vdxg_bo_free(p->res);
+	vdxg_bo_free(p->bres);
+	vdxg_bo_free(p->depth);
+	vdxg_bo_free(p->fb);
+	vdxg_vm_destroy(dev, p->vm);
+}
+
 /* ---------------------------------------------------------------- main */
 
 /*
@@ -2144,6 +2473,7 @@ static const struct group {
 	{ "cs", cs_setup, cs_report, false, false },
 	{ "vm", vm_setup, vm_report, true, false },
 	{ "exec", exec_setup_group, exec_report, true, false },
+	{ "3d", t3d_setup, t3d_report, true, false },
 	{ "split", split_setup, split_report, true, true },
 };
 
