@@ -47,6 +47,17 @@
 #define DF_DEPTH        0x28000u
 /* The DMA buffer, outside the window */
 #define DF_DMA          0x1a00000ull
+/*
+ * Virtual mode: address space 0 (tables at DF_VM_TBL), the window at
+ * DF_VA with page i at DF_WIN + page DF_PERM(i), the DMA buffer at
+ * DF_VA_DMA on DF_DMA's pages
+ */
+#define DF_VM_AS_TABLE  0x1c00000ull
+#define DF_VM_TBL(l)    (0x1c01000ull + (3 - (l)) * PG_PAGE)
+#define DF_VA           0x100000ull
+#define DF_VA_DMA       0x180000ull
+#define DF_PAGES        (DF_WIN_SIZE / PG_PAGE)
+#define DF_PERM(i)      ((i) * 7 % DF_PAGES)
 
 #define DF_NV           32      /* vertices in the buffers */
 #define DF_NCONST       8       /* constants bound to each stage */
@@ -62,6 +73,7 @@ typedef struct DfProg {
     uint32_t stage;
     uint32_t depth;             /* open IFs and loops */
     uint32_t loops;             /* open loops */
+    uint32_t tex_dst;           /* 1 + the TEMP a texture opcode wrote */
 } DfProg;
 
 typedef struct DfTex {
@@ -82,6 +94,11 @@ typedef struct Df {
     /* What the cases did: faults by reason, targets changed */
     uint32_t faults[32];
     uint32_t drawn;
+    /* Virtual mode: the window at DF_VA, its pages scattered over DF_WIN */
+    bool virt;
+    uint64_t base;              /* the window's GPU (or virtual) address */
+    bool runaway;               /* a program that never ends */
+    uint32_t nconst;
 } Df;
 
 static uint32_t df_f2u(float f)
@@ -133,8 +150,13 @@ static float df_value(Df *d)
 /* Memory of the window, for the reference */
 static bool df_range_ok(void *opaque, uint64_t addr, uint64_t len)
 {
+    Df *d = opaque;
+
     if (addr + len < addr) {
         return false;
+    }
+    if (d->virt) {
+        return addr + len <= 1ull << 48;
     }
     if (addr + len <= PG_VRAM_SIZE) {
         return true;
@@ -147,10 +169,10 @@ static bool df_read(void *opaque, uint64_t addr, void *buf, uint32_t len)
 {
     Df *d = opaque;
 
-    if (addr < DF_WIN || addr + len > DF_WIN + DF_WIN_SIZE) {
+    if (addr < d->base || addr + len > d->base + DF_WIN_SIZE) {
         return false;
     }
-    memcpy(buf, d->mem + (addr - DF_WIN), len);
+    memcpy(buf, d->mem + (addr - d->base), len);
     return true;
 }
 
@@ -159,10 +181,10 @@ static bool df_write(void *opaque, uint64_t addr, const void *buf,
 {
     Df *d = opaque;
 
-    if (addr < DF_WIN || addr + len > DF_WIN + DF_WIN_SIZE) {
+    if (addr < d->base || addr + len > d->base + DF_WIN_SIZE) {
         return false;
     }
-    memcpy(d->mem + (addr - DF_WIN), buf, len);
+    memcpy(d->mem + (addr - d->base), buf, len);
     return true;
 }
 
@@ -223,11 +245,13 @@ static uint32_t df_src(Df *d, DfProg *g)
         return VDXG_SRC(VDXG_FILE_TEMP, rnd(d, DF_TEMPS), swz) | mods;
     case 4: case 5: case 6:
         return VDXG_SRC(VDXG_FILE_INPUT,
-                        g->stage ? rnd(d, VDXG_3D_FS_INPUTS) : rnd(d, 4),
+                        g->stage ? rnd(d, VDXG_3D_FS_INPUTS)
+                                 : rnd(d, chance(d, 20) ? 16 : 4),
                         swz) | mods;
     case 7:
         if (chance(d, 30)) {
-            return VDXG_SRC(VDXG_FILE_CONST, rnd(d, 12), swz) | mods |
+            return VDXG_SRC(VDXG_FILE_CONST,
+                            rnd(d, chance(d, 20) ? 256 : 12), swz) | mods |
                    VDXG_SRC_RELATIVE;
         }
         return VDXG_SRC(VDXG_FILE_CONST, rnd(d, DF_NCONST), swz) | mods;
@@ -296,9 +320,18 @@ static void df_tex_op(Df *d, DfProg *g)
         s[0] = VDXG_SRC(VDXG_FILE_INPUT,
                         g->stage ? (chance(d, 80) ? rnd(d, 3) : 10)
                                  : 1 + rnd(d, 2), VDXG_SWIZZLE_XYZW);
+        if (chance(d, 40)) {
+            /* scaled by imm[2] (16, 64, -8, 0.03): minified, mipmapped */
+            df_emit(g, VDXG_INSN(VDXG_OP_MUL, VDXG_FILE_TEMP, DF_TEMPS - 1,
+                                 0xf), s[0],
+                    VDXG_SRC(VDXG_FILE_IMM, 2, df_swz(d)), 0);
+            s[0] = VDXG_SRC(VDXG_FILE_TEMP, DF_TEMPS - 1, df_swz(d));
+        }
     }
-    df_emit(g, df_dst(d, g, op) | VDXG_INSN_TEX(u, d->tex[u].cube),
-            s[0], s[1], s[2]);
+    i = rnd(d, DF_TEMPS - 2);
+    df_emit(g, VDXG_INSN(op, VDXG_FILE_TEMP, i, chance(d, 80) ? 0xf : 7) |
+               VDXG_INSN_TEX(u, d->tex[u].cube), s[0], s[1], s[2]);
+    g->tex_dst = 1 + i;
 }
 
 static void df_block(Df *d, DfProg *g, uint32_t len);
@@ -363,6 +396,11 @@ static void df_block(Df *d, DfProg *g, uint32_t len)
             df_if(d, g);
         } else if (k < 12 && g->depth < 3 && g->loops < 2) {
             df_loop(d, g);
+        } else if (k == 99 && d->runaway) {
+            /* a loop that never ends: the visits run out */
+            df_emit(g, VDXG_OP_BGNLOOP, 0, 0, 0);
+            df_alu(d, g, VDXG_OP_ADD);
+            df_emit(g, VDXG_OP_ENDLOOP, 0, 0, 0);
         } else if (k < 20) {
             df_tex_op(d, g);
         } else if (k < 24) {
@@ -382,14 +420,14 @@ static void df_prog_init(Df *d, DfProg *g, uint32_t stage)
 {
     uint32_t i, j;
     static const float fixed[2][4] = {
-        { 0, 1, -1, 0.5f }, { 2, 3, 0.25f, 4 },
+        { 0, 1, -1, 0.5f }, { 2, 3, 0.25f, 4 }, { 16, 64, -8, 0.03f },
     };
 
     memset(g, 0, sizeof(*g));
     g->stage = stage;
-    g->m = 2 + rnd(d, 6);
+    g->m = 3 + rnd(d, 6);
     memcpy(g->imm, fixed, sizeof(fixed));
-    for (i = 2; i < g->m; i++) {
+    for (i = 3; i < g->m; i++) {
         for (j = 0; j < 4; j++) {
             g->imm[i][j] = df_value(d);
         }
@@ -458,7 +496,25 @@ static uint32_t df_fs(Df *d, uint32_t off)
 
     df_prog_init(d, g, 1);
     df_block(d, g, rnd(d, 30));
-    if (chance(d, 85)) {
+    if (chance(d, 50)) {
+        /*
+         * The fractional part of a sum of inputs and TEMPs: a colour that
+         * any change of them changes
+         */
+        uint32_t t = VDXG_SRC(VDXG_FILE_TEMP, DF_TEMPS - 2, VDXG_SWIZZLE_XYZW);
+
+        df_emit(g, VDXG_INSN(VDXG_OP_ADD, VDXG_FILE_TEMP, DF_TEMPS - 2, 0xf),
+                VDXG_SRC(VDXG_FILE_INPUT, rnd(d, VDXG_3D_FS_INPUTS),
+                         df_swz(d)),
+                VDXG_SRC(VDXG_FILE_INPUT, rnd(d, VDXG_3D_FS_INPUTS),
+                         df_swz(d)), 0);
+        df_emit(g, VDXG_INSN(VDXG_OP_MAD, VDXG_FILE_TEMP, DF_TEMPS - 2, 0xf),
+                g->tex_dst && chance(d, 80) ?
+                VDXG_SRC(VDXG_FILE_TEMP, g->tex_dst - 1, df_swz(d)) :
+                df_src(d, g),
+                VDXG_SRC(VDXG_FILE_IMM, 0, VDXG_SWIZZLE(3, 3, 3, 3)), t);
+        df_emit(g, VDXG_INSN(VDXG_OP_FRC, VDXG_FILE_OUTPUT, 0, 0xf), t, 0, 0);
+    } else if (chance(d, 85)) {
         df_emit(g, VDXG_INSN(VDXG_OP_MOV, VDXG_FILE_OUTPUT, 0, 0xf) |
                    (chance(d, 30) ? VDXG_INSN_SAT : 0),
                 chance(d, 50) ? VDXG_SRC(VDXG_FILE_INPUT, 0, df_swz(d))
@@ -604,21 +660,21 @@ static void df_viewport_elements(Df *d)
     blk[0] = df_f2u(sx);
     blk[1] = df_f2u(sy);
     blk[2] = df_f2u(0.5f);
-    blk[3] = df_f2u(d->w / 2.0f);
-    blk[4] = df_f2u(d->h / 2.0f);
+    blk[3] = df_f2u(d->w / 2.0f + (chance(d, 30) ? rndf(d, -1, 1) : 0));
+    blk[4] = df_f2u(d->h / 2.0f + (chance(d, 30) ? rndf(d, -1, 1) : 0));
     blk[5] = df_f2u(0.5f);
     for (i = 0; i < 6; i++) {
         df_put32(d, DF_STATE + i * 4, blk[i]);
     }
     df_hdr(d, VDXG_RD_LOAD_STATE, VDXG_RD_LOAD_STATE_LEN);
-    pb_qw(d->p, DF_WIN + DF_STATE);
+    pb_qw(d->p, d->base + DF_STATE);
     pb_dw(d->p, VDXG_3D_VIEWPORT_SCALE(0));
     pb_dw(d->p, 6);
 
     /* Element 0: the position; 1 and 2 random (varyings), more unused */
     df_reg(d, VDXG_3D_ELEMENT(0),
            VDXG_ELEMENT(VDXG_VFMT(VDXG_VTYPE_FLOAT32, 4), 0, 0));
-    for (e = 1; e < 5; e++) {
+    for (e = 1; e < 5 + rnd(d, 12); e++) {
         if (chance(d, 15)) {
             df_reg(d, VDXG_3D_ELEMENT(e), 0);
             continue;
@@ -653,6 +709,9 @@ static void df_vertices(Df *d)
         pos[0] = rndf(d, -1.3, 1.3) * pos[3];
         pos[1] = rndf(d, -1.3, 1.3) * pos[3];
         pos[2] = rndf(d, -1.1, 1.1) * pos[3];
+        if (chance(d, 8)) {
+            pos[rnd(d, 2)] = rndf(d, -7, 7) * pos[3];
+        }
         if (chance(d, 4)) {
             pos[3] = -pos[3];
         }
@@ -667,8 +726,8 @@ static void df_vertices(Df *d)
     if (chance(d, 10)) {
         size -= rnd(d, size / 2);
     }
-    df_vb(d, 0, DF_WIN + DF_VB0, size, d->stride0);
-    df_vb(d, 1, DF_WIN + DF_VB1, chance(d, 10) ? 0 : 0x2000 - rnd(d, 64),
+    df_vb(d, 0, d->base + DF_VB0, size, d->stride0);
+    df_vb(d, 1, d->base + DF_VB1, chance(d, 10) ? 0 : 0x2000 - rnd(d, 64),
           rnd(d, 65));
 }
 
@@ -714,7 +773,7 @@ static void df_textures(Df *d)
         t->bound = true;
         df_hdr(d, VDXG_RD_SET_TEXTURE, VDXG_RD_SET_TEXTURE_LEN);
         pb_dw(d->p, u);
-        pb_qw(d->p, DF_WIN + off);
+        pb_qw(d->p, d->base + off);
         pb_dw(d->p, span + rnd(d, 8));
         pb_dw(d->p, VDXG_TEX_DESC(t->fmt, t->levels, t->cube));
         pb_dw(d->p, VDXG_RD_XY(t->w, t->h));
@@ -726,13 +785,14 @@ static void df_constants(Df *d)
 {
     uint32_t s, i;
 
+    d->nconst = chance(d, 70) ? DF_NCONST : DF_NCONST + rnd(d, 249);
     for (s = 0; s < 2; s++) {
         for (i = 0; i < 4 * DF_NCONST; i++) {
             df_put32(d, (s ? DF_CONST_FS : DF_CONST_VS) + i * 4,
                      df_f2u(df_value(d)));
         }
-        df_consts(d, s, DF_WIN + (s ? DF_CONST_FS : DF_CONST_VS),
-                  DF_NCONST);
+        df_consts(d, s, d->base + (s ? DF_CONST_FS : DF_CONST_VS),
+                  d->nconst);
     }
 }
 
@@ -758,7 +818,7 @@ static void df_index_buffer(Df *d)
         }
     }
     df_hdr(d, VDXG_RD_SET_INDEX_BUFFER, VDXG_RD_SET_INDEX_BUFFER_LEN);
-    pb_qw(d->p, DF_WIN + DF_IB);
+    pb_qw(d->p, d->base + DF_IB);
     pb_dw(d->p, d->ib_size);
     pb_dw(d->p, d->ib_isz);
 }
@@ -817,7 +877,13 @@ static void df_bad(Df *d)
 {
     uint32_t reg, v, i;
 
-    switch (rnd(d, 10)) {
+    uint32_t kind = rnd(d, 10);
+
+    if (d->virt && (kind == 2 || kind == 8)) {
+        /* unmapped memory: VM_NOT_PRESENT on the device, not modelled */
+        kind = 3;
+    }
+    switch (kind) {
     case 0:
         do {
             reg = rnd(d, 64);
@@ -831,7 +897,7 @@ static void df_bad(Df *d)
 
         at = DF_FS + 0x800 + 4 * rnd(d, size / 4);
         df_put32(d, at, ldl_le_p(d->mem + at) ^ (1u << rnd(d, 32)));
-        df_shader(d, 1, DF_WIN + DF_FS + 0x800, size);
+        df_shader(d, 1, d->base + DF_FS + 0x800, size);
         break;
     }
     case 2:
@@ -850,7 +916,7 @@ static void df_bad(Df *d)
         break;
     case 4:
         /* fewer constants than the programs read */
-        df_consts(d, rnd(d, 2), DF_WIN + DF_CONST_VS, rnd(d, DF_NCONST));
+        df_consts(d, rnd(d, 2), d->base + DF_CONST_VS, rnd(d, DF_NCONST));
         df_draw(d);
         break;
     case 5:
@@ -900,6 +966,7 @@ static void df_scene(Df *d, bool bad)
     for (i = 0; i < DF_WIN_SIZE; i += 4) {
         df_put32(d, i, g_rand_int(d->r));
     }
+    d->runaway = chance(d, 3);
     pb_reset(d->p);
     d->w = 16 + rnd(d, 49);
     d->h = 16 + rnd(d, 49);
@@ -912,14 +979,14 @@ static void df_scene(Df *d, bool bad)
     if (d->fmt) {
         pitch = QEMU_ALIGN_UP(d->w * vdxg_ref3d_cpp(d->fmt), 4) +
                 4 * rnd(d, 3);
-        rd_set_surface(d->p, VDXG_SLOT_DST, DF_WIN + DF_DST, d->fmt, d->w,
+        rd_set_surface(d->p, VDXG_SLOT_DST, d->base + DF_DST, d->fmt, d->w,
                        d->h, pitch);
     }
     if (d->dfmt) {
         d->dw = d->w + (chance(d, 20) ? rnd(d, 8) : 0);
         d->dh = d->h + (chance(d, 20) ? rnd(d, 8) : 0);
         dpitch = QEMU_ALIGN_UP(d->dw * vdxg_ref3d_cpp(d->dfmt), 4);
-        rd_set_surface(d->p, VDXG_SLOT_DEPTH, DF_WIN + DF_DEPTH, d->dfmt,
+        rd_set_surface(d->p, VDXG_SLOT_DEPTH, d->base + DF_DEPTH, d->dfmt,
                        d->dw, d->dh, dpitch);
     }
     df_viewport_elements(d);
@@ -929,8 +996,8 @@ static void df_scene(Df *d, bool bad)
     df_index_buffer(d);
     vs = df_vs(d, DF_VS);
     fs = df_fs(d, DF_FS);
-    df_shader(d, 0, DF_WIN + DF_VS, vs);
-    df_shader(d, 1, DF_WIN + DF_FS, fs);
+    df_shader(d, 0, d->base + DF_VS, vs);
+    df_shader(d, 1, d->base + DF_FS, fs);
     if (chance(d, 60)) {
         df_clear(d);
     }
@@ -959,7 +1026,13 @@ static DfResult df_run_device(Df *d)
     DfResult res = { 0, 0 };
     uint32_t status = 0, i;
 
-    pb_queue_at(p, DF_DMA, PG_CONTEXT);
+    if (d->virt) {
+        vram_write(p, DF_DMA, p->buf, pb_off(p));
+        ring_entry(p, VDXG_RING_CMD_VIRTUAL(0), pb_off(p), DF_VA_DMA,
+                   ++p->seqno, PG_CONTEXT, 0);
+    } else {
+        pb_queue_at(p, DF_DMA, PG_CONTEXT);
+    }
     ring_kick(p);
     for (i = 0; i < 10000; i++) {
         status = rd(&p->v, EREG(p, VDXG_ENG_STATUS));
@@ -989,6 +1062,62 @@ static DfResult df_run_device(Df *d)
     return res;
 }
 
+/* The window to the device's memory, or back */
+static void df_xfer(Df *d, uint8_t *buf, bool to_dev)
+{
+    uint32_t i;
+
+    if (!d->virt) {
+        if (to_dev) {
+            vram_write(d->p, DF_WIN, buf, DF_WIN_SIZE);
+        } else {
+            vram_read(d->p, DF_WIN, buf, DF_WIN_SIZE);
+        }
+        return;
+    }
+    for (i = 0; i < DF_PAGES; i++) {
+        if (to_dev) {
+            vram_write(d->p, DF_WIN + DF_PERM(i) * PG_PAGE,
+                       buf + i * PG_PAGE, PG_PAGE);
+        } else {
+            vram_read(d->p, DF_WIN + DF_PERM(i) * PG_PAGE,
+                      buf + i * PG_PAGE, PG_PAGE);
+        }
+    }
+}
+
+/* Address space 0 maps the window and the DMA buffer */
+static void df_vm_setup(Df *d)
+{
+    Pg *p = d->p;
+    g_autofree uint64_t *tbl = g_new0(uint64_t, 512);
+    uint64_t seg = VDXG_PTE_VALID | VDXG_PTE_SEGMENT(VDXG_PTE_SEGMENT_VRAM);
+    uint32_t l, i;
+
+    for (l = 1; l < 4; l++) {
+        memset(tbl, 0, 512 * 8);
+        tbl[0] = cpu_to_le64(DF_VM_TBL(l - 1) | VDXG_PTE_VALID);
+        vram_write(p, DF_VM_TBL(l), tbl, 512 * 8);
+    }
+    memset(tbl, 0, 512 * 8);
+    for (i = 0; i < DF_PAGES; i++) {
+        tbl[(DF_VA >> 12) + i] =
+            cpu_to_le64((DF_WIN + DF_PERM(i) * PG_PAGE) | seg);
+    }
+    for (i = 0; i < 4; i++) {
+        tbl[(DF_VA_DMA >> 12) + i] = cpu_to_le64((DF_DMA + i * PG_PAGE) |
+                                                 seg);
+    }
+    vram_write(p, DF_VM_TBL(0), tbl, 512 * 8);
+    qtest_writeq(p->v.qts, p->vram.addr + DF_VM_AS_TABLE,
+                 DF_VM_TBL(3) | VDXG_VM_AS_VALID);
+    qtest_writeq(p->v.qts, p->vram.addr + DF_VM_AS_TABLE + 8, 0);
+    wr64(&p->v, VDXG_REG_VM_TABLE_LO, DF_VM_AS_TABLE);
+    wr(&p->v, VDXG_REG_VM_TABLE_ENTRIES, 1);
+    wr(&p->v, VDXG_REG_VM_CTRL, VDXG_VM_CTRL_ENABLE);
+    wr(&p->v, VDXG_REG_VM_TLB_FLUSH, VDXG_VM_FLUSH_ALL);
+}
+
 static const char *df_region(uint32_t off)
 {
     return off >= DF_DEPTH ? "depth" : off >= DF_DST ? "dst" : "other";
@@ -1015,17 +1144,18 @@ static bool df_case(Df *d, uint32_t idx)
     if (g_getenv("VDXG_DIFF_TRACE")) {
         g_test_message("3d-diff: case %u: %u dwords", idx, d->p->used);
     }
-    vram_write(d->p, DF_WIN, d->mem, DF_WIN_SIZE);
+    df_xfer(d, d->mem, true);
 
     dev = df_run_device(d);
     vdxg_ref3d_init(d->ctx);
-    ref = vdxg_ref3d_exec(d->ctx, &mem, DF_DMA, d->p->buf, d->p->used, &rf);
+    ref = vdxg_ref3d_exec(d->ctx, &mem, d->virt ? DF_VA_DMA : DF_DMA,
+                          d->p->buf, d->p->used, &rf);
     if (!ref) {
         rf.addr = 0;
     }
 
-    vram_read(d->p, DF_WIN, got, DF_WIN_SIZE);
-    for (i = 0; i < DF_WIN_SIZE; i++) {
+    df_xfer(d, got, false);
+    for (i = 0; i < DF_WIN_SIZE && !(d->runaway && ref); i++) {
         if (got[i] != d->mem[i]) {
             if (!ndiff++) {
                 first = i;
@@ -1037,16 +1167,18 @@ static bool df_case(Df *d, uint32_t idx)
         d->drawn++;
     }
     if (dev.reason != ref || dev.addr != rf.addr) {
-        g_test_message("3d-diff: seed 0x%x case %u: device fault %u at 0x%"
+        g_test_message("3d-diff: %s seed 0x%x case %u: device fault %u at 0x%"
                        PRIx64 ", reference %u at 0x%" PRIx64,
+                       d->virt ? "virtual" : "physical",
                        DF_SEED + idx, idx, dev.reason, dev.addr, ref,
                        rf.addr);
         ok = false;
     }
     if (ndiff) {
-        g_test_message("3d-diff: seed 0x%x case %u: %u bytes differ, first "
+        g_test_message("3d-diff: %s seed 0x%x case %u: %u bytes differ, first "
                        "at window offset 0x%x (%s, fmt %u dfmt %u %ux%u): "
                        "device %02x reference %02x",
+                       d->virt ? "virtual" : "physical",
                        DF_SEED + idx, idx, ndiff, first, df_region(first),
                        d->fmt, d->dfmt, d->w, d->h, got[first],
                        d->mem[first]);
@@ -1055,14 +1187,22 @@ static bool df_case(Df *d, uint32_t idx)
     return ok;
 }
 
-static void test_3d_diff(void)
+static void test_3d_diff(const void *data)
 {
     Df *d = g_new0(Df, 1);
     const char *only = g_getenv("VDXG_DIFF_CASE");
     bool all = g_getenv("VDXG_DIFF_ALL") != NULL;
     uint32_t idx, lo = 0, hi = DF_CASES, bad = 0;
 
+    d->virt = GPOINTER_TO_UINT(data);
+    d->base = d->virt ? DF_VA : DF_WIN;
     d->p = rd_start();
+    if (d->virt) {
+        df_vm_setup(d);
+        /* other seeds than the physical mode's cases */
+        lo = DF_CASES;
+        hi = lo + DF_CASES / 4;
+    }
     d->r = g_rand_new_with_seed(DF_SEED);
     d->mem = g_malloc0(DF_WIN_SIZE);
     d->ctx = g_new0(struct vdxg_ref3d_ctx, 1);
@@ -1071,7 +1211,7 @@ static void test_3d_diff(void)
         hi = lo + 1;
     }
     if (g_getenv("VDXG_DIFF_CASES")) {
-        hi = atoi(g_getenv("VDXG_DIFF_CASES"));
+        hi = lo + atoi(g_getenv("VDXG_DIFF_CASES"));
     }
     for (idx = lo; idx < hi; idx++) {
         if (!df_case(d, idx)) {
@@ -1084,11 +1224,13 @@ static void test_3d_diff(void)
     if (bad) {
         g_test_message("3d-diff: %u of %u cases differ", bad, hi - lo);
     }
-    g_test_message("3d-diff: %u cases, %u changed a target; faults: "
-                   "none %u, OPCODE %u, LENGTH %u, PARAM %u, BOUNDS %u, "
-                   "ADDRESS %u, SHADER %u", hi - lo, d->drawn, d->faults[0],
-                   d->faults[VDXG_FAULT_OPCODE], d->faults[VDXG_FAULT_LENGTH],
-                   d->faults[VDXG_FAULT_PARAM], d->faults[VDXG_FAULT_BOUNDS],
+    g_test_message("3d-diff: %s mode: %u cases, %u changed a target; "
+                   "faults: none %u, OPCODE %u, LENGTH %u, PARAM %u, "
+                   "BOUNDS %u, ADDRESS %u, SHADER %u",
+                   d->virt ? "virtual" : "physical", hi - lo, d->drawn,
+                   d->faults[0], d->faults[VDXG_FAULT_OPCODE],
+                   d->faults[VDXG_FAULT_LENGTH], d->faults[VDXG_FAULT_PARAM],
+                   d->faults[VDXG_FAULT_BOUNDS],
                    d->faults[VDXG_FAULT_ADDRESS],
                    d->faults[VDXG_FAULT_SHADER]);
     g_assert(!bad);
@@ -1101,5 +1243,8 @@ static void test_3d_diff(void)
 
 void vdxg_test_add_3d_diff_tests(void)
 {
-    qtest_add_func("/vdxg/3d/diff", test_3d_diff);
+    qtest_add_data_func("/vdxg/3d/diff/physical", GUINT_TO_POINTER(false),
+                        test_3d_diff);
+    qtest_add_data_func("/vdxg/3d/diff/virtual", GUINT_TO_POINTER(true),
+                        test_3d_diff);
 }
