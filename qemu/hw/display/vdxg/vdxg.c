@@ -359,6 +359,17 @@ static void vdxg_instance_init(Object *obj)
     object_property_add_uint64_ptr(obj, "x-next-slice-cpu-ns",
                                    &s->next_slice_cpu_ns,
                                    OBJ_PROP_FLAG_READWRITE);
+    /* Debug: the passes of the engines' scheduler, 0 resets */
+    object_property_add_uint64_ptr(obj, "x-passes", &s->passes,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "x-max-pass-ns", &s->max_pass_ns,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "x-max-pass-cpu-ns",
+                                   &s->max_pass_cpu_ns,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "x-next-pass-cpu-ns",
+                                   &s->next_pass_cpu_ns,
+                                   OBJ_PROP_FLAG_READWRITE);
     /* For tests: hold a writeback capture under way */
     vdxg_wb_add_props(s, obj);
 }

@@ -79,16 +79,19 @@ typedef struct VdxgRange {
 #define VDXG_TLB_ENTRIES        64
 
 /*
- * Work one run of the engine's bottom half does at most before it yields
- * to the main loop, in bytes moved; each operation, ring entry and GART
- * entry is charged as a number of bytes. The work is handed out in quanta
- * of VDXG_BH_QUANTUM, and the run also yields once it has used
- * VDXG_SLICE_NS of host time (looked at after each quantum), however
- * slowly its pixels go (translation, isolation checks, the aperture).
+ * Work one run of an engine does at most before it yields to the main
+ * loop, in bytes moved; each operation, ring entry and GART entry is
+ * charged as a number of bytes. The work is handed out in quanta of
+ * VDXG_BH_QUANTUM, and the run also yields once the pass of the PF's
+ * scheduler it runs in has used VDXG_PASS_NS of host time (looked at
+ * after each quantum), however slowly its pixels go (translation,
+ * isolation checks, the aperture). One pass runs the engines of the PF
+ * and of all its VFs under that one deadline.
  */
 #define VDXG_BH_BUDGET          (4 * MiB)
 #define VDXG_BH_QUANTUM         (32 * KiB)
 #define VDXG_SLICE_NS           1000000
+#define VDXG_PASS_NS            VDXG_SLICE_NS
 /* The host time a DOORBELL's write runs the engine before the BH does */
 #define VDXG_KICK_NS            (VDXG_SLICE_NS / 4)
 #define VDXG_COST_OP            256
@@ -99,6 +102,14 @@ typedef struct VdxgRange {
  * page it translates: a TLB lookup or a walk, then the page's memory.
  */
 #define VDXG_COST_XLATE         32
+/*
+ * A VF's per-access work besides the data: each BAR or window its bus
+ * access is checked against (isolation), each backing range looked at to
+ * find a VRAM offset in PF VRAM. A bus access is also charged
+ * VDXG_COST_XLATE for each page translated through the VF's bus master
+ * address space (an IOMMU's, or the pages of system memory).
+ */
+#define VDXG_COST_RANGE         8
 
 /* A surface bound to a slot of the RENDER engine; format 0 is unset. */
 typedef struct VdxgSurface {
@@ -174,7 +185,7 @@ typedef struct VdxgEngine {
      */
     struct Vdxg3d *g3d;
     VdxgCore *s;
-    QEMUBH *bh;                 /* runs the ring in slices */
+    bool sched;                 /* has work for the PF's scheduler */
     QEMUTimer *wait_timer;      /* re-polls a WAIT */
     /*
      * For tests (x-pg-hold-after, x-rd-hold-after; not migrated): with
@@ -396,6 +407,11 @@ struct VdxgCore {
     uint64_t tlb_hits;
     uint64_t tlb_misses;
     uint64_t bh_runs[VDXG_NUM_ENGINES];
+    /*
+     * Work of the engine run under way that its step did not charge
+     * itself (see VDXG_COST_RANGE); the run charges it to its budget.
+     */
+    int64_t access_cost;
 
     /* Staging for bus-to-bus copies, fill patterns and GART entries */
     uint8_t bounce[VDXG_GPU_PAGE_SIZE];
@@ -445,6 +461,18 @@ struct VdxgState {
     uint64_t max_slice_ns;              /* longest engine or compose run */
     uint64_t max_slice_cpu_ns;          /* the same in CPU time */
     uint64_t next_slice_cpu_ns;         /* the second longest, CPU time */
+    /*
+     * The scheduler of the engines of the PF and its VFs (vdxg_ring.c):
+     * the engine a pass starts with, and statistics of its passes (not
+     * migrated, writable to reset them): how many, the longest in real
+     * and in CPU time, the second longest in CPU time.
+     */
+    QEMUBH *sched_bh;
+    unsigned int sched_next;
+    uint64_t passes;
+    uint64_t max_pass_ns;
+    uint64_t max_pass_cpu_ns;
+    uint64_t next_pass_cpu_ns;
     uint64_t disp_crcs;
 
     /* A row of scanout or writeback pixels, as read and as ARGB */

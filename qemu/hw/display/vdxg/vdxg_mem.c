@@ -11,6 +11,8 @@
 #include "qemu/bitops.h"
 #include "qemu/log.h"
 #include "qemu/range.h"
+#include "qemu/rcu.h"
+#include "exec/address-spaces.h"
 #include "hw/pci/pci_bus.h"
 #include "hw/pci/pcie_host.h"
 #include "hw/pci/pcie_sriov.h"
@@ -70,6 +72,7 @@ static uint64_t vdxg_vram_xlate(VdxgCore *s, uint64_t off, uint64_t len,
     r = s->pf->backing[s->vf_index];
     n = s->pf->backing_n[s->vf_index];
     for (i = 0; i < n; i++) {
+        s->access_cost += VDXG_COST_RANGE;
         if (off - base < r[i].len) {
             *pf_off = r[i].off + (off - base);
             return MIN(len, r[i].len - (off - base));
@@ -107,11 +110,13 @@ bool vdxg_vram_rw(VdxgCore *s, uint64_t off, void *buf, uint64_t len,
     return true;
 }
 
-/* [addr, addr + len) overlaps a mapped BAR of @d. */
-static bool vdxg_hits_bars(PCIDevice *d, uint64_t addr, uint64_t len)
+/* [addr, addr + len) overlaps a mapped BAR of @d (of @s's function). */
+static bool vdxg_hits_bars(VdxgCore *s, PCIDevice *d, uint64_t addr,
+                           uint64_t len)
 {
     unsigned int i;
 
+    s->access_cost += PCI_NUM_REGIONS * VDXG_COST_RANGE;
     for (i = 0; i < PCI_NUM_REGIONS; i++) {
         const PCIIORegion *r = &d->io_regions[i];
 
@@ -139,26 +144,77 @@ static bool vdxg_hits_mmcfg(PCIDevice *d, uint64_t addr, uint64_t len)
 }
 
 /*
- * A VF's bus access goes out as the VF and must not reach a BAR of the PF
- * or of any of its VFs, nor configuration space through MMCFG; the PF's
- * accesses are not restricted.
+ * The system (host bridge side) addresses [addr, addr + len) of a VF's bus
+ * access must not reach a BAR of the PF or of any of its VFs, nor
+ * configuration space through MMCFG.
  */
-static bool vdxg_dma_allowed(VdxgCore *s, uint64_t addr, uint64_t len)
+static bool vdxg_sys_allowed(VdxgCore *s, uint64_t addr, uint64_t len)
 {
     PCIDevice *pf, *vf;
     int i;
 
-    if (likely(!s->vf) || !len) {
-        return true;
-    }
     pf = PCI_DEVICE(s->pf);
-    if (vdxg_hits_bars(pf, addr, len) || vdxg_hits_mmcfg(pf, addr, len)) {
+    s->access_cost += VDXG_COST_RANGE;
+    if (vdxg_hits_bars(s, pf, addr, len) || vdxg_hits_mmcfg(pf, addr, len)) {
         return false;
     }
     for (i = 0; (vf = pcie_sriov_get_vf_at_index(pf, i)); i++) {
-        if (vdxg_hits_bars(vf, addr, len)) {
+        if (vdxg_hits_bars(s, vf, addr, len)) {
             return false;
         }
+    }
+    return true;
+}
+
+/*
+ * A VF's bus access goes out as the VF and must not reach a BAR of the PF
+ * or of any of its VFs, nor configuration space through MMCFG; the PF's
+ * accesses are not restricted. The DMA goes through the VF's bus master
+ * address space: behind an IOMMU, @addr is an I/O virtual address, and
+ * what is checked is each page's translation, where the access lands
+ * (a page the IOMMU does not map is left to the DMA, which fails there).
+ */
+static bool vdxg_dma_allowed(VdxgCore *s, uint64_t addr, uint64_t len,
+                             DMADirection dir)
+{
+    AddressSpace *as;
+    IOMMUTLBEntry tlb;
+    uint64_t n, off;
+
+    if (likely(!s->vf) || !len) {
+        return true;
+    }
+    if (pci_device_iommu_address_space(s->pdev) == &address_space_memory) {
+        /* No IOMMU: bus addresses are system addresses. */
+        return vdxg_sys_allowed(s, addr, len);
+    }
+    as = pci_get_address_space(s->pdev);
+    RCU_READ_LOCK_GUARD();
+    while (len) {
+        s->access_cost += VDXG_COST_XLATE;
+        tlb = address_space_get_iotlb_entry(as, addr,
+                                            dir == DMA_DIRECTION_FROM_DEVICE,
+                                            MEMTXATTRS_UNSPECIFIED);
+        if (tlb.perm == IOMMU_NONE) {
+            /* Unmapped: the next page */
+            n = VDXG_GPU_PAGE_SIZE - (addr & VDXG_PAGE_MASK);
+        } else {
+            off = addr & tlb.addr_mask;
+            n = tlb.addr_mask - off + 1;
+            if (n && n <= len &&
+                !vdxg_sys_allowed(s, tlb.translated_addr + off, n)) {
+                return false;
+            }
+            if ((!n || n > len) &&
+                !vdxg_sys_allowed(s, tlb.translated_addr + off, len)) {
+                return false;
+            }
+        }
+        if (!n || n >= len) {
+            break;
+        }
+        addr += n;
+        len -= n;
     }
     return true;
 }
@@ -173,7 +229,7 @@ static MemTxResult vdxg_dma_rw(VdxgCore *s, uint64_t addr, void *buf,
     uint32_t gen = s->reset_gen;
     MemTxResult res;
 
-    if (!vdxg_dma_allowed(s, addr, len)) {
+    if (!vdxg_dma_allowed(s, addr, len, dir)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vdxg: VF %u %s 0x%" PRIx64
                       " would reach a vdxg BAR or MMCFG\n", s->vf_index,
                       dir == DMA_DIRECTION_TO_DEVICE ? "read of" : "write to",

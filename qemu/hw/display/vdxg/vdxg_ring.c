@@ -11,6 +11,7 @@
 #include "qemu/bitops.h"
 #include "qemu/host-utils.h"
 #include "qemu/main-loop.h"
+#include "hw/pci/pcie_sriov.h"
 #include "qemu/timer.h"
 #include "migration/vmstate.h"
 #include "qapi/visitor.h"
@@ -221,6 +222,16 @@ static int64_t vdxg_engine_grant(VdxgEngine *e, int64_t q)
     return q;
 }
 
+/*
+ * Run @e in a later pass of the PF's scheduler (vdxg_sched_bh), which
+ * runs the engines of the PF and of its VFs.
+ */
+static void vdxg_engine_schedule(VdxgEngine *e)
+{
+    e->sched = true;
+    qemu_bh_schedule(e->s->pf->sched_bh);
+}
+
 /* Out of budget: run again from the main loop, unless a test holds @e. */
 static void vdxg_engine_resched(VdxgEngine *e)
 {
@@ -229,7 +240,18 @@ static void vdxg_engine_resched(VdxgEngine *e)
                                e->op_progress);
         return;
     }
-    qemu_bh_schedule(e->bh);
+    vdxg_engine_schedule(e);
+}
+
+/*
+ * Charge the per-access work the last step did besides what it charged
+ * itself (VdxgCore.access_cost: a VF's isolation checks and backing
+ * ranges, translations of its bus addresses) to the run's budget.
+ */
+static void vdxg_engine_charge(VdxgCore *s, int64_t *budget)
+{
+    *budget -= s->access_cost;
+    s->access_cost = 0;
 }
 
 /*
@@ -259,10 +281,11 @@ static bool vdxg_engine_refill(VdxgEngine *e, int64_t *budget,
 }
 
 /*
- * An engine's bottom half: run entries from HEAD to TAIL. One run does at
- * most VDXG_BH_BUDGET of work, or VDXG_SLICE_NS of host time, then
- * schedules the next run and returns to the main loop, so that a large
- * move or draw does not hold the BQL (and stall the vCPUs) for long. An
+ * A run of an engine: entries from HEAD to TAIL. One run does at most
+ * VDXG_BH_BUDGET of work, and stops at the next quantum once the host
+ * time @deadline (get_clock()) has passed, then schedules the next run
+ * and returns, so that a large move or draw does not hold the BQL (and
+ * stall the vCPUs) for long. An
  * operation stopped half-way continues where it stopped (op_progress). A
  * WAIT that is not satisfied yet stops the run and looks again when the
  * wait timer fires.
@@ -282,6 +305,7 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
      * each step that did DMA, its result is abandoned if that happened.
      */
     s->bh_runs[e->index]++;
+    s->access_cost = 0;
     while (vdxg_engine_runnable(e)) {
         if (budget <= 0 &&
             !vdxg_engine_refill(e, &budget, &left, deadline)) {
@@ -295,6 +319,7 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
                 break;
             }
             if (!vdxg_engine_fetch(s, e, &budget, &opcode, &context, &err)) {
+                s->access_cost = 0;
                 if (s->reset_gen == gen) {
                     vdxg_engine_fault(s, e, &err, opcode, context);
                 }
@@ -303,6 +328,7 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
             if (s->reset_gen != gen) {
                 return;
             }
+            vdxg_engine_charge(s, &budget);
         }
         r = VDXG_RUN_DONE;
         e->waiting = false;
@@ -316,6 +342,7 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
             if (s->reset_gen != gen) {
                 return;
             }
+            vdxg_engine_charge(s, &budget);
             if (r == VDXG_RUN_DONE || r == VDXG_RUN_YIELD) {
                 e->progress++;
             }
@@ -350,35 +377,129 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
                                   e->context);
                 return;
             }
+            vdxg_engine_charge(s, &budget);
             break;
         }
     }
 }
 
-/* One run of the engine, for at most @max_ns of host time. */
-static void vdxg_engine_slice(VdxgEngine *e, int64_t max_ns)
+/* One run of the engine, until the host time @deadline (get_clock()). */
+static void vdxg_engine_slice(VdxgEngine *e, int64_t deadline)
 {
     int64_t start = get_clock(), cpu = vdxg_thread_ns();
     int64_t ns;
 
-    vdxg_engine_run(e, start + max_ns);
+    vdxg_engine_run(e, deadline);
     ns = get_clock() - start;
     cpu = vdxg_thread_ns() - cpu;
     trace_vdxg_engine_slice(e->index, ns, cpu);
     vdxg_note_slice(e->s, ns, cpu);
 }
 
-static void vdxg_engine_bh(void *opaque)
+/*
+ * The scheduler of a PF's engines: one bottom half runs the engines of
+ * the PF and of all its VFs (the PF's RENDER and PAGING, then each VF's,
+ * by VF index), two per function, those that have work (VdxgEngine.sched).
+ * A pass of it runs them in turn, round robin from where the last pass
+ * stopped, each for at most its budget (VDXG_BH_BUDGET), all under one
+ * deadline of VDXG_PASS_NS of host time: once it has passed, the engine
+ * at work stops at its next quantum, and the pass at the next engine,
+ * which the next pass starts with. The main loop is held about
+ * VDXG_PASS_NS per pass however many functions are busy; what each
+ * engine does in a run is bounded by its budget, so that where it stops
+ * depends on time only, never what it computes.
+ */
+static unsigned int vdxg_sched_count(VdxgState *pf)
 {
-    vdxg_engine_slice(opaque, VDXG_SLICE_NS);
+    return VDXG_NUM_ENGINES * (1 + (pf->has_sriov ? pf->total_vfs : 0));
+}
+
+/* Engine @k of the scheduler's: the VFs' whether enabled or not */
+static VdxgEngine *vdxg_sched_engine(VdxgState *pf, unsigned int k)
+{
+    unsigned int f = k / VDXG_NUM_ENGINES;
+    PCIDevice *vf;
+
+    if (!f) {
+        return &pf->core.engine[k % VDXG_NUM_ENGINES];
+    }
+    vf = PCI_DEVICE(pf)->exp.sriov_pf.vf ?
+         PCI_DEVICE(pf)->exp.sriov_pf.vf[f - 1] : NULL;
+    if (!vf || !object_dynamic_cast(OBJECT(vf), TYPE_VDXG_VF)) {
+        return NULL;
+    }
+    return &VDXG_VF(vf)->core.engine[k % VDXG_NUM_ENGINES];
+}
+
+/*
+ * Run @e in a pass. The PF's re-entrancy guard is engaged for the whole
+ * pass (the bottom half is the PF's); a VF's engine also engages its
+ * function's, as a bottom half of the VF's own would.
+ */
+static void vdxg_sched_run(VdxgEngine *e, int64_t deadline)
+{
+    MemReentrancyGuard *g = &DEVICE(e->s->pdev)->mem_reentrancy_guard;
+    bool engaged = g->engaged_in_io;
+
+    g->engaged_in_io = true;
+    vdxg_engine_slice(e, deadline);
+    g->engaged_in_io = engaged;
+}
+
+/* Keep the longest pass (real and CPU time) and the second longest (CPU) */
+static void vdxg_sched_note(VdxgState *pf, int64_t ns, int64_t cpu)
+{
+    pf->passes++;
+    if (ns > 0 && (uint64_t)ns > pf->max_pass_ns) {
+        pf->max_pass_ns = ns;
+    }
+    if (cpu <= 0) {
+        return;
+    }
+    if ((uint64_t)cpu > pf->max_pass_cpu_ns) {
+        pf->next_pass_cpu_ns = pf->max_pass_cpu_ns;
+        pf->max_pass_cpu_ns = cpu;
+    } else if ((uint64_t)cpu > pf->next_pass_cpu_ns) {
+        pf->next_pass_cpu_ns = cpu;
+    }
+}
+
+static void vdxg_sched_bh(void *opaque)
+{
+    VdxgState *pf = opaque;
+    int64_t start = get_clock(), cpu = vdxg_thread_ns();
+    int64_t deadline = start + VDXG_PASS_NS;
+    unsigned int n = vdxg_sched_count(pf), first = pf->sched_next;
+    unsigned int i, k, ran = 0;
+    VdxgEngine *e;
+
+    for (i = 0; i < n; i++) {
+        k = (first + i) % n;
+        e = vdxg_sched_engine(pf, k);
+        if (!e || !e->sched) {
+            continue;
+        }
+        if (ran && get_clock() >= deadline) {
+            /* Out of time: the next pass starts with this engine. */
+            pf->sched_next = k;
+            qemu_bh_schedule(pf->sched_bh);
+            break;
+        }
+        e->sched = false;
+        vdxg_sched_run(e, deadline);
+        ran++;
+        pf->sched_next = (k + 1) % n;
+    }
+    cpu = vdxg_thread_ns() - cpu;
+    start = get_clock() - start;
+    trace_vdxg_sched_pass(ran, start, cpu);
+    vdxg_sched_note(pf, start, cpu);
 }
 
 /* The wait timer: look at the WAIT's address again. */
 static void vdxg_engine_wait_timer(void *opaque)
 {
-    VdxgEngine *e = opaque;
-
-    qemu_bh_schedule(e->bh);
+    vdxg_engine_schedule(opaque);
 }
 
 /*
@@ -403,10 +524,10 @@ static void vdxg_engine_kick(VdxgCore *s, VdxgEngine *e)
     }
     trace_vdxg_engine_kick(e->index, e->head, e->tail);
     if (e->waiting || !runstate_is_running()) {
-        qemu_bh_schedule(e->bh);
+        vdxg_engine_schedule(e);
         return;
     }
-    vdxg_engine_slice(e, VDXG_KICK_NS);
+    vdxg_engine_slice(e, get_clock() + VDXG_KICK_NS);
 }
 
 /*
@@ -419,9 +540,7 @@ void vdxg_engine_reset(VdxgCore *s, VdxgEngine *e)
     s->reset_gen++;
     vdxg_engine_drop_entry(e);
     memset(e, 0, offsetof(VdxgEngine, index));
-    if (e->bh) {
-        qemu_bh_cancel(e->bh);
-    }
+    e->sched = false;
 }
 
 static void vdxg_vm_state_change(void *opaque, bool running, RunState state)
@@ -432,7 +551,7 @@ static void vdxg_vm_state_change(void *opaque, bool running, RunState state)
     /* The engines do not run while the VM is stopped; catch up now. */
     if (running) {
         for (i = 0; i < VDXG_NUM_ENGINES; i++) {
-            qemu_bh_schedule(s->engine[i].bh);
+            vdxg_engine_schedule(&s->engine[i]);
         }
     }
 }
@@ -577,11 +696,19 @@ bool vdxg_engine_write(VdxgCore *s, hwaddr addr, uint32_t val)
     return true;
 }
 
-/* The engines' bottom halves and timers, on the PF and on each VF */
+/*
+ * The engines' timers, on the PF and on each VF; on the PF (realized
+ * before its VFs) the scheduler of all of them.
+ */
 void vdxg_engines_init(VdxgCore *s)
 {
     unsigned int i;
 
+    if (!s->vf) {
+        s->pf->sched_bh = qemu_bh_new_guarded(vdxg_sched_bh, s->pf,
+                                    &DEVICE(s->pdev)->mem_reentrancy_guard);
+        s->pf->sched_next = 0;
+    }
     for (i = 0; i < VDXG_NUM_ENGINES; i++) {
         VdxgEngine *e = &s->engine[i];
 
@@ -590,8 +717,6 @@ void vdxg_engines_init(VdxgCore *s)
         if (i == VDXG_ENGINE_RENDER) {
             vdxg_3d_init(e);
         }
-        e->bh = qemu_bh_new_guarded(vdxg_engine_bh, e,
-                                    &DEVICE(s->pdev)->mem_reentrancy_guard);
         e->wait_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
                                      vdxg_engine_wait_timer, e);
     }
@@ -627,9 +752,9 @@ static void vdxg_engine_set_hold(Object *obj, Visitor *v, const char *name,
     }
     e->hold = n != 0;
     e->hold_left = n;
-    if (e->bh) {
+    if (e->s && e->s->pf->sched_bh) {
         /* Go on, if the engine has work and is enabled */
-        qemu_bh_schedule(e->bh);
+        vdxg_engine_schedule(e);
     }
 }
 
@@ -662,8 +787,12 @@ void vdxg_engines_exit(VdxgCore *s)
         vdxg_3d_exit(e);
         timer_free(e->wait_timer);
         e->wait_timer = NULL;
-        qemu_bh_delete(e->bh);
-        e->bh = NULL;
+        e->sched = false;
+    }
+    if (!s->vf) {
+        /* The VFs went first (pcie_sriov_pf_exit), or never came. */
+        qemu_bh_delete(s->pf->sched_bh);
+        s->pf->sched_bh = NULL;
     }
 }
 
