@@ -908,6 +908,102 @@ static void test_sriov_isolation_iommu(void)
 }
 
 /*
+ * Behind an intel-iommu that translates: the VF's I/O virtual page
+ * SR_IOVA_BAR maps to the PF's VRAM BAR, SR_IOVA_RAM to RAM. A write to
+ * SR_IOVA_BAR, an address no BAR has, lands in the PF's BAR if it is let
+ * through: it faults ADDRESS and the BAR keeps its value. A write to
+ * SR_IOVA_RAM lands at its translation; a write to the BAR's own address
+ * is not mapped and faults too.
+ */
+#define SR_VTD_BASE         0xfed90000ull
+#define SR_VTD_GCMD         0x18
+#define SR_VTD_GSTS         0x1c
+#define SR_VTD_RTADDR       0x20
+#define SR_VTD_TE           (1u << 31)
+#define SR_VTD_SRTP         (1u << 30)
+#define SR_VTD_RW           3ull            /* second-level R and W */
+#define SR_VTD_TABLE(n)     SYS_PAGE(100 + (n))
+#define SR_IOVA_BAR         0x10000000ull
+#define SR_IOVA_RAM         0x10001000ull
+
+static void sr_vtd_map(QTestState *qts, uint64_t iova, uint64_t pa)
+{
+    /* Tables 2, 3 and 4: levels 3, 2 and 1 of a 39-bit address space */
+    qtest_writeq(qts, SR_VTD_TABLE(2) + ((iova >> 30) & 511) * 8,
+                 SR_VTD_TABLE(3) | SR_VTD_RW);
+    qtest_writeq(qts, SR_VTD_TABLE(3) + ((iova >> 21) & 511) * 8,
+                 SR_VTD_TABLE(4) | SR_VTD_RW);
+    qtest_writeq(qts, SR_VTD_TABLE(4) + ((iova >> 12) & 511) * 8,
+                 pa | SR_VTD_RW);
+}
+
+static void sr_vf_write_fault(Sr *sr, Pg *p, uint64_t bus)
+{
+    uint32_t data[2] = { 0x12345678, 0x9abcdef0 };
+
+    wr(&sr->vf[0], VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) + VDXG_ENG_RESET, 1);
+    wr(&sr->vf[0], VDXG_REG_FAULT_CLEAR, 1);
+    sr_vf_pg(sr, 0, p);
+    pb_reset(p);
+    emit_write_phys(p, bus, data, 2);
+    pb_queue(p);
+    ring_kick(p);
+    g_assert_cmphex(pg_wait(p) & VDXG_ENG_STATUS_HALTED, !=, 0);
+    g_assert_cmpuint(rd(&sr->vf[0], VDXG_REG_FAULT_REASON), ==,
+                     VDXG_FAULT_ADDRESS);
+}
+
+static void test_sriov_isolation_viommu(void)
+{
+    static const SrRange r = { 0x800000, 0x200000 };
+    uint32_t data[2] = { 0x12345678, 0x9abcdef0 };
+    Pg *p = g_new0(Pg, 1);
+    QTestState *qts;
+    uint64_t pf0;
+    int i;
+    Sr sr;
+
+    sr_start_after(&sr, "-device intel-iommu,intremap=off,aw-bits=39",
+                   NULL);
+    qts = sr.pf.qts;
+    pf0 = sr.pf_vram.addr;
+    sr_enable_vfs(&sr, 2);
+    g_assert_cmphex(sr_table(&sr, 0, &r, 1), ==,
+                    1 << VDXG_BACKING_STATUS_RANGES_SHIFT);
+    qtest_writel(qts, pf0 + 0x10000, 0xa5a5a5a5);
+
+    /* Root entry of bus 1, context entry of VF 0 (devfn 1), 3 levels */
+    for (i = 0; i < 5; i++) {
+        qtest_memset(qts, SR_VTD_TABLE(i), 0, PG_PAGE);
+    }
+    qtest_writeq(qts, SR_VTD_TABLE(0) + 1 * 16, SR_VTD_TABLE(1) | 1);
+    qtest_writeq(qts, SR_VTD_TABLE(1) + 1 * 16, SR_VTD_TABLE(2) | 1);
+    qtest_writeq(qts, SR_VTD_TABLE(1) + 1 * 16 + 8, (1 << 8) | 1);
+    sr_vtd_map(qts, SR_IOVA_BAR, pf0 + 0x10000);
+    sr_vtd_map(qts, SR_IOVA_RAM, SYS_PAGE(10));
+    qtest_writeq(qts, SR_VTD_BASE + SR_VTD_RTADDR, SR_VTD_TABLE(0));
+    qtest_writel(qts, SR_VTD_BASE + SR_VTD_GCMD, SR_VTD_SRTP);
+    qtest_writel(qts, SR_VTD_BASE + SR_VTD_GCMD, SR_VTD_TE);
+    g_assert_cmphex(qtest_readl(qts, SR_VTD_BASE + SR_VTD_GSTS) &
+                    SR_VTD_TE, ==, SR_VTD_TE);
+
+    sr_vf_pg(&sr, 0, p);
+    pb_reset(p);
+    emit_write_phys(p, SR_IOVA_RAM + 8, data, 2);
+    pb_run(p);
+    g_assert_cmphex(qtest_readl(qts, SYS_PAGE(10) + 8), ==, 0x12345678);
+    g_assert_cmphex(qtest_readl(qts, SYS_PAGE(10) + 12), ==, 0x9abcdef0);
+
+    sr_vf_write_fault(&sr, p, SR_IOVA_BAR);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x10000), ==, 0xa5a5a5a5);
+    sr_vf_write_fault(&sr, p, pf0 + 0x10000);
+    g_assert_cmphex(qtest_readl(qts, pf0 + 0x10000), ==, 0xa5a5a5a5);
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_FAULT_STATUS), ==, 0);
+    g_free(p);
+    sr_stop(&sr);
+}
+
+/*
  * The slowest way for an engine to reach VRAM: a VF's RENDER engine
  * through 32 backing ranges, 1 MiB each in reverse order. A fill and a
  * copy of 28 MiB: every bottom-half run must stay near a millisecond
@@ -1479,6 +1575,8 @@ void vdxg_test_add_sriov_tests(void)
     qtest_add_func("/vdxg/sriov/mmu", test_sriov_mmu);
     qtest_add_func("/vdxg/sriov/isolation-iommu",
                    test_sriov_isolation_iommu);
+    qtest_add_func("/vdxg/sriov/isolation-viommu",
+                   test_sriov_isolation_viommu);
     qtest_add_func("/vdxg/sriov/slice-time", test_sriov_slice_time);
     qtest_add_func("/vdxg/sriov/busy-pass", test_sriov_busy_pass);
     qtest_add_func("/vdxg/sriov/self-reset/paging", test_sriov_self_reset);
