@@ -1959,11 +1959,12 @@ enum {
 
 /*
  * A textured, indexed draw reading constants: every kind of memory a
- * draw touches, each in its own resource (V_*). FS is the fragment
- * program (NULL: one that samples, with constants).
+ * draw touches, each in its own resource (V_*). VS and FS are the
+ * programs (NULL: vs_pass, and a fragment program that samples and reads
+ * the constants).
  */
 static struct scene *sc_victim(uint64_t *rng, const char *name,
-			       const char *fs)
+			       const char *vs, const char *fs)
 {
 	struct scene *sc = sc_new(rng, "%s", name);
 	static const uint16_t idx[6] = { 0, 1, 2, 2, 1, 3 };
@@ -1987,7 +1988,7 @@ static struct scene *sc_victim(uint64_t *rng, const char *name,
 	sc_ib(sc, idx, sizeof(idx), 2);
 	sc_tex(sc, 0, VDXG_TEX_DESC(VDXG_FMT_ARGB8888, 1, false), 16, 16);
 	sc_consts(sc, VDXG_3D_STAGE_FRAGMENT, c, 4);
-	sc_prog(sc, vs_pass);
+	sc_prog(sc, vs ? vs : vs_pass);
 	sc_prog(sc, fs ? fs :
 		"FRAG\n"
 		"TEX TEMP[0], IN[0], UNIT[0]\n"
@@ -2090,7 +2091,7 @@ static void test_exec_faults(void)
 	vr_close(&vr);
 	vr_ignore_dmesg(VR_RESET_DMESG "|callbacks suppressed");
 	rng = vr_seed();
-	sc = sc_victim(&rng, "victim", NULL);
+	sc = sc_victim(&rng, "victim", NULL, NULL);
 	for (i = 0; i < VTEST_ARRAY_SIZE(cases); i++) {
 		res = cases[i].res;
 		vtest_info("%s", cases[i].name);
@@ -2113,58 +2114,89 @@ static void test_exec_faults(void)
 }
 
 /*
- * A fragment program that loops for ever reaches VDXG_3D_MAX_STEPS: a
- * SHADER fault inside the program, its context reset and banned, its
- * fence failed (-ECANCELED). Another client's draws, queued behind it, and after it,
- * render exactly.
+ * A program that loops for ever (fragment, then vertex) reaches
+ * VDXG_3D_MAX_STEPS: a SHADER fault inside the program, its context
+ * reset (once) and banned, its fence failed (-ECANCELED). Another
+ * client's draw queued behind it, and one after it, render exactly.
  */
-static void test_runaway(void)
+static void runaway(uint64_t *rng, bool vertex, const struct sc_mem *m,
+		    const struct scene *good)
 {
+	static const char loop_fs[] =
+		"FRAG\n"
+		"MOV TEMP[0], IN[0]\n"
+		"BGNLOOP\n"
+		"  ADD TEMP[0], TEMP[0], IN[1]\n"
+		"ENDLOOP\n"
+		"MOV OUT[0], TEMP[0]\n"
+		"END\n";
+	static const char loop_vs[] =
+		"VERT\n"
+		"MOV TEMP[0], IN[0]\n"
+		"BGNLOOP\n"
+		"  SLT TEMP[1].x, TEMP[0].w, IMM[0].x\n"
+		"  IF TEMP[1].x\n"
+		"    CONT\n"
+		"  ENDIF\n"
+		"  MUL TEMP[0].w, TEMP[0].w, IMM[0].y\n"
+		"ENDLOOP\n"
+		"MOV OUT[0], TEMP[0]\n"
+		"MOV OUT[2], IN[1]\n"
+		"IMM[0] = { 1e30, 1, 0, 0 }\n"
+		"END\n";
 	struct vdxg_bo *bo[SC_MAX_RES], *obo[SC_MAX_RES];
-	struct vdxg_ref3d_fault fault;
-	struct scene *bad, *good;
+	int res = vertex ? V_VS : V_FS;
 	uint8_t *got[SC_MAX_RES];
-	struct sc_mem m;
-	struct vr a, b;
+	struct scene *bad;
 	struct sc_vm va, vb;
-	uint64_t rng;
+	struct vr a, b;
+	uint64_t resets;
 
+	bad = sc_victim(rng, vertex ? "runaway-vertex" : "runaway-fragment",
+			vertex ? loop_vs : NULL, vertex ? NULL : loop_fs);
 	vr_open(&a);
-	vtest_require_f(vr_param(&a, DRM_VDXG_PARAM_3D), "no 3D pipeline");
-	vr_ignore_dmesg(VR_RESET_DMESG "|callbacks suppressed");
-	rng = vr_seed();
-	bad = sc_victim(&rng, "runaway",
-			"FRAG\n"
-			"MOV TEMP[0], IN[0]\n"
-			"BGNLOOP\n"
-			"  ADD TEMP[0], TEMP[0], IN[1]\n"
-			"ENDLOOP\n"
-			"MOV OUT[0], TEMP[0]\n"
-			"END\n");
-	good = sc_victim(&rng, "bystander", NULL);
-	vtest_assert_eq(sc_reference(good, &m, &fault), 0);
-
 	vr_open(&b);
+	resets = vr_debugfs(&a, "render", "resets");
 	sc_vm_open(&a, &va);
 	sc_vm_open(&b, &vb);
 	vtest_assert_ok(sc_exec(&va, bad, bo, -1, -1));
 	vtest_assert_ok(sc_exec(&vb, good, obo, -1, -1));
-	expect_ban(&va, VDXG_FAULT_SHADER, SC_VA(V_FS),
-		   SC_VA(V_FS) + bad->res[V_FS].size, "runaway");
+	expect_ban(&va, VDXG_FAULT_SHADER, SC_VA(res),
+		   SC_VA(res) + bad->res[res].size, bad->name);
 	vtest_assert_ok(vr_syncobj_wait(&b, vb.out, 0, VR_WAIT_NS));
 	vtest_assert_eq(vr_syncobj_status(&b, vb.out, 0), 1);
 	sc_wait_targets(good, obo, got);
-	sc_compare(good, &m, got, "EXEC behind a runaway");
+	sc_compare(good, m, got, "EXEC behind a runaway");
+	vtest_assert_eq_u64(vr_debugfs(&a, "render", "resets"), resets + 1);
 	sc_vm_close(&vb);
 	sc_objects_free(good, obo);
-	sc_run_exec(&b, good, &m);
+	sc_run_exec(&b, good, m);
 	sc_vm_close(&va);
 	sc_objects_free(bad, bo);
 	vr_close(&b);
 	vr_close(&a);
+	sc_free(bad);
+}
+
+static void test_runaway(void)
+{
+	struct vdxg_ref3d_fault fault;
+	struct scene *good;
+	struct sc_mem m;
+	uint64_t rng;
+	struct vr vr;
+
+	vr_open(&vr);
+	vtest_require_f(vr_param(&vr, DRM_VDXG_PARAM_3D), "no 3D pipeline");
+	vr_close(&vr);
+	vr_ignore_dmesg(VR_RESET_DMESG "|callbacks suppressed");
+	rng = vr_seed();
+	good = sc_victim(&rng, "bystander", NULL, NULL);
+	vtest_assert_eq(sc_reference(good, &m, &fault), 0);
+	runaway(&rng, false, &m, good);
+	runaway(&rng, true, &m, good);
 	sc_mem_free(&m);
 	sc_free(good);
-	sc_free(bad);
 }
 
 /* -------------------------------------------------------- paging */
@@ -2210,10 +2242,11 @@ static void test_paging(void)
 
 	for (s = 0; s < PG_SCENES; s++) {
 		if (s == 0)
-			sc[s] = sc_victim(&rng, "paging-victim", NULL);
+			sc[s] = sc_victim(&rng, "paging-victim", NULL,
+					  NULL);
 		else
 			sc[s] = sc_victim(&rng, s == 1 ? "paging-2" :
-					  "paging-3",
+					  "paging-3", NULL,
 					  "FRAG\n"
 					  "TXB TEMP[0], IN[0], UNIT[0]\n"
 					  "MUL OUT[0], TEMP[0], IN[1]\n"
@@ -2249,15 +2282,19 @@ static void test_paging(void)
 		}
 		for (s = 0; s < PG_SCENES; s++)
 			if (vr_bo_segment(bo[s][V_TEX]) !=
+			    DRM_VDXG_SEGMENT_VRAM &&
+			    vr_bo_segment(bo[s][V_VB]) !=
 			    DRM_VDXG_SEGMENT_VRAM)
 				evicted++;
 	}
-	vtest_info("%" PRIu64 " paging transfers; textures out of VRAM after "
+	vtest_info("%" PRIu64 " paging transfers; textures and vertex buffers "
+		   "out of VRAM after "
 		   "the fillers %" PRIu64 " times, back at another address "
 		   "%" PRIu64 " times",
 		   vr_debugfs(&vr, "paging", "transfer") - xfer, evicted,
 		   moved);
-	vtest_assert_f(evicted > 0, "no texture was ever evicted");
+	vtest_assert_f(evicted > 0, "no texture and vertex buffer were ever "
+		       "evicted together");
 	vtest_assert_f(vr_debugfs(&vr, "paging", "transfer") > xfer,
 		       "nothing was paged");
 	for (s = 0; s < PG_SCENES; s++) {
@@ -2317,12 +2354,13 @@ static const struct vtest_subtest subtests[] = {
 	  "EXEC of a draw whose target, depth, vertex or index buffer, "
 	  "texture, constants or program is unmapped (VM_NOT_PRESENT), or "
 	  "whose targets are read-only (VM_READ_ONLY): the fault's reason "
-	  "and address, the context banned, its fence -ECANCELED; another client "
-	  "renders exactly after each" },
+	  "and address, one reset, the context banned, its fence "
+	  "-ECANCELED; another client renders exactly after each" },
 	{ "runaway", test_runaway,
-	  "a fragment program that loops for ever: a SHADER fault in the "
-	  "program, its context banned and its fence -ECANCELED, while another "
-	  "client's draw queued behind it and one after it render exactly" },
+	  "a fragment, then a vertex program that loops for ever: a SHADER "
+	  "fault in the program, its context reset once and banned and its "
+	  "fence -ECANCELED, while another client's draw queued behind it "
+	  "and one after it render exactly" },
 	{ "paging", test_paging,
 	  "VRAM oversubscribed: textures, vertex and index buffers and "
 	  "programs evicted by jobs on fillers between rounds of SUBMIT "
