@@ -57,6 +57,7 @@
 #define DF_VA           0x100000ull
 #define DF_VA_DMA       0x180000ull
 #define DF_PAGES        (DF_WIN_SIZE / PG_PAGE)
+#define DF_AREA         0x1c10000ull    /* the entry's state area */
 #define DF_PERM(i)      ((i) * 7 % DF_PAGES)
 
 #define DF_NV           32      /* vertices in the buffers */
@@ -637,6 +638,14 @@ static void df_state(Df *d)
             df_reg(d, regs[i], v);
         }
     }
+    if (chance(d, 30)) {
+        /* the blend colour in one SET_STATE of four registers */
+        df_hdr(d, VDXG_RD_SET_STATE, VDXG_RD_SET_STATE_LEN(4));
+        pb_dw(d->p, VDXG_3D_BLEND_COLOR(0));
+        for (i = 0; i < 4; i++) {
+            pb_dw(d->p, df_reg_value(d, VDXG_3D_BLEND_COLOR(i)));
+        }
+    }
     for (u = 0; u < VDXG_3D_NUM_UNITS; u++) {
         if (d->tex[u].bound) {
             df_reg(d, VDXG_3D_SAMPLER(u),
@@ -879,7 +888,7 @@ static void df_bad(Df *d)
 
     uint32_t kind = rnd(d, 10);
 
-    if (d->virt && (kind == 2 || kind == 8)) {
+    if (d->virt && kind == 2) {
         /* unmapped memory: VM_NOT_PRESENT on the device, not modelled */
         kind = 3;
     }
@@ -942,6 +951,18 @@ static void df_bad(Df *d)
         df_draw(d);
         break;
     case 8:
+        if (d->virt) {
+            /* a bound unit rebound as a cube, or as 2D */
+            i = rnd(d, 8);
+            df_hdr(d, VDXG_RD_SET_TEXTURE, VDXG_RD_SET_TEXTURE_LEN);
+            pb_dw(d->p, i);
+            pb_qw(d->p, d->base + DF_TEX);
+            pb_dw(d->p, 6 * 64);
+            pb_dw(d->p, VDXG_TEX_DESC(VDXG_FMT_ARGB8888, 1, !d->tex[i].cube));
+            pb_dw(d->p, VDXG_RD_XY(4, 4));
+            df_draw(d);
+            break;
+        }
         /* a vertex buffer beyond VRAM */
         df_vb(d, rnd(d, 16), PG_VRAM_SIZE - 0x100, 0x200, 16);
         break;
@@ -1028,8 +1049,13 @@ static DfResult df_run_device(Df *d)
 
     if (d->virt) {
         vram_write(p, DF_DMA, p->buf, pb_off(p));
+        uint32_t area[VDXG_CTX_STATE_DW_END] = {
+            VDXG_CTX_STATE_MAGIC, 2,
+        };
+
+        vram_write(p, DF_AREA, area, sizeof(area));
         ring_entry(p, VDXG_RING_CMD_VIRTUAL(0), pb_off(p), DF_VA_DMA,
-                   ++p->seqno, PG_CONTEXT, 0);
+                   ++p->seqno, PG_CONTEXT, DF_AREA >> 12);
     } else {
         pb_queue_at(p, DF_DMA, PG_CONTEXT);
     }
@@ -1165,6 +1191,24 @@ static bool df_case(Df *d, uint32_t idx)
     d->faults[MIN(ref, 31)]++;
     if (memcmp(before + DF_DST, d->mem + DF_DST, DF_WIN_SIZE - DF_DST)) {
         d->drawn++;
+    }
+    if (d->virt && !ref && !dev.reason) {
+        /* the 3D state the entry stored in its state area */
+        uint32_t area[VDXG_CTX_STATE_DW_END] = { 0 };
+        uint32_t want[VDXG_CTX_STATE_DW_END] = { 0 };
+
+        vram_read(d->p, DF_AREA, area, sizeof(area));
+        vdxg_ref3d_state_store(d->ctx, want);
+        for (i = VDXG_CTX_STATE_DW_REGS; i < VDXG_CTX_STATE_DW_END; i++) {
+            if (le32_to_cpu(area[i]) != want[i]) {
+                g_test_message("3d-diff: virtual seed 0x%x case %u: state "
+                               "area dword %u: device 0x%x reference 0x%x",
+                               DF_SEED + idx, idx, i, le32_to_cpu(area[i]),
+                               want[i]);
+                ok = false;
+                break;
+            }
+        }
     }
     if (dev.reason != ref || dev.addr != rf.addr) {
         g_test_message("3d-diff: %s seed 0x%x case %u: device fault %u at 0x%"
