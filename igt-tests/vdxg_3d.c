@@ -1748,7 +1748,7 @@ static void test_cube(void)
 	struct scene *sc;
 	struct vr vr;
 	uint64_t rng;
-	uint32_t ctx, fmt, size;
+	uint32_t ctx, fmt, size, levels;
 	int i;
 
 	vr_open(&vr);
@@ -1764,9 +1764,8 @@ static void test_cube(void)
 		       (i & 1 ? VDXG_SAMPLER_MAG_LINEAR : 0) |
 		       (i & 2 ? VDXG_SAMPLER_MIN_LINEAR : 0) |
 		       VDXG_SAMPLER_MIP(i % 3));
-		sc_tex(sc, 0, VDXG_TEX_DESC(fmt, 1 + i % full_levels(size,
-								       size),
-					    true), size, size);
+		levels = 1 + i % full_levels(size, size);
+		sc_tex(sc, 0, VDXG_TEX_DESC(fmt, levels, true), size, size);
 		sc_sample_quad(sc, 0, 0, true);
 		sc_sample_draws(sc, true);
 		sc_check(&vr, ctx, sc);
