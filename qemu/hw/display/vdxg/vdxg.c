@@ -370,6 +370,11 @@ static void vdxg_instance_init(Object *obj)
     object_property_add_uint64_ptr(obj, "x-next-pass-cpu-ns",
                                    &s->next_pass_cpu_ns,
                                    OBJ_PROP_FLAG_READWRITE);
+    s->pass_limit_ns = VDXG_PASS_NS * 3 / 2;
+    object_property_add_uint64_ptr(obj, "x-pass-limit-ns", &s->pass_limit_ns,
+                                   OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "x-passes-over", &s->passes_over,
+                                   OBJ_PROP_FLAG_READWRITE);
     /* For tests: hold a writeback capture under way */
     vdxg_wb_add_props(s, obj);
 }

@@ -465,7 +465,8 @@ struct VdxgState {
      * The scheduler of the engines of the PF and its VFs (vdxg_ring.c):
      * the engine a pass starts with, and statistics of its passes (not
      * migrated, writable to reset them): how many, the longest in real
-     * and in CPU time, the second longest in CPU time.
+     * and in CPU time, the second longest in CPU time, and how many took
+     * more than pass_limit_ns of CPU time.
      */
     QEMUBH *sched_bh;
     unsigned int sched_next;
@@ -473,6 +474,8 @@ struct VdxgState {
     uint64_t max_pass_ns;
     uint64_t max_pass_cpu_ns;
     uint64_t next_pass_cpu_ns;
+    uint64_t pass_limit_ns;             /* passes_over: CPU time above */
+    uint64_t passes_over;
     uint64_t disp_crcs;
 
     /* A row of scanout or writeback pixels, as read and as ARGB */

@@ -446,7 +446,10 @@ static void vdxg_sched_run(VdxgEngine *e, int64_t deadline)
     g->engaged_in_io = engaged;
 }
 
-/* Keep the longest pass (real and CPU time) and the second longest (CPU) */
+/*
+ * Keep the longest pass (real and CPU time), the second longest (CPU),
+ * and count those above the limit (CPU)
+ */
 static void vdxg_sched_note(VdxgState *pf, int64_t ns, int64_t cpu)
 {
     pf->passes++;
@@ -455,6 +458,9 @@ static void vdxg_sched_note(VdxgState *pf, int64_t ns, int64_t cpu)
     }
     if (cpu <= 0) {
         return;
+    }
+    if ((uint64_t)cpu > pf->pass_limit_ns) {
+        pf->passes_over++;
     }
     if ((uint64_t)cpu > pf->max_pass_cpu_ns) {
         pf->next_pass_cpu_ns = pf->max_pass_cpu_ns;
