@@ -660,7 +660,7 @@ static void attacker(int n, pid_t victim, int tally_fd, uint64_t *queued)
 	struct common c;
 	struct vr vr;
 	uint32_t ctx;
-	int k, ret;
+	int k, ret, tries;
 
 	/* It does not outlive the victim, however that ends. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != victim)
@@ -672,10 +672,25 @@ static void attacker(int n, pid_t victim, int tally_fd, uint64_t *queued)
 	close(tally_fd);
 	for (k = 0; k < n; k++)
 		target_init(&vr, &t[k], TARGET, &rng);
-	for (;;) {
+	for (tries = 0;;) {
+		uint64_t drawn = c.drawn;
+
 		vdxg_cs_reset(cs);
 		build(cs, &c, t, n, true, &rng);
 		ret = vdxg_submit(vr.dev, ctx, cs, &opts);
+		/*
+		 * A known limitation of the driver, not what this subtest
+		 * measures: just after a subtest that thrashed VRAM
+		 * (vdxg_split@thrash), TTM frees that subtest's objects for a
+		 * few hundred ms, and the first SUBMIT, which must evict them,
+		 * can give up with -ENOMEM after its few tries. The first one
+		 * only tries again, for up to 5 s.
+		 */
+		if (ret == -ENOMEM && !drawn && ++tries < 50) {
+			c.drawn = drawn;
+			usleep(100 * 1000);
+			continue;
+		}
 		vtest_assert_f(!ret, "the attacker's SUBMIT: %s",
 			       strerror(-ret));
 		__atomic_store_n(queued, c.drawn, __ATOMIC_RELEASE);
