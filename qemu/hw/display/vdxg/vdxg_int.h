@@ -613,15 +613,19 @@ typedef struct VdxgRdRun {
     uint64_t dirty_lo[VDXG_NUM_SLOTS];
     uint64_t dirty_hi[VDXG_NUM_SLOTS];
     /*
-     * Virtual mode: the VRAM page each slot's last pixel was in, by
-     * virtual page number (UINT64_MAX: none), its host address and
-     * whether it was translated for a write (and marked dirty). It is
-     * only used while the device has not been reset (@gen): a DMA can
-     * reset it.
+     * Virtual mode: the last VDXG_RD_VWAYS pages each slot's pixels were
+     * in, by virtual page number (UINT64_MAX: none), their host address
+     * and whether each was translated for a write (and marked dirty);
+     * @vnext is the way a miss replaces. Several ways, because a 2x2 quad
+     * of the 3D pipeline touches two rows, which are in two pages when
+     * the pitch is a page or more. It is only used while the device has
+     * not been reset (@gen): a DMA can reset it.
      */
-    uint64_t vpn[VDXG_NUM_SLOTS];
-    uint8_t *vptr[VDXG_NUM_SLOTS];
-    bool vwrite[VDXG_NUM_SLOTS];
+#define VDXG_RD_VWAYS 4
+    uint64_t vpn[VDXG_NUM_SLOTS][VDXG_RD_VWAYS];
+    uint8_t *vptr[VDXG_NUM_SLOTS][VDXG_RD_VWAYS];
+    bool vwrite[VDXG_NUM_SLOTS][VDXG_RD_VWAYS];
+    uint8_t vnext[VDXG_NUM_SLOTS];
     uint32_t gen;
 } VdxgRdRun;
 

@@ -335,7 +335,7 @@ static uint32_t vdxg_px_from_argb(uint32_t format, uint32_t argb)
 static void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
                              int64_t *budget, VdxgErr *err)
 {
-    unsigned int i;
+    unsigned int i, w;
 
     r->s = s;
     r->e = e;
@@ -345,7 +345,10 @@ static void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
     for (i = 0; i < VDXG_NUM_SLOTS; i++) {
         r->dirty_lo[i] = UINT64_MAX;
         r->dirty_hi[i] = 0;
-        r->vpn[i] = UINT64_MAX;
+        for (w = 0; w < VDXG_RD_VWAYS; w++) {
+            r->vpn[i][w] = UINT64_MAX;
+        }
+        r->vnext[i] = 0;
     }
 }
 
@@ -376,21 +379,28 @@ static uint8_t *vdxg_px_vptr(VdxgRdRun *r, unsigned int slot, uint64_t va,
     uint64_t vpn = va >> VDXG_GPU_PAGE_SHIFT;
     VdxgErr err = { 0 };
     VdxgSeg seg;
+    unsigned int w;
 
     if (r->s->reset_gen != r->gen) {
         return NULL;
     }
-    if (r->vpn[slot] == vpn) {
-        if (!r->vptr[slot]) {
+    for (w = 0; w < VDXG_RD_VWAYS && r->vpn[slot][w] != vpn; w++) {
+        continue;
+    }
+    if (w < VDXG_RD_VWAYS) {
+        if (!r->vptr[slot][w]) {
             /* Not a VRAM page: each access is translated on its own. */
             return NULL;
         }
-        if (r->vwrite[slot] || !write) {
-            return r->vptr[slot] + (va & VDXG_PAGE_MASK);
+        if (r->vwrite[slot][w] || !write) {
+            return r->vptr[slot][w] + (va & VDXG_PAGE_MASK);
         }
+    } else {
+        w = r->vnext[slot];
+        r->vnext[slot] = (w + 1) % VDXG_RD_VWAYS;
     }
-    r->vpn[slot] = vpn;
-    r->vptr[slot] = NULL;
+    r->vpn[slot][w] = vpn;
+    r->vptr[slot][w] = NULL;
     *r->budget -= VDXG_COST_XLATE;
     if (!vdxg_vm_seg(r->s, r->e, r->e->as, va & ~(uint64_t)VDXG_PAGE_MASK,
                      VDXG_GPU_PAGE_SIZE,
@@ -401,15 +411,15 @@ static uint8_t *vdxg_px_vptr(VdxgRdRun *r, unsigned int slot, uint64_t va,
             return NULL;
         }
         /* A read-only page: its reads can still go the fast way. */
-        r->vpn[slot] = UINT64_MAX;
+        r->vpn[slot][w] = UINT64_MAX;
         return NULL;
     }
     if (write) {
         memory_region_set_dirty(r->s->vram_mr, seg.addr, VDXG_GPU_PAGE_SIZE);
     }
-    r->vptr[slot] = r->s->vram_ptr + seg.addr;
-    r->vwrite[slot] = write;
-    return r->vptr[slot] + (va & VDXG_PAGE_MASK);
+    r->vptr[slot][w] = r->s->vram_ptr + seg.addr;
+    r->vwrite[slot][w] = write;
+    return r->vptr[slot][w] + (va & VDXG_PAGE_MASK);
 }
 
 /*
