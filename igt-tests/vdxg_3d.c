@@ -1884,7 +1884,10 @@ static void test_discard(void)
  * Loops: a vertex program summing constants in a counted loop (BRK under
  * IF); a fragment program whose trip count depends on the fragment,
  * with CONT on even counts, nested IFs, relative CONST reads past the
- * bound count (zero) and a loop inside a loop.
+ * bound count (zero) and a loop inside a loop. The trip count is also
+ * capped at 24: a helper lane's varyings are extrapolated past the
+ * triangle, where 1/w can be near zero or NaN, and without the cap such
+ * a lane looped until the step limit faulted (about one seed in 40).
  */
 static void test_loops(void)
 {
@@ -1922,6 +1925,10 @@ static void test_loops(void)
 		    "BGNLOOP\n"
 		    "  SGE TEMP[2].x, TEMP[1].x, TEMP[4].x\n"
 		    "  IF TEMP[2].x\n"
+		    "    BRK\n"
+		    "  ENDIF\n"
+		    "  SGE TEMP[2].y, TEMP[1].x, IMM[0].z\n"
+		    "  IF TEMP[2].y\n"
 		    "    BRK\n"
 		    "  ENDIF\n"
 		    "  ADD TEMP[1].x, TEMP[1].x, IMM[0].y\n"
