@@ -37,6 +37,13 @@
 /* The top of the GPU virtual address space */
 #define VDXG_VA_LIMIT           (1ull << VDXG_VM_VA_BITS)
 
+/*
+ * Virtual mode: the translations a run may spend on finding a texture's
+ * whole layout as one piece of VRAM (256 KiB in 4 KiB pages, more with
+ * 2 MiB pages); past them its texels go page by page.
+ */
+#define VDXG_3D_WINDOW_XLATES   64
+
 /* op_progress of a draw: the sub-triangle, and the quad within it */
 #define VDXG_3D_SUB_SHIFT       40
 #define VDXG_3D_QUAD_MASK       ((1ull << VDXG_3D_SUB_SHIFT) - 1)
@@ -46,12 +53,6 @@ typedef struct Vdxg3dVertex {
     uint32_t index;
     VdxgClipVert v;
 } Vdxg3dVertex;
-
-/* A page of memory the engine reads, as host memory (virtual mode) */
-typedef struct Vdxg3dPage {
-    uint64_t vpn;               /* UINT64_MAX: none */
-    const uint8_t *ptr;
-} Vdxg3dPage;
 
 typedef struct Vdxg3d {
     uint32_t regs[VDXG_3D_NUM_REGS];
@@ -94,9 +95,13 @@ typedef struct Vdxg3d {
     bool vs_yielded;
     uint32_t vs_index;
     Vdxg3dVertex vcache[VDXG_3D_VCACHE];
-    Vdxg3dPage vb_page[VDXG_3D_NUM_VBS];
-    Vdxg3dPage ib_page;
-    Vdxg3dPage tex_page[VDXG_3D_NUM_UNITS];
+    /* Virtual mode: the bindings' pages, for one run at a time */
+    VdxgVPages vb_pages[VDXG_3D_NUM_VBS];
+    VdxgVPages ib_pages;
+    VdxgVPages tex_pages[VDXG_3D_NUM_UNITS];
+    /* Virtual mode: a texture's layout as host memory, found in a run */
+    uint64_t tex_win_run[VDXG_3D_NUM_UNITS];
+    const uint8_t *tex_win[VDXG_3D_NUM_UNITS];
     VdxgShRun vs;
     VdxgShRun fs;
 } Vdxg3d;
@@ -139,22 +144,12 @@ void vdxg_3d_exit(VdxgEngine *e)
     }
 }
 
-static void vdxg_3d_forget_pages(Vdxg3d *g, bool vertices)
+/* Forget the vertices and invocations of the draw in progress */
+static void vdxg_3d_forget_draw(Vdxg3d *g)
 {
-    unsigned int i;
-
-    for (i = 0; i < VDXG_3D_NUM_VBS; i++) {
-        g->vb_page[i].vpn = UINT64_MAX;
-    }
-    for (i = 0; i < VDXG_3D_NUM_UNITS; i++) {
-        g->tex_page[i].vpn = UINT64_MAX;
-    }
-    g->ib_page.vpn = UINT64_MAX;
-    if (vertices) {
-        memset(g->vcache, 0, sizeof(g->vcache));
-        g->fs_yielded = false;
-        g->vs_yielded = false;
-    }
+    memset(g->vcache, 0, sizeof(g->vcache));
+    g->fs_yielded = false;
+    g->vs_yielded = false;
 }
 
 /* The state of a new entry: every register zero, nothing bound */
@@ -167,7 +162,7 @@ void vdxg_3d_reset(VdxgEngine *e)
     }
     vdxg_3d_free_progs(g);
     memset(g, 0, offsetof(Vdxg3d, vs));
-    vdxg_3d_forget_pages(g, true);
+    vdxg_3d_forget_draw(g);
 }
 
 static float vdxg_f(uint32_t u)
@@ -255,14 +250,16 @@ static VdxgRun vdxg_3d_range(Vdxg3dRun *c, uint64_t addr, uint64_t len)
  * page cache @pg when the bytes lie in one VRAM page, else through the
  * engine's translation, each access on its own.
  */
-static bool vdxg_3d_read(Vdxg3dRun *c, Vdxg3dPage *pg, uint64_t addr,
+/*
+ * Read @len bytes at @addr of a binding whose pages @vp caches in virtual
+ * mode (NULL: none).
+ */
+static bool vdxg_3d_read(Vdxg3dRun *c, VdxgVPages *vp, uint64_t addr,
                          void *buf, uint32_t len)
 {
     VdxgCore *s = c->s;
     VdxgRdRun *r = c->r;
-    uint64_t vpn = addr >> VDXG_GPU_PAGE_SHIFT;
-    VdxgErr err = { 0 };
-    VdxgSeg seg;
+    const uint8_t *p;
 
     if (!c->e->virt) {
         if (!s->vf && addr + len <= s->vram_size && addr + len > addr) {
@@ -272,21 +269,10 @@ static bool vdxg_3d_read(Vdxg3dRun *c, Vdxg3dPage *pg, uint64_t addr,
         *r->budget -= VDXG_COST_XLATE;
         return vdxg_gpu_rw(s, addr, buf, len, false, r->err);
     }
-    if ((addr & VDXG_PAGE_MASK) + len <= VDXG_GPU_PAGE_SIZE && pg &&
-        s->reset_gen == r->gen) {
-        if (pg->vpn != vpn) {
-            pg->vpn = vpn;
-            pg->ptr = NULL;
-            *r->budget -= VDXG_COST_XLATE;
-            if (vdxg_vm_seg(s, c->e, c->e->as, vpn << VDXG_GPU_PAGE_SHIFT,
-                            VDXG_GPU_PAGE_SIZE, VDXG_ACCESS_READ, &seg,
-                            &err) &&
-                !seg.zero && seg.vram && seg.len == VDXG_GPU_PAGE_SIZE) {
-                pg->ptr = s->vram_ptr + seg.addr;
-            }
-        }
-        if (pg->ptr) {
-            memcpy(buf, pg->ptr + (addr & VDXG_PAGE_MASK), len);
+    if ((addr & VDXG_PAGE_MASK) + len <= VDXG_GPU_PAGE_SIZE && vp) {
+        p = vdxg_vpages_get(r, vp, addr, false);
+        if (p) {
+            memcpy(buf, p, len);
             return true;
         }
     }
@@ -470,7 +456,6 @@ static VdxgRun vdxg_3d_set_vb(Vdxg3dRun *c, const uint32_t *dw)
     c->g->vb_addr[i] = addr;
     c->g->vb_size[i] = size;
     c->g->vb_stride[i] = stride;
-    c->g->vb_page[i].vpn = UINT64_MAX;
     return VDXG_RUN_DONE;
 }
 
@@ -490,7 +475,6 @@ static VdxgRun vdxg_3d_set_ib(Vdxg3dRun *c, const uint32_t *dw)
     c->g->ib_isize = isize;
     c->g->ib_addr = addr;
     c->g->ib_size = size;
-    c->g->ib_page.vpn = UINT64_MAX;
     return VDXG_RUN_DONE;
 }
 
@@ -523,7 +507,6 @@ static VdxgRun vdxg_3d_set_texture(Vdxg3dRun *c, const uint32_t *dw)
     g->tex_addr[u] = addr;
     g->tex_size[u] = size;
     g->tex_wh[u] = wh;
-    g->tex_page[u].vpn = UINT64_MAX;
     return VDXG_RUN_DONE;
 }
 
@@ -764,34 +747,60 @@ static bool vdxg_3d_texel_read(void *opaque, uint64_t off, uint32_t cpp,
 {
     Vdxg3dRun *c = ((void **)opaque)[0];
     uintptr_t u = (uintptr_t)((void **)opaque)[1];
+    uint64_t addr = c->g->tex[u].addr + off;
+    const uint8_t *p = NULL;
     uint8_t b[4];
 
-    if (!vdxg_3d_read(c, &c->g->tex_page[u], c->g->tex[u].addr + off, b,
-                      cpp)) {
-        return false;
+    /* A texel is aligned to its size: it is in one page. */
+    if (c->e->virt) {
+        p = vdxg_vpages_get(c->r, &c->g->tex_pages[u], addr, false);
     }
-    *raw = vdxg_ld_px(b, cpp);
+    if (!p) {
+        if (!vdxg_3d_read(c, NULL, addr, b, cpp)) {
+            return false;
+        }
+        p = b;
+    }
+    *raw = vdxg_ld_px(p, cpp);
     return true;
+}
+
+/*
+ * The whole layout of texture @u as host memory, or NULL: in virtual
+ * mode, found once a run (see vdxg_rd_window()).
+ */
+static const uint8_t *vdxg_3d_tex_host(Vdxg3dRun *c, unsigned int u)
+{
+    Vdxg3d *g = c->g;
+    const VdxgTexture *tx = &g->tex[u];
+
+    if (!c->e->virt) {
+        if (!c->s->vf && vdxg_in_vram(c->s, tx->addr, tx->size)) {
+            return c->s->vram_ptr + tx->addr;
+        }
+        return NULL;
+    }
+    if (g->tex_win_run[u] != c->r->run) {
+        g->tex_win_run[u] = c->r->run;
+        g->tex_win[u] = vdxg_rd_window(c->r, tx->addr, tx->size,
+                                       VDXG_3D_WINDOW_XLATES);
+    }
+    return c->s->reset_gen == c->r->gen ? g->tex_win[u] : NULL;
 }
 
 static bool vdxg_3d_sample(void *opaque, unsigned int unit, unsigned int face,
                            float s, float t, float lod, float *out)
 {
     Vdxg3dRun *c = opaque;
-    Vdxg3d *g = c->g;
-    const VdxgTexture *tx = &g->tex[unit];
     void *ctx[2] = { c, (void *)(uintptr_t)unit };
     VdxgTexSampler ts = {
-        .t = tx,
-        .sampler = g->regs[VDXG_3D_SAMPLER(unit)],
+        .t = &c->g->tex[unit],
+        .sampler = c->g->regs[VDXG_3D_SAMPLER(unit)],
         .read = vdxg_3d_texel_read,
         .opaque = ctx,
+        .host = vdxg_3d_tex_host(c, unit),
     };
 
-    if (!c->e->virt && !c->s->vf &&
-        vdxg_in_vram(c->s, tx->addr, tx->size)) {
-        ts.host = c->s->vram_ptr + tx->addr;
-    }
     *c->r->budget -= VDXG_COST_PIXEL;
     return vdxg_tex_sample(&ts, face, s, t, lod, out);
 }
@@ -872,7 +881,7 @@ static bool vdxg_3d_fetch(Vdxg3dRun *c, uint32_t e, uint32_t index,
         }
         return true;
     }
-    if (!vdxg_3d_read(c, &g->vb_page[b], g->vb_addr[b] + o, buf, span)) {
+    if (!vdxg_3d_read(c, &g->vb_pages[b], g->vb_addr[b] + o, buf, span)) {
         return false;
     }
     for (i = 0; i < comps; i++) {
@@ -1027,7 +1036,7 @@ static bool vdxg_3d_index(Vdxg3dRun *c, const uint32_t *dw, bool indexed,
         *index = first + k;
         return true;
     }
-    if (!vdxg_3d_read(c, &g->ib_page,
+    if (!vdxg_3d_read(c, &g->ib_pages,
                       g->ib_addr + ((uint64_t)first + k) * g->ib_isize, b,
                       g->ib_isize)) {
         return false;
@@ -1306,6 +1315,17 @@ static VdxgRun vdxg_3d_draw(Vdxg3dRun *c, const uint32_t *dw, bool indexed)
     return VDXG_RUN_DONE;
 }
 
+/* @n 32-bit pixels at @row get the bits of @mask from @val */
+static void vdxg_3d_fill_masked(uint8_t *row, uint32_t n, uint32_t val,
+                                uint32_t mask)
+{
+    uint32_t i;
+
+    for (i = 0; i < n; i++, row += 4) {
+        stl_le_p(row, (val & mask) | (ldl_le_p(row) & ~mask));
+    }
+}
+
 /* CLEAR */
 static VdxgRun vdxg_3d_clear(Vdxg3dRun *c, const uint32_t *dw)
 {
@@ -1381,14 +1401,16 @@ static VdxgRun vdxg_3d_clear(Vdxg3dRun *c, const uint32_t *dw)
             if (e->virt) {
                 m = MIN(m, vdxg_px_page_left(c->r, slot, x, y, false));
             }
-            if (mask == UINT32_MAX || (cpp == 2 && mask == 0xffff)) {
-                row = vdxg_px_run(c->r, slot, x, y, m, true);
-                if (row) {
+            row = vdxg_px_run(c->r, slot, x, y, m, true);
+            if (row) {
+                if (mask == UINT32_MAX || cpp == 2) {
                     vdxg_fill_pattern(row, (uint64_t)m * cpp, pat, cpp);
-                    *c->r->budget -= (int64_t)m * VDXG_COST_PIXEL;
-                    k += m;
-                    continue;
+                } else {
+                    vdxg_3d_fill_masked(row, m, val, mask);
                 }
+                *c->r->budget -= (int64_t)m * VDXG_COST_PIXEL;
+                k += m;
+                continue;
             }
             raw = val;
             if (mask != UINT32_MAX && cpp == 4) {
@@ -1422,12 +1444,6 @@ VdxgRun vdxg_3d_cmd(VdxgRdRun *r, uint32_t op, const uint32_t *dw,
     if (!c.g) {
         return vdxg_rd_fail(r, VDXG_FAULT_OPCODE);
     }
-    /*
-     * What the bindings' pages were is known for one run of the engine
-     * only: between runs the guest may change the tables (and a VF's
-     * backing).
-     */
-    vdxg_3d_forget_pages(c.g, false);
     switch (op) {
     case VDXG_RD_SET_STATE:
         return vdxg_3d_set_regs(&c, dw[VDXG_RD_STATE_DW_FIRST], len - 2,
@@ -1469,14 +1485,13 @@ bool vdxg_3d_state_load(VdxgCore *s, VdxgEngine *e, const uint8_t *area,
                         VdxgErr *err)
 {
     int64_t budget = INT64_MAX / 2;
-    VdxgRdRun r = {
-        .s = s, .e = e, .budget = &budget, .err = err, .gen = s->reset_gen,
-    };
+    VdxgRdRun r;
     Vdxg3dRun c = { .r = &r, .s = s, .e = e, .g = e->g3d };
     Vdxg3d *g = e->g3d;
     uint32_t regs[VDXG_3D_NUM_REGS], dw[8], i, j;
     uint64_t addr;
 
+    vdxg_rd_run_init(&r, s, e, &budget, err);
 #define AREA_DW(n) ldl_le_p(area + (n) * 4)
     for (i = 0; i < VDXG_3D_NUM_REGS; i++) {
         regs[i] = AREA_DW(VDXG_CTX_STATE_DW_REGS + i);
@@ -1639,9 +1654,11 @@ bool vdxg_3d_post_load(VdxgEngine *e)
     VdxgCore *s = e->s;
     VdxgErr err;
     int64_t budget = 0;
-    VdxgRdRun r = { .s = s, .e = e, .budget = &budget, .err = &err };
+    VdxgRdRun r;
     Vdxg3dRun c = { .r = &r, .s = s, .e = e, .g = g };
     uint32_t i;
+
+    vdxg_rd_run_init(&r, s, e, &budget, &err);
 
     for (i = 0; i < VDXG_3D_NUM_REGS; i++) {
         if (!vdxg_3d_reg_ok(i, g->regs[i])) {
@@ -1696,7 +1713,7 @@ bool vdxg_3d_post_load(VdxgEngine *e)
             return false;
         }
     }
-    vdxg_3d_forget_pages(g, true);
+    vdxg_3d_forget_draw(g);
     return true;
 }
 

@@ -371,6 +371,8 @@ struct VdxgCore {
      * work that did DMA checks it and is abandoned when it changed.
      */
     uint32_t reset_gen;
+    /* Numbers the runs of RENDER commands (VdxgRdRun.run; not migrated) */
+    uint64_t run_seq;
     uint32_t int_status;
     uint32_t int_mask;
 
@@ -602,6 +604,27 @@ VdxgRun vdxg_pg_op(VdxgCore *s, VdxgEngine *e, int64_t *budget,
                    uint32_t *opcode, VdxgErr *err);
 
 /*
+ * Virtual mode: the host addresses of the VRAM pages an engine reached
+ * lately through one binding (a surface slot, a vertex buffer, a
+ * texture), direct-mapped by virtual page number, so that a command's
+ * accesses cost one translation a page and a 2x2 quad's two rows, or a
+ * texture's two mipmap levels, do not evict each other. @ptr is NULL for
+ * a page that is not plain VRAM (each access is then translated on its
+ * own); @write tells whether the page was translated for a write (and
+ * marked dirty). The entries belong to one run of a command (@run, see
+ * VdxgRdRun): a later run starts afresh, since the page tables may have
+ * changed in between.
+ */
+#define VDXG_VPAGES 16
+
+typedef struct VdxgVPages {
+    uint64_t run;
+    uint64_t vpn[VDXG_VPAGES];
+    uint8_t *ptr[VDXG_VPAGES];
+    bool write[VDXG_VPAGES];
+} VdxgVPages;
+
+/*
  * A RENDER command at work: where it charges its work, what it reports
  * on a fault, and the VRAM it wrote (by slot), marked dirty when it stops.
  */
@@ -612,24 +635,40 @@ typedef struct VdxgRdRun {
     VdxgErr *err;
     uint64_t dirty_lo[VDXG_NUM_SLOTS];
     uint64_t dirty_hi[VDXG_NUM_SLOTS];
-    /*
-     * Virtual mode: the last VDXG_RD_VWAYS pages each slot's pixels were
-     * in, by virtual page number (UINT64_MAX: none), their host address
-     * and whether each was translated for a write (and marked dirty);
-     * @vnext is the way a miss replaces. Several ways, because a 2x2 quad
-     * of the 3D pipeline touches two rows, which are in two pages when
-     * the pitch is a page or more. It is only used while the device has
-     * not been reset (@gen): a DMA can reset it.
-     */
-#define VDXG_RD_VWAYS 4
-    uint64_t vpn[VDXG_NUM_SLOTS][VDXG_RD_VWAYS];
-    uint8_t *vptr[VDXG_NUM_SLOTS][VDXG_RD_VWAYS];
-    bool vwrite[VDXG_NUM_SLOTS][VDXG_RD_VWAYS];
-    uint8_t vnext[VDXG_NUM_SLOTS];
+    /* Virtual mode: the pages of each slot's surface (see VdxgVPages) */
+    VdxgVPages vp[VDXG_NUM_SLOTS];
+    uint64_t run;               /* this run's number, never 0 */
     uint32_t gen;
 } VdxgRdRun;
 
 /* vdxg_render.c */
+void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
+                      int64_t *budget, VdxgErr *err);
+const uint8_t *vdxg_rd_window(VdxgRdRun *r, uint64_t va, uint64_t len,
+                              unsigned int max);
+uint8_t *vdxg_vpages_miss(VdxgRdRun *r, VdxgVPages *vp, uint64_t va,
+                          bool write);
+
+/*
+ * Virtual mode: the host address of @va, through the page cache @vp of
+ * the binding it belongs to, when its page is VRAM (on a VF, backed as a
+ * whole by one range), else NULL: the caller then goes through
+ * vdxg_rd_rw, which translates each access on its own and reports what
+ * faults. The caller keeps the access inside the page.
+ */
+static inline uint8_t *vdxg_vpages_get(VdxgRdRun *r, VdxgVPages *vp,
+                                       uint64_t va, bool write)
+{
+    uint64_t vpn = va >> VDXG_GPU_PAGE_SHIFT;
+    unsigned int i = vpn % VDXG_VPAGES;
+
+    if (likely(vp->run == r->run && vp->vpn[i] == vpn && vp->ptr[i] &&
+               (vp->write[i] || !write) && r->s->reset_gen == r->gen)) {
+        return vp->ptr[i] + (va & VDXG_PAGE_MASK);
+    }
+    return vdxg_vpages_miss(r, vp, va, write);
+}
+
 uint32_t vdxg_surface_check(VdxgCore *s, uint32_t slot,
                             const VdxgSurface *sf, bool virt);
 uint32_t vdxg_fmt_bpp(uint32_t format);

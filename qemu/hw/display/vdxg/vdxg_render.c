@@ -332,23 +332,21 @@ static uint32_t vdxg_px_from_argb(uint32_t format, uint32_t argb)
     }
 }
 
-static void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
-                             int64_t *budget, VdxgErr *err)
+void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
+                      int64_t *budget, VdxgErr *err)
 {
-    unsigned int i, w;
+    unsigned int i;
 
     r->s = s;
     r->e = e;
     r->budget = budget;
     r->err = err;
     r->gen = s->reset_gen;
+    r->run = ++s->run_seq;
     for (i = 0; i < VDXG_NUM_SLOTS; i++) {
         r->dirty_lo[i] = UINT64_MAX;
         r->dirty_hi[i] = 0;
-        for (w = 0; w < VDXG_RD_VWAYS; w++) {
-            r->vpn[i][w] = UINT64_MAX;
-        }
-        r->vnext[i] = 0;
+        r->vp[i].run = 0;
     }
 }
 
@@ -365,61 +363,85 @@ static void vdxg_rd_run_flush(VdxgRdRun *r)
 }
 
 /*
- * Virtual mode: the host address of the pixel at virtual address @va of
- * the surface in @slot when its page is VRAM (on a VF, backed as a whole
- * by one range), else NULL: the caller then goes through vdxg_rd_rw,
- * which translates each access on its own and reports what faults. What
- * the page is stays known for the slot's next pixels, so that a command's
- * pixels on VRAM cost one translation a page; a page translated for a
- * write is marked dirty as a whole.
+ * The slow half of vdxg_vpages_get(): a page the cache does not have
+ * (translated, marked dirty as a whole for a write), one it knows is not
+ * VRAM, or a cache of an earlier run (emptied first).
  */
-static uint8_t *vdxg_px_vptr(VdxgRdRun *r, unsigned int slot, uint64_t va,
-                             bool write)
+uint8_t *vdxg_vpages_miss(VdxgRdRun *r, VdxgVPages *vp, uint64_t va,
+                          bool write)
 {
     uint64_t vpn = va >> VDXG_GPU_PAGE_SHIFT;
+    unsigned int i = vpn % VDXG_VPAGES, k;
     VdxgErr err = { 0 };
     VdxgSeg seg;
-    unsigned int w;
 
     if (r->s->reset_gen != r->gen) {
         return NULL;
     }
-    for (w = 0; w < VDXG_RD_VWAYS && r->vpn[slot][w] != vpn; w++) {
-        continue;
-    }
-    if (w < VDXG_RD_VWAYS) {
-        if (!r->vptr[slot][w]) {
-            /* Not a VRAM page: each access is translated on its own. */
-            return NULL;
+    if (vp->run != r->run) {
+        for (k = 0; k < VDXG_VPAGES; k++) {
+            vp->vpn[k] = UINT64_MAX;
         }
-        if (r->vwrite[slot][w] || !write) {
-            return r->vptr[slot][w] + (va & VDXG_PAGE_MASK);
-        }
-    } else {
-        w = r->vnext[slot];
-        r->vnext[slot] = (w + 1) % VDXG_RD_VWAYS;
+        vp->run = r->run;
     }
-    r->vpn[slot][w] = vpn;
-    r->vptr[slot][w] = NULL;
+    if (vp->vpn[i] == vpn && !vp->ptr[i]) {
+        /* Not a VRAM page: each access is translated on its own. */
+        return NULL;
+    }
+    vp->vpn[i] = vpn;
+    vp->ptr[i] = NULL;
     *r->budget -= VDXG_COST_XLATE;
     if (!vdxg_vm_seg(r->s, r->e, r->e->as, va & ~(uint64_t)VDXG_PAGE_MASK,
                      VDXG_GPU_PAGE_SIZE,
                      write ? VDXG_ACCESS_WRITE : VDXG_ACCESS_READ, &seg,
                      &err) ||
         seg.zero || !seg.vram || seg.len < VDXG_GPU_PAGE_SIZE) {
-        if (!err.vm || err.reason != VDXG_FAULT_VM_READ_ONLY) {
-            return NULL;
+        if (err.vm && err.reason == VDXG_FAULT_VM_READ_ONLY) {
+            /* A read-only page: its reads can still go the fast way. */
+            vp->vpn[i] = UINT64_MAX;
         }
-        /* A read-only page: its reads can still go the fast way. */
-        r->vpn[slot][w] = UINT64_MAX;
         return NULL;
     }
     if (write) {
         memory_region_set_dirty(r->s->vram_mr, seg.addr, VDXG_GPU_PAGE_SIZE);
     }
-    r->vptr[slot][w] = r->s->vram_ptr + seg.addr;
-    r->vwrite[slot][w] = write;
-    return r->vptr[slot][w] + (va & VDXG_PAGE_MASK);
+    vp->ptr[i] = r->s->vram_ptr + seg.addr;
+    vp->write[i] = write;
+    return vp->ptr[i] + (va & VDXG_PAGE_MASK);
+}
+
+/*
+ * Virtual mode: the host address of [@va, @va + @len) when it is all
+ * readable VRAM, in one piece on the host (on a VF, of one backing
+ * range), found in at most @max translations, each charged; else NULL.
+ * Like the pages of VdxgVPages, the answer holds for the run only.
+ */
+const uint8_t *vdxg_rd_window(VdxgRdRun *r, uint64_t va, uint64_t len,
+                              unsigned int max)
+{
+    uint64_t done = 0, base = 0;
+    VdxgErr err = { 0 };
+    VdxgSeg seg;
+
+    if (!len || r->s->reset_gen != r->gen) {
+        return NULL;
+    }
+    while (done < len) {
+        if (!max--) {
+            return NULL;
+        }
+        *r->budget -= VDXG_COST_XLATE;
+        if (!vdxg_vm_seg(r->s, r->e, r->e->as, va + done, len - done,
+                         VDXG_ACCESS_READ, &seg, &err) ||
+            seg.zero || !seg.vram || (done && seg.addr != base + done)) {
+            return NULL;
+        }
+        if (!done) {
+            base = seg.addr;
+        }
+        done += seg.len;
+    }
+    return r->s->vram_ptr + base;
 }
 
 /*
@@ -438,7 +460,7 @@ bool vdxg_px_load(VdxgRdRun *r, unsigned int slot, uint32_t x,
 
     if (r->e->virt) {
         /* A pixel is aligned to its size: it is in one page. */
-        p = vdxg_px_vptr(r, slot, gpu, false);
+        p = vdxg_vpages_get(r, &r->vp[slot], gpu, false);
         if (!p) {
             p = buf;
             if (!vdxg_rd_rw(r->s, r->e, gpu, buf, cpp, VDXG_ACCESS_READ,
@@ -473,7 +495,7 @@ bool vdxg_px_store(VdxgRdRun *r, unsigned int slot, uint32_t x,
         stl_le_p(buf, raw);
     }
     if (r->e->virt) {
-        uint8_t *p = vdxg_px_vptr(r, slot, gpu, true);
+        uint8_t *p = vdxg_vpages_get(r, &r->vp[slot], gpu, true);
 
         if (p) {
             memcpy(p, buf, cpp);
