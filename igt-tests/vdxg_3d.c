@@ -819,15 +819,15 @@ static void sc_clear(struct scene *sc, uint32_t flags, uint32_t x,
 }
 
 /* The scene through a virtual-address builder, resource r at VA[r]. */
-static void sc_emit_vcs(const struct scene *sc, struct vdxg_vcs *vcs,
-			const uint64_t *va)
+static void sc_emit_vcs_ops(const struct scene *sc, struct vdxg_vcs *vcs,
+			    const uint64_t *va, int from, int to)
 {
 	const struct sc_op *o;
 	uint64_t a;
 	float rgba[4];
 	int i;
 
-	for (i = 0; i < sc->nops; i++) {
+	for (i = from; i < to; i++) {
 		o = &sc->op[i];
 		if (sc->skip_draws && (o->kind == K_DRAW ||
 				       o->kind == K_DRAWI))
@@ -878,6 +878,12 @@ static void sc_emit_vcs(const struct scene *sc, struct vdxg_vcs *vcs,
 	}
 	vtest_assert_f(!vdxg_vcs_error(vcs), "%s: vcs: %d", sc->name,
 		       vdxg_vcs_error(vcs));
+}
+
+static void sc_emit_vcs(const struct scene *sc, struct vdxg_vcs *vcs,
+			const uint64_t *va)
+{
+	sc_emit_vcs_ops(sc, vcs, va, 0, sc->nops);
 }
 
 /* The scene through the patch-model builder, resource r in BO[r]. */
@@ -1140,6 +1146,25 @@ static void sc_vm_close(struct sc_vm *v)
 }
 
 /*
+ * Map the objects BO of SC into V at SC_VA(r), except resource SKIP (-1:
+ * none), and READ_ONLY (-1: none) read-only.
+ */
+static void sc_map(struct sc_vm *v, const struct scene *sc,
+		   struct vdxg_bo **bo, int skip, int read_only)
+{
+	int i;
+
+	for (i = 0; i < sc->nres; i++) {
+		if (i == skip)
+			continue;
+		vtest_assert_ok(vdxg_vm_map(v->vr->dev, v->vm, bo[i], 0,
+					    SC_VA(i), bo[i]->size,
+					    i == read_only ?
+					    DRM_VDXG_VM_BIND_READ_ONLY : 0));
+	}
+}
+
+/*
  * EXEC of SC in V, its resources mapped at SC_VA(r) except resource
  * SKIP (-1: none), and READ_ONLY (-1: none) mapped read-only. Returns
  * EXEC's result; BO receives the objects.
@@ -1155,15 +1180,9 @@ static int sc_exec(struct sc_vm *v, const struct scene *sc,
 
 	sc_objects(v->vr, sc, bo, DRM_VDXG_SEGMENT_VRAM,
 		   DRM_VDXG_SEGMENT_SYSTEM);
-	for (i = 0; i < sc->nres; i++) {
+	sc_map(v, sc, bo, skip, read_only);
+	for (i = 0; i < sc->nres; i++)
 		va[i] = SC_VA(i);
-		if (i == skip)
-			continue;
-		vtest_assert_ok(vdxg_vm_map(v->vr->dev, v->vm, bo[i], 0,
-					    va[i], bo[i]->size,
-					    i == read_only ?
-					    DRM_VDXG_VM_BIND_READ_ONLY : 0));
-	}
 	vdxg_vcs_reset(&v->vcs);
 	sc_emit_vcs(sc, &v->vcs, va);
 	return vdxg_exec(v->vr->dev, v->ctx, &v->vcs, &opts);
@@ -2132,6 +2151,116 @@ static void test_exec_faults(void)
 }
 
 /*
+ * EXEC of ops [FROM, TO) of SC in V, whose objects sc_map() mapped, from
+ * the half HALF of V's command buffer, after the fence of syncobj IN (0:
+ * none); V->out gets the job's fence.
+ */
+static void sc_exec_ops(struct sc_vm *v, const struct scene *sc, int from,
+			int to, int half, uint32_t in)
+{
+	struct drm_vdxg_sync out = vdxg_sync(v->out, 0), wait = vdxg_sync(in, 0);
+	struct vdxg_submit_opts opts = {
+		.in_syncs = in ? &wait : NULL, .num_in_syncs = !!in,
+		.out_syncs = &out, .num_out_syncs = 1,
+	};
+	uint32_t size = SC_CMD_SIZE / 2;
+	uint64_t va[SC_MAX_RES];
+	struct vdxg_vcs vcs;
+	int i;
+
+	for (i = 0; i < sc->nres; i++)
+		va[i] = SC_VA(i);
+	vdxg_vcs_init(&vcs, (uint8_t *)vr_map(v->cmd) + half * size, size,
+		      SC_VA_CMD + half * size);
+	sc_emit_vcs_ops(sc, &vcs, va, from, to);
+	vtest_assert_ok(vdxg_exec(v->vr->dev, v->ctx, &vcs, &opts));
+}
+
+/* Wait for V's job: its fence signalled without error, or fail. */
+static void sc_vm_wait(struct sc_vm *v, const char *what)
+{
+	vtest_assert_ok(vr_syncobj_wait(v->vr, v->out, 0, VR_WAIT_NS));
+	vtest_assert_f(vr_syncobj_status(v->vr, v->out, 0) == 1,
+		       "%s: the job's fence: %d", what,
+		       vr_syncobj_status(v->vr, v->out, 0));
+}
+
+/*
+ * The 3D state is the context's (its state area), as are the surfaces:
+ * job A of context 1 sets the whole state of the victim scene (targets,
+ * registers, programs, constants, vertex and index buffers, texture) and
+ * draws nothing; then context 2, on the same engine, draws a scene of
+ * other programs and state; then job B of context 1 only draws. Context
+ * 1's picture is the reference's, pixel for pixel, and so is context 2's.
+ * The same draws on a new context fault with PARAM (no programs bound):
+ * neither context's state reached it.
+ */
+static void test_state_carried(void)
+{
+	struct vdxg_bo *bo[SC_MAX_RES], *obo[SC_MAX_RES];
+	uint8_t *got[SC_MAX_RES];
+	struct scene *sc, *other;
+	struct sc_mem m, mo;
+	struct vdxg_ref3d_fault fault;
+	struct sc_vm v1, v2, v3;
+	struct vr vr;
+	uint64_t rng;
+	int draw;
+
+	vr_open(&vr);
+	vtest_require_f(vr_param(&vr, DRM_VDXG_PARAM_3D), "no 3D pipeline");
+	rng = vr_seed();
+	sc = sc_victim(&rng, "carried", NULL, NULL);
+	other = sc_victim(&rng, "other", NULL,
+			  "FRAG\n"
+			  "MUL OUT[0], IN[1].zyxw, IMM[0]\n"
+			  "IMM[0] = { 0.5, 1, 0.75, 1 }\n"
+			  "END\n");
+	vtest_assert_eq(sc_reference(sc, &m, &fault), 0);
+	vtest_assert_eq(sc_reference(other, &mo, &fault), 0);
+	vtest_assert_f(sc_drawn(sc, &m), "the draws change nothing");
+	/* The victim's last op is its only draw: job B. */
+	draw = sc->nops - 1;
+	vtest_assert_eq(sc->op[draw].kind, K_DRAWI);
+
+	sc_vm_open(&vr, &v1);
+	sc_vm_open(&vr, &v2);
+	sc_objects(&vr, sc, bo, DRM_VDXG_SEGMENT_VRAM,
+		   DRM_VDXG_SEGMENT_SYSTEM);
+	sc_objects(&vr, other, obo, DRM_VDXG_SEGMENT_VRAM,
+		   DRM_VDXG_SEGMENT_SYSTEM);
+	sc_map(&v1, sc, bo, -1, -1);
+	sc_map(&v2, other, obo, -1, -1);
+	sc_exec_ops(&v1, sc, 0, draw, 0, 0);
+	sc_exec_ops(&v2, other, 0, other->nops, 0, v1.out);
+	sc_exec_ops(&v1, sc, draw, sc->nops, 1, v2.out);
+	sc_vm_wait(&v1, "context 1's draw");
+	sc_vm_wait(&v2, "context 2's scene");
+	sc_wait_targets(sc, bo, got);
+	sc_compare(sc, &m, got, "EXEC, the state set by an earlier job");
+	sc_wait_targets(other, obo, got);
+	sc_compare(other, &mo, got, "EXEC, between the two jobs");
+
+	vr_ignore_dmesg(VR_RESET_DMESG "|callbacks suppressed");
+	sc_vm_open(&vr, &v3);
+	sc_map(&v3, sc, bo, -1, -1);
+	sc_exec_ops(&v3, sc, draw, sc->nops, 1, 0);
+	expect_ban(&v3, VDXG_FAULT_PARAM, SC_VA_CMD + SC_CMD_SIZE / 2,
+		   SC_VA_CMD + SC_CMD_SIZE, "a new context's draw");
+
+	sc_vm_close(&v3);
+	sc_vm_close(&v2);
+	sc_vm_close(&v1);
+	sc_objects_free(other, obo);
+	sc_objects_free(sc, bo);
+	sc_mem_free(&mo);
+	sc_mem_free(&m);
+	sc_free(other);
+	sc_free(sc);
+	vr_close(&vr);
+}
+
+/*
  * A program that loops for ever (fragment, then vertex) reaches
  * VDXG_3D_MAX_STEPS: a SHADER fault inside the program, its context
  * reset (once) and banned, its fence failed (-ECANCELED). Another
@@ -2374,6 +2503,11 @@ static const struct vtest_subtest subtests[] = {
 	  "whose targets are read-only (VM_READ_ONLY): the fault's reason "
 	  "and address, one reset, the context banned, its fence "
 	  "-ECANCELED; another client renders exactly after each" },
+	{ "state-carried", test_state_carried,
+	  "EXEC: the 3D state and surfaces one job of a context set serve "
+	  "its next job's draw, with another context's scene between them; "
+	  "both pictures exact; the draw alone on a new context faults with "
+	  "PARAM" },
 	{ "runaway", test_runaway,
 	  "a fragment, then a vertex program that loops for ever: a SHADER "
 	  "fault in the program, its context reset once and banned and its "
