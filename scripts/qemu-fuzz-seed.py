@@ -175,7 +175,9 @@ def program(stage, insns):
 def pf_render_3d():
     """The 3D commands once each in physical mode: programs, constants,
     vertices and indices in the aperture (the DMA patterns), DST, DEPTH
-    and a texture in VRAM; a DRAW, a DRAW_INDEXED and a CLEAR."""
+    and a texture in VRAM; a DRAW, a DRAW_INDEXED and a CLEAR. The
+    buffer ends at 0x288 of the dummy page: the data lies past it (a
+    byte filled once in a fuzzer command is not filled again)."""
     ap = APERTURE_HI
 
     def mov(dfile, d, sfile, src):
@@ -190,27 +192,30 @@ def pf_render_3d():
     commands = [
         surface(0, 0x00000, 1, 64, 64, 256),        # DST XRGB8888
         surface(2, 0x20000, 13, 64, 64, 256),       # DEPTH D24S8
-        (dwords(hdr(0x0a, 5), 0, 0x200, ap, len(vs)), [vs[:16], vs[16:]]),
-        (dwords(hdr(0x0a, 5), 1, 0x300, ap, len(fs)), [fs[:16], fs[16:]]),
+        (dwords(hdr(0x0a, 5), 0, 0x800, ap, len(vs)), [vs[:16], vs[16:]]),
+        (dwords(hdr(0x0a, 5), 1, 0x900, ap, len(fs)), [fs[:16], fs[16:]]),
         dwords(hdr(0x08, 8), 4) + floats(32, 32, 0.5, 32, 32, 0.5),
         dwords(hdr(0x08, 5), 0x0c, 0x3 | 3 << 2, 0x1 | 7 << 1 | 2 << 10 |
                0xff << 16 | 0xff << 24, 0),        # DEPTH, STENCIL
         dwords(hdr(0x08, 3), 0x10, 1 | 6 << 4 | 7 << 8 | 1 << 16),  # BLEND
         dwords(hdr(0x08, 4), 0x20, 0x31, 0x31 | 16 << 16),  # ELEMENTs
-        dwords(hdr(0x08, 3), 0x30, 0x3 | 1 << 2 | 2 << 4),  # SAMPLER 0
-        dwords(hdr(0x0c, 6), 0, 0x400, ap, 96, 32),       # VERTEX_BUFFER
-        dwords(hdr(0x0d, 5), 0x500, ap, 6, 2),            # INDEX_BUFFER
+        (dwords(hdr(0x09, 5), 0xd00, ap, 0x30, 1),
+         [dwords(0x3 | 1 << 2 | 2 << 4)]),           # LOAD_STATE SAMPLER 0
+        dwords(hdr(0x0c, 6), 0, 0xa00, ap, 96, 32),       # VERTEX_BUFFER
+        dwords(hdr(0x0d, 5), 0xb00, ap, 6, 2),            # INDEX_BUFFER
         dwords(hdr(0x0e, 7), 0, 0x10000, 0, 64, 2 | 1 << 8,
                4 | 4 << 16),                              # TEXTURE
-        dwords(hdr(0x0b, 5), 0, 0x600, ap, 1),            # CONSTANTS
+        dwords(hdr(0x0b, 5), 0, 0xc00, ap, 1),            # CONSTANTS
         dwords(hdr(0x11, 10), 7, 0, 64 | 64 << 16) +
         floats(0, 0, 0, 1, 1) + dwords(0),                # CLEAR
         (dwords(hdr(0x0f, 4), 4, 0, 3),
          [floats(0, 0, 0, 0)] +
          [v[i:i + 16] for v in verts for i in (0, 16)]),  # DRAW
+        # DRAW_INDEXED: the constants and vertices were read (filled) by
+        # DRAW in this fuzzer command; each index is a read of its own.
         (dwords(hdr(0x10, 5), 5, 0, 3, 0),
-         [floats(0, 0, 0, 0), dwords(0x00010000)[:2]] +
-         [verts[0][:16], verts[0][16:]]),                 # DRAW_INDEXED
+         [struct.pack("<H", i) for i in (0, 1, 2)]),
+
         dwords(hdr(0x01, 5), 0x30000, 0, 1, 0),           # FENCE
     ]
     return [write(0, 0x104, 0xffffffff)] + engine(0, commands)

@@ -149,6 +149,36 @@ if [ -n "$repro" ]; then
 	exit "$rc"
 fi
 
+# Each seed replayed once: no device fault, and a seed that runs an
+# engine (seed-render*, seed-paging*) reaches its FENCE. A seed whose
+# data no longer matches what the device reads stops at a fault, and the
+# fuzzer then starts from far less than the seed claims to cover.
+seed_traces="-trace vdxg_fault -trace vdxg_rd_fence -trace vdxg_pg_fence"
+bad_seeds=0
+for seed in "$SEEDS"/*; do
+	out=$(QEMU_FUZZ_ARGS="$QEMU_FUZZ_ARGS $seed_traces" \
+		"$BIN" --fuzz-target=generic-fuzz -runs=1 "$seed" 2>&1)
+	why=
+	if grep -q '^vdxg_fault ' <<<"$out"; then
+		why=$(grep -m1 '^vdxg_fault ' <<<"$out")
+	else
+		case ${seed##*/} in
+		seed-render*|seed-paging*)
+			grep -qE '^vdxg_(rd|pg)_fence ' <<<"$out" ||
+				why="no FENCE ran" ;;
+		esac
+	fi
+	if [ -n "$why" ]; then
+		echo "qemu-fuzz: $CONFIG: seed ${seed##*/}: $why" >&2
+		bad_seeds=$((bad_seeds + 1))
+	fi
+done
+if [ "$bad_seeds" != 0 ]; then
+	echo "qemu-fuzz: $CONFIG: $bad_seeds seeds do not run as written"
+	echo "qemu-fuzz: 0 passed, 1 failed"
+	exit 1
+fi
+
 log=$RUN/fuzz.log
 echo "qemu-fuzz: $CONFIG for ${SECONDS_}s, corpus $CORPUS" \
      "($(find "$CORPUS" -type f | wc -l) inputs)"
