@@ -478,6 +478,13 @@ struct VdxgState {
     uint64_t next_pass_cpu_ns;
     uint64_t pass_limit_ns;             /* passes_over: CPU time above */
     uint64_t passes_over;
+    /*
+     * The host time the pass under way ends at (0 outside a pass), and
+     * the quanta of work engines were granted once it had passed: none,
+     * since an engine stops at its next quantum after the deadline.
+     */
+    int64_t pass_deadline;
+    uint64_t late_quanta;
     uint64_t disp_crcs;
 
     /* A row of scanout or writeback pixels, as read and as ARGB */

@@ -262,18 +262,23 @@ static void vdxg_engine_charge(VdxgCore *s, int64_t *budget)
 static bool vdxg_engine_refill(VdxgEngine *e, int64_t *budget,
                                int64_t *left, int64_t deadline)
 {
-    int64_t q;
+    VdxgState *pf = e->s->pf;
+    int64_t q, now;
 
     if (*budget < 0) {
         *left += *budget;
         *budget = 0;
     }
-    if (*left <= 0 || get_clock() >= deadline) {
+    now = get_clock();
+    if (*left <= 0 || now >= deadline) {
         return false;
     }
     q = vdxg_engine_grant(e, MIN(*left, VDXG_BH_QUANTUM));
     if (!q) {
         return false;
+    }
+    if (pf->pass_deadline && now >= pf->pass_deadline) {
+        pf->late_quanta++;
     }
     *budget += q;
     *left -= q;
@@ -479,6 +484,7 @@ static void vdxg_sched_bh(void *opaque)
     unsigned int i, k, ran = 0;
     VdxgEngine *e;
 
+    pf->pass_deadline = deadline;
     for (i = 0; i < n; i++) {
         k = (first + i) % n;
         e = vdxg_sched_engine(pf, k);
@@ -496,6 +502,7 @@ static void vdxg_sched_bh(void *opaque)
         ran++;
         pf->sched_next = (k + 1) % n;
     }
+    pf->pass_deadline = 0;
     cpu = vdxg_thread_ns() - cpu;
     start = get_clock() - start;
     trace_vdxg_sched_pass(ran, start, cpu);

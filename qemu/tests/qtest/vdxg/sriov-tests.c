@@ -1124,18 +1124,16 @@ static void test_sriov_slice_time(void)
  *
  * What is asserted: every engine completes its work exactly (fence,
  * HEAD, no fault, the fill values at both ends of each region), in many
- * passes, and the device's own accounting of its passes in the main
- * loop's CPU time. The deadline is enforced in real time, and a pass's
- * CPU time is at most its real time, so a host that preempts QEMU
- * mid-pass shortens the pass's CPU time rather than lengthening it; but
- * the CPU time of a thread in a VM also counts what the hypervisor or
- * the host's interrupts took from it. So what must hold is that the
- * passes above 1.5 ms (x-passes-over, with x-pass-limit-ns at 1.5 ms)
- * are rare, at most 1 in 10 (each pass of the old per-engine bottom
- * halves was above it: 34 slices of about 1 ms), and the longest under
- * the suite's SR_SLICE_MAX_NS. The real-time figures, the second longest
- * pass and the longest qtest round trip (a command waits for the pass it
- * arrives in) are printed, not asserted.
+ * passes, and the device's own count of the quanta of work it granted
+ * after a pass's deadline: none (x-late-quanta; an engine that kept its
+ * own deadline, as each bottom half did, would be granted quanta long
+ * after the pass's). A pass thus ends at most one quantum after its
+ * deadline on any host. Its CPU time is printed with the real-time
+ * figures and the longest qtest round trip, and only loosely checked
+ * (3 passes in 4 under 1.5 ms: x-passes-over, with x-pass-limit-ns at
+ * 1.5 ms), since a thread's CPU time in a VM also counts what the host
+ * took from it; each pass of the old per-engine bottom halves was above
+ * it (34 slices of about 1 ms).
  */
 #define SR_BUSY_VRAM        (4 * MiB)
 #define SR_BUSY_FILL        0x300000ull     /* PAGING: the top 1 MiB */
@@ -1162,7 +1160,7 @@ static void test_sriov_busy_pass(void)
         (uint64_t)SR_BUSY_VRAM);
     int64_t t, rt = 0, total;
     uint32_t status, busy, loops;
-    uint64_t max_cpu, next_cpu, passes, over;
+    uint64_t max_cpu, next_cpu, passes, over, late;
     Sr sr;
     int fn, i;
 
@@ -1218,6 +1216,7 @@ static void test_sriov_busy_pass(void)
     sr_qom_set0(&sr, "x-max-pass-cpu-ns");
     sr_qom_set0(&sr, "x-next-pass-cpu-ns");
     sr_qom_set0(&sr, "x-passes-over");
+    sr_qom_set0(&sr, "x-late-quanta");
     g_assert_cmpuint(sr_qom_u64(&sr, "/machine/peripheral/gpu",
                                 "x-pass-limit-ns"), ==, SR_PASS_MAX_NS);
     passes = sr_qom_u64(&sr, "/machine/peripheral/gpu", "x-passes");
@@ -1249,13 +1248,15 @@ static void test_sriov_busy_pass(void)
     next_cpu = sr_qom_u64(&sr, "/machine/peripheral/gpu",
                           "x-next-pass-cpu-ns");
     over = sr_qom_u64(&sr, "/machine/peripheral/gpu", "x-passes-over");
+    late = sr_qom_u64(&sr, "/machine/peripheral/gpu", "x-late-quanta");
     g_test_message("PF + %d VFs, 34 engines of 16 MiB each: %" PRId64
                    " us, %" PRIu64 " passes, longest qtest round trip %"
                    PRId64 " us, x-max-pass-ns %" PRIu64 " x-max-pass-cpu-ns %"
                    PRIu64 " x-next-pass-cpu-ns %" PRIu64 " x-passes-over %"
-                   PRIu64, SR_MAX_VFS, total, passes, rt,
+                   PRIu64 " x-late-quanta %" PRIu64, SR_MAX_VFS, total,
+                   passes, rt,
                    sr_qom_u64(&sr, "/machine/peripheral/gpu", "x-max-pass-ns"),
-                   max_cpu, next_cpu, over);
+                   max_cpu, next_cpu, over, late);
     g_assert_cmpuint(busy, ==, 0);
 
     /* Every engine did all of its work, and nothing else */
@@ -1283,8 +1284,8 @@ static void test_sriov_busy_pass(void)
      * 16 MiB takes at least 4 passes. Then the device's accounting.
      */
     g_assert_cmpuint(passes, >=, 16 / 4);
-    g_assert_cmpuint(over * 10, <=, passes);
-    g_assert_cmpuint(max_cpu, <, SR_SLICE_MAX_NS);
+    g_assert_cmpuint(late, ==, 0);
+    g_assert_cmpuint(over * 4, <=, passes);
     sr_stop(&sr);
 }
 
