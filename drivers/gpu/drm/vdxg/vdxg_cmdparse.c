@@ -399,7 +399,7 @@ static int vdxg_cp_set_state(struct vdxg_cp *cp, u32 i, u32 len)
 	u32 n = len - VDXG_RD_STATE_DW_VALUES;
 	u32 k;
 
-	if (first > VDXG_3D_NUM_REGS - n)
+	if (first >= VDXG_3D_NUM_REGS || n > VDXG_3D_NUM_REGS - first)
 		return vdxg_cp_fail(cp, i, "registers past the last", -EINVAL);
 	for (k = 0; k < n; k++)
 		if (!vdxg_cp_reg_ok(first + k, c[VDXG_RD_STATE_DW_VALUES + k]))
@@ -790,15 +790,19 @@ static int vdxg_cp_pass_splits(struct vdxg_cp *cp, u32 i)
 	return 0;
 }
 
-/* The length a command with opcode @op and header length @len must have. */
-static u32 vdxg_cp_expected_len(u32 op, u32 len)
+/*
+ * Whether @len is a length a command with opcode @op may have: a fixed one,
+ * or for SET_STATE 2 + n with n registers, 1 to 64. Never 0, which would
+ * not advance the parse.
+ */
+static bool vdxg_cp_len_ok(u32 op, u32 len)
 {
-	if (op < VDXG_RD_NUM_OPS)
-		return vdxg_cp_len[op];
 	if (op == VDXG_RD_SET_STATE)
 		return len >= VDXG_RD_SET_STATE_LEN(1) &&
-		       len <= VDXG_RD_SET_STATE_LEN(VDXG_3D_NUM_REGS) ? len : 0;
-	return vdxg_cp_len_3d[op - VDXG_RD_SET_STATE];
+		       len <= VDXG_RD_SET_STATE_LEN(VDXG_3D_NUM_REGS);
+	if (op < VDXG_RD_NUM_OPS)
+		return len && len == vdxg_cp_len[op];
+	return len && len == vdxg_cp_len_3d[op - VDXG_RD_SET_STATE];
 }
 
 /**
@@ -856,7 +860,7 @@ int vdxg_cmd_parse(const u32 *cmds, u32 ndw,
 		if (op >= VDXG_RD_NUM_OPS_3D ||
 		    (op >= VDXG_RD_NUM_OPS && !(flags & VDXG_CP_3D)))
 			return vdxg_cp_fail(&cp, i, "unknown opcode", -EINVAL);
-		if (len != vdxg_cp_expected_len(op, len))
+		if (!vdxg_cp_len_ok(op, len))
 			return vdxg_cp_fail(&cp, i, "bad command length",
 					    -EINVAL);
 		if (len > ndw - i)

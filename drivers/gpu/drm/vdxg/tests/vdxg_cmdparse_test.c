@@ -913,9 +913,26 @@ static void vdxg_cp3_lengths(struct kunit *test)
 			b->cs[b->n++] = 0;
 		if (!d)
 			b->n++;	/* a length of 0 is still a dword */
-		KUNIT_EXPECT_EQ(test, cp_run3(b, &err),
-				d >= 3 && d <= 66 ? 0 : -EINVAL);
+		if (d >= 3 && d <= 66) {
+			KUNIT_EXPECT_EQ(test, cp_run3(b, &err), 0);
+			continue;
+		}
+		KUNIT_EXPECT_EQ(test, cp_run3(b, &err), -EINVAL);
+		KUNIT_EXPECT_EQ(test, err.dword, 0);
+		KUNIT_EXPECT_STREQ(test, err.what, "bad command length");
 	}
+	/*
+	 * A length of 0 at the end of the buffer: refused for its length,
+	 * never read as a count of 2^32 - 2 registers past the buffer.
+	 */
+	cp_init(b);
+	cp_fence(b, 0, 0);
+	b->bad = b->n;
+	b->cs[b->n++] = HDR(VDXG_RD_SET_STATE, 0);
+	b->cs[b->n++] = 0;
+	KUNIT_EXPECT_EQ(test, cp_run3(b, &err), -EINVAL);
+	KUNIT_EXPECT_EQ(test, err.dword, b->bad);
+	KUNIT_EXPECT_STREQ(test, err.what, "bad command length");
 	/* And a truncated one. */
 	cp_init(b);
 	cp3_state(b, 0, 4, NULL);
