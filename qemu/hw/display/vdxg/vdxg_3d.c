@@ -246,13 +246,9 @@ static VdxgRun vdxg_3d_range(Vdxg3dRun *c, uint64_t addr, uint64_t len)
 }
 
 /*
- * Read @len bytes at @addr of a binding: in virtual mode through the
- * page cache @pg when the bytes lie in one VRAM page, else through the
- * engine's translation, each access on its own.
- */
-/*
- * Read @len bytes at @addr of a binding whose pages @vp caches in virtual
- * mode (NULL: none).
+ * Read @len bytes at @addr of a binding: in virtual mode through its page
+ * cache @vp (NULL: none) when the bytes lie in one VRAM page, else
+ * through the engine's translation, each access on its own.
  */
 static bool vdxg_3d_read(Vdxg3dRun *c, VdxgVPages *vp, uint64_t addr,
                          void *buf, uint32_t len)
@@ -751,8 +747,8 @@ static bool vdxg_3d_texel_read(void *opaque, uint64_t off, uint32_t cpp,
     const uint8_t *p = NULL;
     uint8_t b[4];
 
-    /* A texel is aligned to its size: it is in one page. */
-    if (c->e->virt) {
+    /* An RGB888 texel can straddle two pages: those go the slow way. */
+    if (c->e->virt && (addr & VDXG_PAGE_MASK) + cpp <= VDXG_GPU_PAGE_SIZE) {
         p = vdxg_vpages_get(c->r, &c->g->tex_pages[u], addr, false);
     }
     if (!p) {

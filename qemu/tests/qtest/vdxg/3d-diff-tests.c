@@ -99,6 +99,11 @@ typedef struct Df {
     bool virt;
     uint64_t base;              /* the window's GPU (or virtual) address */
     bool runaway;               /* a program that never ends */
+    /*
+     * Every scene samples unit 0, an RGB888 texture whose first row
+     * crosses a page boundary (virtual mode: its pages are scattered)
+     */
+    bool straddle;
     uint32_t nconst;
 } Df;
 
@@ -496,8 +501,17 @@ static uint32_t df_fs(Df *d, uint32_t off)
     uint32_t size;
 
     df_prog_init(d, g, 1);
-    df_block(d, g, rnd(d, 30));
-    if (chance(d, 50)) {
+    if (d->straddle) {
+        /* unit 0 at the first varying, nothing else */
+        df_emit(g, VDXG_INSN(VDXG_OP_TEX, VDXG_FILE_OUTPUT, 0, 0xf) |
+                   VDXG_INSN_TEX(0, false),
+                VDXG_SRC(VDXG_FILE_INPUT, 0, VDXG_SWIZZLE_XYZW), 0, 0);
+    } else {
+        df_block(d, g, rnd(d, 30));
+    }
+    if (d->straddle) {
+        /* done */
+    } else if (chance(d, 50)) {
         /*
          * The fractional part of a sum of inputs and TEMPs: a colour that
          * any change of them changes
@@ -758,11 +772,15 @@ static void df_textures(Df *d)
     for (u = 0; u < VDXG_3D_NUM_UNITS; u++) {
         t = &d->tex[u];
         memset(t, 0, sizeof(*t));
-        if (!chance(d, 40)) {
+        if (!chance(d, 40) && !(d->straddle && !u)) {
             continue;
         }
         t->cube = chance(d, 25);
         t->fmt = fmts[rnd(d, ARRAY_SIZE(fmts))];
+        if (d->straddle && !u) {
+            t->cube = false;
+            t->fmt = VDXG_FMT_RGB888;
+        }
         t->w = 1 + rnd(d, 16);
         t->h = t->cube ? t->w : 1 + rnd(d, 16);
         t->levels = 1 + rnd(d, 6);
@@ -772,6 +790,20 @@ static void df_textures(Df *d)
             span += faces * QEMU_ALIGN_UP(MAX(1, t->w >> l) *
                                           df_tex_cpp(t->fmt), 4) *
                     MAX(1, t->h >> l);
+        }
+        if (t->fmt == VDXG_FMT_RGB888 && !t->cube &&
+            (chance(d, 50) || d->straddle)) {
+            /*
+             * 16 texels a row, level 0's first row across a page boundary
+             * 4 to 44 bytes into it: in virtual mode, where the window's
+             * pages are scattered, a texel can lie in two pages.
+             */
+            uint32_t edge = QEMU_ALIGN_UP(off + 48, PG_PAGE);
+
+            t->w = 16;
+            t->levels = 1;
+            span = 48 * t->h;
+            off = MAX(off, edge - 4 * (1 + rnd(d, 11)));
         }
         if (off + span > DF_TEX_END) {
             continue;
@@ -1238,7 +1270,8 @@ static void test_3d_diff(const void *data)
     bool all = g_getenv("VDXG_DIFF_ALL") != NULL;
     uint32_t idx, lo = 0, hi = DF_CASES, bad = 0;
 
-    d->virt = GPOINTER_TO_UINT(data);
+    d->virt = GPOINTER_TO_UINT(data) != 0;
+    d->straddle = GPOINTER_TO_UINT(data) == 2;
     d->base = d->virt ? DF_VA : DF_WIN;
     d->p = rd_start();
     if (d->virt) {
@@ -1246,6 +1279,10 @@ static void test_3d_diff(const void *data)
         /* other seeds than the physical mode's cases */
         lo = DF_CASES;
         hi = lo + DF_CASES / 4;
+    }
+    if (d->straddle) {
+        lo = 2 * DF_CASES;
+        hi = lo + DF_CASES / 10;
     }
     d->r = g_rand_new_with_seed(DF_SEED);
     d->mem = g_malloc0(DF_WIN_SIZE);
@@ -1289,6 +1326,8 @@ void vdxg_test_add_3d_diff_tests(void)
 {
     qtest_add_data_func("/vdxg/3d/diff/physical", GUINT_TO_POINTER(false),
                         test_3d_diff);
+    qtest_add_data_func("/vdxg/3d/diff/virtual-straddle",
+                        GUINT_TO_POINTER(2), test_3d_diff);
     qtest_add_data_func("/vdxg/3d/diff/virtual", GUINT_TO_POINTER(true),
                         test_3d_diff);
 }
