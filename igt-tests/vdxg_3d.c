@@ -2188,8 +2188,9 @@ static void sc_vm_wait(struct sc_vm *v, const char *what)
 /*
  * The 3D state is the context's (its state area), as are the surfaces:
  * job A of context 1 sets the whole state of the victim scene (targets,
- * registers, programs, constants, vertex and index buffers, texture) and
- * draws nothing; then context 2, on the same engine, draws a scene of
+ * registers, programs, constants, vertex and index buffers, texture),
+ * with a scissor, a write mask and a sampler of its own, and draws
+ * nothing; then context 2, on the same engine, draws a scene of
  * other programs and state; then job B of context 1 only draws. Context
  * 1's picture is the reference's, pixel for pixel, and so is context 2's.
  * The same draws on a new context fault with PARAM (no programs bound):
@@ -2203,6 +2204,7 @@ static void test_state_carried(void)
 	struct sc_mem m, mo;
 	struct vdxg_ref3d_fault fault;
 	struct sc_vm v1, v2, v3;
+	struct sc_op last;
 	struct vr vr;
 	uint64_t rng;
 	int draw;
@@ -2211,6 +2213,18 @@ static void test_state_carried(void)
 	vtest_require_f(vr_param(&vr, DRM_VDXG_PARAM_3D), "no 3D pipeline");
 	rng = vr_seed();
 	sc = sc_victim(&rng, "carried", NULL, NULL);
+	/*
+	 * State of its own, which neither the other scene nor a new
+	 * context has: a scissor, a colour channel not written, the
+	 * sampler nearest, before its draw.
+	 */
+	last = sc->op[--sc->nops];
+	sc_reg(sc, VDXG_3D_RASTER, VDXG_RASTER_SCISSOR);
+	sc_reg(sc, VDXG_3D_SCISSOR_MIN, VDXG_RD_XY(3, 5));
+	sc_reg(sc, VDXG_3D_SCISSOR_MAX, VDXG_RD_XY(SC_W - 7, SC_H - 2));
+	sc_reg(sc, VDXG_3D_BLEND, VDXG_BLEND_WRITE_DISABLE(4));
+	sc_reg(sc, VDXG_3D_SAMPLER(0), 0);
+	sc->op[sc->nops++] = last;
 	other = sc_victim(&rng, "other", NULL,
 			  "FRAG\n"
 			  "MUL OUT[0], IN[1].zyxw, IMM[0]\n"
