@@ -443,17 +443,20 @@ struct drm_vdxg_sync {
  * them in order, each made resident and patched in its turn; each starts
  * by running again, in their order, the commands that last set what it
  * uses of the state an earlier piece set (surface slots; with the 3D
- * pipeline, for a draw, every register and binding).
+ * pipeline, for a draw, every register and binding). A LOAD_STATE or
+ * SET_SHADER run again reads its memory again, as it is then.
  * @out_flags then has DRM_VDXG_SUBMIT_OUT_SPLIT and the presumed
  * addresses are left alone. The job's fence signals after the last piece,
  * with the error of any piece that failed (-ECANCELED for the pieces of
  * a context banned meanwhile). Before the first piece is queued the ioctl
  * waits (interruptibly) for the fences of other clients its pieces'
  * allocations or its dependencies hold; once it is queued, the later
- * pieces wait without interruption (but for a fatal signal), and one that
- * cannot be queued (its allocations cannot be made resident after all, a
- * client's fence appeared on them, the task was killed, the context was
- * banned) fails the job that way, with -ENOMEM, -EBUSY, -EINTR or -EIO on
+ * pieces wait without interruption, for the device's work alone, which
+ * job timeouts bound (a fatal signal ends only their wait for another
+ * split submission's pieces); one that cannot be queued (its
+ * allocations cannot be made resident after all, a client's fence
+ * appeared on them, the task was killed, the context was banned) fails
+ * the job that way, with -ENOMEM, -EBUSY, -EINTR or -EIO on
  * its fence, and the ioctl still returns 0; a context destroyed meanwhile
  * makes it return -ENOENT, the pieces queued before left to run, the
  * out-syncobjs untouched.
@@ -472,7 +475,8 @@ struct drm_vdxg_sync {
  * Limits: a file's queued jobs hold at most 256 KiB of command buffers
  * (a quarter of the kernel's DMA-buffer pool); past that SUBMIT waits for
  * the file's own jobs to finish (and returns -EINTR or restarts on a
- * signal). A context whose job hangs or faults the GPU is banned; a file
+ * signal). A context whose job hangs or faults the GPU is banned, and
+ * that job's fence signals with -ECANCELED; a file
  * whose contexts do so 5 times within 60 s is banned as a whole: every
  * context of it, and CONTEXT_CREATE, then fail with -EIO. A job is allowed
  * as long as it keeps the GPU making progress, up to 10 job timeouts
