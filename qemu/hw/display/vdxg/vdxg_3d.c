@@ -95,6 +95,14 @@ typedef struct Vdxg3d {
     bool vs_yielded;
     uint32_t vs_index;
     Vdxg3dVertex vcache[VDXG_3D_VCACHE];
+    /*
+     * The vertices of the primitive in progress shaded so far, kept until
+     * it is done: the cache may lose them (indices 32 apart share a
+     * slot), and shading them again on each resume could take all of a
+     * run, for ever. Dropped by a migration, as the cache is.
+     */
+    uint32_t prim_done;
+    VdxgClipVert prim_in[3];
     /* Virtual mode: the bindings' pages, for one run at a time */
     VdxgVPages vb_pages[VDXG_3D_NUM_VBS];
     VdxgVPages ib_pages;
@@ -148,6 +156,7 @@ void vdxg_3d_exit(VdxgEngine *e)
 static void vdxg_3d_forget_draw(Vdxg3d *g)
 {
     memset(g->vcache, 0, sizeof(g->vcache));
+    g->prim_done = 0;
     g->fs_yielded = false;
     g->vs_yielded = false;
 }
@@ -1207,7 +1216,7 @@ static VdxgRun vdxg_3d_prim(Vdxg3dRun *c, const VdxgRaster3d *ra,
     uint32_t prim = dw[VDXG_RD_DRAW3D_DW_PRIM];
     uint32_t count = dw[VDXG_RD_DRAW3D_DW_COUNT];
     uint32_t k[3], index;
-    const VdxgClipVert *cv[3];
+    const VdxgClipVert *cv;
     VdxgClipVert in[3], out[VDXG_3D_CLIP_MAX];
     VdxgWinVert wv[VDXG_3D_CLIP_MAX];
     unsigned int nv, n, j, sub;
@@ -1216,16 +1225,18 @@ static VdxgRun vdxg_3d_prim(Vdxg3dRun *c, const VdxgRaster3d *ra,
     bool front;
 
     nv = vdxg_3d_prim_verts(prim, count, i, k);
-    for (j = 0; j < nv; j++) {
+    for (j = c->g->prim_done; j < nv; j++) {
         if (!vdxg_3d_index(c, dw, indexed, k[j], &index)) {
             return VDXG_RUN_FAULT;
         }
-        run = vdxg_3d_vertex(c, index, &cv[j]);
+        run = vdxg_3d_vertex(c, index, &cv);
         if (run != VDXG_RUN_DONE) {
             return run;
         }
-        in[j] = *cv[j];
+        c->g->prim_in[j] = *cv;
+        c->g->prim_done = j + 1;
     }
+    memcpy(in, c->g->prim_in, nv * sizeof(in[0]));
     for (j = 0; j < nv; j++) {
         if (!vdxg_pos_finite(&in[j])) {
             return VDXG_RUN_DONE;
@@ -1291,6 +1302,7 @@ static VdxgRun vdxg_3d_draw(Vdxg3dRun *c, const uint32_t *dw, bool indexed)
         e->rd.item = 0;
         e->op_progress = 0;
         memset(c->g->vcache, 0, sizeof(c->g->vcache));
+        c->g->prim_done = 0;
         memset(c->g->fs.lane, 0, sizeof(c->g->fs.lane));
         c->g->fs_yielded = false;
         c->g->vs_yielded = false;
@@ -1306,6 +1318,7 @@ static VdxgRun vdxg_3d_draw(Vdxg3dRun *c, const uint32_t *dw, bool indexed)
         if (run != VDXG_RUN_DONE) {
             return run;
         }
+        c->g->prim_done = 0;
         e->progress++;
     }
     return VDXG_RUN_DONE;

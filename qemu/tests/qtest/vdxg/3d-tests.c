@@ -28,6 +28,10 @@
 #define T3_DST          0x1900000ull
 #define T3_DEPTH        0x1a00000ull
 #define T3_STATE        0x1b00000ull
+/* test_3d_long_vertices: the work a hold lets through (see there) */
+#ifndef T3_LONG_VS_STEP
+#define T3_LONG_VS_STEP 60000
+#endif
 
 #define XYZW            VDXG_SWIZZLE_XYZW
 #define SRC(f, i)       VDXG_SRC(f, i, XYZW)
@@ -1425,6 +1429,97 @@ static void test_3d_long_invocation(void)
 }
 
 /*
+ * Run the buffer queued on @p, held after @step of work at a time, for
+ * at most @max steps: the steps it took (@max if it did not end).
+ */
+static uint32_t t3_run_held(Pg *p, uint64_t step, uint32_t max)
+{
+    uint32_t n;
+
+    qom_set_u64(p, "x-rd-hold-after", step);
+    ring_kick(p);
+    for (n = 0; n < max; n++) {
+        while (qom_get_u64(p, "x-rd-hold-after") &&
+               !(rd(&p->v, EREG(p, VDXG_ENG_STATUS)) &
+                 VDXG_ENG_STATUS_IDLE)) {
+            g_usleep(100);
+        }
+        if (rd(&p->v, EREG(p, VDXG_ENG_STATUS)) & VDXG_ENG_STATUS_IDLE) {
+            break;
+        }
+        qom_set_u64(p, "x-rd-hold-after", step);
+    }
+    qom_set_u64(p, "x-rd-hold-after", 0);
+    return n;
+}
+
+/*
+ * A triangle whose three vertices share a slot of the vertex cache
+ * (indices 0, 32 and 64), with a vertex program of about 10000 visits.
+ * Held after about 1.3 vertices' worth of work at a time, the draw ends
+ * and covers the target: the vertices a primitive has shaded are kept
+ * until it is done. (They were not: a resumed primitive shaded again the
+ * vertices the cache had lost, which dropped the third one's yielded
+ * invocation, and the draw went round for ever.)
+ */
+static void test_3d_long_vertices(void)
+{
+    static const float imm[1][4] = { { 1, 2000, 0, 0 } };
+    static const T3Insn vs[] = {
+        { { VDXG_OP_BGNLOOP, 0, 0, 0 } },
+        { { DTMP(VDXG_OP_ADD, 0), TMP(0), VDXG_SRC(VDXG_FILE_IMM, 0,
+            VDXG_SWIZZLE(0, 0, 0, 0)), 0 } },
+        { { DTMP(VDXG_OP_SGE, 1), TMP(0), VDXG_SRC(VDXG_FILE_IMM, 0,
+            VDXG_SWIZZLE(1, 1, 1, 1)), 0 } },
+        { { VDXG_OP_IF, VDXG_SRC(VDXG_FILE_TEMP, 1, 0), 0, 0 } },
+        { { VDXG_OP_BRK, 0, 0, 0 } },
+        { { VDXG_OP_ENDIF, 0, 0, 0 } },
+        { { VDXG_OP_ENDLOOP, 0, 0, 0 } },
+        { { DOUT(VDXG_OP_MOV, VDXG_VS_OUT_POSITION), IN(0), 0, 0 } },
+        { { DOUT(VDXG_OP_MOV, VDXG_VS_OUT_VARYING(0)), IN(1), 0, 0 } },
+        I_END,
+    };
+    static const uint16_t ib[3] = { 0, 32, 64 };
+    const float one[4] = { 1, 1, 1, 1 };
+    const float xy[3][2] = { { -1, -1 }, { 3, -1 }, { -1, 3 } };
+    T3 *t = t3_start();
+    Pg *p = t->p;
+    T3Vtx v[65] = { 0 };
+    uint32_t vsz, n, i;
+
+    for (i = 0; i < 3; i++) {
+        v[i * 32] = (T3Vtx) { { xy[i][0], xy[i][1], 0, 1 },
+                              { one[0], one[1], one[2], one[3] } };
+    }
+    t3_put_vertices(p, v, 65);
+    vram_write(p, T3_IB, ib, sizeof(ib));
+    vsz = t3_prog(p, T3_VS + 0x7000, 0, vs, ARRAY_SIZE(vs), imm, 1);
+    t3_begin(t, VDXG_FMT_ARGB8888, 2, 2, 0);
+    t3_vb(p, 0, T3_VB, 65 * 32, 32);
+    t3_set_shader(p, 0, T3_VS + 0x7000, vsz);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_SET_INDEX_BUFFER,
+                         VDXG_RD_SET_INDEX_BUFFER_LEN));
+    pb_qw(p, T3_IB);
+    pb_dw(p, sizeof(ib));
+    pb_dw(p, 2);
+    pb_dw(p, VDXG_PG_HDR(VDXG_RD_DRAW_INDEXED, VDXG_RD_DRAW_INDEXED_LEN));
+    pb_dw(p, VDXG_PRIM_TRIANGLES);
+    pb_dw(p, 0);
+    pb_dw(p, 3);
+    pb_dw(p, 0);
+    pb_queue(p);
+    n = t3_run_held(p, T3_LONG_VS_STEP, 200);
+    g_test_message("long vertices: %u holds", n);
+    g_assert_cmpuint(n, <, 200);
+    g_assert_cmpuint(n, >=, 2);
+    pg_finish(p);
+    for (i = 0; i < 4; i++) {
+        g_assert_cmphex(t3_px(t, i % 2, i / 2), ==, 0xffffffff);
+    }
+    t3_stop(t);
+}
+
+/*
  * A cube map of 1x1 faces, each its own colour, sampled in the direction
  * of the varying; and a mipmapped 2D texture whose levels are solid
  * colours, sampled with TXL at levels 0, 1 and 2 (MIP nearest).
@@ -1604,5 +1699,6 @@ void vdxg_test_add_3d_tests(void)
     qtest_add_func("/vdxg/3d/indexed", test_3d_indexed);
     qtest_add_func("/vdxg/3d/cube-mips", test_3d_cube_mips);
     qtest_add_func("/vdxg/3d/long-invocation", test_3d_long_invocation);
+    qtest_add_func("/vdxg/3d/long-vertices", test_3d_long_vertices);
     qtest_add_func("/vdxg/3d/poly-offset", test_3d_poly_offset);
 }
