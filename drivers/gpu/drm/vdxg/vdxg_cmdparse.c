@@ -813,8 +813,9 @@ static bool vdxg_cp_len_ok(u32 op, u32 len)
  * @nallocs: its length
  * @patches: the patch-location list; sorted by patch offset on return
  * @npatches: its length
- * @splits: if not NULL, room for @npatches split points, returned sorted;
- *	if NULL, a non-zero split offset is refused
+ * @splits: if not NULL, room for as many split points as @patches has
+ *	non-zero split offsets, returned sorted; if NULL, a non-zero split
+ *	offset is refused
  * @flags: VDXG_CP_3D when the device runs the 3D pipeline, else its
  *	commands are refused
  * @err: if not NULL, where and why validation failed
