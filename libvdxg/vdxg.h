@@ -538,8 +538,9 @@ int vdxg_tex_layout(uint32_t desc, uint32_t width, uint32_t height,
  * vdxg_disasm lists a program as text that vdxg_asm turns back into the
  * same bytes. A program that fails the check gives its error and message
  * as vdxg_program_check does; when its header is sound *TEXT still lists
- * it, each bad instruction as a "# invalid:" comment with its dwords and
- * what is wrong. *TEXT is malloc()ed (NULL on a header error).
+ * it, each instruction wrong on its own as a "# invalid:" comment with
+ * its dwords and what is wrong (an error of the block structure is only
+ * reported). *TEXT is malloc()ed (NULL on a header error).
  */
 int vdxg_asm(const char *text, uint32_t **prog, uint32_t *size, char *msg,
 	     size_t msg_len);

@@ -2205,6 +2205,7 @@ struct t3d {
 	struct vdxg_vcs vcs;
 	struct scene3d scene;
 	uint32_t ctx, vctx, vm;
+	uint32_t vs_size;	/* the vertex program's, at offset 0 of bres */
 	double frag[T3D_PROGS][MAX_REPEATS], tri[MAX_REPEATS];
 	double sub[MAX_REPEATS], ex[MAX_REPEATS], r[MAX_REPEATS];
 	int i;
@@ -2280,7 +2281,7 @@ static void t3d_begin(struct t3d *p, struct vdxg_cs *cs, uint32_t fs_off,
 			    VDXG_FMT_XRGB8888, T3D_W, T3D_H, T3D_W * 4);
 	vdxg_cs_set_state(cs, VDXG_3D_VIEWPORT_SCALE(0), viewport, 6);
 	vdxg_cs_set_state(cs, VDXG_3D_ELEMENT(0), elements, 2);
-	vdxg_cs_set_shader(cs, VDXG_3D_STAGE_VERTEX, p->bres, 0, 64);
+	vdxg_cs_set_shader(cs, VDXG_3D_STAGE_VERTEX, p->bres, 0, p->vs_size);
 	vdxg_cs_set_shader(cs, VDXG_3D_STAGE_FRAGMENT, p->bres, fs_off,
 			   fs_size);
 	vdxg_cs_set_vertex_buffer(cs, 0, p->bres, vb_off, vb_size,
@@ -2344,7 +2345,8 @@ static bool t3d_setup(void)
 	prog = t3d_asm(t3d_vs, &vs_size);
 	memcpy(b, prog, vs_size);
 	free(prog);
-	off = 64;
+	p->vs_size = vs_size;
+	off = (vs_size + 15) & ~15u;
 	for (j = 0; j < T3D_PROGS; j++) {
 		prog = t3d_fs(t3d_insns[j], &fs_size[j]);
 		fs_off[j] = off;

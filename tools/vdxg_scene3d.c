@@ -606,8 +606,8 @@ static bool ref_write(void *opaque, uint64_t addr, const void *buf,
 	return p;
 }
 
-uint32_t scene3d_reference(const struct scene3d *s, const void *res,
-			   unsigned int slot, uint32_t *dst)
+int scene3d_reference(const struct scene3d *s, const void *res,
+		      unsigned int slot, uint32_t *dst)
 {
 	struct ref_mem m = {
 		.res = res, .fb = (uint8_t *)dst,
@@ -618,7 +618,8 @@ uint32_t scene3d_reference(const struct scene3d *s, const void *res,
 	};
 	struct vdxg_ref3d_fault fault = { 0 };
 	struct vdxg_ref3d_ctx *ctx = malloc(sizeof(*ctx));
-	uint32_t *cmds = malloc(REF_CMD_BYTES), reason;
+	uint32_t *cmds = malloc(REF_CMD_BYTES);
+	int ret;
 	struct vdxg_vcs vcs;
 	struct scene3d_vcs v = {
 		.vcs = &vcs, .res_va = REF_RES, .fb_va = REF_FB,
@@ -635,11 +636,11 @@ uint32_t scene3d_reference(const struct scene3d *s, const void *res,
 	vdxg_ref3d_init(ctx);
 	vdxg_vcs_init(&vcs, cmds, REF_CMD_BYTES, REF_CMD);
 	scene3d_emit(s, &scene3d_vcs_ops, &v, slot);
-	reason = vdxg_vcs_error(&vcs) ? (uint32_t)-EINVAL :
-		 vdxg_ref3d_exec(ctx, &mem, REF_CMD, cmds,
-				 vdxg_vcs_length(&vcs) / 4, &fault);
+	ret = vdxg_vcs_error(&vcs) ? -EINVAL :
+	      (int)vdxg_ref3d_exec(ctx, &mem, REF_CMD, cmds,
+				   vdxg_vcs_length(&vcs) / 4, &fault);
 	free(m.depth);
 	free(cmds);
 	free(ctx);
-	return reason;
+	return ret;
 }

@@ -94,9 +94,10 @@ void scene3d_emit(const struct scene3d *s, const struct scene3d_ops *ops,
 /*
  * The reference pipeline's picture of a frame: RES (the resources as the
  * frame reads them) drawn into DST (w x h XRGB8888, pitch w * 4) and a
- * depth buffer of its own. Returns 0 or the fault's reason.
+ * depth buffer of its own. Returns 0, the fault's reason (positive), or
+ * a negative errno (-ENOMEM; -EINVAL when the commands could not be built).
  */
-uint32_t scene3d_reference(const struct scene3d *s, const void *res,
+int scene3d_reference(const struct scene3d *s, const void *res,
 			   unsigned int slot, uint32_t *dst);
 
 #endif /* VDXG_SCENE3D_H */

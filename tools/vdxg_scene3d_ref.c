@@ -54,7 +54,8 @@ static uint8_t *read_ppm(const char *path, uint32_t *w, uint32_t *h)
 int main(int argc, char **argv)
 {
 	const char *out = NULL;
-	uint32_t w = 0, h = 0, x, y, *dst, reason;
+	uint32_t w = 0, h = 0, x, y, *dst;
+	int ret;
 	unsigned long long wrong = 0;
 	uint8_t *screen = NULL, *ref;
 	float t = 1.3f;
@@ -89,10 +90,12 @@ int main(int argc, char **argv)
 		fail("out of memory");
 	scene3d_fill(&s, res);
 	scene3d_frame(&s, res, 0, t);
-	reason = scene3d_reference(&s, res, 0, dst);
-	if (reason) {
+	ret = scene3d_reference(&s, res, 0, dst);
+	if (ret < 0)
+		fail(strerror(-ret));
+	if (ret) {
 		fprintf(stderr, "vdxg-scene3d-ref: the reference faults, "
-			"reason %u\n", reason);
+			"reason %d\n", ret);
 		return 2;
 	}
 	for (y = 0; y < h; y++)
