@@ -1361,72 +1361,19 @@ static void test_3d_poly_offset(void)
 }
 
 /*
- * A fragment program of about 12000 visits a quad on a 2x2 target: one
- * quad a triangle. Held after a little work at a time, it stops and
- * resumes inside the invocation many times, and gives what it gives in
- * one go: the loop counts 2000 iterations, (2000 / 8000, ...) in the
- * colour.
+ * TEMP[0].x counts from 0 in steps of IMM[0].x until it reaches IMM[0].y:
+ * six visits an iteration
  */
-static void test_3d_long_invocation(void)
-{
-    static const float imm[2][4] = {
-        { 1, 2000, 8000, 0 },
-        { 0, 0, 0, 1 },
-    };
-    static const T3Insn fs[] = {
-        { { VDXG_OP_BGNLOOP, 0, 0, 0 } },
-        { { DTMP(VDXG_OP_ADD, 0), TMP(0), VDXG_SRC(VDXG_FILE_IMM, 0,
-            VDXG_SWIZZLE(0, 0, 0, 0)), 0 } },
-        { { DTMP(VDXG_OP_SGE, 1), TMP(0), VDXG_SRC(VDXG_FILE_IMM, 0,
-            VDXG_SWIZZLE(1, 1, 1, 1)), 0 } },
-        { { VDXG_OP_IF, VDXG_SRC(VDXG_FILE_TEMP, 1, 0), 0, 0 } },
-        { { VDXG_OP_BRK, 0, 0, 0 } },
-        { { VDXG_OP_ENDIF, 0, 0, 0 } },
-        { { VDXG_OP_ENDLOOP, 0, 0, 0 } },
-        { { DOUT(VDXG_OP_DIV, 0), TMP(0), VDXG_SRC(VDXG_FILE_IMM, 0,
-            VDXG_SWIZZLE(2, 2, 2, 2)), 0 } },
-        { { VDXG_INSN(VDXG_OP_MOV, VDXG_FILE_OUTPUT, 0, 0x8), IMM(1), 0,
-            0 } },
-        I_END,
-    };
-    const float one[4] = { 1, 1, 1, 1 };
-    T3 *t = t3_start();
-    Pg *p = t->p;
-    T3Vtx v[6];
-    uint32_t fsz, n;
-
-    t3_quad(v, -1, -1, 1, 1, 0, one);
-    t3_put_vertices(p, v, 6);
-    fsz = t3_prog(p, T3_FS + 0x7000, 1, fs, ARRAY_SIZE(fs), imm, 2);
-    t3_begin(t, VDXG_FMT_ARGB8888, 2, 2, 0);
-    t3_set_shader(p, 1, T3_FS + 0x7000, fsz);
-    t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 6);
-    pb_queue(p);
-    qom_set_u64(p, "x-rd-hold-after", 20000);
-    ring_kick(p);
-    for (n = 0; n < 100000; n++) {
-        while (qom_get_u64(p, "x-rd-hold-after") &&
-               !(rd(&p->v, EREG(p, VDXG_ENG_STATUS)) &
-                 VDXG_ENG_STATUS_IDLE)) {
-            g_usleep(100);
-        }
-        if (rd(&p->v, EREG(p, VDXG_ENG_STATUS)) & VDXG_ENG_STATUS_IDLE) {
-            break;
-        }
-        qom_set_u64(p, "x-rd-hold-after", 20000);
-    }
-    qom_set_u64(p, "x-rd-hold-after", 0);
-    pg_finish(p);
-    /*
-     * Each triangle's one quad takes about 12000 visits x 4 lanes x 4 of
-     * budget: ten holds or so. Between quads alone there would be three.
-     */
-    g_assert_cmpuint(n, >, 10);
-    /* 2000 / 8000 = 0.25: 64 (63.75 + 0.5) */
-    g_assert_cmphex(t3_px(t, 0, 0), ==, 0xff404040);
-    g_assert_cmphex(t3_px(t, 1, 1), ==, 0xff404040);
-    t3_stop(t);
-}
+#define T3_COUNT_LOOP \
+        { { VDXG_OP_BGNLOOP, 0, 0, 0 } }, \
+        { { DTMP(VDXG_OP_ADD, 0), TMP(0), VDXG_SRC(VDXG_FILE_IMM, 0, \
+            VDXG_SWIZZLE(0, 0, 0, 0)), 0 } }, \
+        { { DTMP(VDXG_OP_SGE, 1), TMP(0), VDXG_SRC(VDXG_FILE_IMM, 0, \
+            VDXG_SWIZZLE(1, 1, 1, 1)), 0 } }, \
+        { { VDXG_OP_IF, VDXG_SRC(VDXG_FILE_TEMP, 1, 0), 0, 0 } }, \
+        { { VDXG_OP_BRK, 0, 0, 0 } }, \
+        { { VDXG_OP_ENDIF, 0, 0, 0 } }, \
+        { { VDXG_OP_ENDLOOP, 0, 0, 0 } }
 
 /*
  * Run the buffer queued on @p, held after @step of work at a time, for
@@ -1454,6 +1401,53 @@ static uint32_t t3_run_held(Pg *p, uint64_t step, uint32_t max)
 }
 
 /*
+ * A fragment program of about 12000 visits a quad on a 2x2 target: one
+ * quad a triangle. Held after a little work at a time, it stops and
+ * resumes inside the invocation many times, and gives what it gives in
+ * one go: the loop counts 2000 iterations, (2000 / 8000, ...) in the
+ * colour.
+ */
+static void test_3d_long_invocation(void)
+{
+    static const float imm[2][4] = {
+        { 1, 2000, 8000, 0 },
+        { 0, 0, 0, 1 },
+    };
+    static const T3Insn fs[] = {
+        T3_COUNT_LOOP,
+        { { DOUT(VDXG_OP_DIV, 0), TMP(0), VDXG_SRC(VDXG_FILE_IMM, 0,
+            VDXG_SWIZZLE(2, 2, 2, 2)), 0 } },
+        { { VDXG_INSN(VDXG_OP_MOV, VDXG_FILE_OUTPUT, 0, 0x8), IMM(1), 0,
+            0 } },
+        I_END,
+    };
+    const float one[4] = { 1, 1, 1, 1 };
+    T3 *t = t3_start();
+    Pg *p = t->p;
+    T3Vtx v[6];
+    uint32_t fsz, n;
+
+    t3_quad(v, -1, -1, 1, 1, 0, one);
+    t3_put_vertices(p, v, 6);
+    fsz = t3_prog(p, T3_FS + 0x7000, 1, fs, ARRAY_SIZE(fs), imm, 2);
+    t3_begin(t, VDXG_FMT_ARGB8888, 2, 2, 0);
+    t3_set_shader(p, 1, T3_FS + 0x7000, fsz);
+    t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 6);
+    pb_queue(p);
+    n = t3_run_held(p, 20000, 100000);
+    pg_finish(p);
+    /*
+     * Each triangle's one quad takes about 12000 visits x 4 lanes x 4 of
+     * budget: ten holds or so. Between quads alone there would be three.
+     */
+    g_assert_cmpuint(n, >, 10);
+    /* 2000 / 8000 = 0.25: 64 (63.75 + 0.5) */
+    g_assert_cmphex(t3_px(t, 0, 0), ==, 0xff404040);
+    g_assert_cmphex(t3_px(t, 1, 1), ==, 0xff404040);
+    t3_stop(t);
+}
+
+/*
  * A triangle whose three vertices share a slot of the vertex cache
  * (indices 0, 32 and 64), with a vertex program of about 10000 visits.
  * Held after about 1.3 vertices' worth of work at a time, the draw ends
@@ -1466,15 +1460,7 @@ static void test_3d_long_vertices(void)
 {
     static const float imm[1][4] = { { 1, 2000, 0, 0 } };
     static const T3Insn vs[] = {
-        { { VDXG_OP_BGNLOOP, 0, 0, 0 } },
-        { { DTMP(VDXG_OP_ADD, 0), TMP(0), VDXG_SRC(VDXG_FILE_IMM, 0,
-            VDXG_SWIZZLE(0, 0, 0, 0)), 0 } },
-        { { DTMP(VDXG_OP_SGE, 1), TMP(0), VDXG_SRC(VDXG_FILE_IMM, 0,
-            VDXG_SWIZZLE(1, 1, 1, 1)), 0 } },
-        { { VDXG_OP_IF, VDXG_SRC(VDXG_FILE_TEMP, 1, 0), 0, 0 } },
-        { { VDXG_OP_BRK, 0, 0, 0 } },
-        { { VDXG_OP_ENDIF, 0, 0, 0 } },
-        { { VDXG_OP_ENDLOOP, 0, 0, 0 } },
+        T3_COUNT_LOOP,
         { { DOUT(VDXG_OP_MOV, VDXG_VS_OUT_POSITION), IN(0), 0, 0 } },
         { { DOUT(VDXG_OP_MOV, VDXG_VS_OUT_VARYING(0)), IN(1), 0, 0 } },
         I_END,
