@@ -582,6 +582,8 @@ bool vdxg_gpu_range_ok(VdxgCore *s, uint64_t addr, uint64_t len);
 bool vdxg_gart_table_ok(VdxgCore *s, uint64_t table);
 bool vdxg_vram_rw(VdxgCore *s, uint64_t off, void *buf, uint64_t len,
                   bool is_write, VdxgErr *err);
+void *vdxg_dma_map_page(VdxgCore *s, uint64_t addr, bool write);
+void vdxg_dma_unmap_page(VdxgCore *s, void *p, bool write);
 MemTxResult vdxg_dma_read(VdxgCore *s, uint64_t addr, void *buf,
                           uint64_t len);
 void vdxg_tlb_flush(VdxgCore *s, const char *why);
@@ -618,7 +620,8 @@ VdxgRun vdxg_pg_op(VdxgCore *s, VdxgEngine *e, int64_t *budget,
  * texture's two mipmap levels, do not evict each other. @ptr is NULL for
  * a page that is not plain VRAM (each access is then translated on its
  * own); @write tells whether the page was translated for a write (and
- * marked dirty). The entries belong to one run of a command (@run, see
+ * marked dirty). A page of guest memory (system memory) is mapped for the
+ * run (VdxgRdRun.map) when it is RAM. The entries belong to one run of a command (@run, see
  * VdxgRdRun): a later run starts afresh, since the page tables may have
  * changed in between.
  */
@@ -645,12 +648,22 @@ typedef struct VdxgRdRun {
     /* Virtual mode: the pages of each slot's surface (see VdxgVPages) */
     VdxgVPages vp[VDXG_NUM_SLOTS];
     uint64_t run;               /* this run's number, never 0 */
+    /*
+     * Virtual mode: the pages of guest memory the run's page caches point
+     * into, mapped until the run stops (and, for writing, marked dirty
+     * then); past VDXG_RD_MAPS, system pages go access by access.
+     */
+#define VDXG_RD_MAPS 32
+    unsigned int nmaps;
+    void *map[VDXG_RD_MAPS];
+    bool map_write[VDXG_RD_MAPS];
     uint32_t gen;
 } VdxgRdRun;
 
 /* vdxg_render.c */
 void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
                       int64_t *budget, VdxgErr *err);
+void vdxg_rd_run_flush(VdxgRdRun *r);
 const uint8_t *vdxg_rd_window(VdxgRdRun *r, uint64_t va, uint64_t len,
                               unsigned int max);
 uint8_t *vdxg_vpages_miss(VdxgRdRun *r, VdxgVPages *vp, uint64_t va,

@@ -254,6 +254,49 @@ static MemTxResult vdxg_dma_write(VdxgCore *s, uint64_t addr,
                        DMA_DIRECTION_FROM_DEVICE);
 }
 
+/*
+ * The host address of the page of guest memory at bus address @addr, for
+ * reads, or for writes too if @write, when the function may reach it and
+ * it is RAM: a mapping vdxg_dma_unmap_page() ends (which marks a page
+ * mapped for writing dirty). NULL otherwise: the caller then goes through
+ * vdxg_dma_read() and its write twin, access by access.
+ */
+void *vdxg_dma_map_page(VdxgCore *s, uint64_t addr, bool write)
+{
+    DMADirection dir = write ? DMA_DIRECTION_FROM_DEVICE :
+                               DMA_DIRECTION_TO_DEVICE;
+    dma_addr_t len = VDXG_GPU_PAGE_SIZE;
+    MemoryRegion *mr;
+    hwaddr xlat, l = len;
+    void *p;
+
+    if ((addr & VDXG_PAGE_MASK) || !vdxg_dma_allowed(s, addr, len, dir)) {
+        return NULL;
+    }
+    WITH_RCU_READ_LOCK_GUARD() {
+        mr = address_space_translate(pci_get_address_space(s->pdev), addr,
+                                     &xlat, &l, write,
+                                     MEMTXATTRS_UNSPECIFIED);
+        if (l < len ||
+            !memory_access_is_direct(mr, write, MEMTXATTRS_UNSPECIFIED)) {
+            return NULL;
+        }
+    }
+    p = pci_dma_map(s->pdev, addr, &len, dir);
+    if (p && len != VDXG_GPU_PAGE_SIZE) {
+        pci_dma_unmap(s->pdev, p, len, dir, 0);
+        return NULL;
+    }
+    return p;
+}
+
+void vdxg_dma_unmap_page(VdxgCore *s, void *p, bool write)
+{
+    pci_dma_unmap(s->pdev, p, VDXG_GPU_PAGE_SIZE,
+                  write ? DMA_DIRECTION_FROM_DEVICE : DMA_DIRECTION_TO_DEVICE,
+                  write ? VDXG_GPU_PAGE_SIZE : 0);
+}
+
 void vdxg_tlb_flush(VdxgCore *s, const char *why)
 {
     trace_vdxg_tlb_flush(why);

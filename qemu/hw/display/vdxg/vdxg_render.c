@@ -343,6 +343,7 @@ void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
     r->err = err;
     r->gen = s->reset_gen;
     r->run = ++s->run_seq;
+    r->nmaps = 0;
     for (i = 0; i < VDXG_NUM_SLOTS; i++) {
         r->dirty_lo[i] = UINT64_MAX;
         r->dirty_hi[i] = 0;
@@ -350,7 +351,8 @@ void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
     }
 }
 
-static void vdxg_rd_run_flush(VdxgRdRun *r)
+/* The run stops: what it wrote is dirty, what it mapped unmapped. */
+void vdxg_rd_run_flush(VdxgRdRun *r)
 {
     unsigned int i;
 
@@ -360,6 +362,26 @@ static void vdxg_rd_run_flush(VdxgRdRun *r)
                                     r->dirty_hi[i] - r->dirty_lo[i]);
         }
     }
+    for (i = 0; i < r->nmaps; i++) {
+        vdxg_dma_unmap_page(r->s, r->map[i], r->map_write[i]);
+    }
+    r->nmaps = 0;
+}
+
+/* Virtual mode: map the system page at bus address @addr for the run */
+static uint8_t *vdxg_rd_map(VdxgRdRun *r, uint64_t addr, bool write)
+{
+    void *p;
+
+    if (r->nmaps == VDXG_RD_MAPS) {
+        return NULL;
+    }
+    p = vdxg_dma_map_page(r->s, addr, write);
+    if (p) {
+        r->map[r->nmaps] = p;
+        r->map_write[r->nmaps++] = write;
+    }
+    return p;
 }
 
 /*
@@ -395,12 +417,19 @@ uint8_t *vdxg_vpages_miss(VdxgRdRun *r, VdxgVPages *vp, uint64_t va,
                      VDXG_GPU_PAGE_SIZE,
                      write ? VDXG_ACCESS_WRITE : VDXG_ACCESS_READ, &seg,
                      &err) ||
-        seg.zero || !seg.vram || seg.len < VDXG_GPU_PAGE_SIZE) {
+        seg.zero || seg.len < VDXG_GPU_PAGE_SIZE) {
         if (err.vm && err.reason == VDXG_FAULT_VM_READ_ONLY) {
             /* A read-only page: its reads can still go the fast way. */
             vp->vpn[i] = UINT64_MAX;
         }
         return NULL;
+    }
+    if (!seg.vram) {
+        /* System memory: as vdxg_rd_rw, a bus access costs as much again */
+        *r->budget -= VDXG_COST_XLATE;
+        vp->ptr[i] = vdxg_rd_map(r, seg.addr, write);
+        vp->write[i] = write;
+        return vp->ptr[i] ? vp->ptr[i] + (va & VDXG_PAGE_MASK) : NULL;
     }
     if (write) {
         memory_region_set_dirty(r->s->vram_mr, seg.addr, VDXG_GPU_PAGE_SIZE);
