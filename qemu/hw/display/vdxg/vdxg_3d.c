@@ -107,7 +107,10 @@ typedef struct Vdxg3d {
     VdxgVPages vb_pages[VDXG_3D_NUM_VBS];
     VdxgVPages ib_pages;
     VdxgVPages tex_pages[VDXG_3D_NUM_UNITS];
-    /* Virtual mode: a texture's layout as host memory, found in a run */
+    /*
+     * Virtual mode: a texture's layout as host memory, found in a run
+     * (see VdxgVPages); a SET_TEXTURE forgets it.
+     */
     uint64_t tex_win_run[VDXG_3D_NUM_UNITS];
     const uint8_t *tex_win[VDXG_3D_NUM_UNITS];
     VdxgShRun vs;
@@ -508,6 +511,7 @@ static VdxgRun vdxg_3d_set_texture(Vdxg3dRun *c, const uint32_t *dw)
         }
     }
     g->tex[u] = t;
+    g->tex_win_run[u] = 0;
     g->tex_desc[u] = desc;
     g->tex_addr[u] = addr;
     g->tex_size[u] = size;
@@ -1501,6 +1505,7 @@ bool vdxg_3d_state_load(VdxgCore *s, VdxgEngine *e, const uint8_t *area,
     uint64_t addr;
 
     vdxg_rd_run_init(&r, s, e, &budget, err);
+    memset(g->tex_win_run, 0, sizeof(g->tex_win_run));
 #define AREA_DW(n) ldl_le_p(area + (n) * 4)
     for (i = 0; i < VDXG_3D_NUM_REGS; i++) {
         regs[i] = AREA_DW(VDXG_CTX_STATE_DW_REGS + i);

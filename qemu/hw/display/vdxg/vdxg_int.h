@@ -146,6 +146,32 @@ typedef struct VdxgRender {
 } VdxgRender;
 
 /* An engine's registers and the ring entry it is executing. */
+/*
+ * Virtual mode: the host addresses of the pages an engine reached lately
+ * through one binding (a surface slot, a vertex buffer, a texture),
+ * direct-mapped by virtual page number, so that its accesses cost one
+ * translation a page and a 2x2 quad's two rows, or a texture's two mipmap
+ * levels, do not evict each other. @ptr is NULL for a page that is neither
+ * plain VRAM nor RAM (each access is then translated on its own); @write
+ * tells whether the page was translated for a write (and marked dirty).
+ * A page of system memory is mapped until the engine's slice ends
+ * (VdxgEngine.map). The entries hold for one run (@run): one slice of the
+ * engine and one entry (VdxgEngine.vrun). Between slices other engines
+ * and the guest may change the tables, a VF's backing or the device;
+ * between entries the address space changes.
+ */
+#define VDXG_VPAGES 16
+
+typedef struct VdxgVPages {
+    uint64_t run;
+    uint64_t vpn[VDXG_VPAGES];
+    uint8_t *ptr[VDXG_VPAGES];
+    bool write[VDXG_VPAGES];
+} VdxgVPages;
+
+/* The most system pages a slice of an engine maps (VdxgEngine.map) */
+#define VDXG_ENGINE_MAPS 32
+
 typedef struct VdxgEngine {
     uint64_t ring_base;
     uint32_t ring_size;
@@ -195,6 +221,17 @@ typedef struct VdxgEngine {
      */
     bool hold;
     uint64_t hold_left;
+    /*
+     * Virtual mode (not migrated): the run the page caches are valid for
+     * (see VdxgVPages; never 0 once set), the surface slots' caches, and
+     * the system pages they point into, unmapped (and, written, marked
+     * dirty) when the slice ends.
+     */
+    uint64_t vrun;
+    VdxgVPages rd_vp[VDXG_NUM_SLOTS];
+    unsigned int nmaps;
+    void *map[VDXG_ENGINE_MAPS];
+    bool map_write[VDXG_ENGINE_MAPS];
 } VdxgEngine;
 
 /* Display engine */
@@ -612,27 +649,6 @@ uint64_t vdxg_dw64(const uint32_t *dw, unsigned int i);
 VdxgRun vdxg_pg_op(VdxgCore *s, VdxgEngine *e, int64_t *budget,
                    uint32_t *opcode, VdxgErr *err);
 
-/*
- * Virtual mode: the host addresses of the VRAM pages an engine reached
- * lately through one binding (a surface slot, a vertex buffer, a
- * texture), direct-mapped by virtual page number, so that a command's
- * accesses cost one translation a page and a 2x2 quad's two rows, or a
- * texture's two mipmap levels, do not evict each other. @ptr is NULL for
- * a page that is not plain VRAM (each access is then translated on its
- * own); @write tells whether the page was translated for a write (and
- * marked dirty). A page of guest memory (system memory) is mapped for the
- * run (VdxgRdRun.map) when it is RAM. The entries belong to one run of a command (@run, see
- * VdxgRdRun): a later run starts afresh, since the page tables may have
- * changed in between.
- */
-#define VDXG_VPAGES 16
-
-typedef struct VdxgVPages {
-    uint64_t run;
-    uint64_t vpn[VDXG_VPAGES];
-    uint8_t *ptr[VDXG_VPAGES];
-    bool write[VDXG_VPAGES];
-} VdxgVPages;
 
 /*
  * A RENDER command at work: where it charges its work, what it reports
@@ -645,18 +661,9 @@ typedef struct VdxgRdRun {
     VdxgErr *err;
     uint64_t dirty_lo[VDXG_NUM_SLOTS];
     uint64_t dirty_hi[VDXG_NUM_SLOTS];
-    /* Virtual mode: the pages of each slot's surface (see VdxgVPages) */
-    VdxgVPages vp[VDXG_NUM_SLOTS];
-    uint64_t run;               /* this run's number, never 0 */
-    /*
-     * Virtual mode: the pages of guest memory the run's page caches point
-     * into, mapped until the run stops (and, for writing, marked dirty
-     * then); past VDXG_RD_MAPS, system pages go access by access.
-     */
-#define VDXG_RD_MAPS 32
-    unsigned int nmaps;
-    void *map[VDXG_RD_MAPS];
-    bool map_write[VDXG_RD_MAPS];
+    /* Virtual mode: the engine's caches of each slot's surface pages */
+    VdxgVPages *vp;
+    uint64_t run;               /* the engine's vrun */
     uint32_t gen;
 } VdxgRdRun;
 
@@ -664,6 +671,8 @@ typedef struct VdxgRdRun {
 void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
                       int64_t *budget, VdxgErr *err);
 void vdxg_rd_run_flush(VdxgRdRun *r);
+void vdxg_engine_new_run(VdxgEngine *e);
+void vdxg_engine_unmap(VdxgEngine *e);
 const uint8_t *vdxg_rd_window(VdxgRdRun *r, uint64_t va, uint64_t len,
                               unsigned int max);
 uint8_t *vdxg_vpages_miss(VdxgRdRun *r, VdxgVPages *vp, uint64_t va,

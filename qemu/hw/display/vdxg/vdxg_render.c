@@ -342,16 +342,39 @@ void vdxg_rd_run_init(VdxgRdRun *r, VdxgCore *s, VdxgEngine *e,
     r->budget = budget;
     r->err = err;
     r->gen = s->reset_gen;
-    r->run = ++s->run_seq;
-    r->nmaps = 0;
+    if (!e->vrun) {
+        vdxg_engine_new_run(e);
+    }
+    r->run = e->vrun;
+    r->vp = e->rd_vp;
     for (i = 0; i < VDXG_NUM_SLOTS; i++) {
         r->dirty_lo[i] = UINT64_MAX;
         r->dirty_hi[i] = 0;
-        r->vp[i].run = 0;
     }
 }
 
-/* The run stops: what it wrote is dirty, what it mapped unmapped. */
+/*
+ * What the page caches of @e hold is forgotten: a slice of the engine
+ * starts, or an entry (another address space, perhaps).
+ */
+void vdxg_engine_new_run(VdxgEngine *e)
+{
+    e->vrun = ++e->s->run_seq;
+}
+
+/* The slice of @e ends: the system pages it mapped are unmapped. */
+void vdxg_engine_unmap(VdxgEngine *e)
+{
+    unsigned int i;
+
+    for (i = 0; i < e->nmaps; i++) {
+        vdxg_dma_unmap_page(e->s, e->map[i], e->map_write[i]);
+    }
+    e->nmaps = 0;
+    vdxg_engine_new_run(e);
+}
+
+/* The run stops: the VRAM it wrote is dirty. */
 void vdxg_rd_run_flush(VdxgRdRun *r)
 {
     unsigned int i;
@@ -362,24 +385,21 @@ void vdxg_rd_run_flush(VdxgRdRun *r)
                                     r->dirty_hi[i] - r->dirty_lo[i]);
         }
     }
-    for (i = 0; i < r->nmaps; i++) {
-        vdxg_dma_unmap_page(r->s, r->map[i], r->map_write[i]);
-    }
-    r->nmaps = 0;
 }
 
-/* Virtual mode: map the system page at bus address @addr for the run */
+/* Virtual mode: map the system page at bus address @addr for the slice */
 static uint8_t *vdxg_rd_map(VdxgRdRun *r, uint64_t addr, bool write)
 {
+    VdxgEngine *e = r->e;
     void *p;
 
-    if (r->nmaps == VDXG_RD_MAPS) {
+    if (e->nmaps == VDXG_ENGINE_MAPS) {
         return NULL;
     }
     p = vdxg_dma_map_page(r->s, addr, write);
     if (p) {
-        r->map[r->nmaps] = p;
-        r->map_write[r->nmaps++] = write;
+        e->map[e->nmaps] = p;
+        e->map_write[e->nmaps++] = write;
     }
     return p;
 }

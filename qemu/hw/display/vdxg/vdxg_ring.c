@@ -333,6 +333,8 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
             if (s->reset_gen != gen) {
                 return;
             }
+            /* Another entry: perhaps another address space */
+            vdxg_engine_new_run(e);
             vdxg_engine_charge(s, &budget);
         }
         r = VDXG_RUN_DONE;
@@ -394,7 +396,9 @@ static void vdxg_engine_slice(VdxgEngine *e, int64_t deadline)
     int64_t start = get_clock(), cpu = vdxg_thread_ns();
     int64_t ns;
 
+    vdxg_engine_new_run(e);
     vdxg_engine_run(e, deadline);
+    vdxg_engine_unmap(e);
     ns = get_clock() - start;
     cpu = vdxg_thread_ns() - cpu;
     trace_vdxg_engine_slice(e->index, ns, cpu);
