@@ -1085,6 +1085,31 @@ static void test_3d_faults(void)
 }
 
 /*
+ * Run the buffer queued on @p, held after @step of work at a time, for
+ * at most @max steps: the steps it took (@max if it did not end).
+ */
+static uint32_t t3_run_held(Pg *p, uint64_t step, uint32_t max)
+{
+    uint32_t n;
+
+    qom_set_u64(p, "x-rd-hold-after", step);
+    ring_kick(p);
+    for (n = 0; n < max; n++) {
+        while (qom_get_u64(p, "x-rd-hold-after") &&
+               !(rd(&p->v, EREG(p, VDXG_ENG_STATUS)) &
+                 VDXG_ENG_STATUS_IDLE)) {
+            g_usleep(100);
+        }
+        if (rd(&p->v, EREG(p, VDXG_ENG_STATUS)) & VDXG_ENG_STATUS_IDLE) {
+            break;
+        }
+        qom_set_u64(p, "x-rd-hold-after", step);
+    }
+    qom_set_u64(p, "x-rd-hold-after", 0);
+    return n;
+}
+
+/*
  * PROGRESS counts each command and each primitive; a long draw runs in
  * slices, each resuming where the last stopped, with the same pixels.
  */
@@ -1116,21 +1141,7 @@ static void test_3d_progress_slices(void)
     t3_begin(t, VDXG_FMT_ARGB8888, 512, 512, 0);
     t3_draw(p, VDXG_PRIM_TRIANGLES, 0, 6);
     pb_queue(p);
-    qom_set_u64(p, "x-rd-hold-after", 100000);
-    ring_kick(p);
-    for (n = 0; n < 10000; n++) {
-        /* Held (the budget used up, busy), or done */
-        while (qom_get_u64(p, "x-rd-hold-after") &&
-               !(rd(&p->v, EREG(p, VDXG_ENG_STATUS)) &
-                 VDXG_ENG_STATUS_IDLE)) {
-            g_usleep(100);
-        }
-        if (rd(&p->v, EREG(p, VDXG_ENG_STATUS)) & VDXG_ENG_STATUS_IDLE) {
-            break;
-        }
-        qom_set_u64(p, "x-rd-hold-after", 100000);
-    }
-    qom_set_u64(p, "x-rd-hold-after", 0);
+    n = t3_run_held(p, 100000, 10000);
     pg_finish(p);
     g_assert_cmpuint(n, >, 5);
     for (y = 0; y < 512; y += 7) {
@@ -1374,31 +1385,6 @@ static void test_3d_poly_offset(void)
         { { VDXG_OP_BRK, 0, 0, 0 } }, \
         { { VDXG_OP_ENDIF, 0, 0, 0 } }, \
         { { VDXG_OP_ENDLOOP, 0, 0, 0 } }
-
-/*
- * Run the buffer queued on @p, held after @step of work at a time, for
- * at most @max steps: the steps it took (@max if it did not end).
- */
-static uint32_t t3_run_held(Pg *p, uint64_t step, uint32_t max)
-{
-    uint32_t n;
-
-    qom_set_u64(p, "x-rd-hold-after", step);
-    ring_kick(p);
-    for (n = 0; n < max; n++) {
-        while (qom_get_u64(p, "x-rd-hold-after") &&
-               !(rd(&p->v, EREG(p, VDXG_ENG_STATUS)) &
-                 VDXG_ENG_STATUS_IDLE)) {
-            g_usleep(100);
-        }
-        if (rd(&p->v, EREG(p, VDXG_ENG_STATUS)) & VDXG_ENG_STATUS_IDLE) {
-            break;
-        }
-        qom_set_u64(p, "x-rd-hold-after", step);
-    }
-    qom_set_u64(p, "x-rd-hold-after", 0);
-    return n;
-}
 
 /*
  * A fragment program of about 12000 visits a quad on a 2x2 target: one
