@@ -259,8 +259,9 @@ static VdxgRun vdxg_3d_range(Vdxg3dRun *c, uint64_t addr, uint64_t len)
 
 /*
  * Read @len bytes at @addr of a binding: in virtual mode through its page
- * cache @vp (NULL: none) when the bytes lie in one VRAM page, else
- * through the engine's translation, each access on its own.
+ * cache @vp (NULL: none) when the bytes lie in one page the cache can
+ * hold (VRAM, or RAM it maps), else through the engine's translation,
+ * each access on its own.
  */
 static bool vdxg_3d_read(Vdxg3dRun *c, VdxgVPages *vp, uint64_t addr,
                          void *buf, uint32_t len)

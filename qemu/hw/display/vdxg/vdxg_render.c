@@ -406,8 +406,9 @@ static uint8_t *vdxg_rd_map(VdxgRdRun *r, uint64_t addr, bool write)
 
 /*
  * The slow half of vdxg_vpages_get(): a page the cache does not have
- * (translated, marked dirty as a whole for a write), one it knows is not
- * VRAM, or a cache of an earlier run (emptied first).
+ * (translated; a VRAM page marked dirty as a whole for a write, a RAM page
+ * mapped until the slice ends), one it knows is neither, or a cache of an
+ * earlier run (emptied first).
  */
 uint8_t *vdxg_vpages_miss(VdxgRdRun *r, VdxgVPages *vp, uint64_t va,
                           bool write)
@@ -427,7 +428,7 @@ uint8_t *vdxg_vpages_miss(VdxgRdRun *r, VdxgVPages *vp, uint64_t va,
         vp->run = r->run;
     }
     if (vp->vpn[i] == vpn && !vp->ptr[i]) {
-        /* Not a VRAM page: each access is translated on its own. */
+        /* Neither VRAM nor mapped: each access goes on its own. */
         return NULL;
     }
     vp->vpn[i] = vpn;
