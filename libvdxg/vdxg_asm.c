@@ -133,19 +133,26 @@ static uint32_t rd32(const void *prog, uint32_t i)
  * caller's LC_NUMERIC ("0.5", never "0,5"): the C locale for this
  * thread while the text is handled, then the caller's again.
  */
-static locale_t c_locale_enter(void)
-{
-	static locale_t c;
+struct c_locale {
+	locale_t c, old;
+};
 
-	if (!c)
-		c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-	return c ? uselocale(c) : (locale_t)0;
+/*
+ * A locale of the call's own, so that threads assembling at once share
+ * nothing. Without one (no memory), the caller's LC_NUMERIC is used.
+ */
+static void c_locale_enter(struct c_locale *l)
+{
+	l->c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	l->old = l->c ? uselocale(l->c) : (locale_t)0;
 }
 
-static void c_locale_leave(locale_t old)
+static void c_locale_leave(struct c_locale *l)
 {
-	if (old)
-		uselocale(old);
+	if (!l->c)
+		return;
+	uselocale(l->old);
+	freelocale(l->c);
 }
 
 /* --------------------------------------------------------------- checks */
@@ -565,7 +572,7 @@ int vdxg_disasm(const void *prog, uint32_t size, char **text, char *msg,
 	struct sb sb = { NULL, 0, 0, 0 };
 	uint32_t stage, n, m, i, k, dw[4], off, depth = 0;
 	char why[160], f[4][24];
-	locale_t loc;
+	struct c_locale loc;
 	int ret;
 
 	if (!prog || !text)
@@ -579,7 +586,7 @@ int vdxg_disasm(const void *prog, uint32_t size, char **text, char *msg,
 	n = rd32(prog, VDXG_PROG_DW_NUM_INSNS);
 	m = rd32(prog, VDXG_PROG_DW_NUM_IMMS);
 	sb_printf(&sb, "%s\n", stage_names[stage]);
-	loc = c_locale_enter();
+	c_locale_enter(&loc);
 	for (i = 0; i < m; i++) {
 		for (k = 0; k < 4; k++)
 			fmt_f32(f[k], sizeof(f[k]),
@@ -587,7 +594,7 @@ int vdxg_disasm(const void *prog, uint32_t size, char **text, char *msg,
 		sb_printf(&sb, "IMM[%u] = { %s, %s, %s, %s }\n", i, f[0], f[1],
 			  f[2], f[3]);
 	}
-	c_locale_leave(loc);
+	c_locale_leave(&loc);
 	for (i = 0; i < n; i++) {
 		uint32_t op;
 
@@ -1240,7 +1247,7 @@ int vdxg_asm(const char *text, uint32_t **prog, uint32_t *size, char *msg,
 	struct as *as;
 	uint32_t *out = NULL, bytes = 0, i, off;
 	char why[160];
-	locale_t loc;
+	struct c_locale loc;
 	int ret;
 
 	if (!text || !prog || !size)
@@ -1257,7 +1264,7 @@ int vdxg_asm(const char *text, uint32_t **prog, uint32_t *size, char *msg,
 	as->msg = msg;
 	as->msg_len = msg_len;
 	as->stage = -1;
-	loc = c_locale_enter();
+	c_locale_enter(&loc);
 	while (*as->p && !as->err) {
 		if (!at_eol(as))
 			parse_statement(as);
@@ -1271,7 +1278,7 @@ int vdxg_asm(const char *text, uint32_t **prog, uint32_t *size, char *msg,
 			as->bol = as->p;
 		}
 	}
-	c_locale_leave(loc);
+	c_locale_leave(&loc);
 	if (!as->err)
 		as_finish(as);
 	if (!as->err) {

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <locale.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -885,6 +886,49 @@ static void test_locale(void)
 		freelocale(comma);
 }
 
+#define THREADS		4
+#define THREAD_ROUNDS	200
+
+static const char thread_text[] =
+	"FRAG\nIMM[0] = { 0.5, -1.25, 1e-05, 3 }\nMOV OUT[0], IMM[0]\nEND\n";
+
+/* Round trips of thread_text: how many came back as written. */
+static void *thread_round_trips(void *arg)
+{
+	uintptr_t same = 0;
+	uint32_t size, *p, i;
+	char *out;
+
+	(void)arg;
+	for (i = 0; i < THREAD_ROUNDS; i++) {
+		out = NULL;
+		p = NULL;
+		if (!vdxg_asm(thread_text, &p, &size, NULL, 0) &&
+		    !vdxg_disasm(p, size, &out, NULL, 0) &&
+		    !strcmp(out, thread_text))
+			same++;
+		free(out);
+		free(p);
+	}
+	return (void *)same;
+}
+
+static void test_threads(void)
+{
+	pthread_t t[THREADS];
+	void *same;
+	int i;
+
+	for (i = 0; i < THREADS; i++)
+		vtest_assert_eq(pthread_create(&t[i], NULL, thread_round_trips,
+					       NULL), 0);
+	for (i = 0; i < THREADS; i++) {
+		vtest_assert_eq(pthread_join(t[i], &same), 0);
+		vtest_assert_eq((uintptr_t)same, THREAD_ROUNDS);
+	}
+	vtest_assert(uselocale((locale_t)0) == LC_GLOBAL_LOCALE);
+}
+
 static const struct vtest_subtest tests[] = {
 	{ "encode", test_encode, "instructions against dwords from the bit layout" },
 	{ "syntax", test_syntax, "spellings: case, spacing, comments, aliases, defaults" },
@@ -897,6 +941,7 @@ static const struct vtest_subtest tests[] = {
 	{ "disasm-invalid", test_disasm_invalid, "bad encodings listed and reported" },
 	{ "floats", test_floats, "immediates print as text that reads back exactly" },
 	{ "locale", test_locale, "floats in the C form whatever LC_NUMERIC" },
+	{ "threads", test_threads, "threads assemble and list at once, each in its own locale" },
 };
 
 VTEST_MAIN(tests)
