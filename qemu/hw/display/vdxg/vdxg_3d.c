@@ -1126,15 +1126,14 @@ static VdxgRun vdxg_3d_draw_start(Vdxg3dRun *c, const uint32_t *dw,
         if (!n) {
             continue;
         }
-        buf = g_malloc(n);
+        /* The bytes as read, then each dword as a float, in place */
+        buf = (uint8_t *)g->consts[st];
         if (!vdxg_3d_read_range(c, g->const_addr[st], buf, n)) {
-            g_free(buf);
             return VDXG_RUN_FAULT;
         }
         for (i = 0; i < n / 4; i++) {
             g->consts[st][i / 4][i % 4] = vdxg_f(ldl_le_p(buf + i * 4));
         }
-        g_free(buf);
     }
     trace_vdxg_3d_draw(indexed, dw[VDXG_RD_DRAW3D_DW_PRIM],
                        dw[VDXG_RD_DRAW3D_DW_FIRST],

@@ -490,6 +490,8 @@ void vdxg_core_add_stats(VdxgCore *s, Object *obj)
     object_property_add_uint64_ptr(obj, "x-rd-bh-runs",
                                    &s->bh_runs[VDXG_ENGINE_RENDER],
                                    OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "x-kick-slices", &s->kick_slices,
+                                   OBJ_PROP_FLAG_READ);
 
     /* For tests: hold an engine in the middle of its work */
     vdxg_engine_add_props(s, obj);

@@ -110,6 +110,12 @@ typedef struct VdxgRange {
  * address space (an IOMMU's, or the pages of system memory).
  */
 #define VDXG_COST_RANGE         8
+/*
+ * A virtual-mode entry's context state area: read and checked when the
+ * entry starts, written back when it completes (VDXG_CTX_STATE_DW_END
+ * dwords each way).
+ */
+#define VDXG_COST_STATE         (2 * VDXG_CTX_STATE_DW_END * 4)
 
 /* A surface bound to a slot of the RENDER engine; format 0 is unset. */
 typedef struct VdxgSurface {
@@ -446,6 +452,7 @@ struct VdxgCore {
     uint64_t tlb_hits;
     uint64_t tlb_misses;
     uint64_t bh_runs[VDXG_NUM_ENGINES];
+    uint64_t kick_slices;       /* slices run in a register write */
     /*
      * Work of the engine run under way that its step did not charge
      * itself (see VDXG_COST_RANGE); the run charges it to its budget.
@@ -522,6 +529,12 @@ struct VdxgState {
      */
     int64_t pass_deadline;
     uint64_t late_quanta;
+    /*
+     * Slices under way: more than one when an engine's DMA rang another
+     * function's doorbell. A doorbell rung in a slice only schedules the
+     * engine (vdxg_engine_kick()).
+     */
+    unsigned int slices;
     uint64_t disp_crcs;
 
     /* A row of scanout or writeback pixels, as read and as ARGB */

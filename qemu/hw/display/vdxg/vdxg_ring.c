@@ -163,7 +163,7 @@ static bool vdxg_engine_fetch(VdxgCore *s, VdxgEngine *e, int64_t *budget,
         e->as = VDXG_RING_CMD_AS(dw[VDXG_RING_DW_CMD]);
         e->state_area = (uint64_t)dw[VDXG_RING_DW_STATE] <<
                         VDXG_GPU_PAGE_SHIFT;
-        *budget -= VDXG_COST_XLATE;
+        *budget -= VDXG_COST_XLATE + (e->state_area ? VDXG_COST_STATE : 0);
         if (!vdxg_vm_xlate(s, e, e->as, addr, VDXG_ACCESS_FETCH, &x, err) ||
             (e->state_area && !vdxg_rd_state_load(s, e, err))) {
             return false;
@@ -394,11 +394,14 @@ static void vdxg_engine_run(VdxgEngine *e, int64_t deadline)
 static void vdxg_engine_slice(VdxgEngine *e, int64_t deadline)
 {
     int64_t start = get_clock(), cpu = vdxg_thread_ns();
+    VdxgState *pf = e->s->pf;
     int64_t ns;
 
+    pf->slices++;
     vdxg_engine_new_run(e);
     vdxg_engine_run(e, deadline);
     vdxg_engine_unmap(e);
+    pf->slices--;
     ns = get_clock() - start;
     cpu = vdxg_thread_ns() - cpu;
     trace_vdxg_engine_slice(e->index, ns, cpu);
@@ -523,7 +526,7 @@ static void vdxg_engine_wait_timer(void *opaque)
  * ENABLE or DOORBELL: check the ring, then run it. The first slice runs in
  * the register write itself, for at most VDXG_KICK_NS, so that a short
  * entry completes without waiting for the main loop; what is left goes to
- * the bottom half. The write is an access to the device's MMIO, so the
+ * the bottom half, as does all of it when the write is an engine's DMA. The write is an access to the device's MMIO, so the
  * device's re-entrancy guard holds during that slice as it does in the
  * bottom half, and the reset generation is checked after each DMA alike.
  */
@@ -540,10 +543,15 @@ static void vdxg_engine_kick(VdxgCore *s, VdxgEngine *e)
         return;
     }
     trace_vdxg_engine_kick(e->index, e->head, e->tail);
-    if (e->waiting || !runstate_is_running()) {
+    if (e->waiting || !runstate_is_running() || s->pf->slices) {
+        /*
+         * A doorbell an engine's DMA rang (a pass or a slice is under
+         * way): the slice would run inside that one, past its deadline.
+         */
         vdxg_engine_schedule(e);
         return;
     }
+    s->kick_slices++;
     vdxg_engine_slice(e, get_clock() + VDXG_KICK_NS);
 }
 

@@ -1290,6 +1290,64 @@ static void test_sriov_busy_pass(void)
 }
 
 /*
+ * A doorbell rung by an engine's DMA: the PF's PAGING engine writes VF 0's
+ * PAGING DOORBELL (WRITE_PHYSICAL). The VF's engine runs its entry from
+ * the scheduler's pass, not in a slice of its own inside the PF's (which
+ * would run past the pass's deadline): x-kick-slices of the VF stays as
+ * it was, where a doorbell written by the CPU runs a slice in the write.
+ */
+static void test_sriov_dma_doorbell(void)
+{
+    static const SrRange r[] = { { 0x800000, 0x100000 } };
+    const uint32_t one = 1;
+    g_autofree char *vf0 = NULL;
+    Pg *p = g_new0(Pg, 1), *q = g_new0(Pg, 1);
+    uint64_t kicks;
+    Sr sr;
+
+    sr_start(&sr, NULL);
+    sr_enable_vfs(&sr, 1);
+    vf0 = sr_vf_path(&sr, 0);
+    g_assert_cmphex(sr_table(&sr, 0, r, 1), ==,
+                    1 << VDXG_BACKING_STATUS_RANGES_SHIFT);
+    p->v = sr.pf;
+    p->vram = sr.pf_vram;
+    p->eng = VDXG_ENGINE_PAGING;
+    p->ring = PG_RING;
+    p->fence = PG_FENCE;
+    pg_engine_setup(p);
+    sr_vf_pg(&sr, 0, q);
+
+    /* ENABLE ran a slice; the VF's entry is queued, its doorbell not. */
+    kicks = sr_qom_u64(&sr, vf0, "x-kick-slices");
+    pb_reset(q);
+    emit_fill(q, 0xc0000, 0x1000, 0x0d0be11);
+    pb_queue(q);
+    wr(&q->v, EREG(q, VDXG_ENG_RING_TAIL), q->tail);
+
+    pb_reset(p);
+    emit_write_phys(p, SR_VF_MMIO_BASE +
+                    VDXG_ENGINE_BASE(VDXG_ENGINE_PAGING) + VDXG_ENG_DOORBELL,
+                    &one, 1);
+    pb_run(p);
+    pg_finish(q);
+    g_assert_cmphex(vram_readl(q, 0xc0ffc), ==, 0x0d0be11);
+    g_assert_cmpuint(sr_qom_u64(&sr, vf0, "x-kick-slices"), ==, kicks);
+    g_assert_cmphex(rd(&sr.vf[0], VDXG_REG_FAULT_STATUS), ==, 0);
+    g_assert_cmphex(rd(&sr.pf, VDXG_REG_FAULT_STATUS), ==, 0);
+
+    /* The same doorbell written by the CPU */
+    pb_reset(q);
+    emit_fill(q, 0xc0000, 0x1000, 0x0c0ffee);
+    pb_run(q);
+    g_assert_cmphex(vram_readl(q, 0xc0ffc), ==, 0x0c0ffee);
+    g_assert_cmpuint(sr_qom_u64(&sr, vf0, "x-kick-slices"), ==, kicks + 1);
+    g_free(q);
+    g_free(p);
+    sr_stop(&sr);
+}
+
+/*
  * A VF's GPU virtual memory: its MMU registers, AS table, page tables and
  * pages are in its own VRAM, reached through its backing ranges; a page
  * outside its VRAM is a bad table, an unbacked page an ADDRESS fault.
@@ -1586,6 +1644,7 @@ void vdxg_test_add_sriov_tests(void)
                    test_sriov_isolation_viommu);
     qtest_add_func("/vdxg/sriov/slice-time", test_sriov_slice_time);
     qtest_add_func("/vdxg/sriov/busy-pass", test_sriov_busy_pass);
+    qtest_add_func("/vdxg/sriov/dma-doorbell", test_sriov_dma_doorbell);
     qtest_add_func("/vdxg/sriov/self-reset/paging", test_sriov_self_reset);
     qtest_add_func("/vdxg/sriov/self-reset/writeback",
                    test_sriov_self_reset_wb);

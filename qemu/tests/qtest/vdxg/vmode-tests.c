@@ -654,6 +654,64 @@ static void vm_set_slot_dw(Pg *p, uint64_t area, uint32_t slot, uint32_t dw,
     vram_writel(p, area + (VDXG_CTX_STATE_SLOT(slot) + dw) * 4, val);
 }
 
+/*
+ * The state area is work of the entry's: read when it starts, written
+ * when it completes, and charged to the engine's budget as such. An entry
+ * that binds DST and fills one pixel completes within 1024 bytes of
+ * budget (x-rd-hold-after); with a state area it does not, and holds
+ * until the hold is lifted.
+ */
+/*
+ * Run what is queued with @bytes of budget: the TAIL first, then the hold
+ * (a run grants its first quantum before it looks for work: a doorbell
+ * after the hold would find it spent by the run the hold schedules).
+ */
+static void vm_hold_run(Pg *p, uint64_t bytes)
+{
+    wr(&p->v, EREG(p, VDXG_ENG_RING_TAIL), p->tail);
+    pg_hold_after(p, bytes);
+}
+
+#define VM_HOLD 2048
+static void test_vm_state_cost(void)
+{
+    const uint32_t as = 1;
+    const uint64_t s1 = VM_STATE(0);
+    Vm m;
+    Pg *p;
+
+    vm_start(&m);
+    p = m.p;
+    vm_back(&m, as, VA_BUF, "v");
+    vm_back(&m, as, VA_DST, "v");
+    vm_state_init(p, s1);
+
+    pb_reset(p);
+    rd_set_surface(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 1, 1, 64);
+    rd_fill(p, 0, 0, 1, 1, 0x00111111);
+    vm_queue(&m, as, VA_BUF, 0);
+    vm_hold_run(p, VM_HOLD);
+    pg_finish(p);
+    pg_hold_after(p, 0);
+    g_assert_cmphex(vm_readl(&m, as, VA_DST), ==, 0xff111111);
+
+    pb_reset(p);
+    rd_set_surface(p, VDXG_SLOT_DST, VA_DST, VDXG_FMT_XRGB8888, 1, 1, 64);
+    rd_fill(p, 0, 0, 1, 1, 0x00222222);
+    vm_queue(&m, as, VA_BUF, s1 >> 12);
+    vm_hold_run(p, VM_HOLD);
+    pg_wait_held(p);
+    g_assert_cmphex(rd64(&p->v, EREG(p, VDXG_ENG_FENCE_VALUE_LO)), ==,
+                    p->seqno - 1);
+    pg_hold_after(p, 0);
+    pg_finish(p);
+    g_assert_cmphex(vm_readl(&m, as, VA_DST), ==, 0xff222222);
+    g_assert_cmphex(vm_slot_dw(p, s1, VDXG_SLOT_DST, VDXG_CTX_SLOT_DW_BOUND),
+                    ==, 1);
+    g_assert_cmphex(rd(&p->v, VDXG_REG_FAULT_STATUS), ==, 0);
+    vm_stop(&m);
+}
+
 /* Slots persist from one entry to the next through the state area only. */
 static void test_vm_state(void)
 {
@@ -1279,6 +1337,7 @@ void vdxg_test_add_vmode_tests(void)
     qtest_add_func("/vdxg/vmode/faults", test_vm_faults);
     qtest_add_func("/vdxg/vmode/state", test_vm_state);
     qtest_add_func("/vdxg/vmode/state-bad", test_vm_state_bad);
+    qtest_add_func("/vdxg/vmode/state-cost", test_vm_state_cost);
     qtest_add_func("/vdxg/vmode/3d-state", test_vm_3d_state);
     qtest_add_func("/vdxg/vmode/sliced", test_vm_sliced);
     qtest_add_func("/vdxg/vmode/tlb-engines", test_vm_tlb_engines);
