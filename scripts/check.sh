@@ -29,9 +29,9 @@ check_start=$SECONDS
 
 # The stages in order, and typical warm wall times in seconds on two
 # cores, for the estimates of a first run.
-STAGES=(host host-lib host-log kunit lint qemu qtest qemu-fuzz build debug
+STAGES=(host host-lib host-tools host-log kunit lint qemu qtest qemu-fuzz build debug
 	vm demo migrate)
-declare -A LAST=([host]=10 [host-lib]=15 [host-log]=2 [kunit]=60 [lint]=80
+declare -A LAST=([host]=10 [host-lib]=15 [host-tools]=10 [host-log]=2 [kunit]=60 [lint]=80
 	[qemu]=5 [qtest]=160 [qemu-fuzz]=80 [build]=30 [debug]=40 [vm]=900
 	[demo]=80 [migrate]=180)
 declare -A NOW
@@ -171,6 +171,8 @@ prebuild qemu-fuzz scripts/build-qemu.sh --fuzz
 stage host make -s -C igt-tests check O="$VDXG_OUT/igt-tests"
 # Host tests too: libvdxg's builder and reference renderer (own log).
 stage host-lib make -s -C libvdxg check O="$VDXG_OUT/libvdxg"
+# and the tools' (the demo's 3D scene)
+stage host-tools make -s -C tools check O="$VDXG_OUT/tools"
 # vm.sh's kernel-problem matcher on sample reports (KASAN, lockdep, ...)
 stage host-log scripts/vm-log-selftest.sh
 stage kunit scripts/kunit.sh

@@ -343,6 +343,7 @@ void scene3d_emit(const struct scene3d *s, const struct scene3d_ops *ops,
 	const uint32_t cull = 2;		/* CULL back faces */
 	const uint32_t depth_opaque = VDXG_DEPTH_TEST | VDXG_DEPTH_WRITE |
 		VDXG_DEPTH_FUNC(VDXG_FUNC_LESS);
+	const uint32_t opaque = 0;		/* no blending */
 	const uint32_t depth_glass = VDXG_DEPTH_TEST |
 		VDXG_DEPTH_FUNC(VDXG_FUNC_LESS);
 	const uint32_t blend = VDXG_BLEND_ENABLE |
@@ -360,7 +361,12 @@ void scene3d_emit(const struct scene3d *s, const struct scene3d_ops *ops,
 	ops->set_state(o, VDXG_3D_VIEWPORT_SCALE(0), viewport, 6);
 	ops->set_state(o, VDXG_3D_ELEMENT(0), elements, 3);
 	ops->set_state(o, VDXG_3D_SAMPLER(0), &sampler, 1);
+	/*
+	 * Everything the glass changes is set for the cube too: by EXEC the
+	 * context's state carries over from the last frame's glass.
+	 */
 	ops->set_state(o, VDXG_3D_DEPTH, &depth_opaque, 1);
+	ops->set_state(o, VDXG_3D_BLEND, &opaque, 1);
 	ops->set_shader(o, VDXG_3D_STAGE_VERTEX, s->off_vs, s->vs_size);
 	ops->set_shader(o, VDXG_3D_STAGE_FRAGMENT, s->off_fs_cube,
 			s->fs_cube_size);
