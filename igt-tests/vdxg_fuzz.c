@@ -102,6 +102,7 @@ static const uint64_t shared_va[] = {
 };
 #define KG_W		64
 #define KG_H		64
+#define KG_NOMEM_TRIES	50	/* 100 ms apart */
 
 /* ------------------------------------------------------------ operations */
 
@@ -160,6 +161,7 @@ struct wstats {
 	volatile uint64_t checks;	/* known-good jobs checked */
 	volatile uint64_t refused;	/* files refused and reopened */
 	volatile uint64_t reopens;	/* all reopens */
+	volatile uint64_t nomem_waits;	/* known-good at the commit limit */
 	uint64_t calls[NUM_OPS], ok[NUM_OPS];
 	uint64_t errnos[NUM_OPS];	/* bit e: errno e seen (e < 64) */
 	uint64_t other_errno[NUM_OPS];	/* errno >= 64 seen */
@@ -586,11 +588,22 @@ static int known_good(struct wk *w, int fd, const char *when)
 	}
 	ret = vdxg_bo_create(dev, bytes + 4096, vram, 1,
 			     DRM_VDXG_GEM_CPU_ACCESS, &dst);
-	if (ret)
+	if (ret && ret != -ENOMEM)
 		wfail("%s: known-good dst GEM_CREATE: %s", when, strerror(-ret));
 	in_apert = one_in(w, 2);
-	ret = vdxg_bo_create(dev, bytes, in_apert ? apert : vram,
-			     in_apert ? 2 : 1, DRM_VDXG_GEM_CPU_ACCESS, &src);
+	if (!ret) {
+		ret = vdxg_bo_create(dev, bytes, in_apert ? apert : vram,
+				     in_apert ? 2 : 1, DRM_VDXG_GEM_CPU_ACCESS,
+				     &src);
+		if (ret)
+			vdxg_bo_free(dst);
+	}
+	if (ret == -ENOMEM) {
+		/* The objects of all clients are at the commit limit. */
+		vdxg_context_destroy(dev, ctx);
+		vdxg_device_close(dev);
+		return ENOMEM;
+	}
 	if (ret)
 		wfail("%s: known-good src GEM_CREATE: %s", when, strerror(-ret));
 	if ((ret = vdxg_bo_map(dst, (void **)&dmap)) ||
@@ -725,10 +738,22 @@ static int known_good_vm(struct wk *w, int fd, const char *when)
 		vdxg_device_close(dev);
 		return -ret;
 	}
-	if ((ret = vdxg_bo_create(dev, VM_CMD_SIZE, &sys, 1,
-				  DRM_VDXG_GEM_CPU_ACCESS, &cmd)) ||
-	    (ret = vdxg_bo_create(dev, KG_W * KG_H * 4, &vram, 1,
-				  DRM_VDXG_GEM_CPU_ACCESS, &dst)))
+	ret = vdxg_bo_create(dev, VM_CMD_SIZE, &sys, 1,
+			     DRM_VDXG_GEM_CPU_ACCESS, &cmd);
+	if (!ret) {
+		ret = vdxg_bo_create(dev, KG_W * KG_H * 4, &vram, 1,
+				     DRM_VDXG_GEM_CPU_ACCESS, &dst);
+		if (ret)
+			vdxg_bo_free(cmd);
+	}
+	if (ret == -ENOMEM) {
+		/* The objects of all clients are at the commit limit. */
+		vdxg_context_destroy(dev, ctx);
+		vdxg_vm_destroy(dev, vm);
+		vdxg_device_close(dev);
+		return ENOMEM;
+	}
+	if (ret)
 		wfail("%s: VM known-good GEM_CREATE: %s", when, strerror(-ret));
 	if ((ret = vdxg_vm_map(dev, vm, cmd, 0, VM_CMD_VA, VM_CMD_SIZE, 0)) ||
 	    (ret = vdxg_vm_map(dev, vm, dst, 0, va, dst->size, 0)))
@@ -775,7 +800,7 @@ static int known_good_vm(struct wk *w, int fd, const char *when)
 
 static void worker_known_good(struct wk *w)
 {
-	int err = known_good(w, w->fd, "periodic check");
+	int err = known_good(w, w->fd, "periodic check"), i;
 
 	if (!err)
 		err = known_good_vm(w, w->fd, "periodic VM check");
@@ -783,10 +808,21 @@ static void worker_known_good(struct wk *w)
 		w->st->refused++;
 		w->st->refused_errnos |= 1ull << (err & 63);
 		reopen(w);
-		err = known_good(w, w->fd, "check on a reopened file");
-		if (!err)
-			err = known_good_vm(w, w->fd,
-					    "VM check on a reopened file");
+		/*
+		 * ENOMEM: the other workers' objects fill the commit limit
+		 * (vdxg_bo.c), which is not an error; they are killed and
+		 * free theirs every few seconds.
+		 */
+		for (i = 0; i < KG_NOMEM_TRIES; i++) {
+			err = known_good(w, w->fd, "check on a reopened file");
+			if (!err)
+				err = known_good_vm(w, w->fd,
+						    "VM check on a reopened file");
+			if (err != ENOMEM)
+				break;
+			w->st->nomem_waits++;
+			usleep(100 * 1000);
+		}
 		if (err)
 			wfail("known-good job refused (%s) on a new file",
 			      strerror(err));
@@ -1147,7 +1183,7 @@ static bool build_valid(struct wk *w, struct vdxg_cs *cs, struct vdxg_bo *a,
 		uint32_t w_ = 1 + below(w, sw), h_ = 1 + below(w, shh);
 		uint32_t x = below(w, sw - w_ + 1), y = below(w, shh - h_ + 1);
 
-		switch (below(w, 6)) {
+		switch (below(w, 9)) {
 		case 0:
 			vdxg_cs_nop(cs);
 			break;
@@ -1174,6 +1210,35 @@ static bool build_valid(struct wk *w, struct vdxg_cs *cs, struct vdxg_bo *a,
 			else
 				vdxg_cs_wait(cs, a, 8 * below(w, 16), 0, 0);
 			break;
+		case 6:	/* 3D state: registers, a program from B's bytes */
+			{
+				uint32_t v[4], k;
+				uint32_t first = below(w, VDXG_3D_NUM_REGS + 2);
+
+				for (k = 0; k < 4; k++)
+					v[k] = one_in(w, 2) ? interesting(w) :
+					       rnd(w);
+				vdxg_cs_set_state(cs, first, v, 1 + below(w, 4));
+				if (one_in(w, 2))
+					vdxg_cs_set_shader(cs, below(w, 3), b,
+							   16 * below(w, 64),
+							   16 * below(w, 64));
+			}
+			break;
+		case 7:	/* a draw with what is bound, or none */
+			if (one_in(w, 2))
+				vdxg_cs_draw(cs, below(w, 9), below(w, 8),
+					     below(w, 12));
+			else
+				vdxg_cs_draw_indexed(cs, below(w, 9),
+						     below(w, 8),
+						     below(w, 12),
+						     (int32_t)below(w, 8) - 4);
+			break;
+		case 8:	/* CLEAR of what is bound */
+			vdxg_cs_clear(cs, below(w, 8), x, y, w_, h_, NULL,
+				      one_in(w, 2) ? 1.0f : 0.5f, rnd(w) & 0xff);
+			break;
 		}
 	}
 	return true;
@@ -1193,8 +1258,8 @@ static void mutate_cmds(struct wk *w, uint32_t *dw, uint32_t *n)
 	case 2:
 		dw[i] = rnd(w);
 		break;
-	case 3:	/* opcode of a header-looking dword */
-		dw[i] = (dw[i] & ~0xffu) | below(w, 10);
+	case 3:	/* opcode of a header-looking dword, 3D ones too */
+		dw[i] = (dw[i] & ~0xffu) | below(w, VDXG_RD_NUM_OPS_3D + 2);
 		if (one_in(w, 4))
 			dw[i] |= 0xff;
 		break;
@@ -2431,7 +2496,7 @@ static void test_fuzz(void)
 		  .size = 512 << 10 },
 	};
 	uint64_t seed, rng, resets0, resets1, kmsg, total = 0, checks = 0;
-	uint64_t refused = 0, reopens = 0, refused_mask = 0;
+	uint64_t refused = 0, reopens = 0, refused_mask = 0, nomem = 0;
 	uint32_t svm = 0, skey = 0;
 	double t0, t1, next_kill;
 	struct wk fin = { 0 };
@@ -2584,6 +2649,7 @@ static void test_fuzz(void)
 		checks += sh->w[id].checks;
 		refused += sh->w[id].refused;
 		reopens += sh->w[id].reopens;
+		nomem += sh->w[id].nomem_waits;
 		refused_mask |= sh->w[id].refused_errnos;
 	}
 	print_errnos(refused_mask, 0, errs, sizeof(errs));
@@ -2592,9 +2658,10 @@ static void test_fuzz(void)
 	       "%.0f ops/s; %" PRIu64 " known-good checks, %" PRIu64
 	       " workers killed and restarted, %" PRIu64 " files refused "
 	       "(%s) and %" PRIu64 " reopened in all, %" PRIu64
-	       " engine resets\n", seed, total, t1 - t0, total / (t1 - t0),
+	       " engine resets; %" PRIu64 " waits of a known-good check at "
+	       "the commit limit\n", seed, total, t1 - t0, total / (t1 - t0),
 	       checks, sh->kills, refused, errs[0] ? errs : "-", reopens,
-	       resets1 - resets0);
+	       resets1 - resets0, nomem);
 	fflush(stdout);
 	vtest_assert_f(checks > 0, "no known-good check ran");
 
