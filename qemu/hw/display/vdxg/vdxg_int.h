@@ -530,9 +530,8 @@ struct VdxgState {
     int64_t pass_deadline;
     uint64_t late_quanta;
     /*
-     * Slices under way: more than one when an engine's DMA rang another
-     * function's doorbell. A doorbell rung in a slice only schedules the
-     * engine (vdxg_engine_kick()).
+     * Non-zero while a slice of an engine runs: a doorbell rung then (by
+     * an engine's DMA) only schedules its engine (vdxg_engine_kick()).
      */
     unsigned int slices;
     uint64_t disp_crcs;

@@ -526,9 +526,11 @@ static void vdxg_engine_wait_timer(void *opaque)
  * ENABLE or DOORBELL: check the ring, then run it. The first slice runs in
  * the register write itself, for at most VDXG_KICK_NS, so that a short
  * entry completes without waiting for the main loop; what is left goes to
- * the bottom half, as does all of it when the write is an engine's DMA. The write is an access to the device's MMIO, so the
- * device's re-entrancy guard holds during that slice as it does in the
- * bottom half, and the reset generation is checked after each DMA alike.
+ * the bottom half, as does all of it when the engine waits, when the VM
+ * is stopped, and when the write is an engine's DMA (a slice is under
+ * way). The write is an access to the device's MMIO, so the device's
+ * re-entrancy guard holds during that slice as it does in the bottom
+ * half, and the reset generation is checked after each DMA alike.
  */
 static void vdxg_engine_kick(VdxgCore *s, VdxgEngine *e)
 {

@@ -655,13 +655,6 @@ static void vm_set_slot_dw(Pg *p, uint64_t area, uint32_t slot, uint32_t dw,
 }
 
 /*
- * The state area is work of the entry's: read when it starts, written
- * when it completes, and charged to the engine's budget as such. An entry
- * that binds DST and fills one pixel completes within 1024 bytes of
- * budget (x-rd-hold-after); with a state area it does not, and holds
- * until the hold is lifted.
- */
-/*
  * Run what is queued with @bytes of budget: the TAIL first, then the hold
  * (a run grants its first quantum before it looks for work: a doorbell
  * after the hold would find it spent by the run the hold schedules).
@@ -673,6 +666,14 @@ static void vm_hold_run(Pg *p, uint64_t bytes)
 }
 
 #define VM_HOLD 2048
+
+/*
+ * The state area is work of the entry's: read when it starts, written
+ * when it completes, and charged to the engine's budget as such. An entry
+ * that binds DST and fills one pixel completes within VM_HOLD (2048)
+ * bytes of budget (x-rd-hold-after); with a state area it does not, and
+ * holds until the hold is lifted.
+ */
 static void test_vm_state_cost(void)
 {
     const uint32_t as = 1;
