@@ -102,7 +102,6 @@ static const uint64_t shared_va[] = {
 };
 #define KG_W		64
 #define KG_H		64
-#define KG_NOMEM_TRIES	50	/* 100 ms apart */
 
 /* ------------------------------------------------------------ operations */
 
@@ -507,6 +506,12 @@ static void reopen(struct wk *w)
 
 /* ------------------------------------------------------------ known good */
 
+/*
+ * How long a known-good check waits for room under the commit limit: long
+ * enough for several kills of the workers whose objects fill it.
+ */
+static uint64_t kg_nomem_ms = 10000;
+
 static void kg_fill(uint32_t *p, size_t n, uint64_t *rng)
 {
 	size_t i;
@@ -756,8 +761,18 @@ static int known_good_vm(struct wk *w, int fd, const char *when)
 	if (ret)
 		wfail("%s: VM known-good GEM_CREATE: %s", when, strerror(-ret));
 	if ((ret = vdxg_vm_map(dev, vm, cmd, 0, VM_CMD_VA, VM_CMD_SIZE, 0)) ||
-	    (ret = vdxg_vm_map(dev, vm, dst, 0, va, dst->size, 0)))
-		wfail("%s: VM known-good VM_BIND: %s", when, strerror(-ret));
+	    (ret = vdxg_vm_map(dev, vm, dst, 0, va, dst->size, 0))) {
+		if (ret != -ENOMEM)
+			wfail("%s: VM known-good VM_BIND: %s", when,
+			      strerror(-ret));
+		/* Page tables are objects too, under the same limit. */
+		vdxg_bo_free(dst);
+		vdxg_bo_free(cmd);
+		vdxg_context_destroy(dev, ctx);
+		vdxg_vm_destroy(dev, vm);
+		vdxg_device_close(dev);
+		return ENOMEM;
+	}
 	if ((ret = vdxg_bo_map(cmd, (void **)&px)))
 		wfail("%s: VM known-good mmap: %s", when, strerror(-ret));
 	vdxg_vcs_init(&vcs, px, VM_CMD_SIZE, VM_CMD_VA);
@@ -800,29 +815,37 @@ static int known_good_vm(struct wk *w, int fd, const char *when)
 
 static void worker_known_good(struct wk *w)
 {
-	int err = known_good(w, w->fd, "periodic check"), i;
+	uint64_t waited = 0;
+	int err;
 
+	err = known_good(w, w->fd, "periodic check");
 	if (!err)
 		err = known_good_vm(w, w->fd, "periodic VM check");
 	if (err) {
-		w->st->refused++;
-		w->st->refused_errnos |= 1ull << (err & 63);
+		if (err != ENOMEM) {
+			w->st->refused++;
+			w->st->refused_errnos |= 1ull << (err & 63);
+		}
 		reopen(w);
 		/*
-		 * ENOMEM: the other workers' objects fill the commit limit
-		 * (vdxg_bo.c), which is not an error; they are killed and
-		 * free theirs every few seconds.
+		 * ENOMEM: the objects of all clients fill the commit limit
+		 * (vdxg_bo.c), which is not an error; the other workers free
+		 * theirs as they go, and whole when they are killed.
 		 */
-		for (i = 0; i < KG_NOMEM_TRIES; i++) {
+		for (;;) {
 			err = known_good(w, w->fd, "check on a reopened file");
 			if (!err)
 				err = known_good_vm(w, w->fd,
 						    "VM check on a reopened file");
-			if (err != ENOMEM)
+			if (err != ENOMEM || waited >= kg_nomem_ms)
 				break;
 			w->st->nomem_waits++;
 			usleep(100 * 1000);
+			waited += 100;
 		}
+		if (err == ENOMEM)
+			wfail("known-good job: the commit limit stayed full "
+			      "for %" PRIu64 " ms", waited);
 		if (err)
 			wfail("known-good job refused (%s) on a new file",
 			      strerror(err));
@@ -1160,7 +1183,10 @@ static struct vdxg_bo *gpu_obj(struct wk *w, struct vdxg_bo *bo,
 	}
 }
 
-/* A valid (for its objects) random command sequence into CS. */
+/*
+ * A random command sequence into CS, valid for its objects but for the 3D
+ * state and draws, which may fault.
+ */
 static bool build_valid(struct wk *w, struct vdxg_cs *cs, struct vdxg_bo *a,
 			struct vdxg_bo *b)
 {
@@ -2505,6 +2531,8 @@ static void test_fuzz(void)
 	int id, ret, status;
 	char errs[512];
 
+	if (kill_ms && 4 * kill_ms > kg_nomem_ms)
+		kg_nomem_ms = 4 * kill_ms;
 	vtest_require_f(nworkers >= 1 && nworkers <= MAX_WORKERS,
 			"VDXG_FUZZ_WORKERS must be 1 to %d", MAX_WORKERS);
 	vtest_set_timeout(seconds + 300);

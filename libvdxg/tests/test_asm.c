@@ -892,24 +892,35 @@ static void test_locale(void)
 static const char thread_text[] =
 	"FRAG\nIMM[0] = { 0.5, -1.25, 1e-05, 3 }\nMOV OUT[0], IMM[0]\nEND\n";
 
-/* Round trips of thread_text: how many came back as written. */
+/*
+ * Round trips of thread_text in a locale of the thread's own: how many
+ * came back as written with the thread's locale in place after them.
+ */
 static void *thread_round_trips(void *arg)
 {
+	locale_t mine = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 	uintptr_t same = 0;
 	uint32_t size, *p, i;
 	char *out;
 
 	(void)arg;
+	if (!mine)
+		return (void *)same;
+	uselocale(mine);
 	for (i = 0; i < THREAD_ROUNDS; i++) {
 		out = NULL;
 		p = NULL;
 		if (!vdxg_asm(thread_text, &p, &size, NULL, 0) &&
+		    uselocale((locale_t)0) == mine &&
 		    !vdxg_disasm(p, size, &out, NULL, 0) &&
+		    uselocale((locale_t)0) == mine &&
 		    !strcmp(out, thread_text))
 			same++;
 		free(out);
 		free(p);
 	}
+	uselocale(LC_GLOBAL_LOCALE);
+	freelocale(mine);
 	return (void *)same;
 }
 
@@ -941,7 +952,7 @@ static const struct vtest_subtest tests[] = {
 	{ "disasm-invalid", test_disasm_invalid, "bad encodings listed and reported" },
 	{ "floats", test_floats, "immediates print as text that reads back exactly" },
 	{ "locale", test_locale, "floats in the C form whatever LC_NUMERIC" },
-	{ "threads", test_threads, "threads assemble and list at once, each in its own locale" },
+	{ "threads", test_threads, "threads assemble and list at once, each keeps its own locale" },
 };
 
 VTEST_MAIN(tests)
