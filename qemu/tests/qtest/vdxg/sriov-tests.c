@@ -553,16 +553,22 @@ static void test_sriov_layout(void)
     sr_stop(&sr);
 }
 
-/* A Pg that drives VF @i's PAGING engine through its BARs */
-static void sr_vf_pg(Sr *sr, int i, Pg *p)
+/* A Pg that drives the PAGING engine of @v, whose VRAM BAR is @vram */
+static void sr_pg(Vdxg *v, QPCIBar vram, Pg *p)
 {
     memset(p, 0, sizeof(*p));
-    p->v = sr->vf[i];
-    p->vram = sr->vf_vram[i];
+    p->v = *v;
+    p->vram = vram;
     p->eng = VDXG_ENGINE_PAGING;
     p->ring = PG_RING;
     p->fence = PG_FENCE;
     pg_engine_setup(p);
+}
+
+/* ... of VF @i, through its BARs */
+static void sr_vf_pg(Sr *sr, int i, Pg *p)
+{
+    sr_pg(&sr->vf[i], sr->vf_vram[i], p);
 }
 
 /*
@@ -585,12 +591,7 @@ static void test_sriov_self_reset(void)
         bars[i] = qpci_config_readl(sr.pf.dev, PCI_BASE_ADDRESS_0 + i * 4);
     }
     cmd = qpci_config_readw(sr.pf.dev, PCI_COMMAND);
-    p->v = sr.pf;
-    p->vram = sr.pf_vram;
-    p->eng = VDXG_ENGINE_PAGING;
-    p->ring = PG_RING;
-    p->fence = PG_FENCE;
-    pg_engine_setup(p);
+    sr_pg(&sr.pf, sr.pf_vram, p);
     vram_writel(p, PG_FENCE, 0x5e5e5e5e);
     vram_writel(p, PG_PEEK, 0x5e5e5e5e);
 
@@ -1310,12 +1311,7 @@ static void test_sriov_dma_doorbell(void)
     vf0 = sr_vf_path(&sr, 0);
     g_assert_cmphex(sr_table(&sr, 0, r, 1), ==,
                     1 << VDXG_BACKING_STATUS_RANGES_SHIFT);
-    p->v = sr.pf;
-    p->vram = sr.pf_vram;
-    p->eng = VDXG_ENGINE_PAGING;
-    p->ring = PG_RING;
-    p->fence = PG_FENCE;
-    pg_engine_setup(p);
+    sr_pg(&sr.pf, sr.pf_vram, p);
     sr_vf_pg(&sr, 0, q);
 
     /* ENABLE ran a slice; the VF's entry is queued, its doorbell not. */
