@@ -1,0 +1,556 @@
+/*
+ * Copyright © 2026 The vdxg authors
+ * SPDX-License-Identifier: MIT
+ */
+
+#include <errno.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include "drm-uapi/drm_fourcc.h"
+#include "frontend/winsys_handle.h"
+#include "util/format/u_format.h"
+#include "util/hash_table.h"
+#include "util/u_inlines.h"
+#include "util/u_memory.h"
+#include "util/u_surface.h"
+#include "util/u_transfer.h"
+
+#include "vdxg_context.h"
+#include "vdxg_format.h"
+#include "vdxg_resource.h"
+#include "vdxg_screen.h"
+
+/*
+ * Objects live in VRAM, falling back to the aperture; those the CPU maps
+ * often (buffers) stay in the CPU-visible part of VRAM. In the EXEC model
+ * each object is bound in the screen's VM when it is created and unbound
+ * when it is freed (the kernel orders the unbind after the work that uses
+ * it); one that is never shared is private to the VM, so that EXEC locks
+ * it with the VM.
+ */
+static const uint32_t vdxg_segments[] = {
+   DRM_VDXG_SEGMENT_VRAM,
+   DRM_VDXG_SEGMENT_APERTURE,
+};
+
+static bool
+vdxg_buf_bind(struct vdxg_buf *buf)
+{
+   struct vdxg_screen *screen = buf->screen;
+   struct drm_vdxg_vm_bind_op op = {
+      .op = DRM_VDXG_VM_BIND_OP_MAP,
+      .handle = buf->bo->handle,
+      .range = buf->bo->size,
+   };
+
+   simple_mtx_lock(&screen->vma_lock);
+   buf->va = util_vma_heap_alloc(&screen->vma, buf->bo->size, 4096);
+   simple_mtx_unlock(&screen->vma_lock);
+   if (!buf->va)
+      return false;
+   op.va = buf->va;
+   if (vdxg_vm_bind(screen->dev, screen->vm_id, &op, 1, NULL, 0, NULL, 0)) {
+      simple_mtx_lock(&screen->vma_lock);
+      util_vma_heap_free(&screen->vma, buf->va, buf->bo->size);
+      simple_mtx_unlock(&screen->vma_lock);
+      buf->va = 0;
+      return false;
+   }
+   return true;
+}
+
+static struct vdxg_buf *
+vdxg_buf_init(struct vdxg_screen *screen, struct vdxg_bo *bo)
+{
+   struct vdxg_buf *buf = CALLOC_STRUCT(vdxg_buf);
+
+   if (!buf) {
+      vdxg_bo_free(bo);
+      return NULL;
+   }
+   pipe_reference_init(&buf->reference, 1);
+   buf->screen = screen;
+   buf->bo = bo;
+   buf->size = bo->size;
+   if (screen->model == VDXG_SUBMIT_EXEC && !vdxg_buf_bind(buf)) {
+      vdxg_bo_free(bo);
+      FREE(buf);
+      return NULL;
+   }
+   simple_mtx_lock(&screen->handles_lock);
+   _mesa_hash_table_insert(screen->handles, (void *)(uintptr_t)bo->handle,
+                           buf);
+   simple_mtx_unlock(&screen->handles_lock);
+   return buf;
+}
+
+struct vdxg_buf *
+vdxg_buf_create(struct vdxg_screen *screen, uint64_t size, bool cpu_access,
+                bool shareable)
+{
+   uint32_t flags = cpu_access ? DRM_VDXG_GEM_CPU_ACCESS : 0;
+   struct vdxg_bo *bo;
+   int ret;
+
+   if (screen->model == VDXG_SUBMIT_EXEC && !shareable)
+      ret = vdxg_bo_create_vm(screen->dev, size, vdxg_segments,
+                              ARRAY_SIZE(vdxg_segments), flags,
+                              screen->vm_id, &bo);
+   else
+      ret = vdxg_bo_create(screen->dev, size, vdxg_segments,
+                           ARRAY_SIZE(vdxg_segments), flags, &bo);
+   if (ret)
+      return NULL;
+   return vdxg_buf_init(screen, bo);
+}
+
+/* The object of a dma-buf: the one this screen has for it, or a new one. */
+struct vdxg_buf *
+vdxg_buf_import(struct vdxg_screen *screen, int fd)
+{
+   struct hash_entry *entry;
+   struct vdxg_buf *buf = NULL;
+   struct vdxg_bo *bo;
+   uint32_t handle;
+   off_t size;
+
+   simple_mtx_lock(&screen->handles_lock);
+   if (drmPrimeFDToHandle(screen->fd, fd, &handle))
+      goto out;
+   entry = _mesa_hash_table_search(screen->handles,
+                                   (void *)(uintptr_t)handle);
+   if (entry) {
+      buf = entry->data;
+      p_atomic_inc(&buf->reference.count);
+      goto out;
+   }
+   size = lseek(fd, 0, SEEK_END);
+   if (size <= 0 || vdxg_bo_from_handle(screen->dev, handle, size, &bo)) {
+      drmCloseBufferHandle(screen->fd, handle);
+      goto out;
+   }
+   simple_mtx_unlock(&screen->handles_lock);
+   buf = vdxg_buf_init(screen, bo);
+   if (buf)
+      buf->shared = true;
+   return buf;
+out:
+   simple_mtx_unlock(&screen->handles_lock);
+   return buf;
+}
+
+void
+vdxg_buf_destroy(struct vdxg_buf *buf)
+{
+   struct vdxg_screen *screen = buf->screen;
+
+   /* An import may have found it again meanwhile. */
+   simple_mtx_lock(&screen->handles_lock);
+   if (p_atomic_read(&buf->reference.count)) {
+      simple_mtx_unlock(&screen->handles_lock);
+      return;
+   }
+   _mesa_hash_table_remove_key(screen->handles,
+                               (void *)(uintptr_t)buf->bo->handle);
+   simple_mtx_unlock(&screen->handles_lock);
+
+   if (buf->va) {
+      vdxg_vm_unmap(screen->dev, screen->vm_id, buf->va, buf->bo->size);
+      simple_mtx_lock(&screen->vma_lock);
+      util_vma_heap_free(&screen->vma, buf->va, buf->bo->size);
+      simple_mtx_unlock(&screen->vma_lock);
+   }
+   vdxg_bo_free(buf->bo);
+   FREE(buf);
+}
+
+void *
+vdxg_buf_map(struct vdxg_buf *buf)
+{
+   void *ptr;
+
+   if (vdxg_bo_map(buf->bo, &ptr))
+      return NULL;
+   return ptr;
+}
+
+static bool
+vdxg_resource_layout(struct vdxg_resource *rsc)
+{
+   struct pipe_resource *prsc = &rsc->base;
+   uint32_t levels = prsc->last_level + 1;
+   uint32_t desc;
+
+   if (prsc->target == PIPE_BUFFER) {
+      rsc->layout.size = prsc->width0;
+      return true;
+   }
+   if (prsc->depth0 != 1 || prsc->array_size != (prsc->target ==
+                                                   PIPE_TEXTURE_CUBE ? 6 : 1))
+      return false;
+   rsc->hw_format = vdxg_format_hw(prsc->format);
+   if (!rsc->hw_format)
+      return false;
+   desc = VDXG_TEX_DESC(rsc->hw_format, levels,
+                        prsc->target == PIPE_TEXTURE_CUBE);
+   return !vdxg_tex_layout(desc, prsc->width0, prsc->height0, &rsc->layout);
+}
+
+static struct pipe_resource *
+vdxg_resource_create(struct pipe_screen *pscreen,
+                     const struct pipe_resource *templ)
+{
+   struct vdxg_screen *screen = vdxg_screen(pscreen);
+   struct vdxg_resource *rsc = CALLOC_STRUCT(vdxg_resource);
+   bool shareable = templ->bind & (PIPE_BIND_SHARED | PIPE_BIND_SCANOUT |
+                                   PIPE_BIND_DISPLAY_TARGET);
+
+   if (!rsc)
+      return NULL;
+   rsc->base = *templ;
+   rsc->base.screen = pscreen;
+   pipe_reference_init(&rsc->base.reference, 1);
+   util_range_init(&rsc->valid_buffer_range);
+
+   if (!vdxg_resource_layout(rsc))
+      goto fail;
+   rsc->buf = vdxg_buf_create(screen, MAX2(rsc->layout.size, 4),
+                              templ->target == PIPE_BUFFER, shareable);
+   if (!rsc->buf)
+      goto fail;
+   return &rsc->base;
+
+fail:
+   util_range_destroy(&rsc->valid_buffer_range);
+   FREE(rsc);
+   return NULL;
+}
+
+static struct pipe_resource *
+vdxg_resource_create_with_modifiers(struct pipe_screen *pscreen,
+                                    const struct pipe_resource *templ,
+                                    const uint64_t *modifiers, int count)
+{
+   for (int i = 0; i < count; i++) {
+      if (modifiers[i] == DRM_FORMAT_MOD_LINEAR ||
+          modifiers[i] == DRM_FORMAT_MOD_INVALID)
+         return vdxg_resource_create(pscreen, templ);
+   }
+   return NULL;
+}
+
+static void
+vdxg_query_dmabuf_modifiers(struct pipe_screen *pscreen,
+                            enum pipe_format format, int max,
+                            uint64_t *modifiers, unsigned int *external_only,
+                            int *count)
+{
+   *count = 1;
+   if (max >= 1) {
+      modifiers[0] = DRM_FORMAT_MOD_LINEAR;
+      if (external_only)
+         external_only[0] = false;
+   }
+}
+
+static bool
+vdxg_is_dmabuf_modifier_supported(struct pipe_screen *pscreen,
+                                  uint64_t modifier, enum pipe_format format,
+                                  bool *external_only)
+{
+   if (external_only)
+      *external_only = false;
+   return modifier == DRM_FORMAT_MOD_LINEAR;
+}
+
+static void
+vdxg_resource_destroy(struct pipe_screen *pscreen, struct pipe_resource *prsc)
+{
+   struct vdxg_resource *rsc = vdxg_resource(prsc);
+
+   vdxg_buf_reference(&rsc->buf, NULL);
+   util_range_destroy(&rsc->valid_buffer_range);
+   FREE(rsc);
+}
+
+static struct pipe_resource *
+vdxg_resource_from_handle(struct pipe_screen *pscreen,
+                          const struct pipe_resource *templ,
+                          struct winsys_handle *whandle, unsigned usage)
+{
+   struct vdxg_screen *screen = vdxg_screen(pscreen);
+   struct vdxg_resource *rsc;
+   uint32_t cpp = util_format_get_blocksize(templ->format);
+
+   if (templ->target == PIPE_BUFFER || templ->last_level ||
+       (whandle->modifier != DRM_FORMAT_MOD_LINEAR &&
+        whandle->modifier != DRM_FORMAT_MOD_INVALID))
+      return NULL;
+   if (whandle->type != WINSYS_HANDLE_TYPE_FD)
+      return NULL;
+   rsc = CALLOC_STRUCT(vdxg_resource);
+   if (!rsc)
+      return NULL;
+   rsc->base = *templ;
+   rsc->base.screen = pscreen;
+   pipe_reference_init(&rsc->base.reference, 1);
+   util_range_init(&rsc->valid_buffer_range);
+   if (!vdxg_resource_layout(rsc) || whandle->stride % 4 ||
+       whandle->stride < templ->width0 * cpp || whandle->offset % cpp)
+      goto fail;
+   /* SET_TEXTURE wants its own pitch; SET_SURFACE takes any. */
+   rsc->foreign_pitch = whandle->stride != rsc->layout.level[0].pitch;
+   rsc->layout.level[0].pitch = whandle->stride;
+   rsc->layout.level[0].image_size =
+      (uint64_t)whandle->stride * templ->height0;
+   rsc->offset = whandle->offset;
+   rsc->buf = vdxg_buf_import(screen, whandle->handle);
+   if (!rsc->buf)
+      goto fail;
+   if (rsc->buf->size < rsc->offset + rsc->layout.level[0].image_size) {
+      vdxg_buf_reference(&rsc->buf, NULL);
+      goto fail;
+   }
+   return &rsc->base;
+
+fail:
+   util_range_destroy(&rsc->valid_buffer_range);
+   FREE(rsc);
+   return NULL;
+}
+
+static bool
+vdxg_resource_get_handle(struct pipe_screen *pscreen,
+                         struct pipe_context *pctx, struct pipe_resource *prsc,
+                         struct winsys_handle *whandle, unsigned usage)
+{
+   struct vdxg_resource *rsc = vdxg_resource(prsc);
+   int fd;
+
+   whandle->stride = vdxg_resource_pitch(rsc, 0);
+   whandle->offset = rsc->offset;
+   whandle->modifier = DRM_FORMAT_MOD_LINEAR;
+
+   switch (whandle->type) {
+   case WINSYS_HANDLE_TYPE_KMS:
+      whandle->handle = rsc->buf->bo->handle;
+      return true;
+   case WINSYS_HANDLE_TYPE_FD:
+      if (vdxg_bo_export(rsc->buf->bo, &fd))
+         return false;
+      rsc->buf->shared = true;
+      whandle->handle = fd;
+      return true;
+   default:
+      return false;
+   }
+}
+
+static bool
+vdxg_resource_get_param(struct pipe_screen *pscreen, struct pipe_context *pctx,
+                        struct pipe_resource *prsc, unsigned plane,
+                        unsigned layer, unsigned level,
+                        enum pipe_resource_param param, unsigned usage,
+                        uint64_t *value)
+{
+   struct vdxg_resource *rsc = vdxg_resource(prsc);
+   struct winsys_handle whandle = {0};
+
+   switch (param) {
+   case PIPE_RESOURCE_PARAM_NPLANES:
+      *value = 1;
+      return true;
+   case PIPE_RESOURCE_PARAM_STRIDE:
+      *value = vdxg_resource_pitch(rsc, level);
+      return true;
+   case PIPE_RESOURCE_PARAM_OFFSET:
+      *value = vdxg_resource_image_offset(rsc, level, layer);
+      return true;
+   case PIPE_RESOURCE_PARAM_MODIFIER:
+      *value = DRM_FORMAT_MOD_LINEAR;
+      return true;
+   case PIPE_RESOURCE_PARAM_HANDLE_TYPE_KMS:
+      *value = rsc->buf->bo->handle;
+      return true;
+   case PIPE_RESOURCE_PARAM_HANDLE_TYPE_FD:
+      whandle.type = WINSYS_HANDLE_TYPE_FD;
+      if (!vdxg_resource_get_handle(pscreen, pctx, prsc, &whandle, usage))
+         return false;
+      *value = whandle.handle;
+      return true;
+   default:
+      return false;
+   }
+}
+
+/*
+ * Transfers map the object itself: the kernel brings an object the CPU
+ * cannot see into the visible part of VRAM on the first access. A map
+ * that must not see the GPU's pending writes (or overwrite what it still
+ * reads) first submits the batch that names the object, then waits for
+ * it, unless the caller said it need not (UNSYNCHRONIZED), or a buffer is
+ * discarded whole (it gets a new object) or the range was never written.
+ */
+static bool
+vdxg_resource_sync(struct vdxg_context *ctx, struct vdxg_resource *rsc,
+                   unsigned usage, const struct pipe_box *box)
+{
+   struct vdxg_buf *buf;
+
+   if (usage & PIPE_MAP_UNSYNCHRONIZED)
+      return true;
+
+   if (rsc->base.target == PIPE_BUFFER && !(usage & PIPE_MAP_READ) &&
+       !util_ranges_intersect(&rsc->valid_buffer_range, box->x,
+                              box->x + box->width))
+      return true;
+
+   if ((usage & PIPE_MAP_DISCARD_WHOLE_RESOURCE) &&
+       rsc->base.target == PIPE_BUFFER && !rsc->buf->shared &&
+       (vdxg_batch_references(ctx, rsc->buf) ||
+        vdxg_bo_wait(rsc->buf->bo, 0))) {
+      buf = vdxg_buf_create(ctx->screen, rsc->buf->size, true, false);
+      if (buf) {
+         vdxg_buf_reference(&rsc->buf, NULL);
+         rsc->buf = buf;
+         util_range_set_empty(&rsc->valid_buffer_range);
+         /* Every binding of the old object must be emitted again. */
+         ctx->dirty |= VDXG_DIRTY_ALL;
+         return true;
+      }
+   }
+
+   if (vdxg_batch_references(ctx, rsc->buf))
+      vdxg_flush(ctx, NULL, 0);
+   return vdxg_bo_wait(rsc->buf->bo, INT64_MAX) == 0;
+}
+
+static void *
+vdxg_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc,
+                  unsigned level, unsigned usage, const struct pipe_box *box,
+                  struct pipe_transfer **out)
+{
+   struct vdxg_context *ctx = vdxg_context(pctx);
+   struct vdxg_resource *rsc = vdxg_resource(prsc);
+   struct vdxg_transfer *trans;
+   uint8_t *ptr;
+   uint32_t cpp = util_format_get_blocksize(prsc->format);
+
+   if (!vdxg_resource_sync(ctx, rsc, usage, box))
+      return NULL;
+   ptr = vdxg_buf_map(rsc->buf);
+   if (!ptr)
+      return NULL;
+
+   trans = slab_zalloc(&ctx->transfer_pool);
+   if (!trans)
+      return NULL;
+   pipe_resource_reference(&trans->base.resource, prsc);
+   trans->base.level = level;
+   trans->base.usage = usage;
+   trans->base.box = *box;
+
+   if (prsc->target == PIPE_BUFFER) {
+      if (usage & PIPE_MAP_WRITE)
+         util_range_add(prsc, &rsc->valid_buffer_range, box->x,
+                        box->x + box->width);
+      *out = &trans->base;
+      return ptr + box->x;
+   }
+
+   trans->base.stride = vdxg_resource_pitch(rsc, level);
+   trans->base.layer_stride = rsc->layout.level[level].image_size;
+   *out = &trans->base;
+   return ptr + vdxg_resource_image_offset(rsc, level, box->z) +
+          (uint64_t)box->y * trans->base.stride + (uint64_t)box->x * cpp;
+}
+
+static void
+vdxg_transfer_unmap(struct pipe_context *pctx, struct pipe_transfer *ptrans)
+{
+   struct vdxg_context *ctx = vdxg_context(pctx);
+   struct vdxg_transfer *trans = (struct vdxg_transfer *)ptrans;
+
+   pipe_resource_reference(&trans->base.resource, NULL);
+   slab_free(&ctx->transfer_pool, trans);
+}
+
+static void
+vdxg_transfer_flush_region(struct pipe_context *pctx,
+                           struct pipe_transfer *ptrans,
+                           const struct pipe_box *box)
+{
+}
+
+static void
+vdxg_invalidate_resource(struct pipe_context *pctx, struct pipe_resource *prsc)
+{
+   struct vdxg_resource *rsc = vdxg_resource(prsc);
+
+   if (prsc->target == PIPE_BUFFER)
+      util_range_set_empty(&rsc->valid_buffer_range);
+}
+
+static void
+vdxg_flush_resource(struct pipe_context *pctx, struct pipe_resource *prsc)
+{
+}
+
+static struct pipe_surface *
+vdxg_create_surface(struct pipe_context *pctx, struct pipe_resource *prsc,
+                    const struct pipe_surface *templ)
+{
+   struct pipe_surface *psurf = CALLOC_STRUCT(pipe_surface);
+   unsigned level = templ->u.tex.level;
+
+   if (!psurf)
+      return NULL;
+   pipe_reference_init(&psurf->reference, 1);
+   pipe_resource_reference(&psurf->texture, prsc);
+   psurf->context = pctx;
+   psurf->format = templ->format;
+   psurf->width = u_minify(prsc->width0, level);
+   psurf->height = u_minify(prsc->height0, level);
+   psurf->u.tex.level = level;
+   psurf->u.tex.first_layer = templ->u.tex.first_layer;
+   psurf->u.tex.last_layer = templ->u.tex.last_layer;
+   return psurf;
+}
+
+static void
+vdxg_surface_destroy(struct pipe_context *pctx, struct pipe_surface *psurf)
+{
+   pipe_resource_reference(&psurf->texture, NULL);
+   FREE(psurf);
+}
+
+void
+vdxg_resource_screen_init(struct pipe_screen *pscreen)
+{
+   pscreen->resource_create = vdxg_resource_create;
+   pscreen->resource_create_with_modifiers =
+      vdxg_resource_create_with_modifiers;
+   pscreen->query_dmabuf_modifiers = vdxg_query_dmabuf_modifiers;
+   pscreen->is_dmabuf_modifier_supported = vdxg_is_dmabuf_modifier_supported;
+   pscreen->resource_destroy = vdxg_resource_destroy;
+   pscreen->resource_from_handle = vdxg_resource_from_handle;
+   pscreen->resource_get_handle = vdxg_resource_get_handle;
+   pscreen->resource_get_param = vdxg_resource_get_param;
+}
+
+void
+vdxg_resource_context_init(struct pipe_context *pctx)
+{
+   pctx->buffer_map = vdxg_transfer_map;
+   pctx->texture_map = vdxg_transfer_map;
+   pctx->transfer_flush_region = vdxg_transfer_flush_region;
+   pctx->buffer_unmap = vdxg_transfer_unmap;
+   pctx->texture_unmap = vdxg_transfer_unmap;
+   pctx->buffer_subdata = u_default_buffer_subdata;
+   pctx->texture_subdata = u_default_texture_subdata;
+   pctx->invalidate_resource = vdxg_invalidate_resource;
+   pctx->flush_resource = vdxg_flush_resource;
+   pctx->create_surface = vdxg_create_surface;
+   pctx->surface_destroy = vdxg_surface_destroy;
+}
