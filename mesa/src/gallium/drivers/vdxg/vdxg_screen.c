@@ -136,7 +136,6 @@ vdxg_init_screen_caps(struct vdxg_screen *screen)
    caps->vertex_color_unclamped = true;
    caps->mixed_framebuffer_sizes = true;
    caps->mixed_color_depth_bits = true;
-   caps->user_vertex_buffers = true;
    caps->tgsi_div = true;
    caps->native_fence_fd = true;
    caps->device_reset_status_query = true;
