@@ -11,9 +11,10 @@
 # runs only copy the changed files and run ninja, so a device change
 # rebuilds in seconds.
 #
-# The result for one set of inputs (qemu/, the contract header and this
-# script) is kept in $VDXG_CACHE/qemu-<hash>; when it exists nothing is
-# built. $VDXG_OUT/qemu is a symlink to it and holds:
+# The result for one set of inputs (qemu/, the contract header, this
+# script and scripts/lib-build.sh, whose functions it shares with
+# build-mesa.sh) is kept in $VDXG_CACHE/qemu-<hash>; when it exists
+# nothing is built. $VDXG_OUT/qemu is a symlink to it and holds:
 #   qemu-system-x86_64   QEMU with the vdxg device
 #   vdxg-test            the device's qtest (see scripts/qtest.sh)
 #   test-vdxg-mmu        the unit test of the GPU MMU's pure part
@@ -27,9 +28,13 @@ set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=scripts/lib-build.sh
+. "$VDXG_TOP/scripts/lib-build.sh"
 
-TARBALL=qemu_${QEMU_VERSION}+ds.orig.tar.xz
+SRC_PKG=qemu
 SRC_SUITE=bookworm-backports
+TARBALL=qemu_${QEMU_VERSION}+ds.orig.tar.xz
+TOPDIR=qemu-$QEMU_VERSION
 # The +ds tarball has no firmware blobs: nothing to install, and the edk2
 # images are not unpacked (patch_tree). Without default features, pixman
 # and PNG must be asked for (display consoles, screendump to PNG).
@@ -45,8 +50,7 @@ CONFIGURE_OPTS=(
 # Debian's seabios (bios-256k.bin, VGA BIOSes) and qemu-system-data
 # (linuxboot_dma.bin, kvmvapic.bin, ...): the +ds tarball ships no firmware.
 FIRMWARE_DIRS=(/usr/share/seabios /usr/share/qemu)
-# Result directories kept in the cache, newest first: enough that builds
-# from several work trees do not prune a result another one is using.
+# Result directories kept in the cache (see save_result)
 KEEP_RESULTS=16
 
 HDR=$VDXG_TOP/drivers/gpu/drm/vdxg/vdxg_hw.h
@@ -93,30 +97,11 @@ fuzz)
 *) die "unknown VDXG_QEMU_FLAVOUR=$FLAVOUR (want fuzz or nothing)" ;;
 esac
 
-msg() { echo "build-qemu: $*"; }
-
-fail_log() {
-	echo "build-qemu: $1 failed; last lines of $LOG:" >&2
-	tail -n 40 "$LOG" >&2
-	exit 1
-}
-
 # The inputs of a build. hash_inputs skips symlinks, so the contract
 # header that qemu/include links to, and the reference renderer that
 # qemu/tests/qtest links to, are named explicitly.
-key=$({ hash_inputs "$OVERLAY" "$HDR" "${REF[@]}" \
-		"$VDXG_TOP/scripts/build-qemu.sh"
-	echo "$QEMU_VERSION $FLAVOUR"; } | sha256sum | cut -c1-16)
-RESULT=$VDXG_CACHE/$NAME-$key
-
-publish() {
-	touch "$RESULT"		# most recently used: pruned last
-	mkdir -p "$VDXG_OUT"
-	if [ -e "$VDXG_OUT/$NAME" ] && [ ! -L "$VDXG_OUT/$NAME" ]; then
-		rm -rf "${VDXG_OUT:?}/${NAME:?}"
-	fi
-	ln -sfn "$RESULT" "$VDXG_OUT/$NAME"
-}
+set_result "$QEMU_VERSION $FLAVOUR" "$OVERLAY" "$HDR" "${REF[@]}" \
+	"$VDXG_TOP/scripts/build-qemu.sh"
 
 have_result() {
 	local b
@@ -126,11 +111,7 @@ have_result() {
 	[ -f "$RESULT/firmware-args" ]
 }
 
-if have_result; then
-	publish
-	msg "up to date: $VDXG_OUT/$NAME -> $RESULT"
-	exit 0
-fi
+exit_if_built
 
 if [ ! -d "$OVERLAY" ] || [ ! -f "$HDR" ]; then
 	die "missing $OVERLAY or $HDR"
@@ -144,146 +125,16 @@ done
 [ -f /usr/share/seabios/bios-256k.bin ] ||
 	die "missing /usr/share/seabios/bios-256k.bin: run scripts/setup.sh"
 
-mkdir -p "$VDXG_CACHE" "$DL" "$LOG_DIR"
-exec 9>"$VDXG_CACHE/.$NAME-build.lock"
-if ! flock -n 9; then
-	msg "waiting for another QEMU build to finish"
-	flock 9
-	if have_result; then
-		publish
-		msg "up to date: $VDXG_OUT/$NAME -> $RESULT"
-		exit 0
-	fi
-fi
-
+build_lock QEMU
 start=$SECONDS
 : >"$LOG"
 
-# ---------------------------------------------------------------------------
-# Source tarball
+fetch_tarball
 
-# The SHA256 apt publishes for the tarball.
-expected_sha() {
-	apt-cache showsrc qemu 2>/dev/null | awk -v f="$TARBALL" '
-		/^Checksums-Sha256:/ { in_sums = 1; next }
-		/^[^ ]/ { in_sums = 0 }
-		in_sums && $3 == f && !found { print $1; found = 1 }'
-}
-
-sha=$(expected_sha)
-[ -n "$sha" ] || die "apt knows no $TARBALL (is $SRC_SUITE with deb-src" \
-	"configured? run scripts/setup.sh)"
-
-if [ ! -f "$DL/$TARBALL" ] ||
-   [ "$(sha256sum <"$DL/$TARBALL" | cut -d' ' -f1)" != "$sha" ]; then
-	msg "downloading $TARBALL"
-	tmp=$(mktemp -d "$DL/.get.XXXXXX")
-	# Only the orig tarball of this source package is published: the .dsc
-	# and the Debian tarball answer 404, so apt-get exits non-zero.
-	(cd "$tmp" && apt-get source --download-only "qemu/$SRC_SUITE") \
-		>>"$LOG" 2>&1 || true
-	if [ ! -f "$tmp/$TARBALL" ]; then
-		rm -rf "$tmp"
-		fail_log "download of $TARBALL"
-	fi
-	got=$(sha256sum <"$tmp/$TARBALL" | cut -d' ' -f1)
-	if [ "$got" != "$sha" ]; then
-		rm -rf "$tmp"
-		die "$TARBALL: SHA256 $got, expected $sha"
-	fi
-	mv "$tmp/$TARBALL" "$DL/$TARBALL"
-	rm -rf "$tmp"
-fi
-
-# ---------------------------------------------------------------------------
-# Source tree: unpacked once per tarball and configure options.
-
+# The source tree: unpacked once per tarball and configure options.
 tree_key=$(printf '%s\n' "$sha" "${CONFIGURE_OPTS[@]}" | sha256sum |
 	cut -c1-16)
-if [ "$(cat "$TREE/.vdxg-tree" 2>/dev/null)" != "$tree_key" ]; then
-	msg "unpacking $TARBALL"
-	rm -rf "$TREE"
-	mkdir -p "$TREE/.unpack"
-	tar -xJf "$DL/$TARBALL" -C "$TREE/.unpack" --no-same-owner
-	mv "$TREE/.unpack/qemu-$QEMU_VERSION" "$SRC"
-	rmdir "$TREE/.unpack"
-fi
-
-# cp_if_changed SRC DST: copy with dereferencing, leaving DST and its
-# mtime alone when the contents are the same (so ninja rebuilds nothing).
-cp_if_changed() {
-	if ! cmp -s "$1" "$2"; then
-		mkdir -p "$(dirname "$2")"
-		cp -L "$1" "$2.vdxg-tmp"
-		mv -f "$2.vdxg-tmp" "$2"
-	fi
-}
-
-# Overlay qemu/. Files dropped from the overlay since the last run go back
-# to the tarball's version, or away when the tarball has none.
-overlay() {
-	local f manifest=$TREE/.vdxg-overlay
-	local new gone files patched p
-	files=$(cd "$OVERLAY" && find -L . -type f -not -path './patches/*' |
-		sed 's|^\./||' | LC_ALL=C sort)
-	patched=$(cat "$PATCHES"/*.patch 2>/dev/null |
-		sed -n 's|^+++ [^/]*/\([^	 ]*\).*|\1|p' | LC_ALL=C sort -u)
-	f=$(LC_ALL=C comm -12 <(echo "$files") <(echo "$patched"))
-	[ -z "$f" ] || die "qemu/patches patch files that qemu/ also overlays: $f"
-	new=$(printf '%s\n' "$files" "$patched" | sed '/^$/d' | LC_ALL=C sort)
-	if [ -f "$manifest" ]; then
-		gone=$(LC_ALL=C comm -23 "$manifest" <(echo "$new"))
-		if [ -n "$gone" ]; then
-			msg "restoring files dropped from qemu/"
-			rm -rf "$TREE/.orig"
-			mkdir -p "$TREE/.orig"
-			sed "s|^|qemu-$QEMU_VERSION/|" <<<"$gone" |
-				tar -xJf "$DL/$TARBALL" -C "$TREE/.orig" \
-					--no-same-owner --files-from=- 2>/dev/null ||
-					true
-			while read -r f; do
-				if [ -f "$TREE/.orig/qemu-$QEMU_VERSION/$f" ]; then
-					cp "$TREE/.orig/qemu-$QEMU_VERSION/$f" "$SRC/$f"
-				else
-					rm -f "$SRC/$f"
-				fi
-			done <<<"$gone"
-			rm -rf "$TREE/.orig"
-		fi
-	fi
-	while read -r f; do
-		cp_if_changed "$OVERLAY/$f" "$SRC/$f"
-	done <<<"$files"
-	# Patch the tarball's versions aside, then copy those that changed.
-	if [ -n "$patched" ]; then
-		rm -rf "$TREE/.patch"
-		mkdir -p "$TREE/.patch"
-		sed "s|^|qemu-$QEMU_VERSION/|" <<<"$patched" |
-			tar -xJf "$DL/$TARBALL" -C "$TREE/.patch" \
-				--no-same-owner --files-from=- ||
-			die "qemu/patches patch files that $TARBALL lacks"
-		for p in "$PATCHES"/*.patch; do
-			patch -s -p1 -d "$TREE/.patch/qemu-$QEMU_VERSION" <"$p" ||
-				die "${p#"$VDXG_TOP"/} does not apply"
-		done
-		while read -r f; do
-			cp_if_changed "$TREE/.patch/qemu-$QEMU_VERSION/$f" "$SRC/$f"
-		done <<<"$patched"
-		rm -rf "$TREE/.patch"
-	fi
-	echo "$new" >"$manifest"
-}
-
-# write_if_changed FILE: replace FILE by stdin when the contents differ.
-write_if_changed() {
-	local tmp=$1.vdxg-tmp
-	cat >"$tmp"
-	if cmp -s "$tmp" "$1"; then
-		rm -f "$tmp"
-	else
-		mv -f "$tmp" "$1"
-	fi
-}
+unpack_tree "$tree_key"
 
 # Hook the device, its trace events and its qtest into QEMU's build.
 patch_tree() {
@@ -391,13 +242,13 @@ endif\
 overlay
 patch_tree
 
-if [ "$(cat "$TREE/.vdxg-tree" 2>/dev/null)" != "$tree_key" ]; then
+if ! tree_is "$tree_key"; then
 	msg "configuring (log: $LOG)"
 	rm -rf "$BUILD"
 	mkdir -p "$BUILD"
 	(cd "$BUILD" && ../configure "${CONFIGURE_OPTS[@]}") >>"$LOG" 2>&1 ||
 		fail_log "configure"
-	echo "$tree_key" >"$TREE/.vdxg-tree"
+	mark_tree "$tree_key"
 fi
 
 msg "building (log: $LOG)"
@@ -416,16 +267,6 @@ for f in "${EXTRA[@]}"; do
 done
 printf -- '-L %s ' "${FIRMWARE_DIRS[@]}" | sed 's/ $/\n/' \
 	>"$RESULT.tmp/firmware-args"
-rm -rf "$RESULT"
-mv "$RESULT.tmp" "$RESULT"
-publish
-
-# Drop old results, except the newest ones and the one just built.
-find "$VDXG_CACHE" -maxdepth 1 -type d -regextype posix-extended \
-	-regex ".*/$NAME-[0-9a-f]{16}" \
-	-printf '%T@ %p\n' | sort -rn | tail -n +$((KEEP_RESULTS + 1)) |
-	cut -d' ' -f2- | while read -r d; do
-		[ "$d" = "$RESULT" ] || rm -rf "$d"
-	done
+save_result
 
 msg "done in $((SECONDS - start)) s: $VDXG_OUT/$NAME -> $RESULT"
