@@ -139,12 +139,12 @@ stage() {
 	return "$rc"
 }
 
-# The two longest builds, the debug kernel and the fuzzing QEMU, start
+# The longest builds, the debug kernel, the fuzzing QEMU and Mesa, start
 # now in the background at the lowest priority: on a machine without them
 # cached they take the CPU time that the early stages leave idle. The
 # stage that needs one raises it to normal priority, and the build script
 # it runs waits for it (each takes a lock, then finds its result cached).
-# Where both are cached, each exits at once.
+# Where they are cached, each exits at once.
 declare -A PRE
 prebuild() {
 	local name=$1
@@ -167,6 +167,7 @@ stop_prebuilds() {
 trap stop_prebuilds EXIT
 prebuild debug-kernel scripts/build-debug-kernel.sh
 prebuild qemu-fuzz scripts/build-qemu.sh --fuzz
+prebuild mesa scripts/build-mesa.sh
 
 stage host make -s -C igt-tests check O="$VDXG_OUT/igt-tests"
 # Host tests too: libvdxg's builder and reference renderer (own log).
@@ -183,6 +184,8 @@ if stage qemu make -s qemu; then
 	hurry qemu-fuzz
 	stage qemu-fuzz env QFUZZ_CONFIG="pf sriov" \
 		scripts/qemu-fuzz.sh "${QFUZZ_CHECK_SECONDS:-30}"
+	# The image carries Mesa (make mesa)
+	hurry mesa
 	if stage build make -s image; then
 		# The debug kernel (cached), vdxg.ko for it, its image. The vm
 		# stage runs without it; its debug boots then fail.

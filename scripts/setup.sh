@@ -6,7 +6,8 @@
 # packages are already there it does nothing.
 set -euo pipefail
 
-# Packages from the host's own suite.
+# Packages from the host's own suite. Mesa (scripts/build-mesa.sh) needs
+# bison, flex, libdrm-dev, zlib1g-dev and mako and yaml for Debian's python3.
 PKGS=(
 	build-essential bc bison flex cpio kmod xz-utils gzip zstd
 	libelf-dev libssl-dev pkg-config python3 python3-venv
@@ -15,6 +16,7 @@ PKGS=(
 	seabios qemu-system-data
 	mmdebstrap busybox-static sparse perl libdrm-dev rsync patch
 	clang libclang-rt-14-dev
+	python3-mako python3-yaml zlib1g-dev
 )
 # Packages that must come from bookworm-backports.
 BPO_PKGS=(meson python3-pycotap)
