@@ -11,10 +11,16 @@
 #            a minute), so it is cached in $VDXG_CACHE/image/ keyed by a hash
 #            of the function that builds it, the package list and KVER.
 #   overlay  /init, vdxg.ko and sw_sync.ko (each if built) with regenerated
-#            depmod data, vdxg's IGT tests, tools and test lists. Rebuilt on
-#            every run (seconds).
+#            depmod data, vdxg's IGT tests, tools and test lists, and
+#            the Mesa stack with the vdxg driver (scripts/build-mesa.sh)
+#            in /opt/vdxg-mesa, if built. Rebuilt on every run (seconds).
 #
-# Usage: scripts/build-image.sh [--force] [--debug]
+# The guest's dynamic loader looks in /opt/vdxg-mesa/lib before the
+# system's directories (/etc/ld.so.conf.d/00-vdxg-mesa.conf), so that GL,
+# EGL and GBM clients run on vdxg by default; sid's own Mesa stays
+# reachable with LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu (llvmpipe).
+#
+# Usage: scripts/build-image.sh [--force] [--debug | --gl]
 #   --force   rebuild the base
 #   --debug   the image for the debug kernel (scripts/build-debug-kernel.sh)
 #             instead, in out/guest-debug/: the same base, the debug
@@ -22,20 +28,26 @@
 #             out/debug/vdxg.ko (make debug-module), its depmod data and
 #             the kernel's modules.builtin, so that modprobe of the
 #             built-in vgem and sw_sync succeeds too
+#   --gl      the image with sid's GL clients too (GL_PKGS: kmscube,
+#             glmark2, weston, and sid's Mesa for comparison), in
+#             out/guest-gl/: a base of its own, with GL_PKGS, and the same
+#             overlay; boot it with scripts/vm.sh --gl
 # VDXG_MODULE=path/vdxg.ko overrides out/module/vdxg.ko (with --debug,
 # out/debug/vdxg.ko), and VDXG_SW_SYNC_MODULE=path/sw_sync.ko
 # out/module/sw_sync/sw_sync.ko.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-FORCE=0 DEBUG=0
+FORCE=0 DEBUG=0 GL=0
 for a in "$@"; do
 	case $a in
 	--force) FORCE=1 ;;
 	--debug) DEBUG=1 ;;
+	--gl) GL=1 ;;
 	*) die "unknown option $a" ;;
 	esac
 done
+[ "$DEBUG" = 0 ] || [ "$GL" = 0 ] || die "--debug or --gl, not both"
 
 KVER=$(vdxg_kver)
 [ -n "$KVER" ] || die "no Debian 6.12 kernel in /lib/modules (run scripts/setup.sh)"
@@ -43,6 +55,12 @@ KVER=$(vdxg_kver)
 
 # Guest packages. igt-gpu-tools-tests holds the test binaries.
 PKGS=(igt-gpu-tools igt-gpu-tools-tests kmod busybox pciutils procps)
+# The GL clients, and sid's Mesa (llvmpipe) to compare with: only in the
+# --gl image's base, since they make the base larger and every boot of it
+# slower (weston's dependencies, FreeRDP and FFmpeg, are half of it, LLVM
+# much of the rest). weston has weston-simple-egl.
+GL_PKGS=(kmscube glmark2-es2-drm weston libegl-mesa0 libgles2 libgbm1
+	 libgl1-mesa-dri)
 
 # Kernel modules whose modinfo-depends closure goes into the base.
 MODS=(drm drm_kms_helper ttm drm_ttm_helper drm_exec drm_buddy gpu-sched
@@ -60,6 +78,12 @@ PRUNE=(usr/share/doc usr/share/man usr/share/info usr/share/locale
 COMP=(zstd -q -T0 -3)
 
 OUT_GUEST=$VDXG_OUT/guest
+BASE_NAME=base
+if [ "$GL" = 1 ]; then
+	PKGS+=("${GL_PKGS[@]}")
+	OUT_GUEST=$VDXG_OUT/guest-gl
+	BASE_NAME=base-gl
+fi
 if [ "$DEBUG" = 1 ]; then
 	DKDIR=$(vdxg_debug_kernel_dir) ||
 		die "linux-source-6.12 is not installed (scripts/setup.sh)"
@@ -149,14 +173,15 @@ build_base() {
 KEY=$( { declare -f build_base stage_modules mkcpio
 	 printf '%s\n' "${PKGS[@]}" -- "${MODS[@]}" -- "${PRUNE[@]}" -- \
 		"${COMP[@]}" "$KVER"; } | sha256sum | cut -c1-16)
-BASE=$VDXG_CACHE/image/base-$KEY.cpio
+BASE=$VDXG_CACHE/image/$BASE_NAME-$KEY.cpio
 if [ "$FORCE" = 1 ] || [ ! -f "$BASE" ] || [ ! -d "$BASE.mods" ]; then
 	start=$SECONDS
 	build_base "$BASE"
 	echo "build-image: base built in $((SECONDS - start)) s: $BASE"
-	# Drop bases of older keys.
-	find "$VDXG_CACHE/image" -maxdepth 1 -name 'base-*' \
-		! -name "base-$KEY.cpio*" -exec rm -rf {} +
+	# Drop bases of older keys (of this kind: base-<key> or base-gl-<key>).
+	find "$VDXG_CACHE/image" -maxdepth 1 -regextype posix-extended \
+		-regex ".*/$BASE_NAME-[0-9a-f]{16}\.cpio.*" \
+		! -name "$BASE_NAME-$KEY.cpio*" -exec rm -rf {} +
 fi
 
 # ---------------------------------------------------------------- overlay
@@ -238,6 +263,19 @@ install -m 755 "$VDXG_TOP/igt-tests/guest-run.sh" "$OV/opt/vdxg/bin/vdxg-igt-run
 install -m 755 "$VDXG_TOP/tools/vdxg-migrate-guest.sh" "$OV/opt/vdxg/bin/vdxg-migrate-guest"
 shopt -u nullglob
 
+# The Mesa stack (scripts/build-mesa.sh), first in the loader's path. /init
+# runs ldconfig (under 0.1 s even in the --gl image): the cache must list
+# the base's libraries too, which only the guest has all together.
+MESA=$VDXG_OUT/mesa/opt/vdxg-mesa
+if [ -d "$MESA/lib" ]; then
+	mkdir -p "$OV/etc/ld.so.conf.d"
+	cp -a "$MESA" "$OV/opt/"
+	echo /opt/vdxg-mesa/lib >"$OV/etc/ld.so.conf.d/00-vdxg-mesa.conf"
+	echo "build-image: $MESA included"
+else
+	echo "build-image: no $MESA; image has no vdxg Mesa (scripts/build-mesa.sh)"
+fi
+
 cat >"$OV/init" <<'INIT'
 #!/bin/sh
 # vdxg guest init (generated by scripts/build-image.sh).
@@ -265,6 +303,8 @@ $bb mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 [ -d /sys/kernel/config ] && $bb mount -t configfs configfs /sys/kernel/config
 $bb hostname vdxg-guest
 ln -sf /proc/self/fd /dev/fd
+# The Mesa stack in /opt/vdxg-mesa/lib comes before the system's libraries.
+[ -f /etc/ld.so.conf.d/00-vdxg-mesa.conf ] && ldconfig
 # The kernel asks for modules through /sbin/modprobe; nothing else loads
 # them (no udev), so vdxg stays unloaded unless a command loads it.
 

@@ -9,6 +9,8 @@
 #                                         FILES (exit 126 if any, else 0)
 #
 # Options:
+#   --gl                 boot the image with the GL clients (out/guest-gl/,
+#                        scripts/build-image.sh --gl) instead of out/guest/
 #   --kernel debug       boot the debug kernel's image (out/guest-debug/,
 #                        make debug-image) instead of out/guest/
 #   --timeout S          kill QEMU after S seconds (default 600)
@@ -88,6 +90,7 @@ while [ $# -gt 0 ]; do
 	--quiet) QUIET=1; shift ;;
 	--smp) SMP=$2; shift 2 ;;
 	--migrate) MIGRATE=1; shift ;;
+	--gl) GUEST=guest-gl; shift ;;
 	--kernel)
 		case $2 in
 		debug) GUEST=guest-debug ;;
@@ -151,6 +154,8 @@ DIR=$VDXG_OUT/vm/$RUN
 
 KERNEL=$VDXG_OUT/$GUEST/vmlinuz INITRD=$VDXG_OUT/$GUEST/initrd.img
 if [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
+	[ "$GUEST" != guest-gl ] ||
+		die "no GL guest image in $VDXG_OUT/$GUEST: run make gl-image"
 	[ "$GUEST" = guest ] ||
 		die "no debug guest image in $VDXG_OUT/$GUEST: run make debug-image"
 	die "no guest image in $VDXG_OUT/guest: run scripts/build-image.sh"
