@@ -201,8 +201,9 @@ static const struct {
    uint8_t op, srcs;
 } vdxg_tgsi_ops[TGSI_OPCODE_LAST] = {
 #define OP(tgsi, vdxg, n) [TGSI_OPCODE_##tgsi] = {VDXG_OP_##vdxg, n}
+   /* No FMA: it must not round the product, and the device's MAD does. */
    OP(MOV, MOV, 1),      OP(ADD, ADD, 2),        OP(MUL, MUL, 2),
-   OP(MAD, MAD, 3),      OP(FMA, MAD, 3),        OP(DP2, DP2, 2),
+   OP(MAD, MAD, 3),      OP(DP2, DP2, 2),
    OP(DP3, DP3, 2),      OP(DP4, DP4, 2),        OP(MIN, MIN, 2),
    OP(MAX, MAX, 2),      OP(SLT, SLT, 2),        OP(SGE, SGE, 2),
    OP(SEQ, SEQ, 2),      OP(SNE, SNE, 2),        OP(CMP, CMP, 3),
