@@ -72,6 +72,7 @@ struct vdxg_vertex_element_state {
 struct vdxg_sampler_view {
    struct pipe_sampler_view base;
    uint32_t desc; /* SET_TEXTURE's dword 5 */
+   uint8_t depth; /* VDXG_TGSI_DEPTH*: a depth texture */
    uint32_t width, height;
    uint64_t offset, size; /* of the first level used, in its object */
 };
@@ -147,6 +148,7 @@ struct vdxg_context {
    struct pipe_surface *scratch_rt;
    bool fb_scratch;   /* DST is scratch_rt: colour writes are off */
    bool fb_has_depth;
+   uint16_t fs_depth_units; /* the fragment code bound: vdxg_fs_code() */
 };
 
 static inline struct vdxg_context *

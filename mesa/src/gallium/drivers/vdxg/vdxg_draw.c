@@ -308,13 +308,30 @@ vdxg_emit_stage_constants(struct vdxg_context *ctx, unsigned stage,
    pipe_resource_reference(&rsc, NULL);
 }
 
+/* What the units the fragment program samples hold: depth or colour. */
+static uint16_t
+vdxg_depth_units(struct vdxg_context *ctx)
+{
+   uint16_t key = 0;
+
+   u_foreach_bit (u, ctx->fs->prog.units_used) {
+      struct vdxg_sampler_view *view =
+         u < ctx->num_views ? vdxg_sampler_view(ctx->views[u]) : NULL;
+
+      if (view && view->desc)
+         key |= view->depth << (2 * u);
+   }
+   return key;
+}
+
 static bool
 vdxg_emit_programs(struct vdxg_context *ctx)
 {
    const struct vdxg_shader_code *vs = vdxg_vs_code(ctx, ctx->vs, ctx->fs);
-   const struct vdxg_shader_code *fs = &ctx->fs->code;
+   const struct vdxg_shader_code *fs =
+      vdxg_fs_code(ctx, ctx->fs, ctx->fs_depth_units);
 
-   if (!vs)
+   if (!vs || !fs)
       return false;
    vdxg_emit_shader(ctx, VDXG_3D_STAGE_VERTEX, vdxg_resource(vs->rsc)->buf,
                     vs->offset, vs->size);
@@ -340,8 +357,15 @@ vdxg_emit_draw_state(struct vdxg_context *ctx)
       vdxg_emit_vertex_input(ctx);
    if (dirty & VDXG_DIRTY_SAMPLERS)
       vdxg_emit_samplers(ctx);
-   if (dirty & (VDXG_DIRTY_TEXTURES | VDXG_DIRTY_PROGRAMS))
+   if (dirty & (VDXG_DIRTY_TEXTURES | VDXG_DIRTY_PROGRAMS)) {
+      uint16_t depth_units = vdxg_depth_units(ctx);
+
       vdxg_emit_textures(ctx);
+      if (depth_units != ctx->fs_depth_units) {
+         ctx->fs_depth_units = depth_units;
+         dirty |= VDXG_DIRTY_PROGRAMS;
+      }
+   }
    if ((dirty & VDXG_DIRTY_PROGRAMS) && !vdxg_emit_programs(ctx))
       return false;
    if (dirty & (VDXG_DIRTY_VS_CONSTANTS | VDXG_DIRTY_PROGRAMS))

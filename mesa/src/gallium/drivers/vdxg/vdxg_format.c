@@ -8,6 +8,7 @@
 
 #include "vdxg_format.h"
 #include "vdxg_hw_defs.h"
+#include "vdxg_tgsi.h"
 
 /*
  * The device's formats (docs/hardware.md, "Formats") as Gallium names
@@ -15,7 +16,18 @@
  */
 #define FMT(pipe, fmt, tex, rt, zs, s)                                         \
    [PIPE_FORMAT_##pipe] = {                                                    \
-      .hw = VDXG_FMT_##fmt, .texture = tex, .render = rt, .depth = zs,         \
+      .hw = VDXG_FMT_##fmt, .tex_hw = VDXG_FMT_##fmt, .texture = tex,          \
+      .render = rt, .depth = zs, .stencil = s,                                 \
+   }
+
+/*
+ * Depth formats are sampled as the colour format of the same bytes, and
+ * the fragment program rebuilds the depth (vdxg_tgsi_compile_depth).
+ */
+#define ZFMT(pipe, fmt, as, bits, s)                                           \
+   [PIPE_FORMAT_##pipe] = {                                                    \
+      .hw = VDXG_FMT_##fmt, .tex_hw = VDXG_FMT_##as,                           \
+      .depth_tex = VDXG_TGSI_DEPTH##bits, .texture = true, .depth = true,      \
       .stencil = s,                                                            \
    }
 
@@ -30,9 +42,9 @@ static const struct vdxg_format vdxg_formats[PIPE_FORMAT_COUNT] = {
    FMT(A8_UNORM, A8, true, false, false, false),
    FMT(L8A8_UNORM, L8A8, true, false, false, false),
    FMT(R8G8B8_UNORM, RGB888, true, false, false, false),
-   FMT(Z16_UNORM, D16, false, false, true, false),
-   FMT(Z24_UNORM_S8_UINT, D24S8, false, false, true, true),
-   FMT(Z24X8_UNORM, D24S8, false, false, true, false),
+   ZFMT(Z16_UNORM, D16, L8A8, 16, false),
+   ZFMT(Z24_UNORM_S8_UINT, D24S8, ARGB8888, 24, true),
+   ZFMT(Z24X8_UNORM, D24S8, ARGB8888, 24, false),
 };
 
 const struct vdxg_format *

@@ -13,6 +13,8 @@
 
 struct vdxg_format {
    uint8_t hw;        /* VDXG_FMT_* */
+   uint8_t tex_hw;    /* SET_TEXTURE's format for it: hw but for depth */
+   uint8_t depth_tex; /* VDXG_TGSI_DEPTH*: sampled as tex_hw, rebuilt */
    bool texture : 1;  /* SET_TEXTURE samples it */
    bool render : 1;   /* DST of SET_SURFACE */
    bool depth : 1;    /* DEPTH of SET_SURFACE */

@@ -180,6 +180,7 @@ vdxg_resource_layout(struct vdxg_resource *rsc)
 {
    struct pipe_resource *prsc = &rsc->base;
    uint32_t levels = prsc->last_level + 1;
+   const struct vdxg_format *f;
    uint32_t desc;
 
    if (prsc->target == PIPE_BUFFER) {
@@ -189,11 +190,12 @@ vdxg_resource_layout(struct vdxg_resource *rsc)
    if (prsc->depth0 != 1 || prsc->array_size != (prsc->target ==
                                                    PIPE_TEXTURE_CUBE ? 6 : 1))
       return false;
-   rsc->hw_format = vdxg_format_hw(prsc->format);
-   if (!rsc->hw_format)
+   f = vdxg_format(prsc->format);
+   if (!f)
       return false;
-   desc = VDXG_TEX_DESC(rsc->hw_format, levels,
-                        prsc->target == PIPE_TEXTURE_CUBE);
+   rsc->hw_format = f->hw;
+   /* Laid out as a texture, depth too: as the colour format sampling it. */
+   desc = VDXG_TEX_DESC(f->tex_hw, levels, prsc->target == PIPE_TEXTURE_CUBE);
    return !vdxg_tex_layout(desc, prsc->width0, prsc->height0, &rsc->layout);
 }
 

@@ -104,7 +104,7 @@ vdxg_screen_get_shader_param(struct pipe_screen *pscreen,
    case PIPE_SHADER_CAP_MAX_CONST_BUFFERS:
       return 1;
    case PIPE_SHADER_CAP_MAX_TEMPS:
-      /* One is kept back for outputs the fragment program does not read. */
+      /* One is kept back for samples of depth textures (vdxg_tgsi.c). */
       return VDXG_3D_NUM_TEMPS - 1;
    case PIPE_SHADER_CAP_CONT_SUPPORTED:
    case PIPE_SHADER_CAP_TGSI_SQRT_SUPPORTED:
@@ -146,6 +146,14 @@ vdxg_init_screen_caps(struct vdxg_screen *screen)
    caps->alpha_test = false;
    caps->clip_planes = 0;
    caps->texture_transfer_modes = 0;
+   /* u_init_pipe_screen_caps' defaults the device does not have. */
+   caps->texture_shadow_map = false;
+   caps->texrect = false;
+   caps->min_texel_offset = 0;
+   caps->max_texel_offset = 0;
+   caps->min_texture_gather_offset = 0;
+   caps->max_texture_gather_offset = 0;
+   caps->rasterizer_subpixel_bits = 8;
 
    caps->glsl_feature_level = 120;
    caps->glsl_feature_level_compatibility = 120;

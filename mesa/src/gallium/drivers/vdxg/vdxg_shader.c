@@ -111,11 +111,15 @@ vdxg_shader_dump(const struct vdxg_program *prog, const uint32_t *dw)
    free(text);
 }
 
-/* The CSO's program, or NULL with the reason reported. */
+/*
+ * The CSO's program, or false with the reason reported; *TOKENS_OUT, if
+ * not NULL, keeps the TGSI for variants.
+ */
 static bool
 vdxg_shader_compile(struct pipe_context *pctx,
                     const struct pipe_shader_state *cso,
-                    struct vdxg_program *prog)
+                    struct vdxg_program *prog,
+                    const struct tgsi_token **tokens_out)
 {
    const struct tgsi_token *tokens = vdxg_shader_tokens(pctx, cso);
    char error[160];
@@ -126,7 +130,10 @@ vdxg_shader_compile(struct pipe_context *pctx,
    if (vdxg_debug & VDXG_DEBUG_SHADERS)
       tgsi_dump(tokens, 0);
    ret = vdxg_tgsi_compile(tokens, prog, error, sizeof(error));
-   FREE((void *)tokens);
+   if (tokens_out && !ret)
+      *tokens_out = tokens;
+   else
+      FREE((void *)tokens);
    if (ret) {
       mesa_loge("vdxg: shader not compiled: %s", error);
       if (cso->report_compile_error)
@@ -146,14 +153,19 @@ vdxg_create_fs_state(struct pipe_context *pctx,
 
    if (!fs)
       return NULL;
-   if (!vdxg_shader_compile(pctx, cso, &fs->prog) ||
-       !vdxg_shader_upload(vdxg_context(pctx), fs->prog.dw, fs->prog.size,
-                           &fs->code)) {
-      vdxg_program_fini(&fs->prog);
-      FREE(fs);
-      return NULL;
-   }
+   list_inithead(&fs->variants);
+   if (!vdxg_shader_compile(pctx, cso, &fs->prog, &fs->tokens))
+      goto fail;
+   if (!vdxg_shader_upload(vdxg_context(pctx), fs->prog.dw, fs->prog.size,
+                           &fs->code))
+      goto fail;
    return fs;
+
+fail:
+   FREE((void *)fs->tokens);
+   vdxg_program_fini(&fs->prog);
+   FREE(fs);
+   return NULL;
 }
 
 static void
@@ -161,6 +173,12 @@ vdxg_delete_fs_state(struct pipe_context *pctx, void *hwcso)
 {
    struct vdxg_fs *fs = hwcso;
 
+   list_for_each_entry_safe (struct vdxg_fs_variant, v, &fs->variants,
+                             link) {
+      pipe_resource_reference(&v->code.rsc, NULL);
+      FREE(v);
+   }
+   FREE((void *)fs->tokens);
    pipe_resource_reference(&fs->code.rsc, NULL);
    vdxg_program_fini(&fs->prog);
    FREE(fs);
@@ -185,7 +203,7 @@ vdxg_create_vs_state(struct pipe_context *pctx,
    if (!vs)
       return NULL;
    list_inithead(&vs->variants);
-   if (!vdxg_shader_compile(pctx, cso, &vs->prog)) {
+   if (!vdxg_shader_compile(pctx, cso, &vs->prog, NULL)) {
       FREE(vs);
       return NULL;
    }
@@ -214,6 +232,43 @@ vdxg_bind_vs_state(struct pipe_context *pctx, void *hwcso)
    ctx->vs = hwcso;
    ctx->dirty |= VDXG_DIRTY_PROGRAMS | VDXG_DIRTY_VS_CONSTANTS |
                  VDXG_DIRTY_RASTER;
+}
+
+/* FS's code with depth textures on DEPTH_UNITS: found, or compiled. */
+const struct vdxg_shader_code *
+vdxg_fs_code(struct vdxg_context *ctx, struct vdxg_fs *fs,
+             uint16_t depth_units)
+{
+   struct vdxg_program prog;
+   struct vdxg_fs_variant *v;
+   char error[160];
+
+   if (!depth_units)
+      return &fs->code;
+   list_for_each_entry (struct vdxg_fs_variant, it, &fs->variants, link) {
+      if (it->depth_units == depth_units)
+         return &it->code;
+   }
+   v = CALLOC_STRUCT(vdxg_fs_variant);
+   if (!v)
+      return NULL;
+   if (vdxg_tgsi_compile_depth(fs->tokens, depth_units, &prog, error,
+                               sizeof(error))) {
+      mesa_loge("vdxg: shader not compiled for depth textures: %s", error);
+      FREE(v);
+      return NULL;
+   }
+   if (!vdxg_shader_upload(ctx, prog.dw, prog.size, &v->code)) {
+      vdxg_program_fini(&prog);
+      FREE(v);
+      return NULL;
+   }
+   if (vdxg_debug & VDXG_DEBUG_SHADERS)
+      vdxg_shader_dump(&prog, prog.dw);
+   vdxg_program_fini(&prog);
+   v->depth_units = depth_units;
+   list_add(&v->link, &fs->variants);
+   return &v->code;
 }
 
 /* VS's code linked to FS's varyings: found, or linked and uploaded. */

@@ -11,6 +11,7 @@
 #include "vdxg_tgsi.h"
 
 struct nir_shader;
+struct tgsi_token;
 struct pipe_resource;
 struct pipe_screen;
 struct vdxg_context;
@@ -22,9 +23,18 @@ struct vdxg_shader_code {
    uint32_t size;
 };
 
-struct vdxg_fs {
-   struct vdxg_program prog;
+/* A fragment program compiled for depth textures on some units. */
+struct vdxg_fs_variant {
+   struct list_head link;
+   uint16_t depth_units;
    struct vdxg_shader_code code;
+};
+
+struct vdxg_fs {
+   struct vdxg_program prog;       /* for colour textures only */
+   struct vdxg_shader_code code;
+   const struct tgsi_token *tokens; /* for the variants */
+   struct list_head variants;
 };
 
 /* A vertex program linked to the varyings of some fragment program. */
@@ -41,6 +51,9 @@ struct vdxg_vs {
 };
 
 char *vdxg_finalize_nir(struct pipe_screen *pscreen, struct nir_shader *s);
+const struct vdxg_shader_code *vdxg_fs_code(struct vdxg_context *ctx,
+                                            struct vdxg_fs *fs,
+                                            uint16_t depth_units);
 const struct vdxg_shader_code *vdxg_vs_code(struct vdxg_context *ctx,
                                             struct vdxg_vs *vs,
                                             const struct vdxg_fs *fs);

@@ -392,8 +392,9 @@ vdxg_create_sampler_view(struct pipe_context *pctx, struct pipe_resource *prsc,
        prsc->target != PIPE_BUFFER) {
       so->width = u_minify(prsc->width0, first);
       so->height = u_minify(prsc->height0, first);
-      so->desc = VDXG_TEX_DESC(f->hw, last - first + 1,
+      so->desc = VDXG_TEX_DESC(f->tex_hw, last - first + 1,
                                prsc->target == PIPE_TEXTURE_CUBE);
+      so->depth = f->depth_tex;
       so->offset = vdxg_resource_image_offset(rsc, first, 0);
       so->size = rsc->layout.size - rsc->layout.level[first].offset;
    }

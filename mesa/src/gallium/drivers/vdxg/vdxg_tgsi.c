@@ -40,8 +40,12 @@ struct vdxg_tgsi {
    uint8_t input_map[PIPE_MAX_SHADER_INPUTS];
    uint8_t output_map[PIPE_MAX_SHADER_OUTPUTS];
    bool output_linked[PIPE_MAX_SHADER_OUTPUTS];
-   uint8_t view_cube;        /* sampler views declared CUBE */
+   uint16_t depth_units;     /* VDXG_TGSI_DEPTH* at bits 2u */
 };
+
+/* The TEMP that depth texture samples go through: the screen offers one
+ * temporary less than the device has. */
+#define VDXG_TGSI_SCRATCH (VDXG_3D_NUM_TEMPS - 1)
 
 static int PRINTFLIKE(2, 3)
 vdxg_tgsi_error(struct vdxg_tgsi *c, const char *fmt, ...)
@@ -170,8 +174,6 @@ vdxg_tgsi_declaration(struct vdxg_tgsi *c,
       for (unsigned i = decl->Range.First; i <= decl->Range.Last; i++) {
          if (i >= VDXG_3D_NUM_UNITS)
             return vdxg_tgsi_error(c, "sampler view %u", i);
-         if (decl->SamplerView.Resource == TGSI_TEXTURE_CUBE)
-            c->view_cube |= 1 << i;
       }
       return 0;
    case TGSI_FILE_SAMPLER:
@@ -182,6 +184,21 @@ vdxg_tgsi_declaration(struct vdxg_tgsi *c,
       return vdxg_tgsi_error(c, "register file %u",
                              decl->Declaration.File);
    }
+}
+
+/* The index of an immediate holding V, added if no earlier one does. */
+static int
+vdxg_tgsi_imm(struct vdxg_tgsi *c, const uint32_t v[4])
+{
+   for (unsigned i = 0; i < c->num_imms; i++) {
+      if (!memcmp(c->imms[i], v, 16))
+         return i;
+   }
+   if (c->num_imms >= VDXG_3D_MAX_IMMEDIATES)
+      return vdxg_tgsi_error(c, "more than %u immediates",
+                             VDXG_3D_MAX_IMMEDIATES);
+   memcpy(c->imms[c->num_imms], v, 16);
+   return c->num_imms++;
 }
 
 static int
@@ -345,6 +362,69 @@ vdxg_tgsi_texture(struct vdxg_tgsi *c, const struct tgsi_full_instruction *inst,
    return 0;
 }
 
+static uint32_t
+vdxg_f32(float f)
+{
+   union { float f; uint32_t u; } v = { .f = f };
+
+   return v.u;
+}
+
+/*
+ * DW is a texture instruction on a depth unit: it samples into the
+ * scratch TEMP instead, and the depth is rebuilt into its destination.
+ * Z24 reads as ARGB8888 (R, G, B the depth's bytes, high first), Z16 as
+ * L8A8 (L the low byte, A the high one); each channel c reads c / 255.
+ */
+static int
+vdxg_tgsi_depth_sample(struct vdxg_tgsi *c, uint32_t *dw)
+{
+   bool d24 = ((c->depth_units >> (2 * VDXG_INSN_UNIT(dw[0]))) & 3) ==
+              VDXG_TGSI_DEPTH24;
+   uint32_t dst = dw[0] & (VDXG_INSN_SAT | (0xffu << 16) | (0x7u << 8));
+   uint32_t mask = VDXG_INSN_MASK(dw[0]);
+   const uint32_t k24[4] = {
+      vdxg_f32(255.0f * 65536.0f / 16777215.0f),
+      vdxg_f32(255.0f * 256.0f / 16777215.0f),
+      vdxg_f32(255.0f / 16777215.0f), vdxg_f32(1.0f),
+   };
+   const uint32_t k16[4] = {
+      vdxg_f32(255.0f / 65535.0f), vdxg_f32(65280.0f / 65535.0f), 0,
+      vdxg_f32(1.0f),
+   };
+   int imm = vdxg_tgsi_imm(c, d24 ? k24 : k16);
+   uint32_t *d;
+
+   if (imm < 0)
+      return imm;
+   if (c->num_insns + 3 > VDXG_3D_MAX_INSTRUCTIONS)
+      return vdxg_tgsi_error(c, "more than %u instructions",
+                             VDXG_3D_MAX_INSTRUCTIONS);
+   /* The sample, whole, into the scratch register. */
+   dw[0] = (dw[0] & ~(VDXG_INSN_SAT | (0xffu << 16) | (0x7u << 8) |
+                      (0xfu << 12))) |
+           VDXG_INSN(0, VDXG_FILE_TEMP, VDXG_TGSI_SCRATCH, 0xf);
+   c->num_insns++;
+
+   d = &c->insns[c->num_insns * 4];
+   memset(d, 0, 16);
+   if (mask & 7) {
+      d[0] = (d24 ? VDXG_OP_DP3 : VDXG_OP_DP2) | dst | ((mask & 7) << 12);
+      d[1] = VDXG_SRC(VDXG_FILE_TEMP, VDXG_TGSI_SCRATCH,
+                      d24 ? VDXG_SWIZZLE_XYZW : VDXG_SWIZZLE(0, 3, 0, 0));
+      d[2] = VDXG_SRC(VDXG_FILE_IMM, imm, VDXG_SWIZZLE_XYZW);
+      c->num_insns++;
+      d += 4;
+      memset(d, 0, 16);
+   }
+   if (mask & 8) {
+      d[0] = VDXG_OP_MOV | dst | (0x8u << 12);
+      d[1] = VDXG_SRC(VDXG_FILE_IMM, imm, VDXG_SWIZZLE(3, 3, 3, 3));
+      c->num_insns++;
+   }
+   return 0;
+}
+
 static int
 vdxg_tgsi_instruction(struct vdxg_tgsi *c,
                       const struct tgsi_full_instruction *inst)
@@ -382,6 +462,8 @@ vdxg_tgsi_instruction(struct vdxg_tgsi *c,
       ret = vdxg_tgsi_texture(c, inst, srcs, &dw[0]);
       if (ret)
          return ret;
+      if ((c->depth_units >> (2 * VDXG_INSN_UNIT(dw[0]))) & 3)
+         return vdxg_tgsi_depth_sample(c, dw);
    }
    c->num_insns++;
    return 0;
@@ -419,11 +501,20 @@ int
 vdxg_tgsi_compile(const struct tgsi_token *tokens, struct vdxg_program *prog,
                   char *error, size_t error_len)
 {
+   return vdxg_tgsi_compile_depth(tokens, 0, prog, error, error_len);
+}
+
+int
+vdxg_tgsi_compile_depth(const struct tgsi_token *tokens, uint16_t depth_units,
+                        struct vdxg_program *prog, char *error,
+                        size_t error_len)
+{
    struct tgsi_parse_context parse;
    struct vdxg_tgsi c = {
       .prog = prog,
       .error = error,
       .error_len = error_len,
+      .depth_units = depth_units,
    };
    char msg[128];
    int ret = 0;

@@ -57,6 +57,20 @@ struct vdxg_program {
 int vdxg_tgsi_compile(const struct tgsi_token *tokens,
                       struct vdxg_program *prog, char *error,
                       size_t error_len);
+
+/*
+ * The device samples no depth format: a depth texture is bound as the
+ * colour format of the same bytes (Z16 as L8A8, Z24 as ARGB8888) and the
+ * program rebuilds the depth from the channels it reads. DEPTH_UNITS has
+ * VDXG_TGSI_DEPTH16 or VDXG_TGSI_DEPTH24 at bits 2u of unit u: what each
+ * unit's samples are. Texture instructions on such a unit return (d, d,
+ * d, 1), as GLES's depth textures do.
+ */
+#define VDXG_TGSI_DEPTH16 1
+#define VDXG_TGSI_DEPTH24 2
+int vdxg_tgsi_compile_depth(const struct tgsi_token *tokens,
+                            uint16_t depth_units, struct vdxg_program *prog,
+                            char *error, size_t error_len);
 void vdxg_program_fini(struct vdxg_program *prog);
 
 /*
