@@ -163,7 +163,7 @@ vdxg_copy_rect_ok(struct pipe_resource *prsc, enum pipe_format format)
 }
 
 /* COPY_RECT of BOX's image in SRC to (DX, DY) in DST, layer by layer. */
-static void
+void
 vdxg_copy_rect(struct vdxg_context *ctx, struct pipe_resource *dst,
                enum pipe_format dst_format, unsigned dst_level, unsigned dx,
                unsigned dy, unsigned dz, struct pipe_resource *src,

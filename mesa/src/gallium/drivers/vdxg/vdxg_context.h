@@ -200,6 +200,11 @@ void vdxg_emit_copy_rect(struct vdxg_context *ctx, uint32_t sx, uint32_t sy,
 
 /* vdxg_state.c, vdxg_draw.c, vdxg_blit.c, vdxg_query.c */
 bool vdxg_emit_framebuffer(struct vdxg_context *ctx);
+void vdxg_copy_rect(struct vdxg_context *ctx, struct pipe_resource *dst,
+                    enum pipe_format dst_format, unsigned dst_level,
+                    unsigned dx, unsigned dy, unsigned dz,
+                    struct pipe_resource *src, enum pipe_format src_format,
+                    unsigned src_level, const struct pipe_box *box);
 void vdxg_state_init(struct pipe_context *pctx);
 void vdxg_draw_init(struct pipe_context *pctx);
 void vdxg_blit_init(struct pipe_context *pctx);

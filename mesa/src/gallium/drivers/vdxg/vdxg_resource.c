@@ -175,6 +175,25 @@ vdxg_buf_map(struct vdxg_buf *buf)
    return ptr;
 }
 
+/*
+ * A buffer others may read (scanout, GBM, dma-buf) is exported once, so
+ * that from its first job on the kernel syncs its other users with the
+ * jobs that write it (EXEC adds implicit-sync fences to shared objects
+ * only); the dma-buf lives as long as the handle.
+ */
+static void
+vdxg_buf_mark_shared(struct vdxg_buf *buf)
+{
+   int fd;
+
+   if (buf->shared || buf->screen->model != VDXG_SUBMIT_EXEC)
+      return;
+   if (!vdxg_bo_export(buf->bo, &fd)) {
+      close(fd);
+      buf->shared = true;
+   }
+}
+
 static bool
 vdxg_resource_layout(struct vdxg_resource *rsc)
 {
@@ -218,9 +237,13 @@ vdxg_resource_create(struct pipe_screen *pscreen,
    if (!vdxg_resource_layout(rsc))
       goto fail;
    rsc->buf = vdxg_buf_create(screen, MAX2(rsc->layout.size, 4),
-                              templ->target == PIPE_BUFFER, shareable);
+                              templ->target == PIPE_BUFFER ||
+                              templ->usage == PIPE_USAGE_STAGING,
+                              shareable);
    if (!rsc->buf)
       goto fail;
+   if (shareable)
+      vdxg_buf_mark_shared(rsc->buf);
    return &rsc->base;
 
 fail:
@@ -387,8 +410,8 @@ vdxg_resource_get_param(struct pipe_screen *pscreen, struct pipe_context *pctx,
 }
 
 /*
- * Transfers map the object itself: the kernel brings an object the CPU
- * cannot see into the visible part of VRAM on the first access. A map
+ * Transfers map the object itself (a texture in VRAM past the BAR goes
+ * through a staging copy instead: see below). A map
  * that must not see the GPU's pending writes (or overwrite what it still
  * reads) first submits the batch that names the object, then waits for
  * it, unless the caller said it need not (UNSYNCHRONIZED), or a buffer is
@@ -428,6 +451,75 @@ vdxg_resource_sync(struct vdxg_context *ctx, struct vdxg_resource *rsc,
    return vdxg_bo_wait(rsc->buf->bo, INT64_MAX) == 0;
 }
 
+/*
+ * Is the texture where the CPU cannot map it without the kernel moving it
+ * (VRAM past the BAR)? Then a transfer goes through a staging copy.
+ */
+static bool
+vdxg_resource_needs_staging(struct vdxg_context *ctx,
+                            struct vdxg_resource *rsc, unsigned usage)
+{
+   const struct vdxg_format *f = vdxg_format(rsc->base.format);
+   uint32_t segment;
+   uint64_t addr;
+
+   if (rsc->base.target == PIPE_BUFFER || !f || !f->render ||
+       rsc->base.usage == PIPE_USAGE_STAGING ||
+       (usage & (PIPE_MAP_UNSYNCHRONIZED | PIPE_MAP_DIRECTLY)))
+      return false;
+   if (vdxg_debug & VDXG_DEBUG_STAGING)
+      return true;
+   if (vdxg_bo_info(rsc->buf->bo, &segment, &addr))
+      return false;
+   return segment == DRM_VDXG_SEGMENT_VRAM &&
+          addr + rsc->buf->size > ctx->screen->vram_visible_size;
+}
+
+/*
+ * A staging map: a CPU-visible texture of the box's size, filled from the
+ * texture by COPY_RECT for a read, and copied into it at unmap for a
+ * write.
+ */
+static void *
+vdxg_transfer_map_staging(struct vdxg_context *ctx, struct vdxg_resource *rsc,
+                          unsigned level, unsigned usage,
+                          const struct pipe_box *box,
+                          struct vdxg_transfer *trans)
+{
+   struct pipe_resource templ = {
+      .target = PIPE_TEXTURE_2D,
+      .format = rsc->base.format,
+      .width0 = box->width,
+      .height0 = box->height,
+      .depth0 = 1,
+      .array_size = 1,
+      .usage = PIPE_USAGE_STAGING,
+   };
+   struct vdxg_resource *staging;
+   uint8_t *ptr;
+
+   if (box->depth != 1)
+      return NULL;
+   trans->staging = ctx->base.screen->resource_create(ctx->base.screen,
+                                                      &templ);
+   if (!trans->staging)
+      return NULL;
+   staging = vdxg_resource(trans->staging);
+   if (usage & PIPE_MAP_READ) {
+      vdxg_copy_rect(ctx, trans->staging, templ.format, 0, 0, 0, 0,
+                     &rsc->base, rsc->base.format, level, box);
+      vdxg_flush(ctx, NULL, 0);
+   }
+   if (vdxg_bo_wait(staging->buf->bo, INT64_MAX))
+      return NULL;
+   ptr = vdxg_buf_map(staging->buf);
+   if (!ptr)
+      return NULL;
+   trans->base.stride = vdxg_resource_pitch(staging, 0);
+   trans->base.layer_stride = staging->layout.level[0].image_size;
+   return ptr;
+}
+
 static void *
 vdxg_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc,
                   unsigned level, unsigned usage, const struct pipe_box *box,
@@ -439,12 +531,6 @@ vdxg_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc,
    uint8_t *ptr;
    uint32_t cpp = util_format_get_blocksize(prsc->format);
 
-   if (!vdxg_resource_sync(ctx, rsc, usage, box))
-      return NULL;
-   ptr = vdxg_buf_map(rsc->buf);
-   if (!ptr)
-      return NULL;
-
    trans = slab_zalloc(&ctx->transfer_pool);
    if (!trans)
       return NULL;
@@ -452,6 +538,20 @@ vdxg_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc,
    trans->base.level = level;
    trans->base.usage = usage;
    trans->base.box = *box;
+
+   if (vdxg_resource_needs_staging(ctx, rsc, usage)) {
+      ptr = vdxg_transfer_map_staging(ctx, rsc, level, usage, box, trans);
+      if (!ptr)
+         goto fail;
+      *out = &trans->base;
+      return ptr;
+   }
+
+   if (!vdxg_resource_sync(ctx, rsc, usage, box))
+      goto fail;
+   ptr = vdxg_buf_map(rsc->buf);
+   if (!ptr)
+      goto fail;
 
    if (prsc->target == PIPE_BUFFER) {
       if (usage & PIPE_MAP_WRITE)
@@ -466,6 +566,12 @@ vdxg_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc,
    *out = &trans->base;
    return ptr + vdxg_resource_image_offset(rsc, level, box->z) +
           (uint64_t)box->y * trans->base.stride + (uint64_t)box->x * cpp;
+
+fail:
+   pipe_resource_reference(&trans->staging, NULL);
+   pipe_resource_reference(&trans->base.resource, NULL);
+   slab_free(&ctx->transfer_pool, trans);
+   return NULL;
 }
 
 static void
@@ -473,7 +579,20 @@ vdxg_transfer_unmap(struct pipe_context *pctx, struct pipe_transfer *ptrans)
 {
    struct vdxg_context *ctx = vdxg_context(pctx);
    struct vdxg_transfer *trans = (struct vdxg_transfer *)ptrans;
+   struct pipe_resource *prsc = ptrans->resource;
 
+   if (trans->staging && (ptrans->usage & PIPE_MAP_WRITE)) {
+      struct pipe_box src = {
+         .width = ptrans->box.width,
+         .height = ptrans->box.height,
+         .depth = 1,
+      };
+
+      vdxg_copy_rect(ctx, prsc, prsc->format, ptrans->level, ptrans->box.x,
+                     ptrans->box.y, ptrans->box.z, trans->staging,
+                     prsc->format, 0, &src);
+   }
+   pipe_resource_reference(&trans->staging, NULL);
    pipe_resource_reference(&trans->base.resource, NULL);
    slab_free(&ctx->transfer_pool, trans);
 }

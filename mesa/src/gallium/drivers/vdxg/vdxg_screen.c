@@ -28,6 +28,7 @@ static const struct debug_named_value vdxg_debug_options[] = {
    {"cmds", VDXG_DEBUG_CMDS, "Print each batch's size and model"},
    {"sync", VDXG_DEBUG_SYNC, "Wait for every batch to finish"},
    {"nocopy", VDXG_DEBUG_NOCOPY, "Blit and copy with the 3D pipeline only"},
+   {"staging", VDXG_DEBUG_STAGING, "Map every texture through a copy"},
    DEBUG_NAMED_VALUE_END
 };
 
@@ -331,6 +332,8 @@ vdxg_screen_create(int fd, const struct pipe_screen_config *config,
    screen->max_allocations =
       vdxg_param(screen, DRM_VDXG_PARAM_MAX_ALLOCATIONS, 256);
    screen->vram_size = vdxg_param(screen, DRM_VDXG_PARAM_VRAM_SIZE, 0);
+   screen->vram_visible_size =
+      vdxg_param(screen, DRM_VDXG_PARAM_VRAM_VISIBLE_SIZE, 0);
 
    screen->base.destroy = vdxg_screen_destroy;
    screen->base.get_name = vdxg_screen_get_name;

@@ -19,6 +19,7 @@ struct renderonly;
 #define VDXG_DEBUG_CMDS    (1 << 1)
 #define VDXG_DEBUG_SYNC    (1 << 2)
 #define VDXG_DEBUG_NOCOPY  (1 << 3)
+#define VDXG_DEBUG_STAGING (1 << 4)
 
 extern uint32_t vdxg_debug;
 
@@ -49,6 +50,7 @@ struct vdxg_screen {
    uint32_t max_command_size;
    uint32_t max_allocations;
    uint64_t vram_size;
+   uint64_t vram_visible_size;
 
    /*
     * Every object by GEM handle: importing an object the file already has
