@@ -46,16 +46,22 @@ TOPDIR=mesa-$MESA_VERSION
 # /usr/lib/x86_64-linux-gnu, which stays there for comparison (llvmpipe).
 PREFIX=/opt/vdxg-mesa
 # vdxg and softpipe (the reference for the driver's tests), GL, GLES 2/3,
-# EGL and GBM on DRM only. Nothing that would link more than libdrm, zlib
-# and the C and C++ runtimes, so that a build on this host runs on the
-# guest's newer sid: no LLVM, expat, zstd, libunwind or sensors, and the
-# auto features that could find a host library are off.
+# EGL and GBM on DRM, and EGL on Wayland (for Wayland clients such as
+# weston-simple-egl; the compositor side, EGL_WL_bind_wayland_display, for
+# weston's GL renderer). Nothing that would link more than libdrm, zlib,
+# libwayland-client and -server (bookworm's, older than sid's) and the C
+# and C++ runtimes, so that a build on this host runs on the guest's newer
+# sid: no LLVM, expat, zstd, libunwind or sensors, and the auto features
+# that could find a host library are off. EGL_DEFAULT_DISPLAY stays on the
+# surfaceless platform, as it was before Wayland (the first platform named
+# would be the default): clients name their platform.
 # shellcheck disable=SC2054 # the commas are meson's
 MESON_OPTS=(
 	--prefix="$PREFIX" --libdir=lib --buildtype=release -Db_ndebug=true
 	--wrap-mode=nodownload
 	-Dgallium-drivers=vdxg,softpipe -Dvulkan-drivers= -Dllvm=disabled
-	-Dplatforms= -Dglx=disabled -Degl=enabled -Dgbm=enabled
+	-Dplatforms=wayland -Degl-native-platform=surfaceless
+	-Dglx=disabled -Degl=enabled -Dgbm=enabled
 	-Dgles2=enabled -Dgles1=disabled -Dglvnd=disabled -Dopengl=true
 	-Dexpat=disabled -Dxmlconfig=disabled -Dvalgrind=disabled
 	-Dlibunwind=disabled -Dzstd=disabled -Dlmsensors=disabled

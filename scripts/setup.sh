@@ -7,7 +7,11 @@
 set -euo pipefail
 
 # Packages from the host's own suite. Mesa (scripts/build-mesa.sh) needs
-# bison, flex, libdrm-dev, zlib1g-dev and mako and yaml for Debian's python3.
+# bison, flex, libdrm-dev, zlib1g-dev and mako and yaml for Debian's python3,
+# and for its Wayland platform libwayland-dev (wayland-scanner comes with it
+# in libwayland-bin) and libwayland-egl-backend-dev: bookworm's 1.21 is
+# enough (Mesa wants >= 1.18), and the oldest libwayland links against the
+# fewest symbols of the guest's.
 PKGS=(
 	build-essential bc bison flex cpio kmod xz-utils gzip zstd
 	libelf-dev libssl-dev pkg-config python3 python3-venv
@@ -16,10 +20,12 @@ PKGS=(
 	seabios qemu-system-data
 	mmdebstrap busybox-static sparse perl libdrm-dev rsync patch
 	clang libclang-rt-14-dev
-	python3-mako python3-yaml zlib1g-dev
+	python3-mako python3-yaml zlib1g-dev libwayland-dev
+	libwayland-egl-backend-dev
 )
-# Packages that must come from bookworm-backports.
-BPO_PKGS=(meson python3-pycotap)
+# Packages that must come from bookworm-backports: Mesa 25.0.7 needs meson
+# >= 1.1 and wayland-protocols >= 1.38 (bookworm has 1.0.1 and 1.31).
+BPO_PKGS=(meson python3-pycotap wayland-protocols)
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
