@@ -80,8 +80,10 @@ else
 		# vdxg_fuzz runs for a minute or more: the debug-kernel boot
 		# and `make fuzz` run it (--only). vdxg_hostile's races are
 		# for KASAN and its abuse test takes a minute: the debug boot.
+		# vdxg_gl runs GL clients that only the GL image has: the gl
+		# boot.
 		for t in /opt/vdxg/igt-tests/*; do
-			case ${t##*/} in vdxg_sriov|vdxg_fuzz|vdxg_hostile) continue ;; esac
+			case ${t##*/} in vdxg_sriov|vdxg_fuzz|vdxg_hostile|vdxg_gl) continue ;; esac
 			case ",$EXCEPT," in *",${t##*/},"*) continue ;; esac
 			[ -x "$t" ] && name "${t##*/}" >>"$LIST"
 		done

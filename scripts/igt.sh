@@ -25,6 +25,10 @@
 #             vdxg_exec@many-vms's 4096 VMs
 #   sriov     vdxg_sriov, with the PF behind a PCIe root port (SR-IOV and
 #             ARI need one) and two of its four VFs enabled by the test
+#   gl        vdxg_gl: Debian's GL clients (kmscube, glmark2-es2-drm) on
+#             Mesa's vdxg driver, their frames against softpipe's, in the
+#             GL image (scripts/build-image.sh --gl, built here; its base,
+#             with the clients and sid's Mesa, is cached like the other)
 #   debug, debug-sriov
 #             vdxg's own tests (DEBUG_TESTS below; one not built is left
 #             out) on the debug kernel (KASAN, lockdep, kmemleak,
@@ -54,8 +58,8 @@
 #
 #   scripts/igt.sh [--device NAME] [--expected FILE] [--no-extra]
 #                  [--only TEST[,TEST]] [--boots LIST] [--timeout S]
-#                  [--no-build] [--strict] [--no-debug] [--debug-only]
-#                  [--kernel debug]
+#                  [--no-build] [--strict] [--no-debug] [--no-gl]
+#                  [--debug-only] [--kernel debug]
 #
 #   --device NAME   vdxg (default) or a peer such as bochs-display: then the
 #                   module is the peer's, the device gets no properties, the
@@ -65,12 +69,13 @@
 #   --only LIST     run just these tests (igt_runner names) in one boot
 #                   (named "default", with the display boots' device)
 #   --boots LIST    run only these of default, kms and flip (comma list);
-#                   the extra boots vram128-msi, intx and sriov may be
+#                   the extra boots vram128-msi, intx, sriov and gl may be
 #                   named too (with --no-extra, just the boots named:
 #                   --boots sriov --no-extra runs the sriov boot alone)
-#   --no-extra      skip the extra boots (vram128-msi, intx, sriov, and
-#                   the debug boots)
+#   --no-extra      skip the extra boots (vram128-msi, intx, sriov, gl,
+#                   and the debug boots)
 #   --no-debug      skip the debug boots
+#   --no-gl         skip the gl boot (and building the GL image)
 #   --debug-only    run only the debug boots
 #   --kernel debug  with --only: boot the debug kernel (the boot is named
 #                   "debug" and has the default device), and no extra boot
@@ -85,7 +90,7 @@ set -uo pipefail
 
 RETRY=$VDXG_TOP/igt-tests/timing-tests.txt
 DEVICE=vdxg EXPECTED= EXTRA=1 ONLY= BOOTS=default,kms,flip TIMEOUT=3600 BUILD=1 STRICT=
-DEBUG=1 ONLY_KERNEL=
+DEBUG=1 ONLY_KERNEL= GL=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--device) DEVICE=$2; shift 2 ;;
@@ -97,11 +102,12 @@ while [ $# -gt 0 ]; do
 	--no-build) BUILD=0; shift ;;
 	--strict) STRICT=--strict; shift ;;
 	--no-debug) DEBUG=0; shift ;;
+	--no-gl) GL=0; shift ;;
 	--debug-only) BOOTS= EXTRA=0 DEBUG=1; shift ;;
 	--kernel)
 		[ "$2" = debug ] || die "--kernel: only debug"
 		ONLY_KERNEL=debug; shift 2 ;;
-	-h|--help) sed -n '4,71p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,87p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1" ;;
 	esac
 done
@@ -153,6 +159,23 @@ if [ "$DEBUG" = 1 ] || [ -n "$ONLY_KERNEL" ]; then
 	fi
 	[ -f "$VDXG_OUT/guest-debug/initrd.img" ] || debug_image=0
 fi
+# The GL image: built when the gl boot runs (as an extra boot, or named
+# by --boots). A failed build fails that boot, not the others.
+gl_boot=0
+if [ "$DEVICE" = vdxg ] && [ -z "$ONLY" ] && [ "$GL" = 1 ]; then
+	case ",$BOOTS," in
+	*,gl,*) gl_boot=1 ;;
+	*) [ "$EXTRA" = 0 ] || gl_boot=1 ;;
+	esac
+fi
+gl_image=1
+if [ "$gl_boot" = 1 ]; then
+	if [ "$BUILD" = 1 ] && ! "$VDXG_TOP/scripts/build-image.sh" --gl; then
+		echo "igt.sh: building the GL image failed; the gl boot fails" >&2
+		gl_image=0
+	fi
+	[ -f "$VDXG_OUT/guest-gl/initrd.img" ] || gl_image=0
+fi
 # Boots of the normal kernel: unless --debug-only or --only --kernel debug.
 if [ -n "$BOOTS" ] || [ "$EXTRA" = 1 ] || { [ -n "$ONLY" ] && [ -z "$ONLY_KERNEL" ]; }; then
 	if [ "$DEVICE" = vdxg ] && [ ! -f "$VDXG_OUT/module/vdxg.ko" ]; then
@@ -179,8 +202,9 @@ boot() {
 	local name=igt-$1$SUFFIX config=$1 devargs=$2 rc
 	shift 2
 	ARGS[$config]=$devargs
-	if [[ $config == debug* ]] && [ "$debug_image" = 0 ]; then
-		echo "=== igt.sh: boot $config: no debug image; not run" >&2
+	if { [[ $config == debug* ]] && [ "$debug_image" = 0 ]; } ||
+	   { [[ $config == gl* ]] && [ "$gl_image" = 0 ]; }; then
+		echo "=== igt.sh: boot $config: no ${config%%-*} image; not run" >&2
 		rm -rf "$VDXG_OUT/vm/$name"
 		mkdir -p "$VDXG_OUT/vm/$name"
 		echo 1 >"$VDXG_OUT/vm/$name/status"
@@ -192,6 +216,8 @@ boot() {
 	case $config in
 	debug|debug-*)
 		scripts_vm+=(--kernel debug) ;;
+	gl|gl-retry)
+		scripts_vm+=(--gl) ;;
 	esac
 	case $config in
 	kms|flip|*-retry)
@@ -266,6 +292,9 @@ extra_boot() {
 			--only vdxg_getparam,vdxg_gem,igt@vdxg_exec@many-vms ;;
 	sriov)
 		boot sriov "bus=rp0" --only vdxg_sriov ;;
+	gl)
+		# glmark2's subtests take minutes on a loaded machine
+		boot gl "" --only vdxg_gl --timeout 900 ;;
 	esac
 	collect "$1"
 }
@@ -319,6 +348,7 @@ else
 		case $b in
 		default|kms|flip) ;;
 		vram128-msi|intx|sriov) extra_boot "$b"; continue ;;
+		gl) [ "$gl_boot" = 0 ] || extra_boot gl; continue ;;
 		*) die "--boots: no boot $b" ;;
 		esac
 		args=$KMS_ARGS
@@ -334,8 +364,9 @@ else
 	done
 fi
 if [ "$EXTRA" = 1 ]; then
-	for b in vram128-msi intx sriov; do
+	for b in vram128-msi intx sriov gl; do
 		case ",$BOOTS," in *",$b,"*) continue ;; esac
+		[ "$b" != gl ] || [ "$gl_boot" = 1 ] || continue
 		extra_boot "$b"
 	done
 fi

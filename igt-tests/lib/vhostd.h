@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vhostd: the guest's end of scripts/vm.sh's host channel (the serial
+ * port named by vdxgvm.hostd= on the kernel command line, answered by
+ * scripts/vm-hostd.py), for tests that need only libc: today, the host's
+ * screendump of a display head as a binary PPM.
+ *
+ * vdxg_present.c has its own copy of this protocol (it was written
+ * first, with libvdxg's CRC); the two speak the same protocol.
+ */
+#ifndef VHOSTD_H
+#define VHOSTD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct vhostd {
+	int fd;
+	char rbuf[8192];
+	size_t rlen, rpos;
+};
+
+/* Open the channel; false (and H->fd -1) when the kernel command line
+ * names none (not under scripts/vm.sh, or --interactive). */
+bool vhostd_open(struct vhostd *h);
+void vhostd_close(struct vhostd *h);
+
+/*
+ * The host's screendump of console HEAD (the vdxg CRTC) as a PPM in a
+ * malloc()ed buffer of *LEN bytes; TAG (up to 16 characters of
+ * [A-Za-z0-9._-]) names it in the request and in the host's copy
+ * (out/vm/RUN/screendump-TAG-PID-N.ppm). A lost or damaged answer is
+ * asked for again, three times at most; then, or when the host refuses,
+ * the subtest fails.
+ */
+uint8_t *vhostd_screendump(struct vhostd *h, const char *tag, int head,
+			   size_t *len);
+
+#endif /* VHOSTD_H */
