@@ -12,6 +12,7 @@
 #   make migrate-test  live-migrate the running guest with clients attached
 #   make check    every test: KUnit, qtests, module lint, VM tests
 #   make bench    vdxg-bench in the VM: a table and out/bench.json
+#   make bench-gl  kmscube and glmark2 by vdxg, llvmpipe and softpipe
 #   make igt-compare  upstream IGT on vdxg and on bochs-display, side by side
 #   make vm       an interactive guest shell
 #   make fuzz     vdxg_fuzz in the VM for FUZZ_SECONDS (default 600)
@@ -111,7 +112,7 @@ vmtest: qemu image
 check: setup
 	scripts/check.sh
 
-demo: setup qemu image
+demo: setup qemu image gl-image
 	scripts/demo.sh
 
 # Live migration with vdxg-demo and long paging/DRAW work running, and
@@ -122,6 +123,11 @@ migrate-test: setup qemu image
 # Every vdxg-bench group: a table, and out/bench.json.
 bench: setup qemu image
 	scripts/bench.sh
+
+# GL clients by vdxg (EXEC and SUBMIT) against llvmpipe and softpipe:
+# kmscube and glmark2-es2-drm, a table and out/bench-gl.json.
+bench-gl: setup qemu gl-image
+	scripts/bench-gl.sh
 
 igt-compare: setup qemu image
 	scripts/igt-compare.sh
@@ -150,5 +156,5 @@ clean:
 	rm -rf $(OUT)
 
 .PHONY: all setup qemu module sw-sync lint userspace mesa image gl-image kunit \
-	qtest vmtest check demo migrate-test bench igt-compare fuzz qemu-fuzz vm \
+	qtest vmtest check demo migrate-test bench bench-gl igt-compare fuzz qemu-fuzz vm \
 	clean debug-kernel debug-module debug-image

@@ -31,7 +31,9 @@
 #   --gl      the image with sid's GL clients too (GL_PKGS: kmscube,
 #             glmark2, weston, and sid's Mesa for comparison), in
 #             out/guest-gl/: a base of its own, with GL_PKGS, and the same
-#             overlay; boot it with scripts/vm.sh --gl
+#             overlay, plus vdxg-weston-run (tools/vdxg-weston-run.sh:
+#             weston on vdxg with a Wayland client); boot it with
+#             scripts/vm.sh --gl
 # VDXG_MODULE=path/vdxg.ko overrides out/module/vdxg.ko (with --debug,
 # out/debug/vdxg.ko), and VDXG_SW_SYNC_MODULE=path/sw_sync.ko
 # out/module/sw_sync/sw_sync.ko.
@@ -261,6 +263,13 @@ for f in "$VDXG_TOP"/igt-tests/*.txt; do
 done
 install -m 755 "$VDXG_TOP/igt-tests/guest-run.sh" "$OV/opt/vdxg/bin/vdxg-igt-run"
 install -m 755 "$VDXG_TOP/tools/vdxg-migrate-guest.sh" "$OV/opt/vdxg/bin/vdxg-migrate-guest"
+# weston and a Wayland client on vdxg: only the --gl image has weston.
+if [ "$GL" = 1 ]; then
+	install -m 755 "$VDXG_TOP/tools/vdxg-weston-run.sh" \
+		"$OV/opt/vdxg/bin/vdxg-weston-run"
+	install -m 755 "$VDXG_TOP/tools/vdxg-gl-bench.sh" \
+		"$OV/opt/vdxg/bin/vdxg-gl-bench"
+fi
 shopt -u nullglob
 
 # The Mesa stack (scripts/build-mesa.sh), first in the loader's path. /init

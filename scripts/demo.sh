@@ -22,6 +22,10 @@
 # (vdxg-scene3d-ref, built with the tools: no committed image, nothing
 # that a libm could move), out/demo-3d.png and out/demo-3d-reference.png.
 #
+# Last, kmscube (GLES 2.0 through Mesa's vdxg driver, in the GL image) by
+# EXEC with a screendump, out/kmscube.png, and by SUBMIT, their frame
+# rates printed.
+#
 # make check runs this script; its exit status is the comparisons'.
 # VDXG_DEMO_UPDATE=1 rewrites the 2D reference from this run.
 set -euo pipefail
@@ -102,7 +106,35 @@ shot still3d 1 --3d -p -s 1.3 -c 100000
 echo "--- vdxg-demo --3d --va -p -s 1.3 -c 100000 (the still by EXEC)"
 shot still3d-va 1 --3d --va -p -s 1.3 -c 100000
 '
-for n in demo/demo demo/still demo/still-va demo3d/still3d demo3d/still3d-va; do
+# kmscube, an unmodified GLES 2.0 client, on the vdxg engine through Mesa's
+# vdxg driver (the GL image): by EXEC, its screen dumped midway, then by
+# SUBMIT with the patch model. Both print their frame rates.
+"$VDXG_TOP/scripts/vm.sh" --gl --name demo-gl --timeout 600 -- sh -c "$GUEST_LIB"'
+# kmscube stops waiting for a flip when its stdin is readable: -N.
+cube() {
+	kmscube -N "$@" >/tmp/cube.log 2>&1 &
+	cube=$!
+	while [ $(grep -c "^Rendered " /tmp/cube.log) -lt 2 ]; do
+		kill -0 $cube 2>/dev/null || break
+		sleep 0.2
+	done
+}
+echo "--- kmscube (GLES 2.0 through Mesa'"'"'s vdxg driver, EXEC), '"$SECONDS_RUN"' s"
+cube -c 100000
+grep -E "renderer|^Rendered" /tmp/cube.log
+screendump kmscube
+sleep '"$SECONDS_RUN"'
+kill $cube; wait $cube || true
+grep "^Rendered" /tmp/cube.log | tail -n1
+echo "--- kmscube -M rgba (textured) by SUBMIT (VDXG_SUBMIT=patch), '"$SECONDS_RUN"' s"
+VDXG_SUBMIT=patch cube -M rgba -c 100000
+grep "renderer" /tmp/cube.log
+sleep '"$SECONDS_RUN"'
+kill $cube; wait $cube || true
+grep "^Rendered" /tmp/cube.log | tail -n1
+'
+for n in demo/demo demo/still demo/still-va demo3d/still3d demo3d/still3d-va \
+	 demo-gl/kmscube; do
 	[ -f "$VDXG_OUT/vm/${n%/*}/screendump-${n#*/}.ppm" ] ||
 		die "no screendump ${n#*/} from the guest (see $VDXG_OUT/vm/${n%/*}/hostd.log)"
 done
@@ -125,4 +157,6 @@ status=0
 	"$VDXG_OUT/vm/demo3d/screendump-still3d-va.ppm" || status=1
 python3 "$VDXG_TOP/scripts/ppm2png.py" "$VDXG_OUT/demo-3d-reference.ppm" \
 	"$VDXG_OUT/demo-3d-reference.png"
+python3 "$VDXG_TOP/scripts/ppm2png.py" "$VDXG_OUT/vm/demo-gl/screendump-kmscube.ppm" \
+	"$VDXG_OUT/kmscube.png"
 exit $status
