@@ -272,6 +272,43 @@ static VdxgRun vdxg_emit(const VdxgRaster3d *ra, const VdxgQuad *q)
     return ra->quad(ra->opaque, q);
 }
 
+/*
+ * The pixels of row @py that can be covered: [*lo, *hi], a superset of
+ * those whose centre has every edge function >= 0 (the exact test, with
+ * the fill rule, is made pixel by pixel). Each edge bounds the centre's x
+ * on one side; a horizontal edge empties the row or leaves it whole.
+ * Products are as large as the edge function's own, within 64 bits.
+ */
+static void vdxg_row_span(const VdxgWinVert *const v[3], int64_t py,
+                          int64_t *lo, int64_t *hi)
+{
+    int64_t cy = py * 256 + 128, xmin = INT64_MIN, xmax = INT64_MAX;
+    unsigned int e;
+
+    for (e = 0; e < 3; e++) {
+        const VdxgWinVert *a = v[(e + 1) % 3], *b = v[(e + 2) % 3];
+        int64_t dx = b->x8 - a->x8, dy = b->y8 - a->y8;
+        int64_t n = dx * (cy - a->y8);
+
+        if (dy == 0) {
+            if (n < 0) {
+                *lo = 1;
+                *hi = 0;
+                return;
+            }
+        } else if (dy > 0) {
+            /* dy (cx - a.x) <= n */
+            xmax = MIN(xmax, a->x8 + vdxg_floordiv(n, dy));
+        } else {
+            /* -dy (cx - a.x) >= -n */
+            xmin = MAX(xmin, a->x8 + vdxg_ceildiv(-n, -dy));
+        }
+    }
+    /* Centres 256 px + 128 in [xmin, xmax] */
+    *lo = xmin == INT64_MIN ? INT64_MIN : vdxg_ceildiv(xmin - 128, 256);
+    *hi = xmax == INT64_MAX ? INT64_MAX : vdxg_floordiv(xmax - 128, 256);
+}
+
 VdxgRun vdxg_tri_raster(const VdxgRaster3d *ra, const VdxgWinVert *v0,
                         const VdxgWinVert *v1, const VdxgWinVert *v2,
                         uint64_t *progress)
@@ -279,9 +316,10 @@ VdxgRun vdxg_tri_raster(const VdxgRaster3d *ra, const VdxgWinVert *v0,
     const VdxgWinVert *v[3] = { v0, v1, v2 };
     int64_t area = vdxg_edge(v0, v1, v2->x8, v2->y8), w[3], px0, px1, py0;
     int64_t py1, qx0, qy0, nqx, nqy, mnx, mxx, mny, mxy;
+    int64_t row, span_lo = 0, span_hi = -1;
     bool owns[3], front;
     float a, o = 0, pz[3];
-    uint64_t idx;
+    uint64_t idx, row_end = 0;
     unsigned int e, l, k;
     VdxgQuad q;
 
@@ -351,14 +389,55 @@ VdxgRun vdxg_tri_raster(const VdxgRaster3d *ra, const VdxgWinVert *v0,
     nqx = (px1 - qx0) / 2 + 1;
     nqy = (py1 - qy0) / 2 + 1;
     q.front = front;
+    /*
+     * The quads in the bounding box, row by row, from where the primitive
+     * stopped; those of a row outside its span (vdxg_row_span) are
+     * skipped uncharged, the span itself costs a quad.
+     */
+    row = -1;
     for (idx = *progress; idx < (uint64_t)(nqx * nqy); idx++) {
+        int64_t qxi;
+
         if (*ra->budget <= 0) {
             *progress = idx;
             return VDXG_RUN_YIELD;
         }
+        if (row < 0 || idx >= row_end) {
+            int64_t lo0, hi0, lo1, hi1;
+
+            *ra->budget -= VDXG_COST_QUAD;
+            row = idx / nqx;
+            row_end = (uint64_t)(row + 1) * nqx;
+            q.qy = qy0 + 2 * row;
+            vdxg_row_span(v, q.qy, &lo0, &hi0);
+            vdxg_row_span(v, q.qy + 1, &lo1, &hi1);
+            if (lo0 > hi0) {
+                lo0 = lo1;
+                hi0 = hi1;
+            } else if (lo1 <= hi1) {
+                lo0 = MIN(lo0, lo1);
+                hi0 = MAX(hi0, hi1);
+            }
+            if (lo0 > hi0 || hi0 < qx0 || lo0 > qx0 + 2 * (nqx - 1) + 1) {
+                span_lo = 1;
+                span_hi = 0;
+            } else {
+                span_lo = MAX(lo0, qx0);
+                span_lo = (span_lo - qx0) / 2;
+                span_hi = (MIN(hi0, qx0 + 2 * (nqx - 1) + 1) - qx0) / 2;
+            }
+        }
+        qxi = idx - (row_end - nqx);
+        if (qxi < span_lo) {
+            idx += span_lo - qxi - 1;
+            continue;
+        }
+        if (qxi > span_hi) {
+            idx = row_end - 1;
+            continue;
+        }
         *ra->budget -= VDXG_COST_QUAD;
-        q.qx = qx0 + 2 * (int64_t)(idx % nqx);
-        q.qy = qy0 + 2 * (int64_t)(idx / nqx);
+        q.qx = qx0 + 2 * qxi;
         q.covered = 0;
         for (l = 0; l < 4; l++) {
             int64_t px = q.qx + (l & 1), py = q.qy + (l >> 1);

@@ -552,6 +552,13 @@ static inline void vdxg_fetch(const VdxgShRun *r, const VdxgShLane *ln,
         memcpy(v, reg, sizeof(float[4]));
         return;
     }
+    if (!s->abs_mask && !s->neg_mask) {
+        v[0] = reg[s->swz[0]];
+        v[1] = reg[s->swz[1]];
+        v[2] = reg[s->swz[2]];
+        v[3] = reg[s->swz[3]];
+        return;
+    }
     for (c = 0; c < 4; c++) {
         v[c] = u2f((f2u(reg[s->swz[c]]) & ~s->abs_mask) ^ s->neg_mask);
     }
