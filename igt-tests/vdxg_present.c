@@ -58,313 +58,11 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
+#include "vhostd.h"
 #include "voutput.h"
 #include "vrender.h"
 
 #define SEC		1000000000ll
-
-/* ------------------------------------------------------- host channel */
-
-/*
- * scripts/vm-hostd.py's protocol over a serial port: a request line, an
- * answer of a header line, base64 lines and an end line.
- */
-
-static int b64_value(int ch)
-{
-	if (ch >= 'A' && ch <= 'Z')
-		return ch - 'A';
-	if (ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 26;
-	if (ch >= '0' && ch <= '9')
-		return ch - '0' + 52;
-	if (ch == '+')
-		return 62;
-	if (ch == '/')
-		return 63;
-	return -1;
-}
-
-/* Decode base64 (whitespace ignored, '=' ends) into OUT; bytes or -1. */
-static long b64_decode(const char *in, size_t n, uint8_t *out, size_t max)
-{
-	uint32_t acc = 0;
-	size_t len = 0, i;
-	int bits = 0;
-
-	for (i = 0; i < n && in[i] != '='; i++) {
-		int v = b64_value((unsigned char)in[i]);
-
-		if (v < 0) {
-			if (in[i] == '\n' || in[i] == '\r' || in[i] == ' ')
-				continue;
-			return -1;
-		}
-		acc = acc << 6 | v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (len >= max)
-				return -1;
-			out[len++] = acc >> bits & 0xff;
-		}
-	}
-	return len;
-}
-
-struct hostd {
-	int fd;
-	char rbuf[8192];
-	size_t rlen, rpos;
-};
-
-/* The channel's port from the kernel command line; false without one. */
-static bool hostd_open(struct hostd *h)
-{
-	char tty[32], path[64];
-	struct termios tio;
-
-	memset(h, 0, sizeof(*h));
-	h->fd = -1;
-	if (!vtest_cmdline_get("vdxgvm.hostd", tty, sizeof(tty)) || !*tty)
-		return false;
-	snprintf(path, sizeof(path), "/dev/%s", tty);
-	h->fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	vtest_assert_f(h->fd >= 0, "opening the host channel %s: %s", path,
-		       strerror(errno));
-	vtest_assert_ok(tcgetattr(h->fd, &tio));
-	cfmakeraw(&tio);
-	cfsetispeed(&tio, B115200);
-	cfsetospeed(&tio, B115200);
-	tio.c_cflag |= CLOCAL | CREAD;
-	tio.c_cflag &= ~CRTSCTS;
-	tio.c_cc[VMIN] = 1;
-	tio.c_cc[VTIME] = 0;
-	vtest_assert_ok(tcsetattr(h->fd, TCSANOW, &tio));
-	tcflush(h->fd, TCIFLUSH);
-	return true;
-}
-
-static void hostd_close(struct hostd *h)
-{
-	if (h->fd >= 0)
-		close(h->fd);
-	h->fd = -1;
-}
-
-/*
- * One line (without its newline) into *LINE, grown as needed; false after
- * TIMEOUT_MS without any byte.
- */
-static bool hostd_line(struct hostd *h, char **line, size_t *cap,
-		       int timeout_ms)
-{
-	size_t len = 0;
-
-	for (;;) {
-		while (h->rpos < h->rlen) {
-			char c = h->rbuf[h->rpos++];
-
-			if (len + 1 >= *cap) {
-				*cap = *cap ? *cap * 2 : 256;
-				*line = realloc(*line, *cap);
-				vtest_assert(*line);
-			}
-			if (c == '\n') {
-				(*line)[len] = 0;
-				return true;
-			}
-			(*line)[len++] = c;
-		}
-		{
-			struct pollfd p = { .fd = h->fd, .events = POLLIN };
-			ssize_t n;
-			int r = poll(&p, 1, timeout_ms);
-
-			if (r < 0 && errno == EINTR)
-				continue;
-			vtest_assert_f(r >= 0, "poll: %s", strerror(errno));
-			if (r == 0)
-				return false;
-			n = read(h->fd, h->rbuf, sizeof(h->rbuf));
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			vtest_assert_f(n > 0, "reading the host channel: %s",
-				       n ? strerror(errno) : "end of file");
-			h->rlen = n;
-			h->rpos = 0;
-		}
-	}
-}
-
-static void write_all(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		vtest_assert_f(n > 0, "write: %s", strerror(errno));
-		p += n;
-		len -= n;
-	}
-}
-
-static uint8_t *read_whole(const char *path, size_t *len)
-{
-	struct stat st;
-	uint8_t *buf;
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	vtest_assert_f(fd >= 0, "%s: %s", path, strerror(errno));
-	vtest_assert_ok(fstat(fd, &st));
-	buf = malloc(st.st_size + 1);
-	vtest_assert(buf);
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, st.st_size - got);
-
-		vtest_assert_f(n > 0, "%s: %s", path, strerror(errno));
-		got += n;
-	}
-	close(fd);
-	*len = got;
-	return buf;
-}
-
-/*
- * One screendump attempt; NULL with *WHY set when the answer was lost or
- * damaged (worth retrying), a failure when the host refused.
- */
-static uint8_t *hostd_try_screendump(struct hostd *h, const char *id,
-				     int head, const char **why, size_t *len)
-{
-	const char *enc_want = getenv("VDXG_SCREENDUMP_ENC") ?: "gz";
-	char req[128], *line = NULL, *b64 = NULL, enc[8];
-	size_t cap = 0, b64_len = 0, b64_cap = 0, rawlen, paylen;
-	unsigned int crc;
-	uint8_t *payload, *raw = NULL;
-	long n;
-	bool begun = false;
-
-	snprintf(req, sizeof(req), "VDXG-HOST %s screendump %d %s\n", id, head,
-		 enc_want);
-	tcflush(h->fd, TCIFLUSH);
-	h->rlen = h->rpos = 0;
-	write_all(h->fd, req, strlen(req));
-
-	for (;;) {
-		char tag[32], rid[40];
-
-		/* A minute without a byte: lost (the answer streams steadily). */
-		if (!hostd_line(h, &line, &cap, 60 * 1000)) {
-			*why = "timeout";
-			goto out;
-		}
-		if (!begun) {
-			if (sscanf(line, "%31s %39s", tag, rid) != 2 ||
-			    strcmp(rid, id))
-				continue;	/* an older answer */
-			if (!strcmp(tag, "VDXG-HOST-ERROR"))
-				vtest_fail("host screendump %s failed: %s", id,
-					   line);
-			if (strcmp(tag, "VDXG-HOST-BEGIN"))
-				continue;
-			vtest_assert_f(sscanf(line, "%*s %*s %7s %zu %x %zu",
-					      enc, &rawlen, &crc, &paylen) == 4,
-				       "bad answer header '%s'", line);
-			begun = true;
-			continue;
-		}
-		if (!strncmp(line, "VDXG-HOST-END ", 14)) {
-			if (strcmp(line + 14, id)) {
-				*why = "answer ended with another id";
-				goto out;
-			}
-			break;
-		}
-		if (b64_len + cap + 1 > b64_cap) {
-			b64_cap = (b64_len + cap + 1) * 2 + (paylen * 4 / 3);
-			b64 = realloc(b64, b64_cap);
-			vtest_assert(b64);
-		}
-		n = strlen(line);
-		memcpy(b64 + b64_len, line, n);
-		b64_len += n;
-	}
-
-	payload = malloc(paylen + 16);
-	vtest_assert(payload);
-	n = b64_decode(b64 ?: "", b64_len, payload, paylen + 16);
-	if (n != (long)paylen) {
-		free(payload);
-		*why = "payload length";
-		goto out;
-	}
-	if (!strcmp(enc, "gz")) {
-		char gz[64], ppm[64];
-		int fd;
-
-		snprintf(gz, sizeof(gz), "/tmp/vdxg-screendump-%d.gz",
-			 (int)getpid());
-		snprintf(ppm, sizeof(ppm), "/tmp/vdxg-screendump-%d.ppm",
-			 (int)getpid());
-		fd = open(gz, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		vtest_assert_f(fd >= 0, "%s: %s", gz, strerror(errno));
-		write_all(fd, payload, paylen);
-		close(fd);
-		free(payload);
-		if (vtest_system("gzip -dc %s > %s", gz, ppm)) {
-			unlink(gz);
-			*why = "gunzip";
-			goto out;
-		}
-		raw = read_whole(ppm, len);
-		unlink(gz);
-		unlink(ppm);
-	} else {
-		vtest_assert_f(!strcmp(enc, "raw"), "encoding %s", enc);
-		raw = payload;
-		*len = paylen;
-	}
-	if (*len != rawlen || voutput_crc32(0, raw, *len) != crc) {
-		free(raw);
-		raw = NULL;
-		*why = "length or CRC of the image";
-	}
-out:
-	free(line);
-	free(b64);
-	return raw;
-}
-
-/* The host's screendump of console HEAD as a PPM; TAG names it. */
-static uint8_t *hostd_screendump(struct hostd *h, const char *tag, int head,
-				 size_t *len)
-{
-	static unsigned int seq;
-	double t0 = vr_now();
-	int attempt;
-
-	for (attempt = 0; attempt < 3; attempt++) {
-		const char *why = NULL;
-		char id[40];
-		uint8_t *ppm;
-
-		snprintf(id, sizeof(id), "%.16s-%d-%u", tag, (int)getpid(),
-			 seq++);
-		ppm = hostd_try_screendump(h, id, head, &why, len);
-		if (ppm) {
-			vtest_info("screendump %s: %zu bytes in %.1f s", id,
-				   *len, vr_now() - t0);
-			return ppm;
-		}
-		vtest_info("screendump %s lost (%s); asking again", id, why);
-	}
-	vtest_fail("no screendump from the host after 3 attempts");
-}
 
 /* ------------------------------------------------------------ frames */
 
@@ -500,7 +198,7 @@ struct pt {
 	drmModeModeInfo mode;
 	uint32_t w, h;
 	/* Host channel */
-	struct hostd hostd;
+	struct vhostd hostd;
 	bool have_hostd;
 };
 
@@ -535,7 +233,7 @@ static void pt_close(struct pt *t)
 	int n = vtest_kmsg_problems(t->kmsg);
 
 	vtest_assert_f(n == 0, "%d kernel log problem(s)", n);
-	hostd_close(&t->hostd);
+	vhostd_close(&t->hostd);
 	vdxg_context_destroy(t->vr.dev, t->ctx);
 	vr_close(&t->vr);
 }
@@ -552,7 +250,7 @@ static void pt_kms(struct pt *t)
 	t->mode = o.mode;
 	t->w = o.w;
 	t->h = o.h;
-	t->have_hostd = hostd_open(&t->hostd);
+	t->have_hostd = vhostd_open(&t->hostd);
 	if (!t->have_hostd)
 		vtest_info("no host channel (vdxgvm.hostd): no screendumps");
 }
@@ -598,7 +296,7 @@ static void screen_check(struct pt *t, const struct vr_surf *exp,
 	if (!t->have_hostd)
 		vtest_skip("%s: no host channel for a screendump "
 			   "(vdxgvm.hostd on the kernel command line)", what);
-	ppm = hostd_screendump(&t->hostd, what, t->head, &len);
+	ppm = vhostd_screendump(&t->hostd, what, t->head, &len);
 	frame_parse(&f, ppm, len);
 	frame_check(&f, &r, what);
 	frame_free(&f);

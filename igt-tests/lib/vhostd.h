@@ -4,9 +4,7 @@
  * port named by vdxgvm.hostd= on the kernel command line, answered by
  * scripts/vm-hostd.py), for tests that need only libc: today, the host's
  * screendump of a display head as a binary PPM.
- *
- * vdxg_present.c has its own copy of this protocol (it was written
- * first, with libvdxg's CRC); the two speak the same protocol.
+
  */
 #ifndef VHOSTD_H
 #define VHOSTD_H
