@@ -41,7 +41,7 @@ SECONDS_RUN=${VDXG_DEMO_SECONDS:-8}
 # hangs ends by its own 30 s guard.
 # These helpers start both boots' commands (the 2D demo, then the 3D
 # scene: one command line would be too long for the kernel's).
-GUEST_LIB='
+HOST_LIB='
 set -e
 modprobe vdxg
 # The host channel: a screendump of head 0 named $1, the answer read away.
@@ -53,6 +53,8 @@ screendump() {
 	timeout 120 sed -n "/^VDXG-HOST-\(END\|ERROR\) $1/q" <&3 >/dev/null
 	exec 3>&-
 }
+'
+GUEST_LIB=$HOST_LIB'
 frames() {
 	while [ $(grep -c "^vdxg-demo: frame " /tmp/demo.log) -lt $1 ]; do
 		kill -0 $demo 2>/dev/null || return 0
@@ -109,7 +111,7 @@ shot still3d-va 1 --3d --va -p -s 1.3 -c 100000
 # kmscube, an unmodified GLES 2.0 client, on the vdxg engine through Mesa's
 # vdxg driver (the GL image): by EXEC, its screen dumped midway, then by
 # SUBMIT with the patch model. Both print their frame rates.
-"$VDXG_TOP/scripts/vm.sh" --gl --name demo-gl --timeout 600 -- sh -c "$GUEST_LIB"'
+"$VDXG_TOP/scripts/vm.sh" --gl --name demo-gl --timeout 600 -- sh -c "$HOST_LIB"'
 # kmscube stops waiting for a flip when its stdin is readable: -N.
 cube() {
 	kmscube -N "$@" >/tmp/cube.log 2>&1 &
