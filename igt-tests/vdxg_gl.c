@@ -78,6 +78,14 @@
  * - gl-beside-kms-test: the offscreen client while IGT's kms_atomic
  *   (about 6 s of plane and CRTC commits, legacy and atomic) runs; the
  *   client's frames against softpipe, kms_atomic must exit 0.
+ * - piglit-gles2-exec, piglit-gles2-patch: piglit's own runner over its
+ *   GLES 2.0 tests (igt-tests/piglit-gles2-tests.txt: the API tests of
+ *   piglit's GLES 2 binaries, the GLSL ES 1.00 shader_runner_gles2 and
+ *   glslparsertest_gles2 tests) on waffle's GBM platform on vdxg's render
+ *   node, by each model; results.json and the console summary are left in
+ *   /tmp/igt/collect/piglit-gles2-MODEL/ (brought back by scripts/igt.sh);
+ *   every test that neither passes nor skips must be listed, with its
+ *   reason, in igt-tests/piglit-expected-failures.txt.
  * Every subtest also fails on a kernel problem logged meanwhile.
  */
 #define _GNU_SOURCE
@@ -1051,6 +1059,248 @@ static void test_gl_beside_kms_test(void)
 	vtest_system("rm -rf %s", workdir);
 }
 
+/* ------------------------------------------------------ robustness */
+
+/*
+ * robustness-exec, robustness-patch: vdxg-gl-reset's fragment program
+ * loops past the engine's step limit; the kernel bans its context, and
+ * GL_EXT_robustness must report a reset (and the client not crash).
+ * Then kmscube, another process, still renders by the same model.
+ */
+static void robustness_test(const struct driver *drv)
+{
+	uint64_t kmsg = vtest_kmsg_seq();
+	char *argv[] = { "vdxg-gl-reset", NULL };
+	char *cube[] = { "kmscube", "-N", "-c", "3", NULL };
+	struct client c;
+	char *log;
+	int rc;
+
+	require_client("kmscube");
+	vtest_require_f(vtest_path_exists("/opt/vdxg/bin/vdxg-gl-reset"),
+			"no vdxg-gl-reset");
+	make_workdir();
+	client_start(&c, "reset", drv, NULL, NULL, argv);
+	rc = client_wait(&c, 120);
+	log = slurp(c.log);
+	vtest_info("vdxg-gl-reset: status %d: %s", rc, log);
+	vtest_assert_f(rc == 0 && strstr(log, "reset: guilty"),
+		       "no guilty reset reported (status %d)", rc);
+	free(log);
+
+	client_start(&c, "after", drv, NULL, NULL, cube);
+	rc = client_wait(&c, 120);
+	log = slurp(c.log);
+	vtest_assert_f(rc == 0 && strstr(log, drv->renderer),
+		       "kmscube after the reset: status %d", rc);
+	free(log);
+	/* A ban is no kernel problem: no WARN, oops or lockdep report. */
+	vtest_assert_eq(vtest_kmsg_problems(kmsg), 0);
+	vtest_system("rm -rf %s", workdir);
+}
+
+static void test_robustness_exec(void) { robustness_test(&drv_exec); }
+static void test_robustness_patch(void) { robustness_test(&drv_patch); }
+
+/* ------------------------------------------------------------ piglit */
+
+#define PIGLIT		"/usr/bin/piglit"
+#define PIGLIT_LIST	"/opt/vdxg/lists/piglit-gles2-tests.txt"
+#define PIGLIT_EXPECTED	"/opt/vdxg/lists/piglit-expected-failures.txt"
+/* vdxg-igt-run's directory that the harness brings back to the host. */
+#define PIGLIT_COLLECT	"/tmp/igt/collect"
+#define PIGLIT_TIMEOUT	"120"	/* seconds, each test */
+
+/* Expected failures: "test-name  # reason" a line; names may have spaces. */
+struct piglit_expected {
+	char **names;
+	bool *seen;
+	size_t n;
+};
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
+			 e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+static void piglit_expected_load(struct piglit_expected *x, const char *path)
+{
+	char *text = slurp(path), *line, *save;
+
+	memset(x, 0, sizeof(*x));
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *hash = strchr(line, '#'), *name;
+
+		if (hash)
+			*hash = 0;
+		name = trim(line);
+		if (!*name)
+			continue;
+		x->names = realloc(x->names, (x->n + 1) * sizeof(*x->names));
+		vtest_assert(x->names);
+		x->names[x->n++] = strdup(name);
+	}
+	x->seen = calloc(x->n + 1, sizeof(*x->seen));
+	vtest_assert(x->seen);
+	free(text);
+}
+
+static bool piglit_expected_has(struct piglit_expected *x, const char *name)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		if (!strcmp(x->names[i], name)) {
+			x->seen[i] = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * piglit-gles2-MODEL: piglit's runner over igt-tests/piglit-gles2-tests.txt
+ * (piglit run all --test-list, PIGLIT_PLATFORM gbm: GBM surfaces on vdxg's
+ * render node) by MODEL; its results (results.json, summary.txt) in
+ * PIGLIT_COLLECT/piglit-gles2-MODEL/. Every test that ends other than
+ * pass or skip (fail, crash, timeout, warn, incomplete, dmesg-*) must be
+ * in igt-tests/piglit-expected-failures.txt; one listed that passes is
+ * reported, not failed. wflinfo first checks that the GLES 2 context of
+ * that platform is vdxg's, by MODEL.
+ */
+static void piglit_test(const struct driver *model)
+{
+	static const char *const bad[] = { "fail", "crash", "timeout", "warn",
+		"incomplete", "dmesg-warn", "dmesg-fail" };
+	uint64_t kmsg = vtest_kmsg_seq();
+	char dir[PATH_MAX], summary[PATH_MAX + 16], what[64];
+	char gbm_dev[PATH_MAX + 32];
+	char *wflinfo[] = { "env", gbm_dev, "wflinfo", "-p", "gbm", "-a",
+			    "gles2", NULL };
+	char *run[] = { "env", gbm_dev, "PIGLIT_COMPRESSION=none", PIGLIT,
+			"run", "all",
+			"--test-list", PIGLIT_LIST, "-p", "gbm", "--timeout",
+			PIGLIT_TIMEOUT, "-l", "dummy", dir, NULL };
+	char *sum[] = { PIGLIT, "summary", "console", dir, NULL };
+	unsigned int pass = 0, skip = 0, failed = 0, expected = 0,
+		     unexpected = 0, other = 0;
+	struct piglit_expected x;
+	char *log, *line, *save;
+	struct client c;
+	double t0;
+	int rc;
+
+	vtest_require_f(vtest_path_exists(PIGLIT), "no piglit: it is in the "
+			"GL image (scripts/vm.sh --gl)");
+	vtest_require_f(have_program("wflinfo"), "no wflinfo (waffle-utils)");
+	vtest_assert_f(vtest_path_exists(PIGLIT_LIST), "no %s", PIGLIT_LIST);
+	find_nodes();
+	make_workdir();
+	piglit_expected_load(&x, PIGLIT_EXPECTED);
+	/* waffle's GBM platform: vdxg's render node, named. */
+	snprintf(gbm_dev, sizeof(gbm_dev), "WAFFLE_GBM_DEVICE=%s", render_path);
+
+	snprintf(what, sizeof(what), "wflinfo-%s", model->name);
+	client_start(&c, what, model, NULL, NULL, wflinfo);
+	client_check(&c, client_wait(&c, 120), model,
+		     "OpenGL renderer string: %s");
+
+	if (vtest_path_exists(PIGLIT_COLLECT))
+		snprintf(dir, sizeof(dir), PIGLIT_COLLECT "/piglit-gles2-%s",
+			 model->name);
+	else
+		snprintf(dir, sizeof(dir), "%s/piglit-gles2-%s", workdir,
+			 model->name);
+	vtest_system("rm -rf '%s'", dir);
+	snprintf(what, sizeof(what), "piglit-%s", model->name);
+	t0 = now();
+	client_start(&c, what, model, NULL, NULL, run);
+	rc = client_wait(&c, 840);
+	vtest_info("piglit run on %s: %.0f s, status %d", model->name,
+		   now() - t0, rc);
+	if (rc != 0)
+		print_log_tail(&c, 30);
+	vtest_assert_f(rc == 0, "piglit run exited with status %d", rc);
+
+	/* "spec/group/test: status" lines (piglit's '@' shown as '/'), then
+	 * "summary:" and the counts. */
+	client_start(&c, "piglit-summary", NULL, NULL, NULL, sum);
+	rc = client_wait(&c, 300);
+	if (rc != 0)
+		print_log_tail(&c, 30);
+	vtest_assert_f(rc == 0, "piglit summary exited with status %d", rc);
+	snprintf(summary, sizeof(summary), "%s/summary.txt", dir);
+	vtest_system("cp '%s' '%s'", c.log, summary);
+	log = slurp(c.log);
+	for (line = strtok_r(log, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sep = strrchr(line, ':'), *status;
+		bool is_bad = false;
+
+		if (!strncmp(line, "summary:", 8))
+			break;
+		if (!sep || sep[1] != ' ')
+			continue;
+		*sep = 0;
+		status = trim(sep + 1);
+		for (char *p = line; *p; p++)
+			if (*p == '/')
+				*p = '@';
+		if (!strcmp(status, "pass")) {
+			pass++;
+			continue;
+		}
+		/* notrun: a subtest of a test that skipped as a whole. */
+		if (!strcmp(status, "skip") || !strcmp(status, "notrun")) {
+			skip++;
+			continue;
+		}
+		for (size_t i = 0; i < VTEST_ARRAY_SIZE(bad); i++)
+			is_bad |= !strcmp(status, bad[i]);
+		if (!is_bad) {
+			/* notrun and the like: a test the list names that
+			 * the profile has not. */
+			vtest_info("piglit: %s: %s (neither pass nor skip)",
+				   line, status);
+			other++;
+			continue;
+		}
+		failed++;
+		if (piglit_expected_has(&x, line)) {
+			expected++;
+			vtest_info("piglit: %s: %s (expected)", line, status);
+		} else {
+			unexpected++;
+			vtest_info("piglit: %s: %s (UNEXPECTED)", line, status);
+		}
+	}
+	free(log);
+	for (size_t i = 0; i < x.n; i++)
+		if (!x.seen[i])
+			vtest_info("piglit: %s: expected to fail, did not",
+				   x.names[i]);
+	vtest_info("piglit on %s: %u tests: %u pass, %u fail (%u expected, "
+		   "%u unexpected), %u skip, %u other; results in %s",
+		   model->name, pass + skip + failed + other, pass, failed,
+		   expected, unexpected, skip, other, dir);
+	vtest_assert_f(pass > 0, "no piglit test passed");
+	vtest_assert_f(unexpected == 0 && other == 0, "%u unexpected piglit "
+		       "failures, %u tests not run (see %s)", unexpected, other,
+		       summary);
+	vtest_assert_eq(vtest_kmsg_problems(kmsg), 0);
+	vtest_system("rm -rf %s", workdir);
+}
+
+static void test_piglit_gles2_exec(void) { piglit_test(&drv_exec); }
+static void test_piglit_gles2_patch(void) { piglit_test(&drv_patch); }
+
 static const struct vtest_subtest tests[] = {
 	{ "kmscube-smooth-exec", test_kmscube_smooth_exec,
 	  "kmscube -c 31 by vdxg (EXEC): frames 1 and 30 against softpipe's" },
@@ -1075,6 +1325,15 @@ static const struct vtest_subtest tests[] = {
 	  "oversubscribed" },
 	{ "gl-beside-kms-test", test_gl_beside_kms_test,
 	  "kmscube -O while IGT's kms_atomic runs" },
+	{ "robustness-exec", test_robustness_exec,
+	  "a fragment program past the step limit: the context is banned, "
+	  "GL_EXT_robustness reports a guilty reset; kmscube renders after" },
+	{ "robustness-patch", test_robustness_patch,
+	  "the same by the patch model" },
+	{ "piglit-gles2-exec", test_piglit_gles2_exec,
+	  "piglit's GLES 2.0 tests (piglit-gles2-tests.txt) by EXEC" },
+	{ "piglit-gles2-patch", test_piglit_gles2_patch,
+	  "piglit's GLES 2.0 tests by the patch model" },
 };
 
 VTEST_MAIN(tests)

@@ -60,19 +60,24 @@ PKGS=(igt-gpu-tools igt-gpu-tools-tests kmod busybox pciutils procps)
 # The GL clients, and sid's Mesa (llvmpipe) to compare with: only in the
 # --gl image's base, since they make the base larger and every boot of it
 # slower (weston's dependencies, FreeRDP and FFmpeg, are half of it, LLVM
-# much of the rest). weston has weston-simple-egl.
+# much of the rest). weston has weston-simple-egl. piglit (pruned to its
+# GLES 2.0 tests below) and its waffle-utils (wflinfo: the renderer, and
+# piglit's skips of tests whose requirements the context lacks) run
+# vdxg_gl's piglit subtests.
 GL_PKGS=(kmscube glmark2-es2-drm weston libegl-mesa0 libgles2 libgbm1
-	 libgl1-mesa-dri)
+	 libgl1-mesa-dri piglit waffle-utils)
 
 # Kernel modules whose modinfo-depends closure goes into the base.
 MODS=(drm drm_kms_helper ttm drm_ttm_helper drm_exec drm_buddy gpu-sched
       drm_display_helper drm_gpuvm drm_shmem_helper drm_vram_helper
       drm_suballoc_helper vgem bochs virtio_gpu)
 
-# Trimmed from the root: nothing in the guest reads them.
+# Trimmed from the root: nothing in the guest reads them (but the --gl
+# image's piglit runner reads Python: PRUNE_PYTHON stays in that image).
+PRUNE_PYTHON=(usr/lib/python3 usr/lib/python3.* usr/bin/python3*
+	      usr/share/python3)
 PRUNE=(usr/share/doc usr/share/man usr/share/info usr/share/locale
-       usr/share/lintian usr/share/bash-completion usr/lib/python3
-       usr/lib/python3.* usr/bin/python3* usr/share/python3
+       usr/share/lintian usr/share/bash-completion "${PRUNE_PYTHON[@]}"
        var/cache/apt var/cache/debconf var/lib/apt/lists)
 
 # Compression of the base: zstd unpacks faster than gzip in a TCG guest
@@ -85,6 +90,9 @@ if [ "$GL" = 1 ]; then
 	PKGS+=("${GL_PKGS[@]}")
 	OUT_GUEST=$VDXG_OUT/guest-gl
 	BASE_NAME=base-gl
+	p=" ${PRUNE_PYTHON[*]} "
+	PRUNE=($(for q in "${PRUNE[@]}"; do
+		[[ $p == *" $q "* ]] || echo "$q"; done))
 fi
 if [ "$DEBUG" = 1 ]; then
 	DKDIR=$(vdxg_debug_kernel_dir) ||
@@ -170,11 +178,43 @@ build_base() {
 	rm -rf "$root"
 }
 
+# The --gl image's piglit, about 2 GB installed (nearly all generated
+# tests), is cut to its GLES 2.0 part (scripts/piglit-prune.py: the
+# runner, the binaries linked against its GLES 2 library and the files
+# their tests name; a few MB) right after mmdebstrap: this wrapper runs
+# in build_base's place of mmdebstrap, so that build_base, and with it
+# the key of the other images' base, stays as it is.
+if [ "$GL" = 1 ]; then
+	mmdebstrap() {
+		command mmdebstrap "$@" || return
+		prune_piglit "${!#}"
+	}
+	# The guest's root is a tmpfs of half its memory: what piglit adds
+	# (Python, dpkg's list of piglit's 56000 files) is taken back from
+	# parts nothing in the guest reads (dpkg's file lists, Python's own
+	# test suite, IDE, Tk and docs), or the overlay no longer fits.
+	prune_piglit() {
+		python3 "$VDXG_TOP/scripts/piglit-prune.py" \
+			"$1/usr/lib/x86_64-linux-gnu/piglit" || return
+		rm -f "$1"/var/lib/dpkg/info/*.list "$1"/var/lib/dpkg/info/*.md5sums
+		local d
+		for d in test idlelib tkinter turtledemo ensurepip pydoc_data \
+			 lib2to3; do
+			rm -rf "$1"/usr/lib/python3.*/"$d"
+		done
+	}
+fi
+
 # The cache key covers the code that builds the base (not the overlay, so
-# that editing /init does not rebuild the root), its inputs and the kernel.
+# that editing /init does not rebuild the root), its inputs and the kernel;
+# for the --gl image also the piglit pruning.
 KEY=$( { declare -f build_base stage_modules mkcpio
 	 printf '%s\n' "${PKGS[@]}" -- "${MODS[@]}" -- "${PRUNE[@]}" -- \
-		"${COMP[@]}" "$KVER"; } | sha256sum | cut -c1-16)
+		"${COMP[@]}" "$KVER"
+	 if [ "$GL" = 1 ]; then
+		declare -f mmdebstrap prune_piglit
+		cat "$VDXG_TOP/scripts/piglit-prune.py"
+	 fi; } | sha256sum | cut -c1-16)
 BASE=$VDXG_CACHE/image/$BASE_NAME-$KEY.cpio
 if [ "$FORCE" = 1 ] || [ ! -f "$BASE" ] || [ ! -d "$BASE.mods" ]; then
 	start=$SECONDS
