@@ -384,46 +384,41 @@ vdxg_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
               unsigned num_draws)
 {
    struct vdxg_context *ctx = vdxg_context(pctx);
-   struct pipe_resource *index = NULL;
-   unsigned index_offset = 0;
 
    if (ctx->lost || indirect || !ctx->vs || !ctx->fs ||
        info->mode > MESA_PRIM_TRIANGLE_FAN)
       return;
 
-   if (info->index_size) {
-      if (info->has_user_indices) {
-         /* The upload holds draws[0]'s indices from its start on. */
-         if (!util_upload_index_buffer(pctx, info, &draws[0], &index,
-                                       &index_offset, 4))
-            return;
-      } else {
-         pipe_resource_reference(&index, info->index.resource);
-      }
-   }
-
    for (unsigned i = 0; i < num_draws; i++) {
-      unsigned count = draws[i].count;
+      struct pipe_resource *index = NULL;
+      unsigned count = draws[i].count, offset = 0, first = draws[i].start;
 
       if (!u_trim_pipe_prim(info->mode, &count))
          continue;
-      if (info->has_user_indices && i)
-         break; /* util_upload_index_buffer took the first draw only */
-      vdxg_batch_reserve(ctx, VDXG_DRAW_DWORDS, VDXG_DRAW_BUFS);
-      if (!vdxg_emit_draw_state(ctx))
-         break;
-      if (info->index_size) {
-         vdxg_emit_index_buffer(ctx, vdxg_resource(index)->buf, index_offset,
-                                index->width0 - index_offset,
-                                info->index_size);
-         vdxg_emit_draw_indexed(ctx, info->mode,
-                                info->has_user_indices ? 0 : draws[i].start,
-                                count, draws[i].index_bias);
-      } else {
-         vdxg_emit_draw(ctx, info->mode, draws[i].start, count);
+      if (info->index_size && info->has_user_indices) {
+         /* Each draw's indices, uploaded from its first on. */
+         if (!util_upload_index_buffer(pctx, info, &draws[i], &index,
+                                       &offset, 4))
+            return;
+         first = 0;
+      } else if (info->index_size) {
+         pipe_resource_reference(&index, info->index.resource);
       }
+      vdxg_batch_reserve(ctx, VDXG_DRAW_DWORDS, VDXG_DRAW_BUFS);
+      if (!vdxg_emit_draw_state(ctx)) {
+         pipe_resource_reference(&index, NULL);
+         return;
+      }
+      if (info->index_size) {
+         vdxg_emit_index_buffer(ctx, vdxg_resource(index)->buf, offset,
+                                index->width0 - offset, info->index_size);
+         vdxg_emit_draw_indexed(ctx, info->mode, first, count,
+                                draws[i].index_bias);
+      } else {
+         vdxg_emit_draw(ctx, info->mode, first, count);
+      }
+      pipe_resource_reference(&index, NULL);
    }
-   pipe_resource_reference(&index, NULL);
 }
 
 void
