@@ -33,7 +33,7 @@ STAGES=(host host-lib host-tools host-log kunit lint qemu qtest qemu-fuzz
 	build debug vm demo migrate)
 declare -A LAST=([host]=10 [host-lib]=15 [host-tools]=10 [host-log]=2
 	[kunit]=60 [lint]=80 [qemu]=5 [qtest]=160 [qemu-fuzz]=80 [build]=30
-	[debug]=40 [vm]=900 [demo]=80 [migrate]=180)
+	[debug]=40 [vm]=1500 [demo]=240 [migrate]=180)
 declare -A NOW
 if [ -f "$TIMES" ]; then
 	while read -r name secs; do
