@@ -3,20 +3,24 @@
  * vdxg-gl-reset: a GLES 2.0 client that makes the GPU ban its context and
  * checks that GL_EXT_robustness reports it, for the GL tests.
  *
+ *   vdxg-gl-reset [RENDER_NODE]	(default /dev/dri/renderD128)
+ *
  * It creates a robust context (EGL_EXT_create_context_robustness, reset
- * notification "lose context on reset") on EGL's surfaceless platform,
+ * notification "lose context on reset") on a GBM device of the render
+ * node, with no surface (EGL_KHR_surfaceless_context),
  * draws with a fragment program whose loop runs past the engine's step
  * limit (a SHADER fault: the kernel bans the context), and then polls
  * glGetGraphicsResetStatusEXT. Exit status 0 when it reports a reset
  * (printed as "reset: guilty", "innocent" or "unknown"), 1 when it never
  * does, 2 when the setup fails. It must not crash either way.
  *
- * No EGL or GL headers or libraries at build time: it dlopen()s the
- * guest's libEGL and libGLESv2 and declares what it uses (the values are
- * the Khronos registry's).
+ * No EGL, GBM or GL headers or libraries at build time: it dlopen()s the
+ * guest's libEGL, libgbm and libGLESv2 and declares what it uses (the
+ * values are the Khronos registry's).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +36,7 @@ typedef int GLint, GLsizei;
 #define EGL_OPENGL_ES2_BIT		0x0004
 #define EGL_OPENGL_ES_API		0x30A0
 #define EGL_CONTEXT_CLIENT_VERSION	0x3098
-#define EGL_PLATFORM_SURFACELESS_MESA	0x31DD
+#define EGL_PLATFORM_GBM_KHR		0x31D7
 #define EGL_RESET_STRATEGY_EXT		0x3138
 #define EGL_LOSE_CONTEXT_ON_RESET_EXT	0x31BF
 
@@ -53,7 +57,7 @@ typedef int GLint, GLsizei;
 #define GL_INNOCENT_CONTEXT_RESET	0x8254
 #define GL_UNKNOWN_CONTEXT_RESET	0x8255
 
-static void *egl, *gles;
+static void *egl, *gles, *gbm;
 
 static void *sym(void *lib, const char *name)
 {
@@ -71,6 +75,7 @@ static void *sym(void *lib, const char *name)
 #define EGL(name) ((name##_fn)sym(egl, #name))
 #define GL(name) ((name##_fn)sym(gles, #name))
 
+FN(void *, gbm_create_device, (int));
 FN(EGLDisplay, eglGetPlatformDisplay, (unsigned int, void *, const intptr_t *));
 FN(EGLBoolean, eglInitialize, (EGLDisplay, EGLint *, EGLint *));
 FN(EGLBoolean, eglBindAPI, (unsigned int));
@@ -140,8 +145,9 @@ static GLuint shader(GLenum type, const char *src)
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	const char *node = argc > 1 ? argv[1] : "/dev/dri/renderD128";
 	static const float tri[] = { -1, -1, 0, 1, 3, -1, 0, 1, -1, 3, 0, 1 };
 	const EGLint cfg_attrs[] = {
 		EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_NONE,
@@ -159,15 +165,27 @@ int main(void)
 	GLint ok = 0;
 	EGLint n = 0;
 	GLenum st = GL_NO_ERROR;
+	void *gbm_dev;
+	int fd;
 
 	egl = dlopen("libEGL.so.1", RTLD_NOW);
 	gles = dlopen("libGLESv2.so.2", RTLD_NOW);
-	if (!egl || !gles) {
+	gbm = dlopen("libgbm.so.1", RTLD_NOW);
+	if (!egl || !gles || !gbm) {
 		fprintf(stderr, "vdxg-gl-reset: %s\n", dlerror());
 		return 2;
 	}
-	dpy = EGL(eglGetPlatformDisplay)(EGL_PLATFORM_SURFACELESS_MESA, NULL,
-					 NULL);
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		perror(node);
+		return 2;
+	}
+	gbm_dev = ((gbm_create_device_fn)sym(gbm, "gbm_create_device"))(fd);
+	if (!gbm_dev) {
+		fprintf(stderr, "vdxg-gl-reset: no GBM device on %s\n", node);
+		return 2;
+	}
+	dpy = EGL(eglGetPlatformDisplay)(EGL_PLATFORM_GBM_KHR, gbm_dev, NULL);
 	if (!dpy || !EGL(eglInitialize)(dpy, NULL, NULL) ||
 	    !EGL(eglBindAPI)(EGL_OPENGL_ES_API) ||
 	    !EGL(eglChooseConfig)(dpy, cfg_attrs, &cfg, 1, &n) || n < 1) {

@@ -38,6 +38,7 @@ static const char *vdxg_fault_reason(u32 reason)
 		[VDXG_FAULT_VM_READ_ONLY] = "read-only",
 		[VDXG_FAULT_VM_BAD_TABLE] = "bad page table",
 		[VDXG_FAULT_VM_NO_EXEC] = "no-exec",
+		[VDXG_FAULT_SHADER] = "shader",
 	};
 
 	return reason < ARRAY_SIZE(names) ? names[reason] : "unknown";
