@@ -237,6 +237,11 @@ uint64_t vtest_kmsg_seq(void);
 __attribute__((format(printf, 1, 2)))
 void vtest_kmsg_mark(const char *fmt, ...);
 /*
+ * Tell igt_runner that kernel messages matching REGEX are expected in the
+ * rest of this subtest (IGT's igt_emit_ignore_dmesg_regex).
+ */
+void vtest_ignore_dmesg(const char *regex);
+/*
  * Kernel log records after sequence SINCE that report a problem: level
  * error or worse, or text such as "WARNING:", "BUG:", "Call Trace",
  * "Oops", lockdep and KASAN/UBSAN reports (warning-level lines alone are
