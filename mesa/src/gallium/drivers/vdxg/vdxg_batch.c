@@ -101,7 +101,6 @@ vdxg_batch_init(struct vdxg_context *ctx)
    struct vdxg_screen *screen = ctx->screen;
    struct vdxg_batch *batch = &ctx->batch;
 
-   list_inithead(&ctx->cmd_bufs);
    batch->bufs = _mesa_pointer_set_create(NULL);
    if (!batch->bufs)
       return false;

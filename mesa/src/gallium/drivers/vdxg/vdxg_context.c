@@ -127,6 +127,8 @@ vdxg_create_context(struct pipe_screen *pscreen, void *priv, unsigned flags)
    ctx->in_fence_fd = -1;
    ctx->last_fence_fd = -1;
    slab_create_child(&ctx->transfer_pool, &screen->transfer_pool);
+   /* vdxg_batch_fini() walks it even when creation fails early. */
+   list_inithead(&ctx->cmd_bufs);
 
    ctx->base.destroy = vdxg_pipe_context_destroy;
    ctx->base.flush = vdxg_pipe_flush;
