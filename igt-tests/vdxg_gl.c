@@ -86,9 +86,15 @@
  *   /tmp/igt/collect/piglit-gles2-MODEL/ (brought back by scripts/igt.sh);
  *   every test that neither passes nor skips must be listed, with its
  *   reason, in igt-tests/piglit-expected-failures.txt.
+ * - weston-exec, weston-patch: weston (DRM backend, GL renderer) on the
+ *   card and weston-simple-egl in it, both by the model: weston names
+ *   vdxg as its GL renderer, the client has engine time on a vdxg render
+ *   node (fdinfo), and two screendumps show the desktop's background, the
+ *   window's clear colour blended over it and the turning triangle.
  * Every subtest also fails on a kernel problem logged meanwhile.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -307,20 +313,26 @@ static int client_stop(struct client *c)
 	return client_stop_grace(c, 10);
 }
 
+/* PATH's contents, NUL-terminated (read to its end: procfs files have no
+ * size). */
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");
+	size_t len = 0, cap = 4096, n;
 	char *buf;
-	long n;
 
 	vtest_assert_f(f, "%s: %s", path, strerror(errno));
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n + 1);
+	buf = malloc(cap);
 	vtest_assert(buf);
-	n = fread(buf, 1, n, f);
-	buf[n] = 0;
+	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len - 1 == 0) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			vtest_assert(buf);
+		}
+	}
+	buf[len] = 0;
 	fclose(f);
 	return buf;
 }
@@ -736,6 +748,263 @@ static void test_kmscube_screendump(void)
 	vtest_assert_eq(vtest_kmsg_problems(kmsg), 0);
 	vtest_system("rm -rf %s", workdir);
 }
+
+/* ------------------------------------------------------------ weston */
+
+/* weston.ini's background colour, the desktop shell's (0xAARRGGBB). */
+#define WESTON_BG	0x1c3a5a
+
+/*
+ * The most engine time (drm-engine-render in its fdinfo) that a vdxg DRM
+ * file among PID's open files reports; -1 when it has none open.
+ */
+static long long vdxg_render_ns(pid_t pid)
+{
+	char dir[64], path[PATH_MAX], link[PATH_MAX];
+	long long best = -1;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		unsigned long long ns;
+		char *info, *p;
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		if (strncmp(link, "/dev/dri/", 9))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", (int)pid,
+			 de->d_name);
+		info = slurp(path);
+		p = strstr(info, "drm-engine-render:");
+		if (strstr(info, "drm-driver:\tvdxg") && p &&
+		    sscanf(p, "drm-engine-render: %llu", &ns) == 1 &&
+		    (long long)ns > best)
+			best = ns;
+		free(info);
+	}
+	closedir(d);
+	return best;
+}
+
+/* Pixels of IMG within TOL of colour RGB in each channel. */
+static size_t count_colour(const struct image *img, uint32_t rgb, int tol)
+{
+	size_t n = (size_t)img->w * img->h, hits = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *p = img->rgb + i * 3;
+
+		hits += abs(p[0] - (int)(rgb >> 16 & 0xff)) <= tol &&
+			abs(p[1] - (int)(rgb >> 8 & 0xff)) <= tol &&
+			abs(p[2] - (int)(rgb & 0xff)) <= tol;
+	}
+	return hits;
+}
+
+/* Pixels whose channel CH is over 160 while the two others are under 96:
+ * the corners of simple-egl's red, green and blue triangle. */
+static size_t count_primary(const struct image *img, int ch)
+{
+	size_t n = (size_t)img->w * img->h, hits = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *p = img->rgb + i * 3;
+		bool ok = p[ch] > 160;
+
+		for (int o = 0; o < 3; o++)
+			ok &= o == ch || p[o] < 96;
+		hits += ok;
+	}
+	return hits;
+}
+
+/*
+ * The screen with weston's desktop and simple-egl's window: most of it
+ * weston's background, the window's clear colour (black at alpha 0.5,
+ * premultiplied) blended over it, and the triangle's red, green and blue.
+ */
+static void check_weston_screen(const struct image *img, const char *what)
+{
+	/* Blended: the background's channels halved, give or take one. */
+	uint32_t half = (WESTON_BG >> 1) & 0x7f7f7f;
+	size_t n = (size_t)img->w * img->h;
+	size_t bg = count_colour(img, WESTON_BG, 0);
+	size_t win = count_colour(img, half, 2);
+	size_t r = count_primary(img, 0), g = count_primary(img, 1);
+	size_t b = count_primary(img, 2);
+
+	vtest_info("%s (%ux%u): background %zu pixels, the window's blended "
+		   "clear colour %zu, triangle red %zu, green %zu, blue %zu",
+		   what, img->w, img->h, bg, win, r, g, b);
+	vtest_assert_f(bg > n / 2, "%s: weston's background is %zu of %zu "
+		       "pixels", what, bg, n);
+	/* simple-egl's window is 250x250, most of it the clear colour. */
+	vtest_assert_f(win > 250 * 250 / 2 && win < 250 * 250,
+		       "%s: %zu pixels of the window's clear colour blended "
+		       "over the background (%06x)", what, win, half);
+	vtest_assert_f(r >= 20 && g >= 20 && b >= 20, "%s: the triangle's "
+		       "corners are missing (red %zu, green %zu, blue %zu "
+		       "pixels)", what, r, g, b);
+}
+
+/* Wait for NEEDLE in C's log; the client must run meanwhile. */
+static void wait_for_log(struct client *c, const char *needle,
+			 double timeout)
+{
+	double end = now() + timeout;
+
+	for (;;) {
+		char *log = slurp(c->log);
+		bool found = strstr(log, needle);
+
+		free(log);
+		if (found)
+			return;
+		if (client_poll(c) >= 0) {
+			print_log_tail(c, 40);
+			vtest_fail("%s ended before printing '%s'", c->what,
+				   needle);
+		}
+		vtest_assert_f(now() < end, "%s: no '%s' in %.0f s", c->what,
+			       needle, timeout);
+		usleep(100 * 1000);
+	}
+}
+
+/*
+ * weston-exec, weston-patch: weston's DRM backend and GL renderer on
+ * vdxg's card, and weston-simple-egl in it, both by MODEL. weston must
+ * name vdxg as its renderer, the client must have spent engine time on a
+ * vdxg render node, and two screendumps of the display show the desktop
+ * with the client's window blended over it, its triangle turning.
+ */
+static void weston_test(const struct driver *model)
+{
+	char runtime[128], ini[PATH_MAX], sock[PATH_MAX];
+	char *wargv[16], *cargv[] = { "weston-simple-egl", NULL };
+	char config[PATH_MAX + 16], device[64];
+	uint64_t kmsg = vtest_kmsg_seq();
+	struct image shot[2];
+	struct client w, c;
+	struct vhostd h;
+	long long ns;
+	char *log;
+	FILE *f;
+	int n = 0, rc;
+
+	vtest_require_f(have_program("weston") &&
+			have_program("weston-simple-egl"),
+			"no weston: it is in the GL image (scripts/vm.sh --gl)");
+	find_nodes();
+	vtest_require_f(vhostd_open(&h), "no host channel (vdxgvm.hostd on "
+			"the kernel command line): no screendump");
+	make_workdir();
+
+	/* No seat manager or udev here: devices opened directly, as root. */
+	snprintf(runtime, sizeof(runtime), "%s/xdg", workdir);
+	vtest_assert_ok(mkdir(runtime, 0700));
+	setenv("XDG_RUNTIME_DIR", runtime, 1);
+	setenv("LIBSEAT_BACKEND", "noop", 1);
+	unsetenv("WAYLAND_DISPLAY");
+	snprintf(ini, sizeof(ini), "%s/weston.ini", workdir);
+	f = fopen(ini, "w");
+	vtest_assert(f);
+	fprintf(f, "[core]\nidle-time=0\nrequire-input=false\n\n"
+		"[shell]\nbackground-color=0xff%06x\npanel-position=none\n",
+		WESTON_BG);
+	fclose(f);
+
+	snprintf(device, sizeof(device), "--drm-device=%s",
+		 strrchr(card_path, '/') + 1);
+	snprintf(config, sizeof(config), "--config=%s", ini);
+	wargv[n++] = "weston";
+	wargv[n++] = "--backend=drm";
+	wargv[n++] = "--renderer=gl";
+	wargv[n++] = device;
+	wargv[n++] = "--continue-without-input";
+	wargv[n++] = "--shell=desktop";
+	wargv[n++] = config;
+	wargv[n++] = "--socket=wayland-vdxg";
+	wargv[n] = NULL;
+	client_start(&w, "weston", model, NULL, NULL, wargv);
+	/* Up once its socket exists: its output and renderer are set up. */
+	snprintf(sock, sizeof(sock), "%s/wayland-vdxg", runtime);
+	{
+		double end = now() + 120;
+
+		while (!vtest_path_exists(sock)) {
+			if (client_poll(&w) >= 0) {
+				print_log_tail(&w, 40);
+				vtest_fail("weston ended before its socket was "
+					   "up");
+			}
+			vtest_assert_f(now() < end, "weston: no socket in "
+				       "120 s");
+			usleep(100 * 1000);
+		}
+	}
+	client_check(&w, 0, model, "GL renderer: %s");
+
+	setenv("WAYLAND_DISPLAY", "wayland-vdxg", 1);
+	client_start(&c, "simple-egl", model, NULL, NULL, cargv);
+	unsetenv("WAYLAND_DISPLAY");
+	/* It prints its frame rate every 5 s of frames. */
+	wait_for_log(&c, "frames in 5 seconds", 120);
+	ns = vdxg_render_ns(c.pid);
+	vtest_info("weston-simple-egl: %lld ns on vdxg's render engine", ns);
+	vtest_assert_f(ns > 0, "weston-simple-egl has no vdxg DRM file with "
+		       "engine time (%lld): not rendering on vdxg", ns);
+
+	for (int i = 0; i < 2; i++) {
+		size_t len;
+		uint8_t *ppm;
+
+		if (i)
+			usleep(500 * 1000);
+		ppm = vhostd_screendump(&h, "weston", 0, &len);
+		vtest_assert_f(image_parse(&shot[i], ppm, len),
+			       "screendump %d is not a binary PPM", i);
+		check_weston_screen(&shot[i], i ? "screendump 2" :
+				    "screendump 1");
+	}
+	vhostd_close(&h);
+	vtest_assert_f(shot[0].w == shot[1].w && shot[0].h == shot[1].h &&
+		       memcmp(shot[0].rgb, shot[1].rgb,
+			      (size_t)shot[0].w * shot[0].h * 3),
+		       "two screendumps half a second apart are identical: "
+		       "the triangle does not turn");
+	image_free(&shot[0]);
+	image_free(&shot[1]);
+
+	vtest_assert_f(client_poll(&c) < 0, "weston-simple-egl ended early");
+	rc = client_stop(&c);
+	log = slurp(c.log);
+	vtest_info("weston-simple-egl: %s", strstr(log, "frames in") ?
+		   strstr(log, "frames in") - 4 : "(no frame rate)");
+	free(log);
+	vtest_assert_f(rc == 128 + SIGTERM, "weston-simple-egl ended with "
+		       "status %d on SIGTERM", rc);
+	vtest_assert_f(client_poll(&w) < 0, "weston ended early");
+	rc = client_stop(&w);
+	vtest_assert_f(rc == 0 || rc == 128 + SIGTERM,
+		       "weston ended with status %d on SIGTERM", rc);
+	unsetenv("XDG_RUNTIME_DIR");
+	unsetenv("LIBSEAT_BACKEND");
+	vtest_assert_eq(vtest_kmsg_problems(kmsg), 0);
+	vtest_system("rm -rf %s", workdir);
+}
+
+static void test_weston_exec(void) { weston_test(&drv_exec); }
+static void test_weston_patch(void) { weston_test(&drv_patch); }
 
 /* ------------------------------------------------------------ glmark2 */
 
@@ -1358,6 +1627,11 @@ static const struct vtest_subtest tests[] = {
 	  "glmark2-es2-drm's default scenes, a second each, by EXEC" },
 	{ "glmark2-patch", test_glmark2_patch,
 	  "glmark2-es2-drm's default scenes, a second each, by patch" },
+	{ "weston-exec", test_weston_exec,
+	  "weston (DRM backend, GL renderer) and weston-simple-egl by EXEC: "
+	  "both on vdxg, the desktop and the client screendumped" },
+	{ "weston-patch", test_weston_patch,
+	  "the same by the patch model" },
 	{ "two-clients", test_two_clients,
 	  "kmscube on the display and kmscube -O on the render node at "
 	  "once; both against softpipe" },

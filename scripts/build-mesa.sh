@@ -27,6 +27,10 @@
 # The guest's dynamic loader looks in opt/vdxg-mesa/lib first
 # (scripts/build-image.sh), so its GL clients run on this stack.
 #
+# --check builds the driver's host tests in that tree (the TGSI encoder
+# against libvdxg's reference pipeline: no device) and runs them; the
+# result is not looked at, so the tree is brought up to date first.
+#
 # VDXG_MESA_OVERLAY=DIR takes the overlay (and its patches/) from DIR
 # instead of mesa/, e.g. to try the build with a stub driver.
 set -euo pipefail
@@ -35,6 +39,13 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=scripts/lib-build.sh
 . "$VDXG_TOP/scripts/lib-build.sh"
+
+CHECK=0
+case ${1:-} in
+--check) CHECK=1 ;;
+'') ;;
+*) die "usage: build-mesa.sh [--check]" ;;
+esac
 
 MESA_VERSION=25.0.7
 NAME=mesa
@@ -87,6 +98,7 @@ LIBVDXG_O=$TREE/libvdxg
 STAGE=$TREE/stage
 PC_DIR=$TREE/pkgconfig
 LOG=$VDXG_OUT/logs/mesa-build.log
+[ "$CHECK" = 0 ] || LOG=$VDXG_OUT/logs/mesa-check.log
 
 set_result "$MESA_VERSION ${MESON_OPTS[*]}" "$OVERLAY" "$LIBVDXG" \
 	"${HDRS[@]}" "$VDXG_TOP/scripts/build-mesa.sh"
@@ -99,7 +111,7 @@ have_result() {
 	done
 }
 
-exit_if_built
+[ "$CHECK" = 1 ] || exit_if_built
 
 [ -d "$OVERLAY" ] || die "missing $OVERLAY"
 for f in "$LIBVDXG/Makefile" "${HDRS[@]}"; do
@@ -150,6 +162,13 @@ if ! tree_is "$tree_key"; then
 		--native-file="$TREE/native.ini" -Dpkg_config_path="$PC_DIR" \
 		>>"$LOG" 2>&1 || fail_log "meson setup"
 	mark_tree "$tree_key"
+fi
+
+if [ "$CHECK" = 1 ]; then
+	test=src/gallium/drivers/vdxg/vdxg_tgsi_test
+	msg "building $test (log: $LOG)"
+	nice ninja -C "$BUILD" "$test" >>"$LOG" 2>&1 || fail_log "ninja $test"
+	exec "$BUILD/$test"
 fi
 
 msg "building (log: $LOG)"

@@ -30,10 +30,10 @@ check_start=$SECONDS
 # The stages in order, and typical warm wall times in seconds on two
 # cores, for the estimates of a first run.
 STAGES=(host host-lib host-tools host-log kunit lint qemu qtest qemu-fuzz
-	build debug vm demo migrate)
+	build mesa debug vm demo migrate)
 declare -A LAST=([host]=10 [host-lib]=15 [host-tools]=10 [host-log]=2
 	[kunit]=60 [lint]=80 [qemu]=5 [qtest]=160 [qemu-fuzz]=80 [build]=30
-	[debug]=40 [vm]=1500 [demo]=240 [migrate]=180)
+	[mesa]=20 [debug]=40 [vm]=1500 [demo]=240 [migrate]=180)
 declare -A NOW
 if [ -f "$TIMES" ]; then
 	while read -r name secs; do
@@ -187,6 +187,9 @@ if stage qemu make -s qemu; then
 	# The image carries Mesa (make mesa)
 	hurry mesa
 	if stage build make -s image; then
+		# The Gallium driver's host tests (its TGSI encoder against
+		# libvdxg's reference pipeline), in Mesa's build tree
+		stage mesa scripts/build-mesa.sh --check
 		# The debug kernel (cached), vdxg.ko for it, its image. The vm
 		# stage runs without it; its debug boots then fail.
 		hurry debug-kernel

@@ -1915,7 +1915,8 @@ main(int argc, char **argv)
          num_cases_failed++;
       printf("%s %s\n", case_failed ? "FAIL" : "ok  ", cases[i].name);
    }
-   printf("%u cases, %u failed; %u checks, %u failed\n", num_cases,
-          num_cases_failed, num_checks, num_failed);
+   printf("%u passed, %u failed (cases; checks: %u, %u failed)\n",
+          num_cases - num_cases_failed, num_cases_failed, num_checks,
+          num_failed);
    return num_failed || !num_cases ? EXIT_FAILURE : EXIT_SUCCESS;
 }
