@@ -89,8 +89,9 @@
  * - weston-exec, weston-patch: weston (DRM backend, GL renderer) on the
  *   card and weston-simple-egl in it, both by the model: weston names
  *   vdxg as its GL renderer, the client has engine time on a vdxg render
- *   node (fdinfo), and two screendumps show the desktop's background, the
- *   window's clear colour blended over it and the turning triangle.
+ *   node (fdinfo), and three screendumps show the desktop's background
+ *   and the window's clear colour blended over it, one at least the
+ *   triangle's corners, and not all the same (the triangle turns).
  * Every subtest also fails on a kernel problem logged meanwhile.
  */
 #define _GNU_SOURCE
@@ -753,6 +754,8 @@ static void test_kmscube_screendump(void)
 
 /* weston.ini's background colour, the desktop shell's (0xAARRGGBB). */
 #define WESTON_BG	0x1c3a5a
+/* Screendumps of it, 0.4 s apart. */
+#define WESTON_SHOTS	3
 
 /*
  * The most engine time (drm-engine-render in its fdinfo) that a vdxg DRM
@@ -832,7 +835,8 @@ static size_t count_primary(const struct image *img, int ch)
  * weston's background, the window's clear colour (black at alpha 0.5,
  * premultiplied) blended over it, and the triangle's red, green and blue.
  */
-static void check_weston_screen(const struct image *img, const char *what)
+static bool check_weston_screen(const struct image *img, const char *what,
+				const struct client *w, const struct client *c)
 {
 	/* Blended: the background's channels halved, give or take one. */
 	uint32_t half = (WESTON_BG >> 1) & 0x7f7f7f;
@@ -841,19 +845,24 @@ static void check_weston_screen(const struct image *img, const char *what)
 	size_t win = count_colour(img, half, 2);
 	size_t r = count_primary(img, 0), g = count_primary(img, 1);
 	size_t b = count_primary(img, 2);
+	/* simple-egl's window is 250x250, most of it the clear colour. */
+	bool ok = bg > n / 2 && win > 250 * 250 / 2 && win <= 250 * 250;
 
 	vtest_info("%s (%ux%u): background %zu pixels, the window's blended "
 		   "clear colour %zu, triangle red %zu, green %zu, blue %zu",
 		   what, img->w, img->h, bg, win, r, g, b);
+	if (!ok) {
+		print_log_tail(w, 20);
+		print_log_tail(c, 20);
+	}
 	vtest_assert_f(bg > n / 2, "%s: weston's background is %zu of %zu "
 		       "pixels", what, bg, n);
-	/* simple-egl's window is 250x250, most of it the clear colour. */
-	vtest_assert_f(win > 250 * 250 / 2 && win < 250 * 250,
+	vtest_assert_f(win > 250 * 250 / 2 && win <= 250 * 250,
 		       "%s: %zu pixels of the window's clear colour blended "
 		       "over the background (%06x)", what, win, half);
-	vtest_assert_f(r >= 20 && g >= 20 && b >= 20, "%s: the triangle's "
-		       "corners are missing (red %zu, green %zu, blue %zu "
-		       "pixels)", what, r, g, b);
+	/* The triangle turns about the vertical axis: edge on, it is
+	 * (nearly) invisible. */
+	return r >= 20 && g >= 20 && b >= 20;
 }
 
 /* Wait for NEEDLE in C's log; the client must run meanwhile. */
@@ -884,7 +893,7 @@ static void wait_for_log(struct client *c, const char *needle,
  * weston-exec, weston-patch: weston's DRM backend and GL renderer on
  * vdxg's card, and weston-simple-egl in it, both by MODEL. weston must
  * name vdxg as its renderer, the client must have spent engine time on a
- * vdxg render node, and two screendumps of the display show the desktop
+ * vdxg render node, and screendumps of the display show the desktop
  * with the client's window blended over it, its triangle turning.
  */
 static void weston_test(const struct driver *model)
@@ -893,7 +902,9 @@ static void weston_test(const struct driver *model)
 	char *wargv[16], *cargv[] = { "weston-simple-egl", NULL };
 	char config[PATH_MAX + 16], device[64];
 	uint64_t kmsg = vtest_kmsg_seq();
-	struct image shot[2];
+	struct image shot[WESTON_SHOTS];
+	int triangles = 0;
+	bool moved = false;
 	struct client w, c;
 	struct vhostd h;
 	long long ns;
@@ -964,26 +975,31 @@ static void weston_test(const struct driver *model)
 	vtest_assert_f(ns > 0, "weston-simple-egl has no vdxg DRM file with "
 		       "engine time (%lld): not rendering on vdxg", ns);
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < WESTON_SHOTS; i++) {
+		char what[32];
 		size_t len;
 		uint8_t *ppm;
 
 		if (i)
-			usleep(500 * 1000);
+			usleep(400 * 1000);
 		ppm = vhostd_screendump(&h, "weston", 0, &len);
 		vtest_assert_f(image_parse(&shot[i], ppm, len),
-			       "screendump %d is not a binary PPM", i);
-		check_weston_screen(&shot[i], i ? "screendump 2" :
-				    "screendump 1");
+			       "screendump %d is not a binary PPM", i + 1);
+		snprintf(what, sizeof(what), "screendump %d", i + 1);
+		triangles += check_weston_screen(&shot[i], what, &w, &c);
+		if (i)
+			moved |= shot[i].w != shot[0].w ||
+				 shot[i].h != shot[0].h ||
+				 memcmp(shot[i].rgb, shot[0].rgb,
+					(size_t)shot[0].w * shot[0].h * 3);
 	}
 	vhostd_close(&h);
-	vtest_assert_f(shot[0].w == shot[1].w && shot[0].h == shot[1].h &&
-		       memcmp(shot[0].rgb, shot[1].rgb,
-			      (size_t)shot[0].w * shot[0].h * 3),
-		       "two screendumps half a second apart are identical: "
-		       "the triangle does not turn");
-	image_free(&shot[0]);
-	image_free(&shot[1]);
+	vtest_assert_f(triangles > 0, "none of %d screendumps shows the "
+		       "triangle's red, green and blue corners", WESTON_SHOTS);
+	vtest_assert_f(moved, "%d screendumps 0.4 s apart are identical: the "
+		       "triangle does not turn", WESTON_SHOTS);
+	for (int i = 0; i < WESTON_SHOTS; i++)
+		image_free(&shot[i]);
 
 	vtest_assert_f(client_poll(&c) < 0, "weston-simple-egl ended early");
 	rc = client_stop(&c);

@@ -390,6 +390,11 @@ if [ "$timed_out" = 1 ]; then
 	status=124
 elif [ -z "$rc" ]; then
 	fail "no VDXG-EXIT marker from the guest: it crashed, panicked or never ran the command (QEMU status $qrc; see $DIR/serial.log, $DIR/qemu.log)"
+	# Where only this script's output is kept (CI): the console's end
+	# (a panic) and QEMU's (an abort).
+	echo "vm.sh: $RUN: the end of the guest's console:" >&2
+	tail -n 40 "$DIR/serial.log" >&2 || true
+	echo "vm.sh: $RUN: the end of QEMU's log:" >&2
 	tail -n 5 "$DIR/qemu.log" >&2 || true
 	status=125
 fi
