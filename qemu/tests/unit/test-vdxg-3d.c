@@ -421,7 +421,7 @@ static void test_control_flow(void)
 
     load(VDXG_3D_STAGE_FRAGMENT, ifs, ARRAY_SIZE(ifs), imm, 2);
     for (l = 0; l < 4; l++) {
-        run.lane[l].in[0][0] = l;
+        run.in[0][0][l] = l;
     }
     g_assert_cmpint(go(NULL), ==, VDXG_SH_OK);
     g_assert_cmphex(f2u(run.lane[0].out[0][0]), ==, 0xbf800000);
@@ -433,7 +433,7 @@ static void test_control_flow(void)
 
     load(VDXG_3D_STAGE_FRAGMENT, loops, ARRAY_SIZE(loops), imm, 2);
     for (l = 0; l < 4; l++) {
-        run.lane[l].in[0][0] = l;
+        run.in[0][0][l] = l;
     }
     g_assert_cmpint(go(NULL), ==, VDXG_SH_OK);
     for (l = 0; l < 4; l++) {
@@ -477,9 +477,9 @@ static void test_quad(void)
     load(VDXG_3D_STAGE_FRAGMENT, in, ARRAY_SIZE(in), imm, 1);
     for (l = 0; l < 4; l++) {
         /* x: l^2, y: 10 l */
-        run.lane[l].in[0][0] = l * l;
-        run.lane[l].in[0][1] = 10 * l;
-        run.lane[l].in[1][0] = l;
+        run.in[0][0][l] = l * l;
+        run.in[0][1][l] = 10 * l;
+        run.in[1][0][l] = l;
     }
     /* L holds helper lanes too: all four compute */
     g_assert_cmpint(go(NULL), ==, VDXG_SH_OK);
@@ -495,9 +495,9 @@ static void test_quad(void)
     /* In a vertex program DDX gives 0 */
     in[1] = (Insn)END;
     load(VDXG_3D_STAGE_VERTEX, in, 2, imm, 1);
-    run.lane[0].in[0][0] = 5;
+    run.in[0][0][0] = 5;
     g_assert_cmpint(go(NULL), ==, VDXG_SH_OK);
-    g_assert_cmpfloat(run.lane[0].temp[0][0], ==, 0);
+    g_assert_cmpfloat(run.temp[0][0][0], ==, 0);
 }
 
 /* The checks of SET_SHADER: the offset of the first bad dword */
@@ -893,13 +893,13 @@ static VdxgRun cover_quad(void *opaque, const VdxgQuad *q)
 /* The top-left rule on a shared edge, lines and points on 8 x 8 */
 static void test_raster(void)
 {
-    static VdxgShLane lanes[4];
+    static VdxgShVec in[VDXG_3D_VS_INPUTS];
     int64_t budget = INT64_MAX;
     Cover cv = { 0 };
     VdxgRaster3d ra = {
         .x0 = 0, .y0 = 0, .x1 = 8, .y1 = 8,
         .vp_scale = { 4, 4, 0.5f }, .vp_trans = { 4, 4, 0.5f },
-        .vary_mask = 1, .lane = lanes, .quad = cover_quad, .opaque = &cv,
+        .vary_mask = 1, .in = in, .quad = cover_quad, .opaque = &cv,
         .budget = &budget,
     };
     /* A square from pixel corner (1, 1) to (7, 7), split on a diagonal */
@@ -983,8 +983,8 @@ static void test_raster(void)
         }
     }
     /* POINT_COORD of lane 0 of the last quad, pixel (6, 2): (0.75, 0.25) */
-    g_assert_cmpfloat(lanes[0].in[VDXG_FS_IN_POINT_COORD][0], ==, 0.75f);
-    g_assert_cmpfloat(lanes[0].in[VDXG_FS_IN_POINT_COORD][1], ==, 0.25f);
+    g_assert_cmpfloat(in[VDXG_FS_IN_POINT_COORD][0][0], ==, 0.75f);
+    g_assert_cmpfloat(in[VDXG_FS_IN_POINT_COORD][1][0], ==, 0.25f);
     /* w <= 0: dropped */
     c.pos[3] = 0;
     g_assert_false(vdxg_to_window(&ra, &c, &w, false));

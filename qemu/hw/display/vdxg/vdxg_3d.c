@@ -940,6 +940,7 @@ static VdxgRun vdxg_3d_vertex(Vdxg3dRun *c, uint32_t index,
     VdxgShRun *vs = &g->vs;
     uint32_t e, pc;
     VdxgShResult res;
+    float v[4];
 
     if (cv->valid && cv->index == index) {
         *out = &cv->v;
@@ -950,9 +951,10 @@ static VdxgRun vdxg_3d_vertex(Vdxg3dRun *c, uint32_t index,
     } else {
         *c->r->budget -= VDXG_COST_VERTEX;
         for (e = 0; e < VDXG_3D_NUM_ELEMENTS; e++) {
-            if (!vdxg_3d_fetch(c, e, index, vs->lane[0].in[e])) {
+            if (!vdxg_3d_fetch(c, e, index, v)) {
                 return VDXG_RUN_FAULT;
             }
+            vdxg_sh_set_input(vs, 0, e, v);
         }
         vs->live = 1;
         res = vdxg_shader_run(vs, &pc);
@@ -1193,7 +1195,7 @@ static void vdxg_3d_draw_setup(Vdxg3dRun *c, VdxgRaster3d *ra)
     ra->po_rd = c->depth_fmt == VDXG_FMT_D16 ? 1.0f / 65536.0f :
                 c->depth_fmt == VDXG_FMT_D24S8 ? 1.0f / 16777216.0f : 0;
     ra->vary_mask = g->fs_vary_mask;
-    ra->lane = g->fs.lane;
+    ra->in = g->fs.in;
     ra->quad = vdxg_3d_quad;
     ra->opaque = c;
     ra->budget = c->r->budget;
@@ -1202,13 +1204,11 @@ static void vdxg_3d_draw_setup(Vdxg3dRun *c, VdxgRaster3d *ra)
 /* POINT_COORD of every lane: (0, 0, 0, 1) but in points */
 static void vdxg_3d_no_point_coord(Vdxg3d *g)
 {
+    static const float pc[4] = { 0, 0, 0, 1.0f };
     unsigned int l;
 
     for (l = 0; l < VDXG_SH_LANES; l++) {
-        float *pc = g->fs.lane[l].in[VDXG_FS_IN_POINT_COORD];
-
-        pc[0] = pc[1] = pc[2] = 0;
-        pc[3] = 1.0f;
+        vdxg_sh_set_input(&g->fs, l, VDXG_FS_IN_POINT_COORD, pc);
     }
 }
 
@@ -1307,7 +1307,7 @@ static VdxgRun vdxg_3d_draw(Vdxg3dRun *c, const uint32_t *dw, bool indexed)
         e->op_progress = 0;
         memset(c->g->vcache, 0, sizeof(c->g->vcache));
         c->g->prim_done = 0;
-        memset(c->g->fs.lane, 0, sizeof(c->g->fs.lane));
+        memset(c->g->fs.in, 0, sizeof(c->g->fs.in));
         c->g->fs_yielded = false;
         c->g->vs_yielded = false;
     }

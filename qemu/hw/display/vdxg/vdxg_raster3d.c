@@ -240,20 +240,20 @@ static void vdxg_px_range(int64_t lo, int64_t hi, int64_t p0, int64_t p1,
 }
 
 /* Fill the fragment inputs common to every primitive of lane @l */
-static void vdxg_lane_pos(VdxgShLane *ln, int64_t px, int64_t py, float z,
-                          float pw, bool front)
+static void vdxg_lane_pos(const VdxgRaster3d *ra, unsigned int l, int64_t px,
+                          int64_t py, float z, float pw, bool front)
 {
-    float *in = ln->in[VDXG_FS_IN_POSITION];
+    VdxgShChan *in = ra->in[VDXG_FS_IN_POSITION];
 
-    in[0] = (float)px + 0.5f;
-    in[1] = (float)py + 0.5f;
-    in[2] = z;
-    in[3] = pw;
-    in = ln->in[VDXG_FS_IN_FACE];
-    in[0] = front ? 1.0f : -1.0f;
-    in[1] = 0;
-    in[2] = 0;
-    in[3] = 1.0f;
+    in[0][l] = (float)px + 0.5f;
+    in[1][l] = (float)py + 0.5f;
+    in[2][l] = z;
+    in[3][l] = pw;
+    in = ra->in[VDXG_FS_IN_FACE];
+    in[0][l] = front ? 1.0f : -1.0f;
+    in[1][l] = 0;
+    in[2][l] = 0;
+    in[3][l] = 1.0f;
 }
 
 static inline bool vdxg_in_rect(const VdxgRaster3d *ra, int64_t px,
@@ -309,12 +309,61 @@ static void vdxg_row_span(const VdxgWinVert *const v[3], int64_t py,
     *hi = xmax == INT64_MAX ? INT64_MAX : vdxg_floordiv(xmax - 128, 256);
 }
 
+/*
+ * The fragment inputs of the four lanes of quad @q of the triangle @v
+ * (the lanes' w0, w1, w2 @w, area @a as a float, window Z @pz, polygon
+ * offset @o), and their depths: each step is the same binary32 operation
+ * on every lane.
+ */
+static void vdxg_tri_lanes(const VdxgRaster3d *ra, const VdxgWinVert **v,
+                           const int64_t (*w)[3], float a, const float *pz,
+                           float o, VdxgQuad *q)
+{
+    VdxgShChan l0, l1, l2, pw, r, z, s, t;
+    uint64_t m = ra->vary_mask;
+    unsigned int l, k;
+
+    for (l = 0; l < VDXG_SH_LANES; l++) {
+        l1[l] = (float)w[l][1];
+        l2[l] = (float)w[l][2];
+    }
+    l1 = l1 / vdxg_sh_splat(a);
+    l2 = l2 / vdxg_sh_splat(a);
+    l0 = vdxg_sh_splat(1.0f) - l1;
+    l0 = l0 - l2;
+    pw = l0 * vdxg_sh_splat(v[0]->iw);
+    t = l1 * vdxg_sh_splat(v[1]->iw);
+    pw = pw + t;
+    t = l2 * vdxg_sh_splat(v[2]->iw);
+    pw = pw + t;
+    r = vdxg_sh_splat(1.0f) / pw;
+    for (; m; m &= m - 1) {
+        k = ctz64(m);
+        s = l0 * vdxg_sh_splat(v[0]->vary[k]);
+        t = l1 * vdxg_sh_splat(v[1]->vary[k]);
+        s = s + t;
+        t = l2 * vdxg_sh_splat(v[2]->vary[k]);
+        s = s + t;
+        ra->in[k / 4][k % 4] = s * r;
+    }
+    z = l0 * vdxg_sh_splat(pz[0]);
+    t = l1 * vdxg_sh_splat(pz[1]);
+    z = z + t;
+    t = l2 * vdxg_sh_splat(pz[2]);
+    z = z + t;
+    for (l = 0; l < VDXG_SH_LANES; l++) {
+        vdxg_lane_pos(ra, l, q->qx + (l & 1), q->qy + (l >> 1), z[l], pw[l],
+                      q->front);
+        q->z[l] = (ra->raster & VDXG_RASTER_POLY_OFFSET) ? z[l] + o : z[l];
+    }
+}
+
 VdxgRun vdxg_tri_raster(const VdxgRaster3d *ra, const VdxgWinVert *v0,
                         const VdxgWinVert *v1, const VdxgWinVert *v2,
                         uint64_t *progress)
 {
     const VdxgWinVert *v[3] = { v0, v1, v2 };
-    int64_t area = vdxg_edge(v0, v1, v2->x8, v2->y8), w[3], px0, px1, py0;
+    int64_t area = vdxg_edge(v0, v1, v2->x8, v2->y8), w[4][3], px0, px1, py0;
     int64_t py1, qx0, qy0, nqx, nqy, mnx, mxx, mny, mxy;
     int64_t row, span_lo = 0, span_hi = -1;
     bool owns[3], front;
@@ -443,12 +492,14 @@ VdxgRun vdxg_tri_raster(const VdxgRaster3d *ra, const VdxgWinVert *v0,
             int64_t px = q.qx + (l & 1), py = q.qy + (l >> 1);
             int64_t cx = px * 256 + 128, cy = py * 256 + 128;
 
+            for (e = 0; e < 3; e++) {
+                w[l][e] = vdxg_edge(v[(e + 1) % 3], v[(e + 2) % 3], cx, cy);
+            }
             if (!vdxg_in_rect(ra, px, py)) {
                 continue;
             }
             for (e = 0; e < 3; e++) {
-                w[e] = vdxg_edge(v[(e + 1) % 3], v[(e + 2) % 3], cx, cy);
-                if (w[e] < 0 || (w[e] == 0 && !owns[e])) {
+                if (w[l][e] < 0 || (w[l][e] == 0 && !owns[e])) {
                     break;
                 }
             }
@@ -459,46 +510,7 @@ VdxgRun vdxg_tri_raster(const VdxgRaster3d *ra, const VdxgWinVert *v0,
         if (!q.covered) {
             continue;
         }
-        for (l = 0; l < 4; l++) {
-            VdxgShLane *ln = &ra->lane[l];
-            int64_t px = q.qx + (l & 1), py = q.qy + (l >> 1);
-            int64_t cx = px * 256 + 128, cy = py * 256 + 128;
-            float l0, l1, l2, pw, r, z, t;
-
-            for (e = 0; e < 3; e++) {
-                w[e] = vdxg_edge(v[(e + 1) % 3], v[(e + 2) % 3], cx, cy);
-            }
-            l1 = (float)w[1] / a;
-            l2 = (float)w[2] / a;
-            l0 = 1.0f - l1;
-            l0 = l0 - l2;
-            pw = l0 * v[0]->iw;
-            t = l1 * v[1]->iw;
-            pw = pw + t;
-            t = l2 * v[2]->iw;
-            pw = pw + t;
-            r = 1.0f / pw;
-            for (k = 0; k < VDXG_3D_VARY_COMPS; k++) {
-                float s;
-
-                if (!(ra->vary_mask & BIT_ULL(k))) {
-                    continue;
-                }
-                s = l0 * v[0]->vary[k];
-                t = l1 * v[1]->vary[k];
-                s = s + t;
-                t = l2 * v[2]->vary[k];
-                s = s + t;
-                ln->in[k / 4][k % 4] = s * r;
-            }
-            z = l0 * pz[0];
-            t = l1 * pz[1];
-            z = z + t;
-            t = l2 * pz[2];
-            z = z + t;
-            vdxg_lane_pos(ln, px, py, z, pw, front);
-            q.z[l] = (ra->raster & VDXG_RASTER_POLY_OFFSET) ? z + o : z;
-        }
+        vdxg_tri_lanes(ra, v, w, a, pz, o, &q);
         switch (vdxg_emit(ra, &q)) {
         case VDXG_RUN_DONE:
             break;
@@ -526,7 +538,6 @@ static void vdxg_line_lanes(const VdxgRaster3d *ra, const VdxgWinVert *a,
     u = fdy * fdy;
     den = t + u;
     for (l = 0; l < 4; l++) {
-        VdxgShLane *ln = &ra->lane[l];
         int64_t px = q->qx + (l & 1), py = q->qy + (l >> 1);
         int64_t cx = px * 256 + 128, cy = py * 256 + 128;
         float l0, l1, pw, r, z, s;
@@ -547,12 +558,12 @@ static void vdxg_line_lanes(const VdxgRaster3d *ra, const VdxgWinVert *a,
             s = l0 * a->vary[k];
             t = l1 * b->vary[k];
             s = s + t;
-            ln->in[k / 4][k % 4] = s * r;
+            ra->in[k / 4][k % 4][l] = s * r;
         }
         z = l0 * a->z;
         t = l1 * b->z;
         z = z + t;
-        vdxg_lane_pos(ln, px, py, z, pw, true);
+        vdxg_lane_pos(ra, l, px, py, z, pw, true);
         q->z[l] = z;
     }
 }
@@ -684,23 +695,22 @@ VdxgRun vdxg_point_raster(const VdxgRaster3d *ra, const VdxgWinVert *v,
             }
         }
         for (l = 0; l < 4; l++) {
-            VdxgShLane *ln = &ra->lane[l];
             int64_t px = q.qx + (l & 1), py = q.qy + (l >> 1);
-            float *pc = ln->in[VDXG_FS_IN_POINT_COORD];
+            VdxgShChan *pc = ra->in[VDXG_FS_IN_POINT_COORD];
 
             for (k = 0; k < VDXG_3D_VARY_COMPS; k++) {
                 if (ra->vary_mask & BIT_ULL(k)) {
-                    ln->in[k / 4][k % 4] = v->vary[k];
+                    ra->in[k / 4][k % 4][l] = v->vary[k];
                 }
             }
-            vdxg_lane_pos(ln, px, py, v->z, v->iw, true);
-            pc[0] = (float)(px * 256 + 128 - (v->x8 - h)) / h2;
-            pc[1] = (float)(py * 256 + 128 - (v->y8 - h)) / h2;
+            vdxg_lane_pos(ra, l, px, py, v->z, v->iw, true);
+            pc[0][l] = (float)(px * 256 + 128 - (v->x8 - h)) / h2;
+            pc[1][l] = (float)(py * 256 + 128 - (v->y8 - h)) / h2;
             if (ra->raster & VDXG_RASTER_SPRITE_LOWER_LEFT) {
-                pc[1] = 1.0f - pc[1];
+                pc[1][l] = 1.0f - pc[1][l];
             }
-            pc[2] = 0;
-            pc[3] = 1.0f;
+            pc[2][l] = 0;
+            pc[3][l] = 1.0f;
             q.z[l] = v->z;
         }
         r = vdxg_emit(ra, &q);

@@ -48,8 +48,8 @@ typedef struct VdxgRaster3d {
     uint32_t raster;            /* the RASTER register */
     float po_factor, po_units, po_rd;
     uint64_t vary_mask;         /* the varying components computed */
-    /* The lanes whose inputs each quad fills, then the callback */
-    VdxgShLane *lane;
+    /* The lanes' inputs that each quad fills (VdxgShRun.in), the callback */
+    VdxgShVec *in;
     VdxgRun (*quad)(void *opaque, const VdxgQuad *q);
     void *opaque;
     int64_t *budget;

@@ -360,13 +360,6 @@ static bool vdxg_insn_decode(VdxgProgram *p, const uint32_t *dw,
         src->plain = VDXG_SRC_SWIZZLE(s) == VDXG_SWIZZLE_XYZW &&
                      !src->abs_mask && !src->neg_mask;
         if (src->file == VDXG_FILE_TEMP) {
-            src->off = (offsetof(VdxgShLane, temp) +
-                        src->index * sizeof(float[4])) / sizeof(float);
-        } else if (src->file == VDXG_FILE_INPUT) {
-            src->off = (offsetof(VdxgShLane, in) +
-                        src->index * sizeof(float[4])) / sizeof(float);
-        }
-        if (src->file == VDXG_FILE_TEMP) {
             p->num_temps = MAX(p->num_temps, src->index + 1u);
         }
     }
@@ -519,305 +512,286 @@ int32_t vdxg_program_check_draw(const VdxgProgram *p, uint32_t nconsts,
     return -1;
 }
 
-/* The interpreter */
+/*
+ * The interpreter. An instruction runs on every lane at once: its
+ * operands are decoded once, and each channel is one vector operation on
+ * the lanes (VdxgShChan), each lane's element the binary32 operation the
+ * specification writes. Lanes outside the execution mask compute too, on
+ * values that are never stored.
+ */
+
+/* A comparison of two VdxgShChan: a lane all ones where it holds */
+typedef int32_t VdxgShMask
+    __attribute__((vector_size(VDXG_SH_LANES * sizeof(int32_t))));
+
+QEMU_BUILD_BUG_ON(VDXG_SH_LANES != 4);
 
 static const float vdxg_zero4[4];
 
-/* Source @s of lane @ln: swizzled, then ABS and NEGATE on the bits */
-static inline void vdxg_fetch(const VdxgShRun *r, const VdxgShLane *ln,
-                              const VdxgShSrc *s, float *v)
-{
-    const float *reg;
-    int32_t idx;
-    unsigned int c;
-
-    switch (s->file) {
-    case VDXG_FILE_TEMP:
-    case VDXG_FILE_INPUT:
-        reg = (const float *)ln + s->off;
-        break;
-    case VDXG_FILE_CONST:
-        idx = s->index;
-        if (s->rel) {
-            idx += ln->a0;
-        }
-        reg = idx >= 0 && (uint32_t)idx < r->nconsts &&
-              idx < VDXG_3D_NUM_CONSTS ? r->consts[idx] : vdxg_zero4;
-        break;
-    default:
-        reg = r->p->imm[s->index];
-        break;
-    }
-    if (s->plain) {
-        memcpy(v, reg, sizeof(float[4]));
-        return;
-    }
-    if (!s->abs_mask && !s->neg_mask) {
-        v[0] = reg[s->swz[0]];
-        v[1] = reg[s->swz[1]];
-        v[2] = reg[s->swz[2]];
-        v[3] = reg[s->swz[3]];
-        return;
-    }
-    for (c = 0; c < 4; c++) {
-        v[c] = u2f((f2u(reg[s->swz[c]]) & ~s->abs_mask) ^ s->neg_mask);
-    }
-}
-
-/* Write @v to the destination of @in in lane @ln: canonical, saturated */
-static inline void vdxg_store(VdxgShLane *ln, const VdxgShInsn *in,
-                              const float *v)
-{
-    float *reg = in->dst_file == VDXG_FILE_TEMP ? ln->temp[in->dst_index] :
-                                                  ln->out[in->dst_index];
-    unsigned int c;
-    float x;
-
-    if (in->mask == 0xf && !in->sat) {
-        for (c = 0; c < 4; c++) {
-            reg[c] = isnan(v[c]) ? u2f(0x7fc00000) : v[c];
-        }
-        return;
-    }
-    for (c = 0; c < 4; c++) {
-        if (!(in->mask & BIT(c))) {
-            continue;
-        }
-        x = v[c];
-        if (isnan(x)) {
-            x = u2f(0x7fc00000);
-        }
-        if (in->sat) {
-            x = vdxg_sat(x);
-        }
-        reg[c] = x;
-    }
-}
-
-static inline void vdxg_splat(float *d, float x)
-{
-    d[0] = d[1] = d[2] = d[3] = x;
-}
+#define VDXG_ALL_LANES  (BIT(VDXG_SH_LANES) - 1)
 
 /* The lanes of mask @m, one by one */
 #define FOR_LANES(l, m) \
     for (uint32_t m_ = (m); m_ && ((l) = ctz32(m_), true); m_ &= m_ - 1)
 
-/* The results of an arithmetic opcode on sources @a, @b, @c, lanes @e */
-static void vdxg_alu(uint32_t op, uint32_t e, const float (*a)[4],
-                     const float (*b)[4], const float (*c)[4],
-                     float (*d)[4])
+/* Per lane: @m ? @x : @y */
+static inline VdxgShChan vdxg_sel(VdxgShMask m, VdxgShChan x, VdxgShChan y)
 {
-    unsigned int i, l;
-    float t;
+    return (VdxgShChan)((m & (VdxgShMask)x) | (~m & (VdxgShMask)y));
+}
+
+/* The lanes of @e as a VdxgShMask */
+static inline VdxgShMask vdxg_lane_mask(uint32_t e)
+{
+    return (VdxgShMask) {
+        -(int32_t)(e & 1), -(int32_t)((e >> 1) & 1),
+        -(int32_t)((e >> 2) & 1), -(int32_t)((e >> 3) & 1),
+    };
+}
+
+/* A CONST register, or a zero one outside the bound constants */
+static inline const float *vdxg_const(const VdxgShRun *r, int32_t idx)
+{
+    return idx >= 0 && (uint32_t)idx < r->nconsts &&
+           idx < VDXG_3D_NUM_CONSTS ? r->consts[idx] : vdxg_zero4;
+}
+
+/* ABS, then NEGATE, of source @s on the bits of @v */
+static inline void vdxg_src_modify(const VdxgShSrc *s, VdxgShVec v)
+{
+    int32_t am = ~s->abs_mask, nm = s->neg_mask;
+    VdxgShMask abs = { am, am, am, am }, neg = { nm, nm, nm, nm };
+    unsigned int c;
+
+    for (c = 0; c < 4; c++) {
+        v[c] = (VdxgShChan)(((VdxgShMask)v[c] & abs) ^ neg);
+    }
+}
+
+/* Source @s of a CONST or IMM register, into @v */
+static void vdxg_src_uniform(const VdxgShRun *r, const VdxgShSrc *s,
+                             VdxgShVec v)
+{
+    const float *reg;
+    unsigned int c, l;
+
+    if (s->rel) {
+        for (l = 0; l < VDXG_SH_LANES; l++) {
+            reg = vdxg_const(r, s->index + r->a0[l]);
+            for (c = 0; c < 4; c++) {
+                v[c][l] = reg[s->swz[c]];
+            }
+        }
+    } else {
+        reg = s->file == VDXG_FILE_CONST ? vdxg_const(r, s->index) :
+                                           r->p->imm[s->index];
+        for (c = 0; c < 4; c++) {
+            v[c] = vdxg_sh_splat(reg[s->swz[c]]);
+        }
+    }
+    if (s->abs_mask || s->neg_mask) {
+        vdxg_src_modify(s, v);
+    }
+}
+
+/*
+ * Source @s of every lane: swizzled, then ABS and NEGATE on the bits. The
+ * register itself when it reads as it is, else a copy in @tmp.
+ */
+static inline const VdxgShChan *vdxg_src(const VdxgShRun *r,
+                                         const VdxgShSrc *s, VdxgShVec tmp)
+{
+    const VdxgShChan *reg;
+    unsigned int c;
+
+    switch (s->file) {
+    case VDXG_FILE_TEMP:
+        reg = r->temp[s->index];
+        break;
+    case VDXG_FILE_INPUT:
+        reg = r->in[s->index];
+        break;
+    default:
+        vdxg_src_uniform(r, s, tmp);
+        return tmp;
+    }
+    if (s->plain) {
+        return reg;
+    }
+    for (c = 0; c < 4; c++) {
+        tmp[c] = reg[s->swz[c]];
+    }
+    if (s->abs_mask || s->neg_mask) {
+        vdxg_src_modify(s, tmp);
+    }
+    return tmp;
+}
+
+/* The destination register of @in */
+static inline VdxgShChan *vdxg_dst(VdxgShRun *r, const VdxgShInsn *in)
+{
+    return in->dst_file == VDXG_FILE_TEMP ? r->temp[in->dst_index] :
+                                            r->out[in->dst_index];
+}
+
+/*
+ * Write @v to channel @c of the destination @reg of @in in the lanes of
+ * @e: canonical, then saturated.
+ */
+static inline void vdxg_store_chan(VdxgShChan *reg, const VdxgShInsn *in,
+                                   uint32_t e, unsigned int c, VdxgShChan v)
+{
+    VdxgShChan zero = vdxg_sh_splat(0.0f), one = vdxg_sh_splat(1.0f);
+
+    v = vdxg_sel(v != v, vdxg_sh_splat(u2f(0x7fc00000)), v);
+    if (in->sat) {
+        v = vdxg_sel(v > zero, vdxg_sel(v < one, v, one), zero);
+    }
+    reg[c] = e == VDXG_ALL_LANES ? v : vdxg_sel(vdxg_lane_mask(e), v, reg[c]);
+}
+
+/* Write @d to the channels of @in's write mask, lanes @e */
+static void vdxg_store(VdxgShRun *r, const VdxgShInsn *in, uint32_t e,
+                       const VdxgShVec d)
+{
+    VdxgShChan *reg = vdxg_dst(r, in);
+    unsigned int c;
+
+    for (c = 0; c < 4; c++) {
+        if (in->mask & BIT(c)) {
+            vdxg_store_chan(reg, in, e, c, d[c]);
+        }
+    }
+}
+
+/* Whether the result of @op is one value, to every channel */
+static bool vdxg_op_splats(uint32_t op)
+{
+    return (op >= VDXG_OP_DP2 && op <= VDXG_OP_DP4) ||
+           (op >= VDXG_OP_RCP && op <= VDXG_OP_COS);
+}
+
+/* @f applied to each lane of @v */
+static inline VdxgShChan vdxg_map(float (*f)(float), VdxgShChan v)
+{
+    unsigned int l;
+
+    for (l = 0; l < VDXG_SH_LANES; l++) {
+        v[l] = f(v[l]);
+    }
+    return v;
+}
+
+/* The value of a splatting opcode on sources @a, @b in the lanes of @e */
+static VdxgShChan vdxg_alu_splat(uint32_t op, uint32_t e, const VdxgShChan *a,
+                                 const VdxgShChan *b)
+{
+    VdxgShChan t = vdxg_sh_splat(0.0f), p;
+    unsigned int c, l;
 
     switch (op) {
-    case VDXG_OP_MOV:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = a[l][i];
-            }
-        }
-        break;
-    case VDXG_OP_ADD:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = a[l][i] + b[l][i];
-            }
-        }
-        break;
-    case VDXG_OP_MUL:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = a[l][i] * b[l][i];
-            }
-        }
-        break;
-    case VDXG_OP_MAD:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                t = a[l][i] * b[l][i];
-                d[l][i] = t + c[l][i];
-            }
-        }
-        break;
     case VDXG_OP_DP2:
     case VDXG_OP_DP3:
     case VDXG_OP_DP4:
-        FOR_LANES(l, e) {
-            t = a[l][0] * b[l][0];
-            for (i = 1; i < 2u + (op - VDXG_OP_DP2); i++) {
-                float p = a[l][i] * b[l][i];
-
-                t = t + p;
-            }
-            vdxg_splat(d[l], t);
+        t = a[0] * b[0];
+        for (c = 1; c < 2 + (op - VDXG_OP_DP2); c++) {
+            p = a[c] * b[c];
+            t = t + p;
         }
-        break;
-    case VDXG_OP_MIN:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = a[l][i] < b[l][i] ? a[l][i] : b[l][i];
-            }
-        }
-        break;
-    case VDXG_OP_MAX:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = a[l][i] > b[l][i] ? a[l][i] : b[l][i];
-            }
-        }
-        break;
-    case VDXG_OP_SLT:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = a[l][i] < b[l][i] ? 1.0f : 0.0f;
-            }
-        }
-        break;
-    case VDXG_OP_SGE:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = a[l][i] >= b[l][i] ? 1.0f : 0.0f;
-            }
-        }
-        break;
-    case VDXG_OP_SEQ:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = a[l][i] == b[l][i] ? 1.0f : 0.0f;
-            }
-        }
-        break;
-    case VDXG_OP_SNE:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = a[l][i] != b[l][i] ? 1.0f : 0.0f;
-            }
-        }
-        break;
-    case VDXG_OP_CMP:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = a[l][i] < 0 ? b[l][i] : c[l][i];
-            }
-        }
-        break;
-    case VDXG_OP_LRP:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                float p = a[l][i] * b[l][i];
-                float q = 1.0f - a[l][i];
-
-                q = q * c[l][i];
-                d[l][i] = p + q;
-            }
-        }
-        break;
-    case VDXG_OP_FRC:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = a[l][i] - floorf(a[l][i]);
-            }
-        }
-        break;
-    case VDXG_OP_FLR:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = floorf(a[l][i]);
-            }
-        }
-        break;
-    case VDXG_OP_CEIL:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = ceilf(a[l][i]);
-            }
-        }
-        break;
-    case VDXG_OP_TRUNC:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = truncf(a[l][i]);
-            }
-        }
-        break;
-    case VDXG_OP_ROUND:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = rintf(a[l][i]);
-            }
-        }
-        break;
-    case VDXG_OP_SSG:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = a[l][i] > 0 ? 1.0f : a[l][i] < 0 ? -1.0f : 0.0f;
-            }
-        }
-        break;
+        return t;
     case VDXG_OP_RCP:
-        FOR_LANES(l, e) {
-            vdxg_splat(d[l], 1.0f / a[l][0]);
-        }
-        break;
+        return vdxg_sh_splat(1.0f) / a[0];
     case VDXG_OP_RSQ:
-        FOR_LANES(l, e) {
-            t = sqrtf(fabsf(a[l][0]));
-            vdxg_splat(d[l], 1.0f / t);
-        }
-        break;
+        t = vdxg_map(sqrtf, vdxg_map(fabsf, a[0]));
+        return vdxg_sh_splat(1.0f) / t;
     case VDXG_OP_SQRT:
-        FOR_LANES(l, e) {
-            vdxg_splat(d[l], sqrtf(a[l][0]));
+        return vdxg_map(sqrtf, a[0]);
+    }
+    /* The specified functions: on the lanes that run only */
+    FOR_LANES(l, e) {
+        switch (op) {
+        case VDXG_OP_EX2:
+            t[l] = vdxg_ex2(a[0][l]);
+            break;
+        case VDXG_OP_LG2:
+            t[l] = vdxg_lg2(a[0][l]);
+            break;
+        case VDXG_OP_POW:
+            t[l] = vdxg_lg2(a[0][l]);
+            t[l] = b[0][l] * t[l];
+            t[l] = vdxg_ex2(t[l]);
+            break;
+        case VDXG_OP_SIN:
+            t[l] = vdxg_sin(a[0][l]);
+            break;
+        default:
+            t[l] = vdxg_cos(a[0][l]);
+            break;
         }
-        break;
-    case VDXG_OP_EX2:
-        FOR_LANES(l, e) {
-            vdxg_splat(d[l], vdxg_ex2(a[l][0]));
-        }
-        break;
-    case VDXG_OP_LG2:
-        FOR_LANES(l, e) {
-            vdxg_splat(d[l], vdxg_lg2(a[l][0]));
-        }
-        break;
-    case VDXG_OP_POW:
-        FOR_LANES(l, e) {
-            t = vdxg_lg2(a[l][0]);
-            t = b[l][0] * t;
-            vdxg_splat(d[l], vdxg_ex2(t));
-        }
-        break;
-    case VDXG_OP_SIN:
-        FOR_LANES(l, e) {
-            vdxg_splat(d[l], vdxg_sin(a[l][0]));
-        }
-        break;
-    case VDXG_OP_COS:
-        FOR_LANES(l, e) {
-            vdxg_splat(d[l], vdxg_cos(a[l][0]));
-        }
-        break;
+    }
+    return t;
+}
+
+/* A channel of a componentwise opcode on that channel of @a, @b, @c */
+static inline VdxgShChan vdxg_alu_chan(uint32_t op, uint32_t e,
+                                       VdxgShChan a, VdxgShChan b,
+                                       VdxgShChan c)
+{
+    VdxgShChan zero = vdxg_sh_splat(0.0f), one = vdxg_sh_splat(1.0f), p, q;
+    unsigned int l;
+
+    switch (op) {
+    case VDXG_OP_MOV:
+        return a;
+    case VDXG_OP_ADD:
+        return a + b;
+    case VDXG_OP_MUL:
+        return a * b;
+    case VDXG_OP_MAD:
+        p = a * b;
+        return p + c;
+    case VDXG_OP_MIN:
+        return vdxg_sel(a < b, a, b);
+    case VDXG_OP_MAX:
+        return vdxg_sel(a > b, a, b);
+    case VDXG_OP_SLT:
+        return vdxg_sel(a < b, one, zero);
+    case VDXG_OP_SGE:
+        return vdxg_sel(a >= b, one, zero);
+    case VDXG_OP_SEQ:
+        return vdxg_sel(a == b, one, zero);
+    case VDXG_OP_SNE:
+        return vdxg_sel(a != b, one, zero);
+    case VDXG_OP_CMP:
+        return vdxg_sel(a < zero, b, c);
+    case VDXG_OP_LRP:
+        p = a * b;
+        q = one - a;
+        q = q * c;
+        return p + q;
+    case VDXG_OP_FRC:
+        return a - vdxg_map(floorf, a);
+    case VDXG_OP_FLR:
+        return vdxg_map(floorf, a);
+    case VDXG_OP_CEIL:
+        return vdxg_map(ceilf, a);
+    case VDXG_OP_TRUNC:
+        return vdxg_map(truncf, a);
+    case VDXG_OP_ROUND:
+        return vdxg_map(rintf, a);
+    case VDXG_OP_SSG:
+        p = vdxg_sel(a < zero, vdxg_sh_splat(-1.0f), zero);
+        return vdxg_sel(a > zero, one, p);
     case VDXG_OP_DIV:
-        FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = a[l][i] / b[l][i];
-            }
-        }
-        break;
+        return a / b;
     case VDXG_OP_LDEXP:
+        p = zero;
         FOR_LANES(l, e) {
-            for (i = 0; i < 4; i++) {
-                d[l][i] = vdxg_ldexp(a[l][i], b[l][i]);
-            }
+            p[l] = vdxg_ldexp(a[l], b[l]);
         }
-        break;
+        return p;
     default:
-        FOR_LANES(l, e) {
-            vdxg_splat(d[l], 0.0f);
-        }
-        break;
+        return zero;
     }
 }
 
@@ -825,52 +799,74 @@ static void vdxg_alu(uint32_t op, uint32_t e, const float (*a)[4],
 static const uint8_t vdxg_ddx_lanes[4][2] = { {0, 1}, {0, 1}, {2, 3}, {2, 3} };
 static const uint8_t vdxg_ddy_lanes[4][2] = { {0, 2}, {1, 3}, {0, 2}, {1, 3} };
 
+/* DDX or DDY of @a, in every lane of a fragment quad */
+static void vdxg_deriv(uint32_t op, const VdxgShChan *a, VdxgShVec d)
+{
+    unsigned int c, l;
+
+    for (c = 0; c < 4; c++) {
+        for (l = 0; l < VDXG_SH_LANES; l++) {
+            const uint8_t *h = op == VDXG_OP_DDX ? vdxg_ddx_lanes[l] :
+                                                   vdxg_ddy_lanes[l];
+
+            d[c][l] = a[c][h[1]] - a[c][h[0]];
+        }
+    }
+}
+
+/* The coordinates (face, s, t) that lane @l of @in samples, from @a */
+static void vdxg_tex_coord(const VdxgShInsn *in, const VdxgShChan *a,
+                           unsigned int l, unsigned int *face, float *s,
+                           float *t)
+{
+    float x = a[0][l], y = a[1][l], z = a[2][l], w = a[3][l];
+
+    if (in->op == VDXG_OP_TXP) {
+        x = x / w;
+        y = y / w;
+        if (in->cube) {
+            z = z / w;
+        }
+    }
+    if (in->cube) {
+        vdxg_cube_coord(x, y, z, face, s, t);
+    } else {
+        *face = 0;
+        *s = x;
+        *t = y;
+    }
+}
+
 /* A texture opcode on the lanes of @e */
 static bool vdxg_tex_op(VdxgShRun *r, const VdxgShInsn *in, uint32_t e)
 {
-    float a[4][4], b[4][4], c[4][4], s[4], t[4], res[4], lod, x, y, z, w;
-    unsigned int face[4], l;
-    uint32_t all = BIT(r->nlanes) - 1;
+    VdxgShVec d = { 0 };
+    const VdxgShChan *a, *b = NULL, *c = NULL;
+    float s[4], t[4], res[4], lod;
+    unsigned int face[4], l, i;
     uint32_t tw = r->tex_w[in->unit], th = r->tex_h[in->unit];
     bool frag = r->nlanes == VDXG_SH_LANES;
 
     /* Coordinates of every lane: derivatives read them all. */
-    FOR_LANES(l, all) {
-        vdxg_fetch(r, &r->lane[l], &in->src[0], a[l]);
-        if (in->op == VDXG_OP_TXD) {
-            vdxg_fetch(r, &r->lane[l], &in->src[1], b[l]);
-            vdxg_fetch(r, &r->lane[l], &in->src[2], c[l]);
-        }
-        x = a[l][0];
-        y = a[l][1];
-        z = a[l][2];
-        w = a[l][3];
-        if (in->op == VDXG_OP_TXP) {
-            x = x / w;
-            y = y / w;
-            if (in->cube) {
-                z = z / w;
-            }
-        }
-        if (in->cube) {
-            vdxg_cube_coord(x, y, z, &face[l], &s[l], &t[l]);
-        } else {
-            face[l] = 0;
-            s[l] = x;
-            t[l] = y;
-        }
+    a = vdxg_src(r, &in->src[0], r->tmp[0]);
+    if (in->op == VDXG_OP_TXD) {
+        b = vdxg_src(r, &in->src[1], r->tmp[1]);
+        c = vdxg_src(r, &in->src[2], r->tmp[2]);
+    }
+    for (l = 0; l < r->nlanes; l++) {
+        vdxg_tex_coord(in, a, l, &face[l], &s[l], &t[l]);
     }
     FOR_LANES(l, e) {
         if (in->op == VDXG_OP_TXL) {
-            lod = a[l][3];
+            lod = a[3][l];
         } else {
             float dsdx = 0, dtdx = 0, dsdy = 0, dtdy = 0;
 
             if (in->op == VDXG_OP_TXD) {
-                dsdx = b[l][0];
-                dtdx = b[l][1];
-                dsdy = c[l][0];
-                dtdy = c[l][1];
+                dsdx = b[0][l];
+                dtdx = b[1][l];
+                dsdy = c[0][l];
+                dtdy = c[1][l];
             } else if (frag) {
                 const uint8_t *hx = vdxg_ddx_lanes[l], *hy = vdxg_ddy_lanes[l];
 
@@ -881,7 +877,7 @@ static bool vdxg_tex_op(VdxgShRun *r, const VdxgShInsn *in, uint32_t e)
             }
             lod = vdxg_tex_lod(dsdx, dtdx, dsdy, dtdy, tw, th);
             if (in->op == VDXG_OP_TXB) {
-                lod = lod + a[l][3];
+                lod = lod + a[3][l];
             }
         }
         if (isnan(lod)) {
@@ -890,9 +886,102 @@ static bool vdxg_tex_op(VdxgShRun *r, const VdxgShInsn *in, uint32_t e)
         if (!r->sample(r->opaque, in->unit, face[l], s[l], t[l], lod, res)) {
             return false;
         }
-        vdxg_store(&r->lane[l], in, res);
+        for (i = 0; i < 4; i++) {
+            d[i][l] = res[i];
+        }
     }
+    vdxg_store(r, in, e, d);
     return true;
+}
+
+/*
+ * An arithmetic opcode on the lanes of @e, a channel at a time: a source
+ * that is its destination register as it is reads a channel before it
+ * is written.
+ */
+static void vdxg_arith_op(VdxgShRun *r, const VdxgShInsn *in, uint32_t e)
+{
+    VdxgShChan *reg = vdxg_dst(r, in), t;
+    const VdxgShChan *a, *b, *c;
+    unsigned int i;
+
+    a = vdxg_src(r, &in->src[0], r->tmp[0]);
+    b = in->nsrc > 1 ? vdxg_src(r, &in->src[1], r->tmp[1]) : a;
+    c = in->nsrc > 2 ? vdxg_src(r, &in->src[2], r->tmp[2]) : a;
+    if (vdxg_op_splats(in->op)) {
+        t = vdxg_alu_splat(in->op, e, a, b);
+        for (i = 0; i < 4; i++) {
+            if (in->mask & BIT(i)) {
+                vdxg_store_chan(reg, in, e, i, t);
+            }
+        }
+        return;
+    }
+    for (i = 0; i < 4; i++) {
+        if (in->mask & BIT(i)) {
+            t = vdxg_alu_chan(in->op, e, a[i], b[i], c[i]);
+            vdxg_store_chan(reg, in, e, i, t);
+        }
+    }
+}
+
+/* DDX or DDY on the lanes of @e */
+static void vdxg_deriv_op(VdxgShRun *r, const VdxgShInsn *in, uint32_t e)
+{
+    VdxgShVec d = { 0 };
+
+    if (r->nlanes == VDXG_SH_LANES) {
+        vdxg_deriv(in->op, vdxg_src(r, &in->src[0], r->tmp[0]), d);
+    }
+    vdxg_store(r, in, e, d);
+}
+
+/* The lanes of @e whose source 0 passes @op's test (IF, KILL_IF) */
+static uint32_t vdxg_cond(VdxgShRun *r, const VdxgShInsn *in,
+                          uint32_t e)
+{
+    const VdxgShChan *a = vdxg_src(r, &in->src[0], r->tmp[0]);
+    uint32_t cond = 0;
+    unsigned int l;
+
+    FOR_LANES(l, e) {
+        if (in->op == VDXG_OP_IF ? a[0][l] != 0 :
+            a[0][l] < 0 || a[1][l] < 0 || a[2][l] < 0 || a[3][l] < 0) {
+            cond |= BIT(l);
+        }
+    }
+    return cond;
+}
+
+/* The number of OUTPUTs of the stage of @p */
+static unsigned int vdxg_num_outputs(const VdxgProgram *p)
+{
+    return p->stage == VDXG_3D_STAGE_VERTEX ? VDXG_3D_VS_OUTPUTS :
+                                              VDXG_3D_FS_OUTPUTS;
+}
+
+/* A new invocation: its TEMPs, OUTPUTs and A0.x */
+static void vdxg_shader_start(VdxgShRun *r)
+{
+    const VdxgProgram *p = r->p;
+
+    memset(r->temp, 0, p->num_temps * sizeof(r->temp[0]));
+    memset(r->out, 0, vdxg_num_outputs(p) * sizeof(r->out[0]));
+    memset(r->a0, 0, sizeof(r->a0));
+}
+
+/* The OUTPUTs of a finished invocation, into each lane's out[] */
+static void vdxg_shader_finish(VdxgShRun *r)
+{
+    unsigned int n = vdxg_num_outputs(r->p), i, c, l;
+
+    for (i = 0; i < n; i++) {
+        for (l = 0; l < r->nlanes; l++) {
+            for (c = 0; c < 4; c++) {
+                r->lane[l].out[i][c] = r->out[i][c][l];
+            }
+        }
+    }
 }
 
 static VdxgShResult vdxg_shader_exec(VdxgShRun *r, uint32_t *pc_out,
@@ -915,8 +1004,7 @@ static VdxgShResult vdxg_shader_exec(VdxgShRun *r, uint32_t *pc_out,
     VdxgShFrame *st = r->y_stack;
     int sp = 0, loop = -1;
     uint32_t L = r->live, E = L, pc = 0, visits = 0, l, cond, lm;
-    float a[4][4], b[4][4], c[4][4], d[4][4];
-    unsigned int i;
+    const VdxgShChan *a;
 
     if (resume) {
         pc = r->y_pc;
@@ -926,15 +1014,7 @@ static VdxgShResult vdxg_shader_exec(VdxgShRun *r, uint32_t *pc_out,
         sp = r->y_sp;
         loop = r->y_loop;
     } else {
-        FOR_LANES(l, BIT(r->nlanes) - 1) {
-            VdxgShLane *ln = &r->lane[l];
-
-            memset(ln->temp, 0, p->num_temps * sizeof(ln->temp[0]));
-            memset(ln->out, 0, (p->stage == VDXG_3D_STAGE_VERTEX ?
-                                VDXG_3D_VS_OUTPUTS : VDXG_3D_FS_OUTPUTS) *
-                               sizeof(ln->out[0]));
-            ln->a0 = 0;
-        }
+        vdxg_shader_start(r);
     }
     for (;;) {
         const VdxgShInsn *in = &p->insn[pc];
@@ -962,13 +1042,7 @@ static VdxgShResult vdxg_shader_exec(VdxgShRun *r, uint32_t *pc_out,
         case VDXG_OP_NOP:
             break;
         case VDXG_OP_IF:
-            cond = 0;
-            FOR_LANES(l, E) {
-                vdxg_fetch(r, &r->lane[l], &in->src[0], a[0]);
-                if (a[0][0] != 0) {
-                    cond |= BIT(l);
-                }
-            }
+            cond = vdxg_cond(r, in, E);
             st[sp] = (VdxgShFrame) {
                 .loop = false, .saved = E, .els = E & ~cond,
                 .outer_loop = loop,
@@ -1019,48 +1093,18 @@ static VdxgShResult vdxg_shader_exec(VdxgShRun *r, uint32_t *pc_out,
             E = 0;
             break;
         case VDXG_OP_KILL_IF:
-            cond = 0;
-            FOR_LANES(l, E) {
-                vdxg_fetch(r, &r->lane[l], &in->src[0], a[0]);
-                if (a[0][0] < 0 || a[0][1] < 0 || a[0][2] < 0 ||
-                    a[0][3] < 0) {
-                    cond |= BIT(l);
-                }
-            }
-            L &= ~cond;
+            L &= ~vdxg_cond(r, in, E);
             E &= L;
             break;
         case VDXG_OP_END:
             r->steps += visits;
             r->live = L;
+            vdxg_shader_finish(r);
             return VDXG_SH_OK;
         case VDXG_OP_ARL:
+            a = vdxg_src(r, &in->src[0], r->tmp[0]);
             FOR_LANES(l, E) {
-                vdxg_fetch(r, &r->lane[l], &in->src[0], a[0]);
-                r->lane[l].a0 = vdxg_floor_int(a[0][0], -32768, 32767);
-            }
-            break;
-        case VDXG_OP_DDX:
-        case VDXG_OP_DDY:
-            if (!E) {
-                break;
-            }
-            if (r->nlanes != VDXG_SH_LANES) {
-                vdxg_splat(d[0], 0.0f);
-                vdxg_store(&r->lane[0], in, d[0]);
-                break;
-            }
-            for (l = 0; l < VDXG_SH_LANES; l++) {
-                vdxg_fetch(r, &r->lane[l], &in->src[0], a[l]);
-            }
-            FOR_LANES(l, E) {
-                const uint8_t *h = in->op == VDXG_OP_DDX ?
-                                   vdxg_ddx_lanes[l] : vdxg_ddy_lanes[l];
-
-                for (i = 0; i < 4; i++) {
-                    d[l][i] = a[h[1]][i] - a[h[0]][i];
-                }
-                vdxg_store(&r->lane[l], in, d[l]);
+                r->a0[l] = vdxg_floor_int(a[0][l], -32768, 32767);
             }
             break;
         case VDXG_OP_TEX:
@@ -1074,21 +1118,15 @@ static VdxgShResult vdxg_shader_exec(VdxgShRun *r, uint32_t *pc_out,
                 return VDXG_SH_MEMFAULT;
             }
             break;
-        default:
-            FOR_LANES(l, E) {
-                VdxgShLane *ln = &r->lane[l];
-
-                vdxg_fetch(r, ln, &in->src[0], a[l]);
-                if (in->nsrc > 1) {
-                    vdxg_fetch(r, ln, &in->src[1], b[l]);
-                }
-                if (in->nsrc > 2) {
-                    vdxg_fetch(r, ln, &in->src[2], c[l]);
-                }
+        case VDXG_OP_DDX:
+        case VDXG_OP_DDY:
+            if (E) {
+                vdxg_deriv_op(r, in, E);
             }
-            vdxg_alu(in->op, E, a, b, c, d);
-            FOR_LANES(l, E) {
-                vdxg_store(&r->lane[l], in, d[l]);
+            break;
+        default:
+            if (E) {
+                vdxg_arith_op(r, in, E);
             }
             break;
         }

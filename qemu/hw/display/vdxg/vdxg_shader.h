@@ -28,7 +28,6 @@ typedef struct VdxgShSrc {
     uint8_t swz[4];
     bool rel;                   /* CONST[index + A0.x] */
     bool plain;                 /* swizzle xyzw, no ABS or NEGATE */
-    uint16_t off;               /* TEMP, INPUT: its floats in VdxgShLane */
     uint32_t abs_mask;          /* sign bit cleared by ABS */
     uint32_t neg_mask;          /* sign bit flipped by NEGATE */
 } VdxgShSrc;
@@ -91,12 +90,24 @@ typedef bool (*VdxgShSampleFn)(void *opaque, unsigned int unit,
                                unsigned int face, float s, float t,
                                float lod, float *out);
 
-/* An invocation: a vertex (one lane) or a quad of fragments (four). */
+/*
+ * A register of every lane, as the interpreter keeps it: a vector of a
+ * channel's lanes (lane l of channel c is [c][l]) for each channel, so
+ * that an instruction runs on the lanes together.
+ */
+typedef float VdxgShChan
+    __attribute__((vector_size(VDXG_SH_LANES * sizeof(float))));
+typedef VdxgShChan VdxgShVec[4];
+
+/* @x in every lane */
+static inline VdxgShChan vdxg_sh_splat(float x)
+{
+    return (VdxgShChan) { x, x, x, x };
+}
+
+/* The outputs of a lane of an invocation */
 typedef struct VdxgShLane {
-    float in[VDXG_3D_VS_INPUTS][4];
     float out[VDXG_3D_VS_OUTPUTS][4];
-    float temp[VDXG_3D_NUM_TEMPS][4];
-    int32_t a0;
 } VdxgShLane;
 
 /* A control-flow frame of an invocation */
@@ -127,12 +138,36 @@ typedef struct VdxgShRun {
      */
     int64_t *budget;
     int64_t cost;
+    /*
+     * An invocation is a vertex (one lane, 0) or a quad of fragments
+     * (four). The inputs of its lanes, which the caller sets before a run
+     * (vdxg_sh_set_input), and their outputs, set when it ends with
+     * VDXG_SH_OK
+     */
+    VdxgShVec in[VDXG_3D_VS_INPUTS];
     VdxgShLane lane[VDXG_SH_LANES];
+    /* The registers of the invocation at work */
+    VdxgShVec out[VDXG_3D_VS_OUTPUTS];
+    VdxgShVec temp[VDXG_3D_NUM_TEMPS];
+    int32_t a0[VDXG_SH_LANES];
+    /* The sources of an instruction that are not a register as it is */
+    VdxgShVec tmp[3];
     /* Where a yielded invocation stopped */
     uint32_t y_pc, y_visits, y_live, y_exec;
     int32_t y_sp, y_loop;
     VdxgShFrame y_stack[VDXG_3D_MAX_NESTING];
 } VdxgShRun;
+
+/* Input @i of lane @l of @r: @v */
+static inline void vdxg_sh_set_input(VdxgShRun *r, unsigned int l,
+                                     unsigned int i, const float *v)
+{
+    unsigned int c;
+
+    for (c = 0; c < 4; c++) {
+        r->in[i][c][l] = v[c];
+    }
+}
 
 typedef enum VdxgShResult {
     VDXG_SH_OK,
@@ -143,7 +178,8 @@ typedef enum VdxgShResult {
 
 /*
  * Run the program on the lanes of @r, whose inputs the caller has set
- * (in[]); TEMPs, OUTPUTs and A0.x start at 0. On VDXG_SH_STEPS, *@pc is
+ * (in[]); TEMPs, OUTPUTs and A0.x start at 0, and the OUTPUTs are
+ * in lane[].out[] once it returns VDXG_SH_OK. On VDXG_SH_STEPS, *@pc is
  * the instruction that faults; on VDXG_SH_MEMFAULT, the one that sampled.
  */
 VdxgShResult vdxg_shader_run(VdxgShRun *r, uint32_t *pc);
