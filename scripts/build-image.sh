@@ -20,7 +20,7 @@
 # EGL and GBM clients run on vdxg by default; sid's own Mesa stays
 # reachable with LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu (llvmpipe).
 #
-# Usage: scripts/build-image.sh [--force] [--debug | --gl]
+# Usage: scripts/build-image.sh [--force] [--debug] [--gl]
 #   --force   rebuild the base
 #   --debug   the image for the debug kernel (scripts/build-debug-kernel.sh)
 #             instead, in out/guest-debug/: the same base, the debug
@@ -34,6 +34,9 @@
 #             overlay, plus vdxg-weston-run (tools/vdxg-weston-run.sh:
 #             weston on vdxg with a Wayland client); boot it with
 #             scripts/vm.sh --gl
+#   --debug --gl
+#             the --gl image's base for the debug kernel, in
+#             out/guest-debug-gl/ (scripts/vm.sh --kernel debug --gl)
 # VDXG_MODULE=path/vdxg.ko overrides out/module/vdxg.ko (with --debug,
 # out/debug/vdxg.ko), and VDXG_SW_SYNC_MODULE=path/sw_sync.ko
 # out/module/sw_sync/sw_sync.ko.
@@ -49,7 +52,6 @@ for a in "$@"; do
 	*) die "unknown option $a" ;;
 	esac
 done
-[ "$DEBUG" = 0 ] || [ "$GL" = 0 ] || die "--debug or --gl, not both"
 
 KVER=$(vdxg_kver)
 [ -n "$KVER" ] || die "no Debian 6.12 kernel in /lib/modules (run scripts/setup.sh)"
@@ -100,6 +102,7 @@ if [ "$DEBUG" = 1 ]; then
 	[ -f "$DKDIR/.done" ] ||
 		die "no debug kernel in $DKDIR (run scripts/build-debug-kernel.sh)"
 	OUT_GUEST=$VDXG_OUT/guest-debug
+	[ "$GL" = 0 ] || OUT_GUEST=$VDXG_OUT/guest-debug-gl
 fi
 mkdir -p "$OUT_GUEST" "$VDXG_CACHE/image"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/vdxg-image.XXXXXX")

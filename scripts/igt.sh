@@ -29,12 +29,15 @@
 #             Mesa's vdxg driver, their frames against softpipe's, in the
 #             GL image (scripts/build-image.sh --gl, built here; its base,
 #             with the clients and sid's Mesa, is cached like the other)
-#   debug, debug-sriov
+#   debug, debug-sriov, debug-gl
 #             vdxg's own tests (DEBUG_TESTS below; one not built is left
 #             out) on the debug kernel (KASAN, lockdep, kmemleak,
 #             DEBUG_OBJECTS, failslab: scripts/build-debug-kernel.sh,
 #             make debug-image), then vdxg_sriov on it behind the sriov
-#             boot's root port; any report of those checkers, or a leak
+#             boot's root port, then vdxg_gl's subtests with several
+#             clients (DEBUG_GL_TESTS) in the GL image for that kernel
+#             (scripts/build-image.sh --debug --gl, 3 GB of memory; not
+#             with --no-gl); any report of those checkers, or a leak
 #             found by the scan at the end, fails the boot (scripts/vm.sh)
 #   BOOT-retry
 #             after them, the failed subtests of BOOT that assert
@@ -142,6 +145,8 @@ fi
 DEBUG_TESTS=(vdxg_gem vdxg_submit vdxg_reset vdxg_prime vdxg_lib vdxg_module vdxg_hostile
 	     vdxg_present vdxg_fuzz vdxg_failslab vdxg_vm vdxg_exec vdxg_split vdxg_3d)
 DEBUG_SRIOV_TESTS=(vdxg_sriov)
+# The GL subtests with more than one client, on the debug kernel too.
+DEBUG_GL_TESTS=igt@vdxg_gl@two-clients,igt@vdxg_gl@gl-beside-present,igt@vdxg_gl@gl-beside-kms-test
 
 if [ "$BUILD" = 1 ]; then
 	make -s -C "$VDXG_TOP/igt-tests" O="$VDXG_OUT/igt-tests" ||
@@ -176,6 +181,18 @@ if [ "$gl_boot" = 1 ]; then
 	fi
 	[ -f "$VDXG_OUT/guest-gl/initrd.img" ] || gl_image=0
 fi
+# The GL image for the debug kernel (the GL image's base, cached), for
+# the debug-gl boot: when the debug boots run and GL is not turned off.
+debug_gl_image=1 debug_gl=0
+if [ "$DEBUG" = 1 ] && [ "$GL" = 1 ] && [ "$DEVICE" = vdxg ]; then
+	debug_gl=1
+	if [ "$BUILD" = 1 ] && { [ "$debug_image" = 0 ] ||
+		! "$VDXG_TOP/scripts/build-image.sh" --debug --gl; }; then
+		echo "igt.sh: building the debug GL image failed; the debug-gl boot fails" >&2
+		debug_gl_image=0
+	fi
+	[ -f "$VDXG_OUT/guest-debug-gl/initrd.img" ] || debug_gl_image=0
+fi
 # Boots of the normal kernel: unless --debug-only or --only --kernel debug.
 if [ -n "$BOOTS" ] || [ "$EXTRA" = 1 ] || { [ -n "$ONLY" ] && [ -z "$ONLY_KERNEL" ]; }; then
 	if [ "$DEVICE" = vdxg ] && [ ! -f "$VDXG_OUT/module/vdxg.ko" ]; then
@@ -203,6 +220,7 @@ boot() {
 	shift 2
 	ARGS[$config]=$devargs
 	if { [[ $config == debug* ]] && [ "$debug_image" = 0 ]; } ||
+	   { [[ $config == debug-gl* ]] && [ "$debug_gl_image" = 0 ]; } ||
 	   { [[ $config == gl* ]] && [ "$gl_image" = 0 ]; }; then
 		echo "=== igt.sh: boot $config: no ${config%%-*} image; not run" >&2
 		rm -rf "$VDXG_OUT/vm/$name"
@@ -216,8 +234,13 @@ boot() {
 	case $config in
 	debug|debug-*)
 		scripts_vm+=(--kernel debug) ;;
+	esac
+	case $config in
 	gl|gl-retry)
 		scripts_vm+=(--gl) ;;
+	debug-gl|debug-gl-retry)
+		# KASAN's shadow and quarantine, and a root of 800 MB
+		scripts_vm+=(--gl --mem 3072) ;;
 	esac
 	case $config in
 	kms|flip|*-retry)
@@ -391,6 +414,10 @@ if [ "$DEBUG" = 1 ]; then
 	collect debug-sriov
 	boot debug "" --only "$(built_tests "${DEBUG_TESTS[@]}")" --timeout 900
 	collect debug
+	if [ "$debug_gl" = 1 ]; then
+		boot debug-gl "" --only "$DEBUG_GL_TESTS" --timeout 900
+		collect debug-gl
+	fi
 fi
 kms_wait
 

@@ -12,7 +12,10 @@
 #   --gl                 boot the image with the GL clients (out/guest-gl/,
 #                        scripts/build-image.sh --gl) instead of out/guest/
 #   --kernel debug       boot the debug kernel's image (out/guest-debug/,
-#                        make debug-image) instead of out/guest/
+#                        make debug-image) instead of out/guest/; with --gl,
+#                        the GL image for it (out/guest-debug-gl/,
+#                        scripts/build-image.sh --debug --gl)
+#   --mem MIB            the guest's memory (default 2048)
 #   --timeout S          kill QEMU after S seconds (default 600)
 #   --device NAME        the display device (default vdxg); "none" for none
 #   --device-args ARGS   its properties, e.g. 'vram-size=128M,msix=off'; each
@@ -74,7 +77,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 TIMEOUT=600 DEVICE=vdxg DEVARGS= APPEND= RUN=default COLLECT= LOAD=
-INTERACTIVE=0 QUIET=0 QEMU_EXTRA=() GUEST=guest CHECK_LOG=0 MIGRATE=0 SMP=2
+INTERACTIVE=0 QUIET=0 QEMU_EXTRA=() GL=0 KERN=default CHECK_LOG=0 MIGRATE=0 SMP=2
+MEM=2048
 usage() { sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -90,14 +94,14 @@ while [ $# -gt 0 ]; do
 	--quiet) QUIET=1; shift ;;
 	--smp) SMP=$2; shift 2 ;;
 	--migrate) MIGRATE=1; shift ;;
-	--gl) GUEST=guest-gl; shift ;;
+	--gl) GL=1; shift ;;
 	--kernel)
 		case $2 in
-		debug) GUEST=guest-debug ;;
-		default) GUEST=guest ;;
+		debug|default) KERN=$2 ;;
 		*) die "--kernel: debug or default, not $2" ;;
 		esac
 		shift 2 ;;
+	--mem) MEM=$2; shift 2 ;;
 	--check-log) CHECK_LOG=1; shift; break ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
@@ -106,6 +110,10 @@ while [ $# -gt 0 ]; do
 done
 
 fail() { echo "vm.sh: $RUN: $*" >&2; }
+
+GUEST=guest
+[ "$KERN" = default ] || GUEST+=-debug
+[ "$GL" = 0 ] || GUEST+=-gl
 
 # Kernel problems: WARN, BUG (KASAN, KFENCE, sleeping in atomic context...),
 # oops, lockdep and RCU-lockdep splats, kmemleak and DEBUG_OBJECTS reports,
@@ -145,6 +153,7 @@ if [ "$CHECK_LOG" = 1 ]; then
 fi
 [ "$INTERACTIVE" = 1 ] || [ $# -gt 0 ] || usage
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout wants seconds"
+[[ $MEM =~ ^[0-9]+$ ]] || die "--mem wants MiB"
 [[ $RUN =~ ^[A-Za-z0-9._-]+$ ]] || die "--name wants [A-Za-z0-9._-]"
 CMD="$*"
 
@@ -154,6 +163,8 @@ DIR=$VDXG_OUT/vm/$RUN
 
 KERNEL=$VDXG_OUT/$GUEST/vmlinuz INITRD=$VDXG_OUT/$GUEST/initrd.img
 if [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
+	[ "$GUEST" != guest-debug-gl ] ||
+		die "no debug GL guest image in $VDXG_OUT/$GUEST: run scripts/build-image.sh --debug --gl"
 	[ "$GUEST" != guest-gl ] ||
 		die "no GL guest image in $VDXG_OUT/$GUEST: run make gl-image"
 	[ "$GUEST" = guest ] ||
@@ -234,7 +245,7 @@ fi
 
 # -nodefaults: QEMU 10's default CD-ROM on q35's AHCI, with no medium,
 # costs ~30 s of SeaBIOS AHCI timeouts before the kernel starts.
-QARGS=(-nodefaults -machine q35 -accel tcg -cpu max -smp "$SMP" -m 2048 -nic none
+QARGS=(-nodefaults -machine q35 -accel tcg -cpu max -smp "$SMP" -m "$MEM" -nic none
        -display none -vga none -no-reboot "${FW[@]}"
        -kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
        "${QEMU_EXTRA[@]}" "${DEV[@]}")
