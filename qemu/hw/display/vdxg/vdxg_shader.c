@@ -9,9 +9,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#pragma STDC FP_CONTRACT OFF
-
 #include "qemu/osdep.h"
+#include "vdxg_fp.h"
 #include <math.h>
 #include "qemu/bswap.h"
 #include "qemu/host-utils.h"
