@@ -271,25 +271,6 @@ static double cpu_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* The varying components @p reads, as the device computes them */
-static uint64_t vary_mask(const VdxgProgram *p)
-{
-    uint64_t m = 0;
-    uint32_t i, j;
-
-    for (i = 0; i < p->n; i++) {
-        for (j = 0; j < p->insn[i].nsrc; j++) {
-            const VdxgShSrc *src = &p->insn[i].src[j];
-
-            if (src->file == VDXG_FILE_INPUT &&
-                src->index < VDXG_3D_NUM_VARYINGS) {
-                m |= 0xfull << (src->index * 4);
-            }
-        }
-    }
-    return m;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -320,7 +301,7 @@ static void bench(const Shader *s, uint32_t frames)
         fprintf(stderr, "%s: bad program\n", s->name);
         exit(1);
     }
-    ra.vary_mask = vary_mask(&prog);
+    ra.vary_mask = vdxg_program_vary_mask(&prog);
     memset(&b, 0, sizeof(b));
     b.hash = 0xcbf29ce484222325ull;
     b.run.p = &prog;

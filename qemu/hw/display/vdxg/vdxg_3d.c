@@ -338,25 +338,6 @@ static VdxgRun vdxg_3d_load_state(Vdxg3dRun *c, const uint32_t *dw)
     return vdxg_3d_set_regs(c, first, n, v);
 }
 
-/* The varying components a fragment program reads */
-static uint64_t vdxg_fs_vary_mask(const VdxgProgram *p)
-{
-    uint64_t m = 0;
-    uint32_t i, j;
-
-    for (i = 0; i < p->n; i++) {
-        for (j = 0; j < p->insn[i].nsrc; j++) {
-            const VdxgShSrc *src = &p->insn[i].src[j];
-
-            if (src->file == VDXG_FILE_INPUT &&
-                src->index < VDXG_3D_NUM_VARYINGS) {
-                m |= 0xfull << (src->index * 4);
-            }
-        }
-    }
-    return m;
-}
-
 /*
  * Read and check the program at @addr (@size bytes) for @stage, and bind
  * it. A SHADER fault names the offending dword's address.
@@ -403,7 +384,7 @@ static bool vdxg_3d_bind_program(Vdxg3dRun *c, uint32_t stage, uint64_t addr,
     g->raw[stage] = g_memdup2(p.raw, p.raw_len);
     g->raw_len[stage] = p.raw_len;
     if (stage == VDXG_3D_STAGE_FRAGMENT) {
-        g->fs_vary_mask = vdxg_fs_vary_mask(&p);
+        g->fs_vary_mask = vdxg_program_vary_mask(&p);
     }
     g->prog_bound[stage] = 1;
     g->prog_addr[stage] = addr;
@@ -1700,7 +1681,8 @@ bool vdxg_3d_post_load(VdxgEngine *e)
             return false;
         }
     }
-    g->fs_vary_mask = g->prog_bound[1] ? vdxg_fs_vary_mask(&g->prog[1]) : 0;
+    g->fs_vary_mask = g->prog_bound[1] ?
+                      vdxg_program_vary_mask(&g->prog[1]) : 0;
     if ((g->ib_isize != 0 && g->ib_isize != 1 && g->ib_isize != 2 &&
          g->ib_isize != 4) ||
         vdxg_3d_range(&c, g->ib_addr, g->ib_size) != VDXG_RUN_DONE) {

@@ -372,6 +372,24 @@ void vdxg_program_free(VdxgProgram *p)
     memset(p, 0, sizeof(*p));
 }
 
+uint64_t vdxg_program_vary_mask(const VdxgProgram *p)
+{
+    uint64_t m = 0;
+    uint32_t i, j;
+
+    for (i = 0; i < p->n; i++) {
+        for (j = 0; j < p->insn[i].nsrc; j++) {
+            const VdxgShSrc *src = &p->insn[i].src[j];
+
+            if (src->file == VDXG_FILE_INPUT &&
+                src->index < VDXG_3D_NUM_VARYINGS) {
+                m |= 0xfull << (src->index * 4);
+            }
+        }
+    }
+    return m;
+}
+
 int64_t vdxg_program_decode(VdxgProgram *p, uint32_t stage,
                             const uint8_t *buf, uint64_t len)
 {

@@ -72,6 +72,12 @@ int64_t vdxg_program_decode(VdxgProgram *p, uint32_t stage,
 void vdxg_program_free(VdxgProgram *p);
 
 /*
+ * The varying components (bit 4 * varying + component) that the fragment
+ * program @p reads: the rasterizer interpolates only those.
+ */
+uint64_t vdxg_program_vary_mask(const VdxgProgram *p);
+
+/*
  * The draw-time checks of a bound program: a CONST index read without
  * RELATIVE not below @nconsts, a texture opcode whose unit is not in
  * @units (bit u: bound) or whose CUBE does not match @cubes (bit u: the
