@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: MIT
 #
 # vdxg-gl-bench: GL clients by each driver, in the GL guest (scripts/
-# bench-gl.sh runs it): kmscube's frame rate and glmark2-es2-drm's score
-# at 640x480, by vdxg through EXEC, by vdxg through SUBMIT (the patch
+# bench-gl.sh runs it): kmscube's frame rate on the display (at most its
+# 60 Hz) and offscreen at 1024x768, and glmark2-es2-drm's score at
+# 640x480, by vdxg through EXEC, by vdxg through SUBMIT (the patch
 # model), by sid's llvmpipe and by our softpipe, one after the other in
 # the same boot. Prints "RESULT driver client value" lines and each
-# glmark2 scene's FPS as "SCENE driver scene fps".
+# glmark2 scene's frame rate (from its frame time) as "SCENE driver scene
+# fps"; glmark2-mean-fps is their mean, glmark2's score unrounded.
 #
 #   vdxg-gl-bench [-f KMSCUBE_FRAMES] [-d GLMARK2_SECONDS] [DRIVER...]
 #
@@ -49,11 +51,21 @@ fifo=/tmp/vdxg-gl-bench.in
 [ -p "$fifo" ] || mkfifo "$fifo"
 exec 0<>"$fifo"
 
+# sid's Mesa for llvmpipe: its directory first in the loader's path. But
+# glmark2 dlopen()s libEGL.so and libGLESv2.so, names only development
+# packages install, and which only our prefix has: without these links
+# to sid's libraries it would mix our EGL with sid's GBM, and crash.
+sid=/tmp/vdxg-gl-bench.sid
+mkdir -p "$sid"
+ln -sf /usr/lib/x86_64-linux-gnu/libEGL.so.1 "$sid/libEGL.so"
+ln -sf /usr/lib/x86_64-linux-gnu/libGLESv2.so.2 "$sid/libGLESv2.so"
+sid=$sid:/usr/lib/x86_64-linux-gnu
+
 run() {
 	case $1 in
 	vdxg-exec) shift; env VDXG_SUBMIT=exec "$@" ;;
 	vdxg-patch) shift; env VDXG_SUBMIT=patch "$@" ;;
-	llvmpipe) shift; env LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu "$@" ;;
+	llvmpipe) shift; env LD_LIBRARY_PATH="$sid" "$@" ;;
 	softpipe) shift; env MESA_LOADER_DRIVER_OVERRIDE=kms_swrast \
 		GALLIUM_DRIVER=softpipe "$@" ;;
 	esac
@@ -67,6 +79,18 @@ for d in "$@"; do
 	grep -q "renderer" "$out.kmscube" &&
 		echo "RENDERER $d $(sed -n 's/.*renderer: "\(.*\)"/\1/p' "$out.kmscube" | head -n1 | tr ' ' _)"
 	echo "RESULT $d kmscube-fps ${fps:-0}"
+	# Offscreen (-O, no page flips: not held to the display's 60 Hz), at
+	# the display's size; the CPU renderers need the card node for their
+	# dumb buffers, vdxg renders on its render node.
+	node=/dev/dri/card0
+	case $d in vdxg-*)
+		for node in /dev/dri/renderD*; do break; done ;;
+	esac
+	run "$d" kmscube -D "$node" -O -v 1024x768 -c "$frames" \
+		>"$out.kmscube-o" 2>&1
+	fps=$(sed -n 's/.*Rendered .* (\([0-9.]*\) fps).*/\1/p' \
+		"$out.kmscube-o" | tail -n1)
+	echo "RESULT $d kmscube-offscreen-fps ${fps:-0}"
 	args=
 	for s in $SCENES; do
 		args="$args -b $s:duration=$duration"
@@ -74,8 +98,18 @@ for d in "$@"; do
 	# shellcheck disable=SC2086 # one -b per scene
 	run "$d" glmark2-es2-drm --winsys-options=drm-device=/dev/dri/card0 \
 		-s 640x480 $args >"$out.glmark2" 2>&1
-	sed -n 's/^\[\([^]]*\)\] \(.*\): FPS: \([0-9]*\).*/SCENE '"$d"' \1:\2 \3/p' \
-		"$out.glmark2"
+	# Each scene's frame rate from its frame time: glmark2's FPS is a
+	# whole number, too coarse for the CPU renderers' 1 or 2.
+	sed -n 's/^\[\([^]]*\)\] \(.*\): FPS: [0-9]* FrameTime: \([0-9.]*\) ms.*/\1:\2 \3/p' \
+		"$out.glmark2" |
+		awk -v d="$d" '$2 > 0 { printf "SCENE %s %s %.3f\n", d, $1, 1000 / $2 }'
+	# The mean of the scenes' frame rates: glmark2's score, unrounded
+	# (glmark2 prints no score when a scene fails).
+	sed -n 's/^\[[^]]*\] .*: FPS: [0-9]* FrameTime: \([0-9.]*\) ms.*/\1/p' \
+		"$out.glmark2" |
+		awk -v d="$d" '$1 > 0 { s += 1000 / $1; n++ }
+			END { if (n) printf "RESULT %s glmark2-mean-fps %.3f\n", d, s / n }'
+	echo "RESULT $d glmark2-scenes $(grep -c 'FPS:' "$out.glmark2")"
 	grep -E "Error|Unsupported|failed" "$out.glmark2" | sed "s/^/PROBLEM $d /"
 	score=$(sed -n 's/.*glmark2 Score: *\([0-9]*\).*/\1/p' "$out.glmark2")
 	echo "RESULT $d glmark2-score ${score:-0}"
