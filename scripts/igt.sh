@@ -29,16 +29,17 @@
 #             Mesa's vdxg driver, their frames against softpipe's, in the
 #             GL image (scripts/build-image.sh --gl, built here; its base,
 #             with the clients and sid's Mesa, is cached like the other)
-#   debug, debug-sriov, debug-gl
+#   debug, debug-sriov
 #             vdxg's own tests (DEBUG_TESTS below; one not built is left
 #             out) on the debug kernel (KASAN, lockdep, kmemleak,
 #             DEBUG_OBJECTS, failslab: scripts/build-debug-kernel.sh,
 #             make debug-image), then vdxg_sriov on it behind the sriov
-#             boot's root port, then vdxg_gl's subtests with several
-#             clients (DEBUG_GL_TESTS) in the GL image for that kernel
-#             (scripts/build-image.sh --debug --gl, 3 GB of memory; not
-#             with --no-gl); any report of those checkers, or a leak
+#             boot's root port; any report of those checkers, or a leak
 #             found by the scan at the end, fails the boot (scripts/vm.sh)
+#   debug-gl  only when named (--boots debug-gl; not in make check, for
+#             its time): vdxg_gl's subtests with several clients
+#             (DEBUG_GL_TESTS) on the debug kernel, in the GL image for
+#             it (scripts/build-image.sh --debug --gl, 3 GB of memory)
 #   BOOT-retry
 #             after them, the failed subtests of BOOT that assert
 #             wall-clock timing (igt-tests/timing-tests.txt), once more on
@@ -72,9 +73,10 @@
 #   --only LIST     run just these tests (igt_runner names) in one boot
 #                   (named "default", with the display boots' device)
 #   --boots LIST    run only these of default, kms and flip (comma list);
-#                   the extra boots vram128-msi, intx, sriov and gl may be
-#                   named too (with --no-extra, just the boots named:
-#                   --boots sriov --no-extra runs the sriov boot alone)
+#                   the extra boots vram128-msi, intx, sriov and gl, and
+#                   debug-gl, may be named too (with --no-extra, just the
+#                   boots named: --boots sriov --no-extra runs the sriov
+#                   boot alone)
 #   --no-extra      skip the extra boots (vram128-msi, intx, sriov, gl,
 #                   and the debug boots)
 #   --no-debug      skip the debug boots
@@ -157,7 +159,13 @@ fi
 # The debug image: built (its kernel is cached) when a debug boot runs. A
 # failed build fails those boots, not the others.
 debug_image=1
-if [ "$DEBUG" = 1 ] || [ -n "$ONLY_KERNEL" ]; then
+# The debug-gl boot runs only when named (--boots debug-gl): it is not in
+# make check, whose time it would take past its budget.
+debug_gl=0
+case ",$BOOTS," in
+*,debug-gl,*) [ "$DEVICE" != vdxg ] || [ "$GL" = 0 ] || debug_gl=1 ;;
+esac
+if [ "$DEBUG" = 1 ] || [ -n "$ONLY_KERNEL" ] || [ "$debug_gl" = 1 ]; then
 	if [ "$BUILD" = 1 ] && ! make -s -C "$VDXG_TOP" debug-image; then
 		echo "igt.sh: building the debug image failed; the debug boots fail" >&2
 		debug_image=0
@@ -182,10 +190,9 @@ if [ "$gl_boot" = 1 ]; then
 	[ -f "$VDXG_OUT/guest-gl/initrd.img" ] || gl_image=0
 fi
 # The GL image for the debug kernel (the GL image's base, cached), for
-# the debug-gl boot: when the debug boots run and GL is not turned off.
-debug_gl_image=1 debug_gl=0
-if [ "$DEBUG" = 1 ] && [ "$GL" = 1 ] && [ "$DEVICE" = vdxg ]; then
-	debug_gl=1
+# the debug-gl boot.
+debug_gl_image=1
+if [ "$debug_gl" = 1 ]; then
 	if [ "$BUILD" = 1 ] && { [ "$debug_image" = 0 ] ||
 		! "$VDXG_TOP/scripts/build-image.sh" --debug --gl; }; then
 		echo "igt.sh: building the debug GL image failed; the debug-gl boot fails" >&2
@@ -383,6 +390,10 @@ else
 		case $b in
 		default|kms|flip) ;;
 		vram128-msi|intx|sriov) extra_boot "$b"; continue ;;
+		debug-gl)
+			boot debug-gl "" --only "$DEBUG_GL_TESTS" --timeout 900
+			collect debug-gl
+			continue ;;
 		gl) [ "$gl_boot" = 0 ] || [ -n "$KMS_PID" ] || extra_boot gl
 		    continue ;;
 		*) die "--boots: no boot $b" ;;
@@ -414,10 +425,6 @@ if [ "$DEBUG" = 1 ]; then
 	collect debug-sriov
 	boot debug "" --only "$(built_tests "${DEBUG_TESTS[@]}")" --timeout 900
 	collect debug
-	if [ "$debug_gl" = 1 ]; then
-		boot debug-gl "" --only "$DEBUG_GL_TESTS" --timeout 900
-		collect debug-gl
-	fi
 fi
 kms_wait
 
