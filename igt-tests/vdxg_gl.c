@@ -1451,6 +1451,7 @@ static void test_small_buffers_patch(void) { small_buffers_test(&drv_patch); }
 /* vdxg-igt-run's directory that the harness brings back to the host. */
 #define PIGLIT_COLLECT	"/tmp/igt/collect"
 #define PIGLIT_TIMEOUT	"120"	/* seconds, each test */
+#define PIGLIT_SUBTEST_TIMEOUT	1500	/* seconds, the whole run */
 
 /* Expected failures: "test-name  # reason" a line; names may have spaces. */
 struct piglit_expected {
@@ -1569,6 +1570,12 @@ static void piglit_test(const struct driver *model)
 
 	vtest_require_f(vtest_path_exists(PIGLIT), "no piglit: it is in the "
 			"GL image (scripts/vm.sh --gl)");
+	/*
+	 * Some hundred tests, one after the other but for piglit's own
+	 * concurrency: 170 s alone here, 300 s beside the debug boot; the
+	 * bound is for a hang, not for a slow machine.
+	 */
+	vtest_set_timeout(PIGLIT_SUBTEST_TIMEOUT);
 	vtest_require_f(have_program("wflinfo"), "no wflinfo (waffle-utils)");
 	vtest_assert_f(vtest_path_exists(PIGLIT_LIST), "no %s", PIGLIT_LIST);
 	find_nodes();

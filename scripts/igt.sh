@@ -311,10 +311,11 @@ if [ "$DEBUG" = 1 ] && [ "$debug_image" = 1 ] && [ ${#VDXG_TESTS[@]} -gt 0 ]; th
 		     --also "$DEBUG_REDUCED")
 fi
 
-# gl_boot_run: the gl boot (glmark2's subtests take minutes on a loaded
-# machine).
+# gl_boot_run: the gl boot (glmark2's and piglit's subtests take minutes,
+# piglit's 5 beside the debug boot here: igt_runner's bound is for a
+# hang).
 gl_boot_run() {
-	boot gl "" --only vdxg_gl --timeout 900
+	boot gl "" --only vdxg_gl --timeout 1800
 }
 
 # extra_boot NAME: one of the extra boots, and its results.
