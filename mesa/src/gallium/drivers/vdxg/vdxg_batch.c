@@ -120,7 +120,6 @@ vdxg_batch_release(struct vdxg_batch *batch)
    set_foreach (batch->bufs, entry) {
       struct vdxg_buf *buf = (struct vdxg_buf *)entry->key;
 
-      p_atomic_dec(&buf->batch_refs);
       vdxg_buf_reference(&buf, NULL);
    }
    _mesa_set_clear(batch->bufs, NULL);
@@ -174,10 +173,8 @@ vdxg_batch_use(struct vdxg_context *ctx, struct vdxg_buf *buf)
    bool found;
 
    _mesa_set_search_or_add(ctx->batch.bufs, buf, &found);
-   if (!found) {
+   if (!found)
       p_atomic_inc(&buf->reference.count);
-      p_atomic_inc(&buf->batch_refs);
-   }
 }
 
 /* A lost context: say so once, tell the frontend, then drop all work. */

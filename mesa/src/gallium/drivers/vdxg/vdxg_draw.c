@@ -212,7 +212,7 @@ vdxg_emit_vertex_input(struct vdxg_context *ctx)
          continue;
       }
       vdxg_emit_vertex_buffer(ctx, s, vdxg_resource(prsc)->buf,
-                              vdxg_resource(prsc)->offset + vb->buffer_offset,
+                              vb->buffer_offset,
                               prsc->width0 - vb->buffer_offset,
                               slots[s].stride);
    }
@@ -291,7 +291,6 @@ vdxg_emit_stage_constants(struct vdxg_context *ctx, unsigned stage,
    }
    if (cb->buffer && !cb->user_buffer && have >= count) {
       vdxg_emit_constants(ctx, stage, vdxg_resource(cb->buffer)->buf,
-                          vdxg_resource(cb->buffer)->offset +
                           cb->buffer_offset, count);
       return;
    }
@@ -305,8 +304,7 @@ vdxg_emit_stage_constants(struct vdxg_context *ctx, unsigned stage,
    else if (cb->buffer)
       pipe_buffer_read(&ctx->base, cb->buffer, cb->buffer_offset,
                        MIN2(have, count) * 16, ptr);
-   vdxg_emit_constants(ctx, stage, vdxg_resource(rsc)->buf,
-                       vdxg_resource(rsc)->offset + offset, count);
+   vdxg_emit_constants(ctx, stage, vdxg_resource(rsc)->buf, offset, count);
    pipe_resource_reference(&rsc, NULL);
 }
 
@@ -336,10 +334,9 @@ vdxg_emit_programs(struct vdxg_context *ctx)
    if (!vs || !fs)
       return false;
    vdxg_emit_shader(ctx, VDXG_3D_STAGE_VERTEX, vdxg_resource(vs->rsc)->buf,
-                    vdxg_resource(vs->rsc)->offset + vs->offset, vs->size);
+                    vs->offset, vs->size);
    vdxg_emit_shader(ctx, VDXG_3D_STAGE_FRAGMENT,
-                    vdxg_resource(fs->rsc)->buf,
-                    vdxg_resource(fs->rsc)->offset + fs->offset, fs->size);
+                    vdxg_resource(fs->rsc)->buf, fs->offset, fs->size);
    return true;
 }
 
@@ -413,8 +410,7 @@ vdxg_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
          return;
       }
       if (info->index_size) {
-         vdxg_emit_index_buffer(ctx, vdxg_resource(index)->buf,
-                                vdxg_resource(index)->offset + offset,
+         vdxg_emit_index_buffer(ctx, vdxg_resource(index)->buf, offset,
                                 index->width0 - offset, info->index_size);
          vdxg_emit_draw_indexed(ctx, info->mode, first, count,
                                 draws[i].index_bias);

@@ -218,15 +218,6 @@ vdxg_resource_layout(struct vdxg_resource *rsc)
    return !vdxg_tex_layout(desc, prsc->width0, prsc->height0, &rsc->layout);
 }
 
-/* A small buffer lives in a shared object (vdxg_suballoc.c). */
-static bool
-vdxg_buffer_suballoc_ok(const struct vdxg_resource *rsc)
-{
-   return rsc->base.target == PIPE_BUFFER &&
-          rsc->base.usage != PIPE_USAGE_STAGING &&
-          rsc->layout.size <= VDXG_SUBALLOC_MAX;
-}
-
 static struct pipe_resource *
 vdxg_resource_create(struct pipe_screen *pscreen,
                      const struct pipe_resource *templ)
@@ -245,9 +236,6 @@ vdxg_resource_create(struct pipe_screen *pscreen,
 
    if (!vdxg_resource_layout(rsc))
       goto fail;
-   if (!shareable && vdxg_buffer_suballoc_ok(rsc) &&
-       vdxg_suballoc(screen, rsc, rsc->layout.size))
-      return &rsc->base;
    rsc->buf = vdxg_buf_create(screen, MAX2(rsc->layout.size, 4),
                               templ->target == PIPE_BUFFER ||
                               templ->usage == PIPE_USAGE_STAGING,
@@ -306,7 +294,6 @@ vdxg_resource_destroy(struct pipe_screen *pscreen, struct pipe_resource *prsc)
 {
    struct vdxg_resource *rsc = vdxg_resource(prsc);
 
-   vdxg_suballoc_free(vdxg_screen(pscreen), rsc);
    vdxg_buf_reference(&rsc->buf, NULL);
    util_range_destroy(&rsc->valid_buffer_range);
    FREE(rsc);
@@ -366,9 +353,6 @@ vdxg_resource_get_handle(struct pipe_screen *pscreen,
    struct vdxg_resource *rsc = vdxg_resource(prsc);
    int fd;
 
-   /* A small buffer shares its object: it has no handle of its own. */
-   if (rsc->entry)
-      return false;
    whandle->stride = vdxg_resource_pitch(rsc, 0);
    whandle->offset = rsc->offset;
    whandle->modifier = DRM_FORMAT_MOD_LINEAR;
@@ -412,8 +396,6 @@ vdxg_resource_get_param(struct pipe_screen *pscreen, struct pipe_context *pctx,
       *value = DRM_FORMAT_MOD_LINEAR;
       return true;
    case PIPE_RESOURCE_PARAM_HANDLE_TYPE_KMS:
-      if (rsc->entry)
-         return false;
       *value = rsc->buf->bo->handle;
       return true;
    case PIPE_RESOURCE_PARAM_HANDLE_TYPE_FD:
@@ -435,36 +417,11 @@ vdxg_resource_get_param(struct pipe_screen *pscreen, struct pipe_context *pctx,
  * it, unless the caller said it need not (UNSYNCHRONIZED), or a buffer is
  * discarded whole (it gets a new object) or the range was never written.
  */
-/*
- * Discarded whole while the GPU may still use it: the buffer gets new
- * storage (an entry, or an object of its own), the old one left to the
- * work that uses it.
- */
-static bool
-vdxg_buffer_renew(struct vdxg_context *ctx, struct vdxg_resource *rsc)
-{
-   struct vdxg_buf *buf;
-
-   if (rsc->entry) {
-      if (!vdxg_suballoc_renew(ctx->screen, rsc))
-         return false;
-   } else {
-      buf = vdxg_buf_create(ctx->screen, rsc->buf->size, true, false);
-      if (!buf)
-         return false;
-      vdxg_buf_reference(&rsc->buf, NULL);
-      rsc->buf = buf;
-   }
-   util_range_set_empty(&rsc->valid_buffer_range);
-   /* Every binding of the old storage must be emitted again. */
-   ctx->dirty |= VDXG_DIRTY_ALL;
-   return true;
-}
-
 static bool
 vdxg_resource_sync(struct vdxg_context *ctx, struct vdxg_resource *rsc,
                    unsigned usage, const struct pipe_box *box)
 {
+   struct vdxg_buf *buf;
 
    if (usage & PIPE_MAP_UNSYNCHRONIZED)
       return true;
@@ -477,9 +434,17 @@ vdxg_resource_sync(struct vdxg_context *ctx, struct vdxg_resource *rsc,
    if ((usage & PIPE_MAP_DISCARD_WHOLE_RESOURCE) &&
        rsc->base.target == PIPE_BUFFER && !rsc->buf->shared &&
        (vdxg_batch_references(ctx, rsc->buf) ||
-        vdxg_bo_wait(rsc->buf->bo, 0)) &&
-       vdxg_buffer_renew(ctx, rsc))
-      return true;
+        vdxg_bo_wait(rsc->buf->bo, 0))) {
+      buf = vdxg_buf_create(ctx->screen, rsc->buf->size, true, false);
+      if (buf) {
+         vdxg_buf_reference(&rsc->buf, NULL);
+         rsc->buf = buf;
+         util_range_set_empty(&rsc->valid_buffer_range);
+         /* Every binding of the old object must be emitted again. */
+         ctx->dirty |= VDXG_DIRTY_ALL;
+         return true;
+      }
+   }
 
    if (vdxg_batch_references(ctx, rsc->buf))
       vdxg_flush(ctx, NULL, 0);
@@ -593,7 +558,7 @@ vdxg_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc,
          util_range_add(prsc, &rsc->valid_buffer_range, box->x,
                         box->x + box->width);
       *out = &trans->base;
-      return ptr + rsc->offset + box->x;
+      return ptr + box->x;
    }
 
    trans->base.stride = vdxg_resource_pitch(rsc, level);

@@ -44,7 +44,6 @@ vdxg_screen_destroy(struct pipe_screen *pscreen)
 {
    struct vdxg_screen *screen = vdxg_screen(pscreen);
 
-   vdxg_suballoc_fini(screen);
    if (screen->vm_id) {
       vdxg_vm_destroy(screen->dev, screen->vm_id);
       util_vma_heap_finish(&screen->vma);
@@ -335,8 +334,6 @@ vdxg_screen_create(int fd, const struct pipe_screen_config *config,
    screen->vram_size = vdxg_param(screen, DRM_VDXG_PARAM_VRAM_SIZE, 0);
    screen->vram_visible_size =
       vdxg_param(screen, DRM_VDXG_PARAM_VRAM_VISIBLE_SIZE, 0);
-   if (!vdxg_suballoc_init(screen))
-      goto fail;
 
    screen->base.destroy = vdxg_screen_destroy;
    screen->base.get_name = vdxg_screen_get_name;

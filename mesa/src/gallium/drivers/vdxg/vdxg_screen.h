@@ -7,7 +7,6 @@
 #define VDXG_SCREEN_H
 
 #include "pipe/p_screen.h"
-#include "pipebuffer/pb_slab.h"
 #include "util/simple_mtx.h"
 #include "util/slab.h"
 #include "util/vma.h"
@@ -61,10 +60,6 @@ struct vdxg_screen {
    struct hash_table *handles;
 
    struct slab_parent_pool transfer_pool;
-
-   /* Small buffers' shared objects (vdxg_suballoc.c). */
-   struct pb_slabs slabs;
-   int64_t slab_bytes;
 };
 
 static inline struct vdxg_screen *
