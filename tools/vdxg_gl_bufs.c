@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * vdxg-gl-bufs: a GLES 2.0 client that draws from many small vertex
- * buffers, for the GL tests of the driver's suballocation.
+ * buffers: the measure of the driver's memory for them (each is a GEM
+ * object of its own today; suballocation would share objects).
  *
  *   vdxg-gl-bufs [RENDER_NODE]	(default /dev/dri/renderD128)
  *
