@@ -89,9 +89,10 @@
  * - weston-exec, weston-patch: weston (DRM backend, GL renderer) on the
  *   card and weston-simple-egl in it, both by the model: weston names
  *   vdxg as its GL renderer, the client has engine time on a vdxg render
- *   node (fdinfo), and three screendumps show the desktop's background
- *   and the window's clear colour blended over it, one at least the
- *   triangle's corners, and not all the same (the triangle turns).
+ *   node (fdinfo), and screendumps (up to 20, until these are seen) show
+ *   the desktop's background and the window's clear colour blended over
+ *   it, one at least the triangle's corners, and not all the same (the
+ *   triangle turns).
  * Every subtest also fails on a kernel problem logged meanwhile.
  */
 #define _GNU_SOURCE
@@ -754,8 +755,8 @@ static void test_kmscube_screendump(void)
 
 /* weston.ini's background colour, the desktop shell's (0xAARRGGBB). */
 #define WESTON_BG	0x1c3a5a
-/* Screendumps of it, 0.4 s apart. */
-#define WESTON_SHOTS	3
+/* Screendumps of it at most, 0.4 s apart. */
+#define WESTON_SHOTS	20
 
 /*
  * The most engine time (drm-engine-render in its fdinfo) that a vdxg DRM
@@ -902,7 +903,7 @@ static void weston_test(const struct driver *model)
 	char *wargv[16], *cargv[] = { "weston-simple-egl", NULL };
 	char config[PATH_MAX + 16], device[64];
 	uint64_t kmsg = vtest_kmsg_seq();
-	struct image shot[WESTON_SHOTS];
+	struct image shot[2];
 	int triangles = 0;
 	bool moved = false;
 	struct client w, c;
@@ -975,7 +976,13 @@ static void weston_test(const struct driver *model)
 	vtest_assert_f(ns > 0, "weston-simple-egl has no vdxg DRM file with "
 		       "engine time (%lld): not rendering on vdxg", ns);
 
-	for (int i = 0; i < WESTON_SHOTS; i++) {
+	/*
+	 * Screendumps until one shows the triangle and one differs from the
+	 * first: a count, not a time, so that a slow client on a busy host
+	 * only takes more of them.
+	 */
+	for (int i = 0; i < WESTON_SHOTS && !(triangles && moved); i++) {
+		struct image *img = &shot[i ? 1 : 0];
 		char what[32];
 		size_t len;
 		uint8_t *ppm;
@@ -983,23 +990,23 @@ static void weston_test(const struct driver *model)
 		if (i)
 			usleep(400 * 1000);
 		ppm = vhostd_screendump(&h, "weston", 0, &len);
-		vtest_assert_f(image_parse(&shot[i], ppm, len),
+		vtest_assert_f(image_parse(img, ppm, len),
 			       "screendump %d is not a binary PPM", i + 1);
 		snprintf(what, sizeof(what), "screendump %d", i + 1);
-		triangles += check_weston_screen(&shot[i], what, &w, &c);
-		if (i)
-			moved |= shot[i].w != shot[0].w ||
-				 shot[i].h != shot[0].h ||
-				 memcmp(shot[i].rgb, shot[0].rgb,
+		triangles += check_weston_screen(img, what, &w, &c);
+		if (i) {
+			moved |= img->w != shot[0].w || img->h != shot[0].h ||
+				 memcmp(img->rgb, shot[0].rgb,
 					(size_t)shot[0].w * shot[0].h * 3);
+			image_free(img);
+		}
 	}
 	vhostd_close(&h);
 	vtest_assert_f(triangles > 0, "none of %d screendumps shows the "
 		       "triangle's red, green and blue corners", WESTON_SHOTS);
-	vtest_assert_f(moved, "%d screendumps 0.4 s apart are identical: the "
+	vtest_assert_f(moved, "%d screendumps are all the same: the "
 		       "triangle does not turn", WESTON_SHOTS);
-	for (int i = 0; i < WESTON_SHOTS; i++)
-		image_free(&shot[i]);
+	image_free(&shot[0]);
 
 	vtest_assert_f(client_poll(&c) < 0, "weston-simple-egl ended early");
 	rc = client_stop(&c);
