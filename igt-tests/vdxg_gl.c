@@ -1410,6 +1410,8 @@ static void test_robustness_patch(void) { robustness_test(&drv_patch); }
 #define PIGLIT		"/usr/bin/piglit"
 #define PIGLIT_LIST	"/opt/vdxg/lists/piglit-gles2-tests.txt"
 #define PIGLIT_EXPECTED	"/opt/vdxg/lists/piglit-expected-failures.txt"
+/* The listed tests' profile (scripts/piglit-profile.py) */
+#define PIGLIT_PROFILE	"/opt/vdxg/lists/piglit-gles2.xml.gz"
 /* vdxg-igt-run's directory that the harness brings back to the host. */
 #define PIGLIT_COLLECT	"/tmp/igt/collect"
 #define PIGLIT_TIMEOUT	"120"	/* seconds, each test */
@@ -1499,8 +1501,8 @@ static void piglit_list(const struct driver *model, char *list, size_t len)
 
 /*
  * piglit-gles2-MODEL: piglit's runner over igt-tests/piglit-gles2-tests.txt
- * (piglit run all --test-list, PIGLIT_PLATFORM gbm: GBM surfaces on vdxg's
- * render node) by MODEL; its results (results.json, summary.txt) in
+ * (piglit run PIGLIT_PROFILE --test-list, PIGLIT_PLATFORM gbm: GBM
+ * surfaces on vdxg's render node) by MODEL; its results (results.json, summary.txt) in
  * PIGLIT_COLLECT/piglit-gles2-MODEL/. Every test that ends other than
  * pass or skip (fail, crash, timeout, warn, incomplete, dmesg-*) must be
  * in igt-tests/piglit-expected-failures.txt; one listed that passes is
@@ -1518,7 +1520,7 @@ static void piglit_test(const struct driver *model)
 			    "gles2", NULL };
 	char list[PATH_MAX];
 	char *run[] = { "env", gbm_dev, "PIGLIT_COMPRESSION=none", PIGLIT,
-			"run", "all",
+			"run", PIGLIT_PROFILE,
 			"--test-list", list, "-p", "gbm", "--timeout",
 			PIGLIT_TIMEOUT, "-l", "dummy", dir, NULL };
 	char *sum[] = { PIGLIT, "summary", "console", dir, NULL };
@@ -1533,9 +1535,8 @@ static void piglit_test(const struct driver *model)
 	vtest_require_f(vtest_path_exists(PIGLIT), "no piglit: it is in the "
 			"GL image (scripts/vm.sh --gl)");
 	/*
-	 * Some hundred tests, one after the other but for piglit's own
-	 * concurrency: 170 s alone here, 300 s beside the debug boot; the
-	 * bound is for a hang, not for a slow machine.
+	 * Some hundred tests, two at a time where piglit lets them run
+	 * concurrently; the bound is for a hang, not for a slow machine.
 	 */
 	vtest_set_timeout(PIGLIT_SUBTEST_TIMEOUT);
 	vtest_require_f(have_program("wflinfo"), "no wflinfo (waffle-utils)");

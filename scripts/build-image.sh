@@ -310,6 +310,19 @@ install -m 755 "$VDXG_TOP/tools/vdxg-migrate-guest.sh" "$OV/opt/vdxg/bin/vdxg-mi
 if [ "$GL" = 1 ]; then
 	install -m 755 "$VDXG_TOP/tools/vdxg-weston-run.sh" \
 		"$OV/opt/vdxg/bin/vdxg-weston-run"
+	# vdxg_gl's piglit tests as a profile of their own
+	# (scripts/piglit-profile.py), from the base's piglit profiles.
+	PIGLIT_TESTS=usr/lib/x86_64-linux-gnu/piglit/tests
+	mkdir -p "$TMP/piglit"
+	zstd -q -dc "$BASE" | (cd "$TMP/piglit" && cpio -i -d --quiet \
+		"$PIGLIT_TESTS/opengl.xml.gz" "$PIGLIT_TESTS/shader.xml.gz" \
+		"$PIGLIT_TESTS/glslparser.xml.gz") ||
+		die "no piglit profiles in $BASE"
+	python3 "$VDXG_TOP/scripts/piglit-profile.py" \
+		"$VDXG_TOP/igt-tests/piglit-gles2-tests.txt" \
+		"$OV/opt/vdxg/lists/piglit-gles2.xml.gz" \
+		"$TMP/piglit/$PIGLIT_TESTS"/{opengl,shader,glslparser}.xml.gz ||
+		die "making the piglit profile failed"
 	install -m 755 "$VDXG_TOP/tools/vdxg-gl-bench.sh" \
 		"$OV/opt/vdxg/bin/vdxg-gl-bench"
 fi
