@@ -93,6 +93,12 @@
  *   the desktop's background and the window's clear colour blended over
  *   it, one at least the triangle's corners, and not all the same (the
  *   triangle turns).
+ * - small-buffers-exec, small-buffers-patch: vdxg-gl-bufs draws from 256
+ *   vertex buffers of 48 bytes, respecifies them while the GPU may still
+ *   read them and draws again, then for 16 rounds respecifies each just
+ *   before its draw, without waits (the driver recycles freed storage
+ *   while other draws are in flight): every pixel right, and the buffers
+ *   share objects (under 512 KiB of objects between them, not 1024).
  * Every subtest also fails on a kernel problem logged meanwhile.
  */
 #define _GNU_SOURCE
@@ -1405,6 +1411,48 @@ static void robustness_test(const struct driver *drv)
 static void test_robustness_exec(void) { robustness_test(&drv_exec); }
 static void test_robustness_patch(void) { robustness_test(&drv_patch); }
 
+/* ------------------------------------------------------ small buffers */
+
+/*
+ * small-buffers-exec, small-buffers-patch: vdxg-gl-bufs draws from 256
+ * vertex buffers of 48 bytes, then respecifies them all while the GPU may
+ * still read them, then churns (16 rounds of a respecification before
+ * each draw, no waits): every pixel must be right, and the buffers must
+ * share objects (suballocation): less than half of the 1024 KiB that an
+ * object each (a page at least) would take.
+ */
+static void small_buffers_test(const struct driver *drv)
+{
+	uint64_t kmsg = vtest_kmsg_seq();
+	char *argv[] = { "vdxg-gl-bufs", render_path, NULL };
+	struct client c;
+	long long kib = -1;
+	char *log, *p;
+	int rc;
+
+	vtest_require_f(vtest_path_exists("/opt/vdxg/bin/vdxg-gl-bufs"),
+			"no vdxg-gl-bufs");
+	find_nodes();
+	make_workdir();
+	client_start(&c, "bufs", drv, NULL, NULL, argv);
+	rc = client_wait(&c, 120);
+	log = slurp(c.log);
+	vtest_info("vdxg-gl-bufs by %s: status %d: %s", drv->name, rc, log);
+	p = strstr(log, "buffer objects: ");
+	if (p)
+		sscanf(p, "buffer objects: %lld", &kib);
+	free(log);
+	vtest_assert_f(rc == 0, "vdxg-gl-bufs: status %d (1: wrong pixels)",
+		       rc);
+	vtest_assert_f(kib >= 0 && kib < 512, "256 buffers of 48 bytes took "
+		       "%lld KiB of objects: not suballocated", kib);
+	vtest_assert_eq(vtest_kmsg_problems(kmsg), 0);
+	vtest_system("rm -rf %s", workdir);
+}
+
+static void test_small_buffers_exec(void) { small_buffers_test(&drv_exec); }
+static void test_small_buffers_patch(void) { small_buffers_test(&drv_patch); }
+
 /* ------------------------------------------------------------ piglit */
 
 #define PIGLIT		"/usr/bin/piglit"
@@ -1675,6 +1723,12 @@ static const struct vtest_subtest tests[] = {
 	  "a fragment program past the step limit: the context is banned, "
 	  "GL_EXT_robustness reports a guilty reset; kmscube renders after" },
 	{ "robustness-patch", test_robustness_patch,
+	  "the same by the patch model" },
+	{ "small-buffers-exec", test_small_buffers_exec,
+	  "256 small vertex buffers drawn, respecified while in use, drawn "
+	  "again, churned: right pixels, and one object between them, by "
+	  "EXEC" },
+	{ "small-buffers-patch", test_small_buffers_patch,
 	  "the same by the patch model" },
 	{ "piglit-gles2-exec", test_piglit_gles2_exec,
 	  "piglit's GLES 2.0 tests (piglit-gles2-tests.txt) by EXEC" },

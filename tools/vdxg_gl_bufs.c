@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * vdxg-gl-bufs: a GLES 2.0 client that draws from many small vertex
- * buffers: the measure of the driver's memory for them (each is a GEM
- * object of its own today; suballocation would share objects).
+ * buffers, for the GL tests of the driver's suballocation.
  *
  *   vdxg-gl-bufs [RENDER_NODE]	(default /dev/dri/renderD128)
  *
@@ -17,6 +16,14 @@
  * glFinish; no draw in between, which could add command buffers), as
  * "buffer objects: N KiB": at least 1024 when each has an object (a page
  * at least).
+ * Then it churns: in each of ROUNDS rounds it respecifies every buffer
+ * again, each just before its draw, to cover another cell (a round's
+ * permutation), into a 64x64 viewport of its own of a larger framebuffer,
+ * with no wait in between: the driver must not reuse the storage a
+ * draw still in flight reads (suballocated entries are recycled as the
+ * rounds go on). Every round's cells are checked at the end, and the KiB
+ * the objects grew by during the churn printed ("churn: N KiB"; the EXEC
+ * model's command buffer objects, up to 2 MiB, count too).
  * Exit status 0 when every pixel is right, 1 when one is not, 2 when the
  * setup fails.
  */
@@ -30,6 +37,8 @@
 #define CELLS	16
 #define CELL	(SIZE / CELLS)
 #define NBUFS	(CELLS * CELLS)
+#define ROUNDS	16		/* churn rounds, in a 4x4 grid of viewports */
+#define GRID	4
 
 static const char *vs_src =
 	"attribute vec4 pos;\n"
@@ -162,13 +171,55 @@ static unsigned int check_cells(int pass)
 	return bad;
 }
 
+/* The cell buffer I covers in churn round R (a permutation of cells). */
+static unsigned int churn_cell(unsigned int i, unsigned int r)
+{
+	return (i + 37 * r) % NBUFS;
+}
+
+/* Every churn round's cells, in its viewport; wrong pixels. */
+static unsigned int check_churn(void)
+{
+	static uint8_t px[GRID * SIZE * GRID * SIZE * 4];
+	const unsigned int w = GRID * SIZE;
+	unsigned int bad = 0;
+
+	GL(glReadPixels)(0, 0, w, w, GL_RGBA, GL_UNSIGNED_BYTE, px);
+	for (unsigned int r = 0; r < ROUNDS; r++) {
+		unsigned int ox = r % GRID * SIZE, oy = r / GRID * SIZE;
+
+		for (unsigned int i = 0; i < NBUFS; i++) {
+			unsigned int c = churn_cell(i, r);
+			unsigned int x = ox + c % CELLS * CELL;
+			unsigned int y = oy + c / CELLS * CELL;
+			uint8_t want[4];
+
+			colour(i, r & 1, want);
+			for (unsigned int p = 0; p < CELL * CELL; p++) {
+				const uint8_t *q = px + 4 * ((y + p / CELL) * w +
+							     x + p % CELL);
+
+				if (memcmp(q, want, 4) && bad++ < 5)
+					fprintf(stderr, "churn round %u: "
+						"buffer %u at cell %u: "
+						"%02x%02x%02x%02x, want "
+						"%02x%02x%02x%02x\n", r, i, c,
+						q[0], q[1], q[2], q[3],
+						want[0], want[1], want[2],
+						want[3]);
+			}
+		}
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	const char *node = argc > 1 ? argv[1] : "/dev/dri/renderD128";
 	const EGLint ctx_attrs[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
 	GLuint bufs[NBUFS], warm;
 	unsigned int bad;
-	long long before, after;
+	long long before, after, churn_before, churn_after;
 	float v[12];
 	GLint loc;
 
@@ -208,6 +259,35 @@ int main(int argc, char **argv)
 	}
 	draw_cells(bufs, loc, 1, NBUFS);
 	bad += check_cells(1);
+
+	/* Churn: each buffer respecified just before its draw, no waits. */
+	gl_fbo(GRID * SIZE);
+	GL(glClear)(GL_COLOR_BUFFER_BIT);
+	GL(glFinish)();
+	churn_before = object_kib();
+	for (unsigned int r = 0; r < ROUNDS; r++) {
+		GL(glViewport)(r % GRID * SIZE, r / GRID * SIZE, SIZE, SIZE);
+		for (unsigned int i = 0; i < NBUFS; i++) {
+			unsigned int c = churn_cell(i, r);
+
+			uint8_t rgba[4];
+
+			colour(i, r & 1, rgba);
+			cell_quad(c % CELLS, c / CELLS, v);
+			GL(glBindBuffer)(GL_ARRAY_BUFFER, bufs[i]);
+			GL(glBufferData)(GL_ARRAY_BUFFER, sizeof(v), v,
+					 GL_STATIC_DRAW);
+			GL(glVertexAttribPointer)(0, 2, GL_FLOAT, 0, 0, NULL);
+			GL(glUniform4f)(loc, rgba[0] / 255.0f, rgba[1] / 255.0f,
+					rgba[2] / 255.0f, rgba[3] / 255.0f);
+			GL(glDrawArrays)(GL_TRIANGLES, 0, 6);
+		}
+	}
+	bad += check_churn();
+	churn_after = object_kib();
+	printf("churn: %lld KiB for %d rounds of %d buffers\n",
+	       churn_before >= 0 && churn_after >= 0 ?
+	       churn_after - churn_before : -1, ROUNDS, NBUFS);
 	if (GL(glGetError)() != GL_NO_ERROR) {
 		fprintf(stderr, "vdxg-gl-bufs: a GL error\n");
 		bad++;

@@ -114,12 +114,21 @@ vdxg_batch_init(struct vdxg_context *ctx)
    return vdxg_batch_start(ctx);
 }
 
+/*
+ * Drop the batch's references. POINT: the batch was submitted, and its
+ * context's timeline reaches POINT when it completes, which the
+ * suballocated buffers it names wait for before they are reused.
+ */
 static void
-vdxg_batch_release(struct vdxg_batch *batch)
+vdxg_batch_release(struct vdxg_context *ctx, uint64_t point)
 {
+   struct vdxg_batch *batch = &ctx->batch;
+
    set_foreach (batch->bufs, entry) {
       struct vdxg_buf *buf = (struct vdxg_buf *)entry->key;
 
+      if (point && buf->suballocated)
+         vdxg_suballoc_used(ctx->screen, buf, ctx->timeline, point);
       vdxg_buf_reference(&buf, NULL);
    }
    _mesa_set_clear(batch->bufs, NULL);
@@ -131,7 +140,7 @@ vdxg_batch_fini(struct vdxg_context *ctx)
    struct vdxg_batch *batch = &ctx->batch;
 
    if (batch->bufs) {
-      vdxg_batch_release(batch);
+      vdxg_batch_release(ctx, 0);
       _mesa_set_destroy(batch->bufs, NULL);
    }
    vdxg_cs_free(batch->cs);
@@ -160,9 +169,13 @@ vdxg_batch_reserve(struct vdxg_context *ctx, uint32_t dwords, unsigned bufs)
    struct vdxg_batch *batch = &ctx->batch;
    uint32_t used = vdxg_batch_length(batch, ctx->screen->model);
    bool full = used + dwords > batch->capacity;
+   uint32_t allocs;
 
-   if (ctx->screen->model == VDXG_SUBMIT_PATCH)
-      full |= batch->bufs->entries + bufs > ctx->screen->max_allocations;
+   /* Objects, not buffers: suballocated ones share an entry. */
+   if (ctx->screen->model == VDXG_SUBMIT_PATCH) {
+      vdxg_cs_allocations(batch->cs, &allocs);
+      full |= allocs + bufs > ctx->screen->max_allocations;
+   }
    if (full && used)
       vdxg_flush(ctx, NULL, 0);
 }
@@ -191,16 +204,20 @@ vdxg_context_lost(struct vdxg_context *ctx, int err)
                                 PIPE_GUILTY_CONTEXT_RESET);
 }
 
+/* Submit the batch; *POINT gets the timeline point it signals. */
 static int
-vdxg_batch_submit(struct vdxg_context *ctx)
+vdxg_batch_submit(struct vdxg_context *ctx, uint64_t *point)
 {
    struct vdxg_screen *screen = ctx->screen;
    struct vdxg_batch *batch = &ctx->batch;
    struct drm_vdxg_sync in = vdxg_sync(ctx->in_syncobj, 0);
-   struct drm_vdxg_sync out = vdxg_sync(ctx->syncobj, 0);
+   struct drm_vdxg_sync out[] = {
+      vdxg_sync(ctx->syncobj, 0),
+      vdxg_sync(ctx->timeline->syncobj, ctx->timeline->submitted + 1),
+   };
    struct vdxg_submit_opts opts = {
-      .out_syncs = &out,
-      .num_out_syncs = 1,
+      .out_syncs = out,
+      .num_out_syncs = ARRAY_SIZE(out),
    };
    int ret, fd;
 
@@ -216,10 +233,12 @@ vdxg_batch_submit(struct vdxg_context *ctx)
    }
 
    if (vdxg_debug & VDXG_DEBUG_CMDS)
-      mesa_logi("vdxg: %s batch: %u dwords, %u objects, %u draws",
+      mesa_logi("vdxg: %s batch: %u dwords, %u objects, %u draws; "
+                "%d slabs",
                 screen->model == VDXG_SUBMIT_PATCH ? "SUBMIT" : "EXEC",
                 vdxg_batch_length(batch, screen->model),
-                batch->bufs->entries, batch->num_draws);
+                batch->bufs->entries, batch->num_draws,
+                p_atomic_read(&screen->num_slabs));
 
    if (screen->model == VDXG_SUBMIT_PATCH)
       ret = vdxg_submit(screen->dev, ctx->ctx_id, batch->cs, &opts);
@@ -227,6 +246,7 @@ vdxg_batch_submit(struct vdxg_context *ctx)
       ret = vdxg_exec(screen->dev, ctx->ctx_id, &batch->vcs, &opts);
    if (ret)
       return ret;
+   *point = ++ctx->timeline->submitted;
 
    if (!vdxg_syncobj_export_sync_file(screen->dev, ctx->syncobj, 0, &fd)) {
       if (ctx->last_fence_fd >= 0)
@@ -243,19 +263,20 @@ vdxg_flush(struct vdxg_context *ctx, struct pipe_fence_handle **fence,
            unsigned flags)
 {
    struct vdxg_batch *batch = &ctx->batch;
+   uint64_t point = 0;
    int ret = 0;
 
    if (vdxg_batch_length(batch, ctx->screen->model) && !ctx->lost) {
       ret = ctx->screen->model == VDXG_SUBMIT_PATCH ?
             vdxg_cs_error(batch->cs) : vdxg_vcs_error(&batch->vcs);
       if (!ret)
-         ret = vdxg_batch_submit(ctx);
+         ret = vdxg_batch_submit(ctx, &point);
       if (ret == -EIO)
          vdxg_context_lost(ctx, ret);
       else if (ret)
          mesa_loge("vdxg: a batch was dropped: %s", vdxg_strerror(ret));
    }
-   vdxg_batch_release(batch);
+   vdxg_batch_release(ctx, point);
    if (!vdxg_batch_start(ctx))
       vdxg_context_lost(ctx, -ENOMEM);
 
@@ -271,6 +292,8 @@ vdxg_flush(struct vdxg_context *ctx, struct pipe_fence_handle **fence,
 /*
  * The emitters. Each one names its objects in the batch and, by model,
  * writes a virtual address or has the builder record a patch location.
+ * A suballocated buffer's va and offset are its entry's: the builder
+ * lists its slab's object once, however many entries name it.
  */
 #define EXEC(ctx) ((ctx)->screen->model == VDXG_SUBMIT_EXEC)
 
@@ -289,7 +312,7 @@ vdxg_emit_set_surface(struct vdxg_context *ctx, uint32_t slot,
    } else {
       if (slot == VDXG_SLOT_DST)
          vdxg_cs_split_point(batch->cs);
-      vdxg_cs_set_surface(batch->cs, slot, buf->bo, offset,
+      vdxg_cs_set_surface(batch->cs, slot, buf->bo, buf->offset + offset,
                           write ? DRM_VDXG_ALLOC_WRITE : 0, format, width,
                           height, pitch);
    }
@@ -313,7 +336,8 @@ vdxg_emit_shader(struct vdxg_context *ctx, uint32_t stage,
    if (EXEC(ctx))
       vdxg_vcs_set_shader(&ctx->batch.vcs, stage, buf->va + offset, size);
    else
-      vdxg_cs_set_shader(ctx->batch.cs, stage, buf->bo, offset, size);
+      vdxg_cs_set_shader(ctx->batch.cs, stage, buf->bo, buf->offset + offset,
+                         size);
 }
 
 void
@@ -332,7 +356,8 @@ vdxg_emit_constants(struct vdxg_context *ctx, uint32_t stage,
       vdxg_vcs_set_constants(&ctx->batch.vcs, stage, buf->va + offset,
                              count);
    else
-      vdxg_cs_set_constants(ctx->batch.cs, stage, buf->bo, offset, count);
+      vdxg_cs_set_constants(ctx->batch.cs, stage, buf->bo,
+                            buf->offset + offset, count);
 }
 
 void
@@ -353,8 +378,8 @@ vdxg_emit_vertex_buffer(struct vdxg_context *ctx, uint32_t index,
       vdxg_vcs_set_vertex_buffer(&ctx->batch.vcs, index, buf->va + offset,
                                  size, stride);
    else
-      vdxg_cs_set_vertex_buffer(ctx->batch.cs, index, buf->bo, offset, size,
-                                stride);
+      vdxg_cs_set_vertex_buffer(ctx->batch.cs, index, buf->bo,
+                                buf->offset + offset, size, stride);
 }
 
 void
@@ -366,8 +391,8 @@ vdxg_emit_index_buffer(struct vdxg_context *ctx, struct vdxg_buf *buf,
       vdxg_vcs_set_index_buffer(&ctx->batch.vcs, buf->va + offset, size,
                                 index_size);
    else
-      vdxg_cs_set_index_buffer(ctx->batch.cs, buf->bo, offset, size,
-                               index_size);
+      vdxg_cs_set_index_buffer(ctx->batch.cs, buf->bo, buf->offset + offset,
+                               size, index_size);
 }
 
 void
@@ -387,8 +412,8 @@ vdxg_emit_texture(struct vdxg_context *ctx, uint32_t unit,
       vdxg_vcs_set_texture(&ctx->batch.vcs, unit, buf->va + offset, size,
                            desc, width, height);
    else
-      vdxg_cs_set_texture(ctx->batch.cs, unit, buf->bo, offset, size, desc,
-                          width, height);
+      vdxg_cs_set_texture(ctx->batch.cs, unit, buf->bo, buf->offset + offset,
+                          size, desc, width, height);
 }
 
 void

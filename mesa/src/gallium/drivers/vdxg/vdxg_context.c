@@ -54,6 +54,7 @@ vdxg_pipe_context_destroy(struct pipe_context *pctx)
       vdxg_syncobj_destroy(screen->dev, ctx->syncobj);
    if (ctx->in_syncobj)
       vdxg_syncobj_destroy(screen->dev, ctx->in_syncobj);
+   vdxg_timeline_reference(&ctx->timeline, NULL);
    if (ctx->in_fence_fd >= 0)
       close(ctx->in_fence_fd);
    if (ctx->last_fence_fd >= 0)
@@ -109,8 +110,11 @@ vdxg_context_kernel_init(struct vdxg_context *ctx, unsigned flags)
                                 0, &ctx->ctx_id);
    if (ret)
       return false;
-   return !vdxg_syncobj_create(screen->dev, 0, &ctx->syncobj) &&
-          !vdxg_syncobj_create(screen->dev, 0, &ctx->in_syncobj);
+   if (vdxg_syncobj_create(screen->dev, 0, &ctx->syncobj) ||
+       vdxg_syncobj_create(screen->dev, 0, &ctx->in_syncobj))
+      return false;
+   ctx->timeline = vdxg_timeline_create(screen);
+   return ctx->timeline != NULL;
 }
 
 struct pipe_context *

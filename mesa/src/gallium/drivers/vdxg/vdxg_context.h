@@ -17,6 +17,7 @@
 struct blitter_context;
 struct vdxg_buf;
 struct vdxg_fs;
+struct vdxg_timeline;
 struct vdxg_vs;
 
 /* What a draw must emit again (vdxg_emit_state). */
@@ -87,8 +88,9 @@ vdxg_sampler_view(struct pipe_sampler_view *pview)
  * One command buffer being recorded, by either model: in the EXEC model
  * straight into a GPU object the context's VM maps (vcs); in the patch
  * model into libvdxg's builder, which records the allocation list and the
- * patch locations (cs). bufs holds a reference to every object the
- * commands name, until submission.
+ * patch locations (cs). bufs holds a reference to every object (or
+ * suballocated entry: vdxg_suballoc.c) the commands name, until
+ * submission.
  */
 struct vdxg_batch {
    struct vdxg_buf *cmd; /* EXEC: the command buffer object */
@@ -113,6 +115,7 @@ struct vdxg_context {
 
    uint32_t ctx_id;          /* the kernel's context */
    uint32_t syncobj;         /* receives each submission's fence */
+   struct vdxg_timeline *timeline; /* and its point: vdxg_fence.h */
    uint32_t in_syncobj;      /* holds in_fence_fd for a submission */
    int in_fence_fd;          /* fence_server_sync's, for the next batch */
    int last_fence_fd;        /* the last submission's sync file, or -1 */

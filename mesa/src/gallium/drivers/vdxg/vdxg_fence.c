@@ -8,11 +8,13 @@
 #include "util/libsync.h"
 #include "util/os_file.h"
 #include "util/os_time.h"
+#include "util/u_atomic.h"
 #include "util/u_inlines.h"
 #include "util/u_memory.h"
 
 #include "vdxg_context.h"
 #include "vdxg_fence.h"
+#include "vdxg_screen.h"
 
 struct pipe_fence_handle *
 vdxg_fence_create(int fd)
@@ -46,6 +48,57 @@ vdxg_fence_reference(struct pipe_screen *pscreen,
                       fence ? &fence->reference : NULL))
       vdxg_fence_destroy(*ptr);
    *ptr = fence;
+}
+
+struct vdxg_timeline *
+vdxg_timeline_create(struct vdxg_screen *screen)
+{
+   struct vdxg_timeline *tl = CALLOC_STRUCT(vdxg_timeline);
+
+   if (!tl)
+      return NULL;
+   if (vdxg_syncobj_create(screen->dev, 0, &tl->syncobj)) {
+      FREE(tl);
+      return NULL;
+   }
+   pipe_reference_init(&tl->reference, 1);
+   tl->screen = screen;
+   return tl;
+}
+
+void
+vdxg_timeline_destroy(struct vdxg_timeline *tl)
+{
+   vdxg_syncobj_destroy(tl->screen->dev, tl->syncobj);
+   FREE(tl);
+}
+
+/*
+ * Has POINT of TL signalled? TIMEOUT_NS 0 asks without waiting (a query,
+ * unless a point as late was seen signalled before); else it waits that
+ * long at most.
+ */
+bool
+vdxg_timeline_reached(struct vdxg_timeline *tl, uint64_t point,
+                      int64_t timeout_ns)
+{
+   uint64_t value;
+
+   if (point <= p_atomic_read(&tl->completed))
+      return true;
+   if (!timeout_ns) {
+      if (vdxg_syncobj_query(tl->screen->dev, tl->syncobj, &value))
+         return false;
+   } else {
+      if (vdxg_syncobj_wait(tl->screen->dev, &tl->syncobj, &point, 1,
+                            vdxg_timeout_abs(timeout_ns), 0, NULL))
+         return false;
+      value = point;
+   }
+   /* A racing update may store an earlier point: still a true one. */
+   if (value > p_atomic_read(&tl->completed))
+      p_atomic_set(&tl->completed, value);
+   return point <= value;
 }
 
 static bool

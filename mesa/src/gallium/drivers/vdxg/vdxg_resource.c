@@ -145,6 +145,12 @@ vdxg_buf_destroy(struct vdxg_buf *buf)
 {
    struct vdxg_screen *screen = buf->screen;
 
+   /* An entry goes back to its slab, reused once its uses are done. */
+   if (buf->suballocated) {
+      vdxg_suballoc_free(buf);
+      return;
+   }
+
    /* An import may have found it again meanwhile. */
    simple_mtx_lock(&screen->handles_lock);
    if (p_atomic_read(&buf->reference.count)) {
@@ -172,7 +178,7 @@ vdxg_buf_map(struct vdxg_buf *buf)
 
    if (vdxg_bo_map(buf->bo, &ptr))
       return NULL;
-   return ptr;
+   return (uint8_t *)ptr + buf->offset;
 }
 
 /*
@@ -218,14 +224,42 @@ vdxg_resource_layout(struct vdxg_resource *rsc)
    return !vdxg_tex_layout(desc, prsc->width0, prsc->height0, &rsc->layout);
 }
 
+static bool
+vdxg_resource_shareable(const struct pipe_resource *prsc)
+{
+   return prsc->bind & (PIPE_BIND_SHARED | PIPE_BIND_SCANOUT |
+                        PIPE_BIND_DISPLAY_TARGET);
+}
+
+/*
+ * A buffer's storage: an entry of a slab (vdxg_suballoc.c) when it is
+ * small and no one else will use it, else an object of its own.
+ */
+static struct vdxg_buf *
+vdxg_buffer_storage(struct vdxg_screen *screen,
+                    const struct vdxg_resource *rsc)
+{
+   bool shareable = vdxg_resource_shareable(&rsc->base);
+   struct vdxg_buf *buf;
+
+   if (!shareable && rsc->base.usage != PIPE_USAGE_STAGING &&
+       rsc->layout.size <= VDXG_SUBALLOC_MAX &&
+       !(vdxg_debug & VDXG_DEBUG_NOSUBALLOC)) {
+      buf = vdxg_suballoc(screen, rsc->layout.size);
+      if (buf)
+         return buf;
+   }
+   return vdxg_buf_create(screen, MAX2(rsc->layout.size, 4), true,
+                          shareable);
+}
+
 static struct pipe_resource *
 vdxg_resource_create(struct pipe_screen *pscreen,
                      const struct pipe_resource *templ)
 {
    struct vdxg_screen *screen = vdxg_screen(pscreen);
    struct vdxg_resource *rsc = CALLOC_STRUCT(vdxg_resource);
-   bool shareable = templ->bind & (PIPE_BIND_SHARED | PIPE_BIND_SCANOUT |
-                                   PIPE_BIND_DISPLAY_TARGET);
+   bool shareable = vdxg_resource_shareable(templ);
 
    if (!rsc)
       return NULL;
@@ -236,10 +270,12 @@ vdxg_resource_create(struct pipe_screen *pscreen,
 
    if (!vdxg_resource_layout(rsc))
       goto fail;
-   rsc->buf = vdxg_buf_create(screen, MAX2(rsc->layout.size, 4),
-                              templ->target == PIPE_BUFFER ||
-                              templ->usage == PIPE_USAGE_STAGING,
-                              shareable);
+   if (templ->target == PIPE_BUFFER)
+      rsc->buf = vdxg_buffer_storage(screen, rsc);
+   else
+      rsc->buf = vdxg_buf_create(screen, MAX2(rsc->layout.size, 4),
+                                 templ->usage == PIPE_USAGE_STAGING,
+                                 shareable);
    if (!rsc->buf)
       goto fail;
    if (shareable)
@@ -353,6 +389,9 @@ vdxg_resource_get_handle(struct pipe_screen *pscreen,
    struct vdxg_resource *rsc = vdxg_resource(prsc);
    int fd;
 
+   /* An entry shares its object with other buffers: no handle. */
+   if (rsc->buf->suballocated)
+      return false;
    whandle->stride = vdxg_resource_pitch(rsc, 0);
    whandle->offset = rsc->offset;
    whandle->modifier = DRM_FORMAT_MOD_LINEAR;
@@ -396,6 +435,8 @@ vdxg_resource_get_param(struct pipe_screen *pscreen, struct pipe_context *pctx,
       *value = DRM_FORMAT_MOD_LINEAR;
       return true;
    case PIPE_RESOURCE_PARAM_HANDLE_TYPE_KMS:
+      if (rsc->buf->suballocated)
+         return false;
       *value = rsc->buf->bo->handle;
       return true;
    case PIPE_RESOURCE_PARAM_HANDLE_TYPE_FD:
@@ -409,20 +450,48 @@ vdxg_resource_get_param(struct pipe_screen *pscreen, struct pipe_context *pctx,
    }
 }
 
+/* May the GPU still use the buffer's storage (or will it, at a flush)? */
+static bool
+vdxg_buffer_busy(struct vdxg_context *ctx, struct vdxg_resource *rsc)
+{
+   return vdxg_batch_references(ctx, rsc->buf) || !vdxg_buf_idle(rsc->buf, 0);
+}
+
+/*
+ * A buffer discarded whole while the GPU may still use it gets new
+ * storage (an entry or an object, as at creation); the old one stays
+ * with the work that uses it, and an entry is reused only after that.
+ * False (the buffer unchanged) if there is none.
+ */
+static bool
+vdxg_buffer_renew(struct vdxg_context *ctx, struct vdxg_resource *rsc)
+{
+   struct vdxg_buf *buf = vdxg_buffer_storage(ctx->screen, rsc);
+
+   if (!buf)
+      return false;
+   vdxg_buf_reference(&rsc->buf, NULL);
+   rsc->buf = buf;
+   util_range_set_empty(&rsc->valid_buffer_range);
+   /* Every binding of the old storage must be emitted again. */
+   ctx->dirty |= VDXG_DIRTY_ALL;
+   return true;
+}
+
 /*
  * Transfers map the object itself (a texture in VRAM past the BAR goes
  * through a staging copy instead: see below). A map
  * that must not see the GPU's pending writes (or overwrite what it still
  * reads) first submits the batch that names the object, then waits for
  * it, unless the caller said it need not (UNSYNCHRONIZED), or a buffer is
- * discarded whole (it gets a new object) or the range was never written.
+ * discarded whole (it gets new storage) or the range was never written.
+ * A suballocated buffer waits for the batches that named its entry, not
+ * for its slab's object (vdxg_buf_idle).
  */
 static bool
 vdxg_resource_sync(struct vdxg_context *ctx, struct vdxg_resource *rsc,
                    unsigned usage, const struct pipe_box *box)
 {
-   struct vdxg_buf *buf;
-
    if (usage & PIPE_MAP_UNSYNCHRONIZED)
       return true;
 
@@ -433,22 +502,12 @@ vdxg_resource_sync(struct vdxg_context *ctx, struct vdxg_resource *rsc,
 
    if ((usage & PIPE_MAP_DISCARD_WHOLE_RESOURCE) &&
        rsc->base.target == PIPE_BUFFER && !rsc->buf->shared &&
-       (vdxg_batch_references(ctx, rsc->buf) ||
-        vdxg_bo_wait(rsc->buf->bo, 0))) {
-      buf = vdxg_buf_create(ctx->screen, rsc->buf->size, true, false);
-      if (buf) {
-         vdxg_buf_reference(&rsc->buf, NULL);
-         rsc->buf = buf;
-         util_range_set_empty(&rsc->valid_buffer_range);
-         /* Every binding of the old object must be emitted again. */
-         ctx->dirty |= VDXG_DIRTY_ALL;
-         return true;
-      }
-   }
+       vdxg_buffer_busy(ctx, rsc) && vdxg_buffer_renew(ctx, rsc))
+      return true;
 
    if (vdxg_batch_references(ctx, rsc->buf))
       vdxg_flush(ctx, NULL, 0);
-   return vdxg_bo_wait(rsc->buf->bo, INT64_MAX) == 0;
+   return vdxg_buf_idle(rsc->buf, INT64_MAX);
 }
 
 /*
@@ -510,7 +569,7 @@ vdxg_transfer_map_staging(struct vdxg_context *ctx, struct vdxg_resource *rsc,
                      &rsc->base, rsc->base.format, level, box);
       vdxg_flush(ctx, NULL, 0);
    }
-   if (vdxg_bo_wait(staging->buf->bo, INT64_MAX))
+   if (!vdxg_buf_idle(staging->buf, INT64_MAX))
       return NULL;
    ptr = vdxg_buf_map(staging->buf);
    if (!ptr)
@@ -604,13 +663,22 @@ vdxg_transfer_flush_region(struct pipe_context *pctx,
 {
 }
 
+/*
+ * A buffer's contents are discarded: new storage if the GPU may still use
+ * the old, so that writes after this need not wait for it.
+ */
 static void
 vdxg_invalidate_resource(struct pipe_context *pctx, struct pipe_resource *prsc)
 {
+   struct vdxg_context *ctx = vdxg_context(pctx);
    struct vdxg_resource *rsc = vdxg_resource(prsc);
 
-   if (prsc->target == PIPE_BUFFER)
+   if (prsc->target != PIPE_BUFFER || rsc->buf->shared)
+      return;
+   if (!vdxg_buffer_busy(ctx, rsc))
       util_range_set_empty(&rsc->valid_buffer_range);
+   else
+      vdxg_buffer_renew(ctx, rsc);
 }
 
 static void

@@ -7,6 +7,7 @@
 #define VDXG_RESOURCE_H
 
 #include "pipe/p_state.h"
+#include "util/u_dynarray.h"
 #include "util/u_inlines.h"
 #include "util/u_range.h"
 #include "util/u_transfer.h"
@@ -18,17 +19,35 @@ struct vdxg_screen;
 
 /*
  * A GEM object as the driver uses it: the libvdxg object and, in the EXEC
- * model, where the screen's VM maps it. Batches hold references to the
- * objects their commands name until they are submitted, so that a
- * resource may drop or replace its object meanwhile.
+ * model, where the screen's VM maps it; or a small buffer's entry in a
+ * slab's object (vdxg_suballoc.c): that object at an offset. Batches hold
+ * references to the objects and entries their commands name until they
+ * are submitted, so that a resource may drop or replace its storage
+ * meanwhile.
  */
 struct vdxg_buf {
    struct pipe_reference reference;
    struct vdxg_screen *screen;
    struct vdxg_bo *bo;
-   uint64_t va;      /* EXEC: its address in the screen's VM; else 0 */
+   uint64_t offset;   /* in bo: an entry's; else 0 */
+   uint64_t va;       /* EXEC: its address in the screen's VM; else 0 */
    uint64_t size;
-   bool shared;      /* exported or imported: other users sync on it */
+   bool shared;       /* exported or imported: other users sync on it */
+   bool suballocated; /* an entry of a slab (vdxg_suballoc.c) */
+   /*
+    * An entry: the timeline points (struct vdxg_buf_use) that submitted
+    * batches naming it signal when they complete, the last of each
+    * context's, until they are seen signalled; under the screen's
+    * suballoc_lock.
+    */
+   struct util_dynarray uses;
+};
+
+struct vdxg_timeline;
+
+struct vdxg_buf_use {
+   struct vdxg_timeline *timeline;
+   uint64_t point;
 };
 
 struct vdxg_buf *vdxg_buf_create(struct vdxg_screen *screen, uint64_t size,
@@ -47,6 +66,17 @@ vdxg_buf_reference(struct vdxg_buf **dst, struct vdxg_buf *src)
       vdxg_buf_destroy(old);
    *dst = src;
 }
+
+/* Buffers up to this size that are not shared are suballocated. */
+#define VDXG_SUBALLOC_MAX (32 * 1024)
+
+bool vdxg_suballoc_init(struct vdxg_screen *screen);
+void vdxg_suballoc_fini(struct vdxg_screen *screen);
+struct vdxg_buf *vdxg_suballoc(struct vdxg_screen *screen, uint32_t size);
+void vdxg_suballoc_free(struct vdxg_buf *buf);
+void vdxg_suballoc_used(struct vdxg_screen *screen, struct vdxg_buf *buf,
+                        struct vdxg_timeline *timeline, uint64_t point);
+bool vdxg_buf_idle(struct vdxg_buf *buf, int64_t timeout_ns);
 
 struct vdxg_resource {
    struct pipe_resource base;

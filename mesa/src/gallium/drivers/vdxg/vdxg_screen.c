@@ -29,6 +29,7 @@ static const struct debug_named_value vdxg_debug_options[] = {
    {"sync", VDXG_DEBUG_SYNC, "Wait for every batch to finish"},
    {"nocopy", VDXG_DEBUG_NOCOPY, "Blit and copy with the 3D pipeline only"},
    {"staging", VDXG_DEBUG_STAGING, "Map every texture through a copy"},
+   {"nosuballoc", VDXG_DEBUG_NOSUBALLOC, "Give every buffer an object"},
    DEBUG_NAMED_VALUE_END
 };
 
@@ -44,6 +45,7 @@ vdxg_screen_destroy(struct pipe_screen *pscreen)
 {
    struct vdxg_screen *screen = vdxg_screen(pscreen);
 
+   vdxg_suballoc_fini(screen);
    if (screen->vm_id) {
       vdxg_vm_destroy(screen->dev, screen->vm_id);
       util_vma_heap_finish(&screen->vma);
@@ -334,6 +336,8 @@ vdxg_screen_create(int fd, const struct pipe_screen_config *config,
    screen->vram_size = vdxg_param(screen, DRM_VDXG_PARAM_VRAM_SIZE, 0);
    screen->vram_visible_size =
       vdxg_param(screen, DRM_VDXG_PARAM_VRAM_VISIBLE_SIZE, 0);
+   if (!vdxg_suballoc_init(screen))
+      goto fail;
 
    screen->base.destroy = vdxg_screen_destroy;
    screen->base.get_name = vdxg_screen_get_name;

@@ -7,6 +7,7 @@
 #define VDXG_SCREEN_H
 
 #include "pipe/p_screen.h"
+#include "pipebuffer/pb_slab.h"
 #include "util/simple_mtx.h"
 #include "util/slab.h"
 #include "util/vma.h"
@@ -15,11 +16,12 @@
 
 struct renderonly;
 
-#define VDXG_DEBUG_SHADERS (1 << 0)
-#define VDXG_DEBUG_CMDS    (1 << 1)
-#define VDXG_DEBUG_SYNC    (1 << 2)
-#define VDXG_DEBUG_NOCOPY  (1 << 3)
-#define VDXG_DEBUG_STAGING (1 << 4)
+#define VDXG_DEBUG_SHADERS    (1 << 0)
+#define VDXG_DEBUG_CMDS       (1 << 1)
+#define VDXG_DEBUG_SYNC       (1 << 2)
+#define VDXG_DEBUG_NOCOPY     (1 << 3)
+#define VDXG_DEBUG_STAGING    (1 << 4)
+#define VDXG_DEBUG_NOSUBALLOC (1 << 5)
 
 extern uint32_t vdxg_debug;
 
@@ -60,6 +62,16 @@ struct vdxg_screen {
    struct hash_table *handles;
 
    struct slab_parent_pool transfer_pool;
+
+   /*
+    * Small buffers' slabs (vdxg_suballoc.c). suballoc_lock guards the
+    * entries' uses and the objects of released slabs kept for new ones.
+    */
+   struct pb_slabs slabs;
+   simple_mtx_t suballoc_lock;
+   struct vdxg_buf *slabs_cached[2];
+   unsigned num_slabs_cached;
+   int32_t num_slabs; /* for VDXG_DEBUG=cmds */
 };
 
 static inline struct vdxg_screen *
