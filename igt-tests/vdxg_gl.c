@@ -1345,19 +1345,15 @@ static void fg_kms_atomic(void)
 
 static void test_gl_beside_kms_test(void)
 {
+	uint64_t kmsg = vtest_kmsg_seq();
+
 	require_client("kmscube");
 	vtest_require_f(vtest_path_exists(KMS_TEST_DIR "/kms_atomic"),
 			"no IGT kms_atomic");
 	find_nodes();
 	make_workdir();
-	/*
-	 * kms_atomic on a loaded host: its flips may time out and its CRCs
-	 * overflow when the guest is starved (vm.sh still fails the run on
-	 * a WARN, an oops or a lockdep report).
-	 */
-	vtest_ignore_dmesg("flip_done timed out|commit wait timed out|"
-			   "Overflow of CRC buffer");
 	beside(&drv_patch, fg_kms_atomic, "kms_atomic");
+	vtest_assert_eq(vtest_kmsg_problems(kmsg), 0);
 	vtest_system("rm -rf %s", workdir);
 }
 

@@ -505,13 +505,23 @@ static bool vdxg_crtc_compose_step(VdxgState *s, VdxgCrtc *c, int64_t deadline)
  * look: VRAM through the dirty log, the aperture always (its rows are
  * composed again only when their bytes changed). A frame being composed
  * goes on; it is composed again once done.
+ *
+ * Under TCG the dirty log's snapshot waits for every vCPU to leave the
+ * code it runs (tcg_log_global_after_sync() calls run_on_cpu()), with the
+ * BQL released: the vCPUs run meanwhile and may access the device's
+ * registers. So this is called between two pieces of the device's work,
+ * never under the re-entrancy guard, which would refuse those accesses as
+ * re-entrant (the guest would read 0 from INT_STATUS and lose its
+ * interrupt; its ring TAIL writes would be dropped), and the caller looks
+ * at the device's state again afterwards.
  */
-static void vdxg_display_harvest(VdxgState *s)
+void vdxg_display_harvest(VdxgState *s)
 {
     uint64_t lo = UINT64_MAX, hi = 0, span;
     DirtyBitmapSnapshot *snap = NULL;
     unsigned int ci, p;
 
+    assert(!DEVICE(s)->mem_reentrancy_guard.engaged_in_io);
     for (ci = 0; ci < s->outputs; ci++) {
         VdxgCrtc *c = vdxg_crtc(s, ci);
 
@@ -585,15 +595,13 @@ static uint64_t vdxg_compose_work(const VdxgCrtc *c)
 /*
  * Bring the frame of @c up to date if that is quick; otherwise let the
  * compose bottom half do it in slices and return false. A frame that a
- * writeback capture is reading is composed once the capture ends.
+ * writeback capture is reading is composed once the capture ends. What
+ * changed in memory is what the caller's vdxg_display_harvest() saw.
  */
 bool vdxg_crtc_refresh_sliced(VdxgState *s, VdxgCrtc *c)
 {
     if (!vdxg_crtc_active(c)) {
         return true;
-    }
-    if (!c->composing) {
-        vdxg_display_harvest(s);
     }
     if (!c->stale && !c->composing) {
         return true;

@@ -331,18 +331,29 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
  * The vblank timer. Its DMA (writeback, planes in the aperture) runs
  * under the device's reentrancy guard, as in a guarded bottom half: a DMA
  * that reaches the device's own registers is refused, not run reentrantly.
+ * The dirty log of VRAM, which a CRC and a writeback capture need, is
+ * looked at before, unguarded: that may release the BQL and let the vCPUs
+ * access the registers (see vdxg_display_harvest()), the CRTC included.
  */
 static void vdxg_crtc_timer(void *opaque)
 {
     VdxgCrtc *c = opaque;
     VdxgState *s = c->s;
     MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
-    bool engaged = guard->engaged_in_io;
+    bool engaged;
     uint64_t frame;
 
     if (!vdxg_crtc_active(c)) {
         return;
     }
+    if ((c->ctrl & VDXG_CRTC_CTRL_CRC) ||
+        (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == c->index)) {
+        vdxg_display_harvest(s);
+        if (!vdxg_crtc_active(c)) {
+            return;
+        }
+    }
+    engaged = guard->engaged_in_io;
     guard->engaged_in_io = true;
     frame = vdxg_frames_at(c, vdxg_now());
     if (frame > c->event_frame) {
@@ -488,9 +499,11 @@ static void vdxg_gfx_update(void *opaque)
 {
     VdxgCrtc *c = opaque;
     VdxgState *s = c->s;
-    DisplaySurface *surface = qemu_console_surface(c->con);
+    DisplaySurface *surface;
     bool full = false;
 
+    vdxg_display_harvest(s);
+    surface = qemu_console_surface(c->con);
     if (!vdxg_crtc_refresh_sliced(s, c)) {
         return;                 /* shown when composed */
     }

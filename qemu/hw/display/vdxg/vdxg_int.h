@@ -748,6 +748,7 @@ uint32_t vdxg_plane_check(VdxgState *s, unsigned int p,
                           const VdxgPlane *pl);
 void vdxg_plane_latch(VdxgState *s, VdxgCrtc *c, unsigned int p);
 void vdxg_crtc_latch_all(VdxgState *s, VdxgCrtc *c);
+void vdxg_display_harvest(VdxgState *s);
 bool vdxg_crtc_refresh_sliced(VdxgState *s, VdxgCrtc *c);
 void vdxg_compose_bh(void *opaque);
 uint32_t vdxg_crtc_crc(VdxgState *s, VdxgCrtc *c);

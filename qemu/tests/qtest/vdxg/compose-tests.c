@@ -96,6 +96,52 @@ static void test_dp_crc(void)
     dp_stop(d);
 }
 
+/*
+ * The dirty log of VRAM is looked at outside the device's re-entrancy
+ * guard (vdxg_display_harvest() asserts it): under TCG its snapshot
+ * releases the BQL, and a vCPU's register access meanwhile was refused as
+ * re-entrant, so the guest lost interrupts and ring TAIL writes. The users
+ * of the log still see a change made in VRAM without a flip: the CRC of
+ * the next vblank, with the vblank interrupt on, and a writeback capture
+ * without CRC.
+ */
+static void test_dp_dirty_unguarded(void)
+{
+    const DpMode *m = &dp_small;
+    Dp *d = dp_start(NULL);
+    DpPlane fb = dp_rand_plane(d, DP_FB(0), XR24, 160, 120, 0, 0, 11);
+    g_autofree uint32_t *want = g_new(uint32_t, 160 * 120);
+    uint8_t *data = (uint8_t *)fb.data;
+    uint32_t off = 33 * fb.pitch + 44 * 4;
+
+    dp_plane(d, 0, PRIMARY, &fb);
+    dp_enable(d, 0, m, VDXG_CRTC_CTRL_CRC | VDXG_CRTC_CTRL_VBLANK_IRQ);
+    ref_compose(m, 0, &fb, 1, want);
+    dp_next_vblank(d, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==,
+                    ref_frame_crc(want, 160 * 120));
+
+    /* A change in VRAM, no flip: the next vblank's CRC has it */
+    data[off] ^= 0xff;
+    vram_write(d->p, DP_FB(0) + off, data + off, 1);
+    ref_compose(m, 0, &fb, 1, want);
+    dp_next_vblank(d, 0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_CRC)), ==,
+                    ref_frame_crc(want, 160 * 120));
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS) & VDXG_INT_VBLANK(0), ==,
+                    VDXG_INT_VBLANK(0));
+
+    /* CRC off: a writeback capture has the next change */
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), VDXG_CRTC_CTRL_ENABLE);
+    dp_next_vblank(d, 0);
+    data[off + 1] ^= 0xff;
+    vram_write(d->p, DP_FB(0) + off + 1, data + off + 1, 1);
+    dp_check_frame(d, 0, 0, &fb, 1);
+    dp_assert_no_fault(d);
+    g_free(data);
+    dp_stop(d);
+}
+
 /* 1024x768@60 with CRC: static content is composed once. */
 static void test_dp_crc_1024(void)
 {
@@ -677,6 +723,8 @@ void vdxg_test_add_compose_tests(void)
 {
     qtest_add_func("/vdxg/display/crc", test_dp_crc);
     qtest_add_func("/vdxg/display/crc-1024x768", test_dp_crc_1024);
+    qtest_add_func("/vdxg/display/dirty-log-unguarded",
+                   test_dp_dirty_unguarded);
     qtest_add_func("/vdxg/display/huge-sliced", test_dp_huge);
     qtest_add_func("/vdxg/display/cursor", test_dp_cursor);
     qtest_add_func("/vdxg/display/blend", test_dp_blend);

@@ -1264,6 +1264,130 @@ static void test_dp_aperture(void)
     dp_stop(d);
 }
 
+/*
+ * A vCPU's register accesses while the vblank looks at the dirty log of
+ * VRAM. Under TCG taking the log's snapshot waits for the vCPUs with the
+ * BQL released (run_on_cpu()), and they run meanwhile. The vblank timer
+ * used to do that under the device's re-entrancy guard: a register access
+ * then was refused as re-entrant, the guest read 0 (an interrupt handler
+ * found nothing pending and the source, left pending, raised no interrupt
+ * again) and its writes were dropped (a ring's TAIL). Here the vCPU runs a
+ * firmware of its own that reads INT_STATUS in a loop once the test gives
+ * it the register BAR's address at 0x1000, after VBLANK(0) is raised and
+ * left pending: every read must see it. 0x1004 counts reads without it,
+ * 0x1008 all reads.
+ */
+#define VCPU_BAR        0x1000
+#define VCPU_MISSED     0x1004
+#define VCPU_READS      0x1008
+
+static char *dp_vcpu_firmware(void)
+{
+    /* At 0xffff0000 + 0xf000, entered in real mode from the reset vector */
+    static const uint8_t rm[] = {
+        0xfa,                                   /* cli */
+        0x66, 0x2e, 0x0f, 0x01, 0x16, 0x00, 0xf1, /* lgdt cs:[0xf100] */
+        0x0f, 0x20, 0xc0,                       /* mov eax, cr0 */
+        0x66, 0x83, 0xc8, 0x01,                 /* or eax, 1 */
+        0x0f, 0x22, 0xc0,                       /* mov cr0, eax */
+        0x66, 0xea, 0x40, 0xf0, 0xff, 0xff, 0x08, 0x00, /* jmp 8:pm */
+    };
+    /* pm: 0xfffff040, 32-bit, flat */
+    static const uint8_t pm[] = {
+        0x66, 0xb8, 0x10, 0x00,                 /* mov ax, 0x10 */
+        0x8e, 0xd8, 0x8e, 0xc0, 0x8e, 0xd0,     /* mov ds/es/ss, ax */
+        /* wait: */
+        0x8b, 0x1d, 0x00, 0x10, 0x00, 0x00,     /* mov ebx, [0x1000] */
+        0x85, 0xdb,                             /* test ebx, ebx */
+        0x74, 0xf6,                             /* jz wait */
+        /* loop: */
+        0xff, 0x05, 0x08, 0x10, 0x00, 0x00,     /* inc dword [0x1008] */
+        0x8b, 0x83, 0x00, 0x01, 0x00, 0x00,     /* mov eax, [ebx + 0x100] */
+        0xa9, 0x00, 0x01, 0x00, 0x00,           /* test eax, VBLANK(0) */
+        0x75, 0xed,                             /* jnz loop */
+        0xff, 0x05, 0x04, 0x10, 0x00, 0x00,     /* inc dword [0x1004] */
+        0xeb, 0xe5,                             /* jmp loop */
+    };
+    static const uint8_t gdt[] = {
+        0x17, 0x00, 0x10, 0xf1, 0xff, 0xff,     /* 0xf100: limit, base */
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0,                 /* 0xf110: null */
+        0xff, 0xff, 0x00, 0x00, 0x00, 0x9a, 0xcf, 0x00, /* code */
+        0xff, 0xff, 0x00, 0x00, 0x00, 0x92, 0xcf, 0x00, /* data */
+    };
+    static const uint8_t reset[] = {
+        0xe9, 0x0d, 0xf0,                       /* 0xfff0: jmp 0xf000 */
+    };
+    g_autofree uint8_t *rom = g_malloc0(0x10000);
+    char *path;
+    int fd;
+
+    memcpy(rom + 0xf000, rm, sizeof(rm));
+    memcpy(rom + 0xf040, pm, sizeof(pm));
+    memcpy(rom + 0xf100, gdt, sizeof(gdt));
+    memcpy(rom + 0xfff0, reset, sizeof(reset));
+    fd = g_file_open_tmp("vdxg-fw-XXXXXX", &path, NULL);
+    g_assert_cmpint(fd, >=, 0);
+    g_assert_cmpint(write(fd, rom, 0x10000), ==, 0x10000);
+    close(fd);
+    return path;
+}
+
+static void test_dp_vcpu_during_dirty_log(void)
+{
+    g_autofree char *fw = dp_vcpu_firmware();
+    Vdxg v = {};
+    Dp d = { .v = &v };
+    DpPlane pl = {
+        .ctrl = PLANE_ON, .addr = DP_FB(0), .fmt = XR24, .pitch = 640,
+        .w = 160, .h = 120, .alpha = 0xffff,
+    };
+    uint32_t k0, reads;
+    uint64_t size;
+    int i;
+
+    v.qts = qtest_initf("-machine q35 -nodefaults %s -accel tcg -bios %s "
+                        "-device vdxg,addr=%02x.0", vdxg_qemu_args(), fw,
+                        VDXG_SLOT);
+    d.qts = v.qts;
+    v.bus = qpci_new_pc(v.qts, NULL);
+    v.dev = qpci_device_find(v.bus, VDXG_DEVFN);
+    g_assert_nonnull(v.dev);
+    qpci_device_enable(v.dev);
+    v.mmio = qpci_iomap(v.dev, VDXG_BAR_MMIO, &size);
+    g_assert_false(v.mmio.is_io);
+
+    /* A VRAM plane (the dirty log is looked at) and CRC on */
+    dp_set_mode(&d, 0, &dp_small);
+    dp_plane(&d, 0, PRIMARY, &pl);
+    wr(&v, CR(0, VDXG_CRTC_CTRL), VDXG_CRTC_CTRL_ENABLE |
+       VDXG_CRTC_CTRL_CRC | VDXG_CRTC_CTRL_VBLANK_IRQ);
+    /* The virtual clock runs: real vblanks, 60 a second */
+    for (i = 0; i < 1000 && !(rd(&v, VDXG_REG_INT_STATUS) &
+                              VDXG_INT_VBLANK(0)); i++) {
+        g_usleep(10 * 1000);
+    }
+    g_assert_cmphex(rd(&v, VDXG_REG_INT_STATUS) & VDXG_INT_VBLANK(0), ==,
+                    VDXG_INT_VBLANK(0));
+    qtest_writel(v.qts, VCPU_BAR, v.mmio.addr);
+
+    /* 30 vblanks with a CRC each, while the vCPU reads */
+    k0 = rd(&v, CR(0, VDXG_CRTC_FRAME_COUNT));
+    for (i = 0; i < 3000 &&
+         rd(&v, CR(0, VDXG_CRTC_FRAME_COUNT)) - k0 < 30; i++) {
+        g_usleep(10 * 1000);
+    }
+    g_assert_cmpuint(rd(&v, CR(0, VDXG_CRTC_FRAME_COUNT)) - k0, >=, 30);
+    g_assert_cmpuint(rd(&v, CR(0, VDXG_CRTC_CRC_FRAME)), >, k0);
+    reads = qtest_readl(v.qts, VCPU_READS);
+    g_test_message("%u reads by the vCPU", reads);
+    g_assert_cmpuint(reads, >, 0);
+    g_assert_cmpuint(qtest_readl(v.qts, VCPU_MISSED), ==, 0);
+
+    vdxg_stop(&v);
+    unlink(fw);
+}
+
 /* QMP screendump shows each CRTC's frame, black while off */
 static void test_dp_screendump(void)
 {
@@ -1614,6 +1738,8 @@ void vdxg_test_add_display_tests(void)
     qtest_add_func("/vdxg/display/edid", test_dp_edid);
     qtest_add_func("/vdxg/display/hotplug", test_dp_hotplug);
     qtest_add_func("/vdxg/display/aperture", test_dp_aperture);
+    qtest_add_func("/vdxg/display/vcpu-during-dirty-log",
+                   test_dp_vcpu_during_dirty_log);
     qtest_add_func("/vdxg/display/screendump", test_dp_screendump);
     qtest_add_func("/vdxg/display/reset", test_dp_reset);
     qtest_add_func("/vdxg/display/migration", test_dp_migration);
