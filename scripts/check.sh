@@ -12,9 +12,7 @@
 # written at the end of every run; typical figures when there is none).
 # The summary is a table of each stage's wall time, how busy the CPUs
 # were meanwhile (all work on the machine) and its result, then of
-# each VM boot's (out/vm/*/elapsed of this run), then the total. The demo
-# and migrate stages run beside the vm stage; their output is printed
-# after it.
+# each VM boot's (out/vm/*/elapsed of this run), then the total.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$VDXG_TOP"
@@ -43,15 +41,10 @@ if [ -f "$TIMES" ]; then
 	done <"$TIMES"
 fi
 
-# The stages that run beside the vm stage, not after it.
-declare -A BESIDE=([demo]=1 [migrate]=1)
-
-# left_after I: the estimated seconds of the stages after index I (but
-# those that run beside another).
+# left_after I: the estimated seconds of the stages after index I.
 left_after() {
 	local i t=0
 	for ((i = $1 + 1; i < ${#STAGES[@]}; i++)); do
-		[ -z "${BESIDE[${STAGES[$i]}]:-}" ] || continue
 		t=$((t + ${LAST[${STAGES[$i]}]:-0}))
 	done
 	echo "$t"
@@ -104,11 +97,13 @@ ticker() {
 
 # stage NAME CMD...: run CMD, log it, take its summary line.
 stage() {
-	local name=$1 log=$VDXG_OUT/logs/check-$1.log rc start i tick
-	local busy0 total0 busy1 total1
+	local name=$1 log=$VDXG_OUT/logs/check-$1.log line rc start i tick
+	local busy0 total0 busy1 total1 cpu
 	shift
 	read -r busy0 total0 < <(cpu_ticks)
-	i=$(stage_index "$name")
+	for i in "${!STAGES[@]}"; do
+		[ "${STAGES[$i]}" = "$name" ] && break
+	done
 	start=$SECONDS
 	echo "=== [$((i + 1))/${#STAGES[@]}] $name: $*"
 	echo "=== about $(mins "${LAST[$name]:-0}") (last run), then $(mins "$(left_after "$i")") for the rest"
@@ -118,29 +113,11 @@ stage() {
 	rc=${PIPESTATUS[0]}
 	kill "$tick" 2>/dev/null
 	wait "$tick" 2>/dev/null
-	read -r busy1 total1 < <(cpu_ticks)
-	stage_account "$name" "$rc" $((SECONDS - start)) \
-		$((busy1 - busy0)) $((total1 - total0))
-}
-
-# stage_index NAME: its index in STAGES.
-stage_index() {
-	local i
-	for i in "${!STAGES[@]}"; do
-		[ "${STAGES[$i]}" = "$1" ] && break
-	done
-	echo "$i"
-}
-
-# stage_account NAME RC SECONDS BUSY TOTAL: add a stage's result (its
-# summary line in its log, else its exit status) to the totals and the
-# report; BUSY and TOTAL are the machine's CPU ticks meanwhile.
-stage_account() {
-	local name=$1 rc=$2 log=$VDXG_OUT/logs/check-$1.log line cpu
-	NOW[$name]=$3
+	NOW[$name]=$((SECONDS - start))
 	# How busy the machine's CPUs were during the stage, this run's and
 	# others' work alike: what overlapping could still gain.
-	cpu=$(($4 * 100 / ($5 > 0 ? $5 : 1)))
+	read -r busy1 total1 < <(cpu_ticks)
+	cpu=$(( (busy1 - busy0) * 100 / (total1 - total0 > 0 ? total1 - total0 : 1) ))
 	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" |
 	       tail -n1 | sed -E 's/^[A-Za-z-]+: //')
 	if [ -n "$line" ]; then
@@ -160,35 +137,6 @@ stage_account() {
 	report+=("$(printf '%-10s %5ss %4s%%  rc=%-3s %s' "$name" "${NOW[$name]}" \
 		"$cpu" "$rc" "${line:-(one check)}")")
 	return "$rc"
-}
-
-# stage_bg NAME CMD...: stage NAME in a chain of stages that runs beside
-# another (a background subshell): CMD's output goes to its log only, and
-# its exit status, wall time and the CPU ticks meanwhile to LOG.state,
-# for stage_collect.
-stage_bg() {
-	local name=$1 log=$VDXG_OUT/logs/check-$1.log rc start
-	local busy0 total0 busy1 total1
-	shift
-	rm -f "$log.state"
-	read -r busy0 total0 < <(cpu_ticks)
-	start=$SECONDS
-	"$@" >"$log" 2>&1
-	rc=$?
-	read -r busy1 total1 < <(cpu_ticks)
-	echo "$rc $((SECONDS - start)) $((busy1 - busy0)) $((total1 - total0))" \
-		>"$log.state"
-}
-
-# stage_collect NAME: a stage that ran by stage_bg: its output, then its
-# result as stage() reports one (failed if it left no state).
-stage_collect() {
-	local name=$1 log=$VDXG_OUT/logs/check-$1.log i rc=1 secs=0 busy=0 total=0
-	i=$(stage_index "$name")
-	echo "=== [$((i + 1))/${#STAGES[@]}] $name (ran beside the vm stage): its output"
-	cat "$log" 2>/dev/null
-	[ -f "$log.state" ] && read -r rc secs busy total <"$log.state"
-	stage_account "$name" "$rc" "$secs" "$busy" "$total"
 }
 
 # The longest builds, the debug kernel, the fuzzing QEMU and Mesa, start
@@ -238,9 +186,7 @@ if stage qemu make -s qemu; then
 		scripts/qemu-fuzz.sh "${QFUZZ_CHECK_SECONDS:-30}"
 	# The image carries Mesa (make mesa)
 	hurry mesa
-	# Both guest images: the demo stage boots the GL one beside the vm
-	# stage, which would otherwise build it.
-	if stage build make -s image gl-image; then
+	if stage build make -s image; then
 		# The Gallium driver's host tests (its TGSI encoder against
 		# libvdxg's reference pipeline), in Mesa's build tree
 		stage mesa scripts/build-mesa.sh --check
@@ -248,20 +194,11 @@ if stage qemu make -s qemu; then
 		# stage runs without it; its debug boots then fail.
 		hurry debug-kernel
 		stage debug make -s debug-image
-		# Beside the vm stage (whose boots leave a quarter of the
-		# CPUs idle, waiting on the guests' clocks): make demo itself
-		# and its still against the reference image, then live
-		# migration with clients attached. Each boots VMs of its own
-		# (out/vm/demo*, out/vm/migrate*) from the images built above.
-		(
-			stage_bg demo scripts/demo.sh
-			stage_bg migrate scripts/migrate-test.sh --no-build
-		) &
-		beside=$!
 		stage vm scripts/igt.sh
-		wait "$beside"
-		stage_collect demo
-		stage_collect migrate
+		# make demo itself, and its still against the reference image
+		stage demo scripts/demo.sh
+		# live migration with clients attached (a few minutes)
+		stage migrate scripts/migrate-test.sh --no-build
 	fi
 fi
 
