@@ -139,6 +139,39 @@ stage() {
 	return "$rc"
 }
 
+# stage_bg NAME CMD...: stage NAME in the background, its output kept
+# until stage_join, which prints it and adds its results to this run's.
+BG_PID= BG_NAME= BG_OUT=
+stage_bg() {
+	BG_NAME=$1 BG_OUT=$VDXG_OUT/logs/check-$1.bg
+	echo "=== $1: in the background: ${*:2} (its output when it ends)"
+	(
+		passed=0 failed=0 skipped=0 report=()
+		stage "$@" >"$BG_OUT.log"
+		rc=$?
+		{
+			echo "$passed $failed $skipped ${NOW[$BG_NAME]}"
+			printf '%s\n' "${report[@]}"
+		} >"$BG_OUT"
+		exit "$rc"
+	) &
+	BG_PID=$!
+}
+stage_join() {
+	local p f s t line
+	wait "$BG_PID"
+	cat "$BG_OUT.log"
+	{
+		read -r p f s t || { p=0 f=1 s=0 t=0; }
+		while IFS= read -r line; do report+=("$line"); done
+	} <"$BG_OUT" 2>/dev/null || {
+		p=0 f=1 s=0 t=0
+		report+=("$BG_NAME: no result")
+	}
+	passed=$((passed + p)) failed=$((failed + f))
+	skipped=$((skipped + s)) NOW[$BG_NAME]=$t
+}
+
 # The longest builds, the debug kernel, the fuzzing QEMU and Mesa, start
 # now in the background at the lowest priority: on a machine without them
 # cached they take the CPU time that the early stages leave idle. The
@@ -194,11 +227,20 @@ if stage qemu make -s qemu; then
 		# stage runs without it; its debug boots then fail.
 		hurry debug-kernel
 		stage debug make -s debug-image
-		stage vm scripts/igt.sh
+		# The VM boots in the background; once the boots beside
+		# the display chain have ended, the demo and the migration
+		# test take their CPU while that chain finishes.
+		fg_done=$VDXG_OUT/logs/check-vm-fg-done
+		rm -f "$fg_done"
+		stage_bg vm scripts/igt.sh --fg-done "$fg_done"
+		while [ ! -e "$fg_done" ] && kill -0 "$BG_PID" 2>/dev/null; do
+			sleep 5
+		done
 		# make demo itself, and its still against the reference image
 		stage demo scripts/demo.sh
 		# live migration with clients attached (a few minutes)
 		stage migrate scripts/migrate-test.sh --no-build
+		stage_join
 	fi
 fi
 
