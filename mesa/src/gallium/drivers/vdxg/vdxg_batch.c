@@ -38,7 +38,13 @@
 #define VDXG_CMD_BUF_SIZE  (256 * 1024)
 #define VDXG_CMD_BUFS_KEPT 8
 
-static struct vdxg_buf *
+/*
+ * A command buffer whose last submission has completed, by the context's
+ * timeline (an object wait would wait for the whole VM, as every object
+ * of a VM shares its reservation): the oldest is waited for when the
+ * context keeps as many as it may.
+ */
+static struct vdxg_cmd_buf *
 vdxg_cmd_buf_get(struct vdxg_context *ctx)
 {
    struct vdxg_cmd_buf *cb, *oldest = NULL;
@@ -49,13 +55,14 @@ vdxg_cmd_buf_get(struct vdxg_context *ctx)
       count++;
       if (!oldest)
          oldest = it;
-      if (!vdxg_bo_wait(it->buf->bo, 0)) {
+      if (vdxg_timeline_reached(ctx->timeline, it->point, 0)) {
          cb = it;
          goto found;
       }
    }
    if (count >= VDXG_CMD_BUFS_KEPT) {
-      vdxg_bo_wait(oldest->buf->bo, INT64_MAX);
+      /* A lost context's points signal too, with an error. */
+      vdxg_timeline_reached(ctx->timeline, oldest->point, INT64_MAX);
       cb = oldest;
       goto found;
    }
@@ -73,7 +80,7 @@ found:
    /* Most recently used last. */
    list_del(&cb->link);
    list_addtail(&cb->link, &ctx->cmd_bufs);
-   return cb->buf;
+   return cb;
 }
 
 static bool
@@ -90,8 +97,8 @@ vdxg_batch_start(struct vdxg_context *ctx)
    batch->cmd = vdxg_cmd_buf_get(ctx);
    if (!batch->cmd)
       return false;
-   vdxg_vcs_init(&batch->vcs, batch->cmd->bo->map, VDXG_CMD_BUF_SIZE,
-                 batch->cmd->va);
+   vdxg_vcs_init(&batch->vcs, batch->cmd->buf->bo->map, VDXG_CMD_BUF_SIZE,
+                 batch->cmd->buf->va);
    return true;
 }
 
@@ -247,6 +254,8 @@ vdxg_batch_submit(struct vdxg_context *ctx, uint64_t *point)
    if (ret)
       return ret;
    *point = ++ctx->timeline->submitted;
+   if (screen->model == VDXG_SUBMIT_EXEC)
+      batch->cmd->point = *point;
 
    if (!vdxg_syncobj_export_sync_file(screen->dev, ctx->syncobj, 0, &fd)) {
       if (ctx->last_fence_fd >= 0)

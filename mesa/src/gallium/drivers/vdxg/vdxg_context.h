@@ -93,7 +93,7 @@ vdxg_sampler_view(struct pipe_sampler_view *pview)
  * submission.
  */
 struct vdxg_batch {
-   struct vdxg_buf *cmd; /* EXEC: the command buffer object */
+   struct vdxg_cmd_buf *cmd; /* EXEC: the command buffer object */
    struct vdxg_vcs vcs;
    struct vdxg_cs *cs;   /* patch model */
    struct set *bufs;
@@ -101,10 +101,15 @@ struct vdxg_batch {
    unsigned num_draws;
 };
 
-/* A command buffer object of the EXEC model, kept for reuse. */
+/*
+ * A command buffer object of the EXEC model, kept for reuse once the
+ * context's timeline has reached the point of its last submission (0:
+ * none).
+ */
 struct vdxg_cmd_buf {
    struct list_head link;
    struct vdxg_buf *buf;
+   uint64_t point;
 };
 
 struct vdxg_context {
