@@ -18,16 +18,24 @@
 #include "vhostd.h"
 #include "vtest.h"
 
-/* zlib's CRC-32 (what the host sends), bit by bit: images are small. */
-static uint32_t crc32_bytes(const uint8_t *p, size_t n)
+/* zlib's CRC-32 (what the host sends), a byte at a time by a table. */
+uint32_t vhostd_crc32(uint32_t crc, const void *data, size_t n)
 {
-	uint32_t crc = 0xffffffff;
+	static uint32_t table[256];
+	const uint8_t *p = data;
 
-	while (n--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = crc >> 1 ^ (0xedb88320 & -(crc & 1));
+	if (!table[1]) {
+		for (uint32_t i = 0; i < 256; i++) {
+			uint32_t c = i;
+
+			for (int k = 0; k < 8; k++)
+				c = c >> 1 ^ (0xedb88320 & -(c & 1));
+			table[i] = c;
+		}
 	}
+	crc = ~crc;
+	while (n--)
+		crc = table[(crc ^ *p++) & 0xff] ^ crc >> 8;
 	return ~crc;
 }
 
@@ -184,10 +192,15 @@ static uint8_t *read_whole(const char *path, size_t *len)
 	return buf;
 }
 
-/* One attempt; NULL with *WHY set when the answer was lost or damaged
- * (worth asking again), a failure when the host refused. */
+/*
+ * One attempt, for the image (ENC gz) or for its length and CRC alone
+ * (ENC none: *CRC, and a non-NULL pointer to nothing); NULL with *WHY set
+ * when the answer was lost or damaged (worth asking again), a failure
+ * when the host refused.
+ */
 static uint8_t *try_screendump(struct vhostd *h, const char *id, int head,
-			       const char **why, size_t *len)
+			       const char *want, const char **why, size_t *len,
+			       uint32_t *crc_out)
 {
 	char req[128], *line = NULL, *b64 = NULL, enc[8];
 	size_t cap = 0, b64_len = 0, b64_cap = 0, rawlen = 0, paylen = 0;
@@ -198,7 +211,8 @@ static uint8_t *try_screendump(struct vhostd *h, const char *id, int head,
 
 	/* gz: a cube on a plain background compresses well, and the
 	 * guest's CPU reads every byte of the answer off the 16550. */
-	snprintf(req, sizeof(req), "VDXG-HOST %s screendump %d gz\n", id, head);
+	snprintf(req, sizeof(req), "VDXG-HOST %s screendump %d %s\n", id, head,
+		 want);
 	tcflush(h->fd, TCIFLUSH);
 	h->rlen = h->rpos = 0;
 	write_all(h->fd, req, strlen(req));
@@ -243,6 +257,15 @@ static uint8_t *try_screendump(struct vhostd *h, const char *id, int head,
 		b64_len += n;
 	}
 
+	vtest_assert_f(!strcmp(enc, want), "asked for %s, the host sent %s",
+		       want, enc);
+	if (!strcmp(enc, "none")) {
+		*len = rawlen;
+		*crc_out = crc;
+		raw = malloc(1);
+		vtest_assert(raw);
+		goto out;
+	}
 	payload = malloc(paylen + 16);
 	vtest_assert(payload);
 	n = b64_decode(b64 ? b64 : "", b64_len, payload, paylen + 16);
@@ -275,7 +298,7 @@ static uint8_t *try_screendump(struct vhostd *h, const char *id, int head,
 		raw = payload;
 		*len = paylen;
 	}
-	if (*len != rawlen || crc32_bytes(raw, *len) != crc) {
+	if (*len != rawlen || vhostd_crc32(0, raw, *len) != crc) {
 		free(raw);
 		raw = NULL;
 		*why = "length or CRC of the image";
@@ -286,8 +309,9 @@ out:
 	return raw;
 }
 
-uint8_t *vhostd_screendump(struct vhostd *h, const char *tag, int head,
-			   size_t *len)
+/* The request, asked again when the answer was lost or damaged. */
+static uint8_t *screendump(struct vhostd *h, const char *tag, int head,
+			   const char *want, size_t *len, uint32_t *crc)
 {
 	static unsigned int seq;
 	struct timespec t0, t1;
@@ -300,15 +324,31 @@ uint8_t *vhostd_screendump(struct vhostd *h, const char *tag, int head,
 
 		snprintf(id, sizeof(id), "%.16s-%d-%u", tag, (int)getpid(),
 			 seq++);
-		ppm = try_screendump(h, id, head, &why, len);
+		ppm = try_screendump(h, id, head, want, &why, len, crc);
 		if (ppm) {
 			clock_gettime(CLOCK_MONOTONIC, &t1);
-			vtest_info("screendump %s: %zu bytes in %.1f s", id,
-				   *len, (double)(t1.tv_sec - t0.tv_sec) +
+			vtest_info("screendump %s: %zu bytes%s in %.1f s", id,
+				   *len, strcmp(want, "none") ? "" :
+				   " (their CRC)",
+				   (double)(t1.tv_sec - t0.tv_sec) +
 				   (t1.tv_nsec - t0.tv_nsec) / 1e9);
 			return ppm;
 		}
 		vtest_info("screendump %s lost (%s); asking again", id, why);
 	}
 	vtest_fail("no screendump from the host after 3 attempts");
+}
+
+uint8_t *vhostd_screendump(struct vhostd *h, const char *tag, int head,
+			   size_t *len)
+{
+	uint32_t crc;
+
+	return screendump(h, tag, head, "gz", len, &crc);
+}
+
+void vhostd_screendump_crc(struct vhostd *h, const char *tag, int head,
+			   size_t *len, uint32_t *crc)
+{
+	free(screendump(h, tag, head, "none", len, crc));
 }

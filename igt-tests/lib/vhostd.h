@@ -34,5 +34,14 @@ void vhostd_close(struct vhostd *h);
  */
 uint8_t *vhostd_screendump(struct vhostd *h, const char *tag, int head,
 			   size_t *len);
+/*
+ * The same screendump's length and CRC-32 alone (the host keeps the
+ * image): a few bytes through the 16550 instead of the picture, for a
+ * test that knows what the screen must show.
+ */
+void vhostd_screendump_crc(struct vhostd *h, const char *tag, int head,
+			   size_t *len, uint32_t *crc);
+/* zlib's CRC-32 of N bytes at DATA, continuing CRC (0 to start). */
+uint32_t vhostd_crc32(uint32_t crc, const void *data, size_t n);
 
 #endif /* VHOSTD_H */
