@@ -757,7 +757,7 @@ static void ov_proc(unsigned int proc, unsigned int nobj)
 static void test_oversubscribed(void)
 {
 	/* The debug kernel's KASAN: half of them, twice the segment. */
-	unsigned int p, nobj, procs = vr_debug_kernel() ? OV_PROCS / 2 :
+	unsigned int p, nobj, procs = vtest_debug_kernel() ? OV_PROCS / 2 :
 						OV_PROCS;
 	pid_t pid[OV_PROCS];
 	int status;
@@ -1047,7 +1047,7 @@ static void many_proc(unsigned int f)
 static void test_many_vms(void)
 {
 	uint64_t spaces = vtest_cmdline_u64("vdxg_test.address-spaces", 256);
-	unsigned int f, files = vr_debug_kernel() ? MANY_FILES / 8 :
+	unsigned int f, files = vtest_debug_kernel() ? MANY_FILES / 8 :
 						   MANY_FILES;
 	uint64_t grants, steals;
 	pid_t pid[MANY_FILES];

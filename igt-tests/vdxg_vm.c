@@ -2144,7 +2144,7 @@ static void test_oversubscribed(void)
 			"|vdxg_fault_irq: [0-9]+ callbacks suppressed");
 	vram = vvm_vram_segment(vdxg_device_fd(vr.dev));
 	/* The debug kernel's KASAN: twice the segment, no full read-back. */
-	n = vr_commit_room(&vr, (vr_debug_kernel() ? 2 : 4) * vram) / OV_OBJ;
+	n = vr_commit_room(&vr, (vtest_debug_kernel() ? 2 : 4) * vram) / OV_OBJ;
 	vtest_info("VRAM segment %llu MiB: %u objects of %llu MiB\n",
 		   (unsigned long long)(vram / MIB), n, OV_OBJ / MIB);
 	o = calloc(n, sizeof(*o));
@@ -2248,7 +2248,7 @@ static void test_oversubscribed(void)
 
 		/* Every byte through its first address; the second's edges. */
 		first.vm[1] = 0;
-		if (!vr_debug_kernel())
+		if (!vtest_debug_kernel())
 			ov_check(&vr, &first, i, 0, OV_OBJ, false,
 				 "final, every byte");
 		ov_check(&vr, &o[i], i, 0, edge, false, "final");

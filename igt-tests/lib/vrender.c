@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,13 +21,6 @@
 
 _Static_assert(sizeof(struct vr_vertex) == VDXG_VERTEX_SIZE,
 	       "struct vr_vertex is the engine's vertex");
-
-bool vr_debug_kernel(void)
-{
-	struct utsname u;
-
-	return !uname(&u) && strstr(u.release, "-vdxg-debug");
-}
 
 double vr_now(void)
 {

@@ -214,11 +214,6 @@ void vr_ignore_dmesg(const char *regex);
 
 void vr_sleep_ms(unsigned int ms);
 double vr_now(void);
-/*
- * Running on the project's debug kernel (KASAN, lockdep, kmemleak: page
- * work several times slower), for tests that scale down there.
- */
-bool vr_debug_kernel(void);
 
 /* ------------------------------------------------------------- vertices */
 

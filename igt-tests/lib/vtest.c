@@ -552,6 +552,13 @@ int vtest_write_file(const char *path, const char *str)
 	return err;
 }
 
+bool vtest_debug_kernel(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.release, "-vdxg-debug");
+}
+
 bool vtest_path_exists(const char *path)
 {
 	return access(path, F_OK) == 0;

@@ -216,6 +216,11 @@ int vtest_read_file(const char *path, char *buf, size_t len);
 /* Write STR to PATH (a sysfs attribute). Returns 0 or -errno. */
 int vtest_write_file(const char *path, const char *str);
 bool vtest_path_exists(const char *path);
+/*
+ * Running on the project's debug kernel (KASAN, lockdep, kmemleak: page
+ * work several times slower), for tests that scale down there.
+ */
+bool vtest_debug_kernel(void);
 
 /* Run a shell command; returns its exit status (or 128 + signal, -1). */
 __attribute__((format(printf, 1, 2)))
