@@ -140,36 +140,38 @@ stage() {
 }
 
 # stage_bg NAME CMD...: stage NAME in the background, its output kept
-# until stage_join, which prints it and adds its results to this run's.
-BG_PID= BG_NAME= BG_OUT=
+# until stage_join NAME, which prints it and adds its results to this
+# run's. BG_PID[NAME] is its process.
+declare -A BG_PID
 stage_bg() {
-	BG_NAME=$1 BG_OUT=$VDXG_OUT/logs/check-$1.bg
-	echo "=== $1: in the background: ${*:2} (its output when it ends)"
+	local name=$1 out=$VDXG_OUT/logs/check-$1.bg
+	echo "=== $name: in the background: ${*:2} (its output when it ends)"
 	(
 		passed=0 failed=0 skipped=0 report=()
-		stage "$@" >"$BG_OUT.log"
+		stage "$@" >"$out.log"
 		rc=$?
 		{
-			echo "$passed $failed $skipped ${NOW[$BG_NAME]}"
+			echo "$passed $failed $skipped ${NOW[$name]}"
 			printf '%s\n' "${report[@]}"
-		} >"$BG_OUT"
+		} >"$out"
 		exit "$rc"
 	) &
-	BG_PID=$!
+	BG_PID[$name]=$!
 }
 stage_join() {
-	local p f s t line
-	wait "$BG_PID"
-	cat "$BG_OUT.log"
+	local name=$1 out=$VDXG_OUT/logs/check-$1.bg p f s t line
+	wait "${BG_PID[$name]}"
+	cat "$out.log"
 	{
 		read -r p f s t || { p=0 f=1 s=0 t=0; }
 		while IFS= read -r line; do report+=("$line"); done
-	} <"$BG_OUT" 2>/dev/null || {
+	} <"$out" 2>/dev/null || {
 		p=0 f=1 s=0 t=0
-		report+=("$BG_NAME: no result")
+		report+=("$name: no result")
 	}
 	passed=$((passed + p)) failed=$((failed + f))
-	skipped=$((skipped + s)) NOW[$BG_NAME]=$t
+	skipped=$((skipped + s)) NOW[$name]=$t
+	unset "BG_PID[$name]"
 }
 
 # The longest builds, the debug kernel, the fuzzing QEMU and Mesa, start
@@ -202,6 +204,9 @@ prebuild debug-kernel scripts/build-debug-kernel.sh
 prebuild qemu-fuzz scripts/build-qemu.sh --fuzz
 prebuild mesa scripts/build-mesa.sh
 
+# The lint and the fuzzer run beside the other early stages, which leave
+# a CPU idle for a third of their time.
+stage_bg lint make -s lint
 stage host make -s -C igt-tests check O="$VDXG_OUT/igt-tests"
 # Host tests too: libvdxg's builder and reference renderer (own log).
 stage host-lib make -s -C libvdxg check O="$VDXG_OUT/libvdxg"
@@ -210,13 +215,14 @@ stage host-tools make -s -C tools check O="$VDXG_OUT/tools"
 # vm.sh's kernel-problem matcher on sample reports (KASAN, lockdep, ...)
 stage host-log scripts/vm-log-selftest.sh
 stage kunit scripts/kunit.sh
-stage lint make -s lint
 if stage qemu make -s qemu; then
-	stage qtest scripts/qtest.sh
 	# QEMU's generic fuzzer on the device (its own ASan build, cached)
 	hurry qemu-fuzz
-	stage qemu-fuzz env QFUZZ_CONFIG="pf sriov" \
+	stage_bg qemu-fuzz env QFUZZ_CONFIG="pf sriov" \
 		scripts/qemu-fuzz.sh "${QFUZZ_CHECK_SECONDS:-30}"
+	stage qtest scripts/qtest.sh
+	stage_join lint
+	stage_join qemu-fuzz
 	# The image carries Mesa (make mesa)
 	hurry mesa
 	if stage build make -s image; then
@@ -233,16 +239,21 @@ if stage qemu make -s qemu; then
 		fg_done=$VDXG_OUT/logs/check-vm-fg-done
 		rm -f "$fg_done"
 		stage_bg vm scripts/igt.sh --fg-done "$fg_done"
-		while [ ! -e "$fg_done" ] && kill -0 "$BG_PID" 2>/dev/null; do
+		while [ ! -e "$fg_done" ] && kill -0 "${BG_PID[vm]}" 2>/dev/null; do
 			sleep 5
 		done
 		# make demo itself, and its still against the reference image
 		stage demo scripts/demo.sh
 		# live migration with clients attached (a few minutes)
 		stage migrate scripts/migrate-test.sh --no-build
-		stage_join
+		stage_join vm
 	fi
 fi
+
+# A background stage not joined yet (a failed stage skipped the rest).
+for name in "${!BG_PID[@]}"; do
+	stage_join "$name"
+done
 
 # This run's times replace the last run's (stages that did not run keep
 # theirs).
