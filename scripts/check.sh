@@ -233,9 +233,9 @@ if stage qemu make -s qemu; then
 		# stage runs without it; its debug boots then fail.
 		hurry debug-kernel
 		stage debug make -s debug-image
-		# The VM boots in the background; once the boots beside
-		# the display chain have ended, the demo and the migration
-		# test take their CPU while that chain finishes.
+		# The VM boots in the background, in two chains; once
+		# either has ended, the demo and the migration test take
+		# its CPU while the other finishes.
 		fg_done=$VDXG_OUT/logs/check-vm-fg-done
 		rm -f "$fg_done"
 		stage_bg vm scripts/igt.sh --fg-done "$fg_done"

@@ -112,9 +112,11 @@ shot still3d-va 1 --3d --va -p -s 1.3 -c 100000
 # vdxg driver (the GL image): by EXEC, its screen dumped midway, then by
 # SUBMIT with the patch model. Both print their frame rates.
 "$VDXG_TOP/scripts/vm.sh" --gl --name demo-gl --timeout 600 -- sh -c "$HOST_LIB"'
-# kmscube stops waiting for a flip when its stdin is readable: -N.
+# kmscube stops waiting for a flip when its stdin is readable: -N. Its
+# stdout is a file: line-buffered by stdbuf, or its "Rendered" lines come
+# a 4 KiB block at a time (about 40 s of frames).
 cube() {
-	kmscube -N "$@" >/tmp/cube.log 2>&1 &
+	stdbuf -oL kmscube -N "$@" >/tmp/cube.log 2>&1 &
 	cube=$!
 	while [ $(grep -c "^Rendered " /tmp/cube.log) -lt 2 ]; do
 		kill -0 $cube 2>/dev/null || break
