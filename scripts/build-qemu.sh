@@ -37,16 +37,11 @@ TARBALL=qemu_${QEMU_VERSION}+ds.orig.tar.xz
 TOPDIR=qemu-$QEMU_VERSION
 # The +ds tarball has no firmware blobs: nothing to install, and the edk2
 # images are not unpacked (patch_tree). Without default features, pixman
-# and PNG must be asked for (display consoles, screendump to PNG). Without
-# default devices, the q35 machine and the devices the tests use
-# (qemu/configs/devices/x86_64-softmmu/vdxg.mak) are built and no other:
-# 1112 objects instead of 1340, for the plain and the fuzzing build alike.
+# and PNG must be asked for (display consoles, screendump to PNG).
 CONFIGURE_OPTS=(
 	--python=/usr/bin/python3
 	--target-list=x86_64-softmmu
 	--without-default-features
-	--without-default-devices
-	--with-devices-x86_64=vdxg
 	--disable-docs
 	--disable-install-blobs
 	--enable-pixman
