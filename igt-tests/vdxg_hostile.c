@@ -598,6 +598,9 @@ static void abuser(double seconds)
 	_exit(hangs);
 }
 
+/* The victim's jobs after the abuser was refused */
+#define ABUSE_AFTER	20
+
 /*
  * One client loops on hanging the engine with fresh contexts while another
  * runs small jobs, until the abuser is refused and for ABUSE_AFTER jobs
@@ -607,9 +610,6 @@ static void abuser(double seconds)
  * after 5 hangs. Resets are counted, not timed: a job's latency on a
  * loaded machine says little about how many hangs it waited behind.
  */
-/* The victim's jobs after the abuser was refused */
-#define ABUSE_AFTER	20
-
 static void test_abuse_ban(void)
 {
 	uint64_t timeout_ms = vr_module_param("job_timeout_ms");
