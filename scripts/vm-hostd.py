@@ -29,6 +29,15 @@ for none, and does not read a payload through the 16550 while the
 picture it shows competes for its CPU. Lines that are not requests are logged and ignored.
 Everything is logged to DIR/hostd.log.
 
+A hotplug or a link failure of the device's outputs (vm.sh --device):
+
+  guest: VDXG-HOST ID qom-set PROP VALUE
+         PROP: connected0 to connected3 or link-bad0 to link-bad3 of the
+         device, VALUE: true or false
+  host:  VDXG-HOST-BEGIN ID none 0 00000000 0
+         VDXG-HOST-END ID
+     or  VDXG-HOST-ERROR ID message
+
 With --migrate-args (scripts/vm.sh --migrate) the guest may also ask for
 a live migration of itself:
 
@@ -66,6 +75,8 @@ import traceback
 import zlib
 
 REQ = re.compile(r"^VDXG-HOST ([A-Za-z0-9._-]{1,32}) (\S+)(?: (.*))?$")
+# The device properties a guest may set: its monitors and their links
+QOM_PROP = re.compile(r"^(connected|link-bad)[0-3]$")
 
 
 class Qmp:
@@ -197,6 +208,18 @@ def main():
         send(f"VDXG-HOST-END {rid}\n".encode())
         log(f"{rid}: screendump head {head}: {len(raw)} bytes, {enc} "
             f"{len(payload)}, sent in {time.monotonic() - t0:.2f} s")
+
+    def qom_set(rid, args):
+        parts = args.split()
+        if (len(parts) != 2 or not QOM_PROP.match(parts[0]) or
+                parts[1] not in ("true", "false")):
+            raise RuntimeError(f"bad qom-set arguments '{args}'")
+        if not a.device:
+            raise RuntimeError("qom-set needs the device's id (vm.sh --device)")
+        cur["qmp"].command("qom-set", path=f"/machine/peripheral/{a.device}",
+                           property=parts[0], value=parts[1] == "true")
+        send(f"VDXG-HOST-BEGIN {rid} none 0 00000000 0\n".encode())
+        send(f"VDXG-HOST-END {rid}\n".encode())
 
     def migrate(rid, args):
         if not a.migrate_args:
@@ -359,6 +382,8 @@ def main():
             try:
                 if what == "screendump":
                     screendump(rid, args)
+                elif what == "qom-set":
+                    qom_set(rid, args)
                 elif what == "migrate":
                     migrate(rid, args)
                 else:

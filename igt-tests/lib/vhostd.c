@@ -352,3 +352,31 @@ void vhostd_screendump_crc(struct vhostd *h, const char *tag, int head,
 {
 	free(screendump(h, tag, head, "none", len, crc));
 }
+
+void vhostd_qom_set(struct vhostd *h, const char *prop, bool value)
+{
+	static unsigned int seq;
+	char req[128], id[40], *line = NULL;
+	size_t cap = 0;
+
+	snprintf(id, sizeof(id), "qom-%d-%u", (int)getpid(), seq++);
+	snprintf(req, sizeof(req), "VDXG-HOST %s qom-set %s %s\n", id, prop,
+		 value ? "true" : "false");
+	tcflush(h->fd, TCIFLUSH);
+	h->rlen = h->rpos = 0;
+	write_all(h->fd, req, strlen(req));
+	for (;;) {
+		char tag[32], rid[40];
+
+		vtest_assert_f(hostd_line(h, &line, &cap, 60 * 1000),
+			       "no answer to qom-set %s", prop);
+		if (sscanf(line, "%31s %39s", tag, rid) != 2 || strcmp(rid, id))
+			continue;
+		if (!strcmp(tag, "VDXG-HOST-ERROR"))
+			vtest_fail("host qom-set %s failed: %s", prop, line);
+		if (!strcmp(tag, "VDXG-HOST-END"))
+			break;
+	}
+	free(line);
+	vtest_info("host: %s = %s", prop, value ? "true" : "false");
+}

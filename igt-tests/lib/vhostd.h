@@ -2,8 +2,8 @@
 /*
  * vhostd: the guest's end of scripts/vm.sh's host channel (the serial
  * port named by vdxgvm.hostd= on the kernel command line, answered by
- * scripts/vm-hostd.py), for tests that need only libc: today, the host's
- * screendump of a display head as a binary PPM.
+ * scripts/vm-hostd.py), for tests that need only libc: the host's
+ * screendump of a display head as a binary PPM, and hotplug.
 
  */
 #ifndef VHOSTD_H
@@ -41,6 +41,12 @@ uint8_t *vhostd_screendump(struct vhostd *h, const char *tag, int head,
  */
 void vhostd_screendump_crc(struct vhostd *h, const char *tag, int head,
 			   size_t *len, uint32_t *crc);
+/*
+ * Set the device's QOM property PROP (connected0..3, link-bad0..3) to
+ * VALUE: a hotplug, or a failed link. Fails the subtest when the host
+ * refuses.
+ */
+void vhostd_qom_set(struct vhostd *h, const char *prop, bool value);
 /* zlib's CRC-32 of N bytes at DATA, continuing CRC (0 to start). */
 uint32_t vhostd_crc32(uint32_t crc, const void *data, size_t n);
 

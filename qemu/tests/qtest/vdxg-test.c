@@ -30,6 +30,7 @@ int main(int argc, char **argv)
     vdxg_test_add_raster_tests();
     vdxg_test_add_display_tests();
     vdxg_test_add_compose_tests();
+    vdxg_test_add_color_tests();
     vdxg_test_add_wb_tests();
     vdxg_test_add_sriov_tests();
     vdxg_test_add_mmu_tests();

@@ -21,11 +21,17 @@
  *
  * Each pipe drives one connector. Its modes come from the EDID the device
  * exposes in registers (read with drm_edid_read_custom()), its status from
- * the connector status register, and a HOTPLUG interrupt reports changes.
+ * the connector status register, and a HOTPLUG interrupt reports changes:
+ * each connector that changed is probed again, its EDID re-read, and a
+ * hotplug event names it. A link the device reports as failed (LINK_BAD)
+ * sets the connector's "link-status" property to BAD, which tells the
+ * compositor to set the mode again; the enable of that modeset trains
+ * the link.
  *
- * The writeback connector captures the composed output of the pipe it is
- * attached to into a framebuffer: one capture per commit, completed by the
- * WRITEBACK interrupt, which signals the job's out-fence.
+ * The writeback connector captures the composed output of any pipe into a
+ * framebuffer: one capture per commit, completed by the WRITEBACK
+ * interrupt, which signals the job's out-fence. Its encoder is a clone of
+ * every pipe's, so it can share a pipe that drives a monitor.
  */
 
 static struct vdxg_crtc *conn_to_crtc(struct drm_connector *connector)
@@ -50,20 +56,25 @@ static int vdxg_edid_block(void *context, u8 *buf, unsigned int block,
 	return 0;
 }
 
-static int vdxg_connector_get_modes(struct drm_connector *connector)
+/* Read the EDID of @vc's monitor, if @connected, into its connector. */
+static void vdxg_connector_update_edid(struct vdxg_crtc *vc, bool connected)
 {
-	struct vdxg_crtc *vc = conn_to_crtc(connector);
+	struct drm_connector *connector = &vc->connector;
 	const struct drm_edid *edid = NULL;
-	int idx, n;
+	int idx;
 
-	if (drm_dev_enter(connector->dev, &idx)) {
+	if (connected && drm_dev_enter(connector->dev, &idx)) {
 		edid = drm_edid_read_custom(connector, vdxg_edid_block, vc);
 		drm_dev_exit(idx);
 	}
 	drm_edid_connector_update(connector, edid);
-	n = drm_edid_connector_add_modes(connector);
 	drm_edid_free(edid);
-	return n;
+}
+
+static int vdxg_connector_get_modes(struct drm_connector *connector)
+{
+	vdxg_connector_update_edid(conn_to_crtc(connector), true);
+	return drm_edid_connector_add_modes(connector);
 }
 
 static int vdxg_connector_detect(struct drm_connector *connector,
@@ -124,6 +135,53 @@ int vdxg_connector_init(struct vdxg_device *vdxg, struct vdxg_crtc *vc)
 }
 
 /**
+ * vdxg_connector_set_clones - let the writeback encoder share any pipe
+ * @vdxg: the device, its encoders all created
+ *
+ * possible_clones must be symmetric: each pipe's encoder is a clone of the
+ * writeback encoder and of itself, the writeback encoder of all of them.
+ */
+void vdxg_connector_set_clones(struct vdxg_device *vdxg)
+{
+	struct vdxg_display *disp = &vdxg->display;
+	u32 wb = 0, all = 0;
+	unsigned int i;
+
+	if (disp->wb.base.dev)
+		wb = drm_encoder_mask(&disp->wb.encoder);
+	for (i = 0; i < disp->num_crtcs; i++)
+		all |= drm_encoder_mask(&disp->crtcs[i].encoder);
+	for (i = 0; i < disp->num_crtcs; i++)
+		disp->crtcs[i].encoder.possible_clones =
+			drm_encoder_mask(&disp->crtcs[i].encoder) | wb;
+	if (wb)
+		disp->wb.encoder.possible_clones = all | wb;
+}
+
+/*
+ * Probe connector @vc again after a change the device reported, @status
+ * its CONN_STATUS, and tell userspace about it.
+ */
+static void vdxg_connector_changed(struct vdxg_crtc *vc, u32 status)
+{
+	struct drm_connector *connector = &vc->connector;
+
+	if (status & VDXG_CONN_LINK_BAD) {
+		drm_dbg_kms(connector->dev, "[CONNECTOR:%d:%s] link failed\n",
+			    connector->base.id, connector->name);
+		drm_connector_set_link_status_property(connector,
+						       DRM_MODE_LINK_STATUS_BAD);
+	}
+	/* The EDID property and display info of the monitor now there */
+	mutex_lock(&connector->dev->mode_config.mutex);
+	vdxg_connector_update_edid(vc, status & VDXG_CONN_CONNECTED);
+	mutex_unlock(&connector->dev->mode_config.mutex);
+	/* An event for this connector, whether or not its status changed */
+	if (!drm_connector_helper_hpd_irq_event(connector))
+		drm_kms_helper_connector_hotplug_event(connector);
+}
+
+/**
  * vdxg_hotplug_work - report connector changes
  * @work: &vdxg_display.hotplug_work
  */
@@ -133,7 +191,7 @@ void vdxg_hotplug_work(struct work_struct *work)
 						 hotplug_work);
 	struct vdxg_device *vdxg = container_of(disp, struct vdxg_device,
 						display);
-	bool changed = false;
+	u32 status[VDXG_MAX_CRTCS] = {};
 	unsigned int i;
 	int idx;
 
@@ -142,14 +200,14 @@ void vdxg_hotplug_work(struct work_struct *work)
 	for (i = 0; i < disp->num_crtcs; i++) {
 		u32 reg = VDXG_CRTC_BASE(i) + VDXG_CRTC_CONN_STATUS;
 
-		if (vdxg_rd(vdxg, reg) & VDXG_CONN_CHANGED) {
+		status[i] = vdxg_rd(vdxg, reg);
+		if (status[i] & VDXG_CONN_CHANGED)
 			vdxg_wr(vdxg, reg, VDXG_CONN_CHANGED);
-			changed = true;
-		}
 	}
 	drm_dev_exit(idx);
-	if (changed)
-		drm_kms_helper_hotplug_event(&vdxg->drm);
+	for (i = 0; i < disp->num_crtcs; i++)
+		if (status[i] & VDXG_CONN_CHANGED)
+			vdxg_connector_changed(&disp->crtcs[i], status[i]);
 }
 
 /* Writeback. */
@@ -226,9 +284,26 @@ static void vdxg_wb_atomic_commit(struct drm_connector *connector,
 	vdxg_wr(vdxg, VDXG_REG_WB_ADDR_HI, upper_32_bits(addr));
 	vdxg_wr(vdxg, VDXG_REG_WB_FORMAT, fb->format->format);
 	vdxg_wr(vdxg, VDXG_REG_WB_PITCH, fb->pitches[0]);
-	vdxg_wr(vdxg, VDXG_REG_WB_CTRL, VDXG_WB_CTRL_ENABLE |
-		(pipe << VDXG_WB_CTRL_CRTC_SHIFT));
+	/*
+	 * Armed by the pipe's atomic_flush, after its FLIP: the capture is
+	 * then of this commit's planes, also when this commit enables the
+	 * pipe (the writebacks are committed before the planes).
+	 */
+	disp->crtcs[pipe].wb_arm = true;
 	drm_dev_exit(idx);
+}
+
+/**
+ * vdxg_writeback_arm - arm the capture a commit asked of a pipe
+ * @vc: the pipe, its FLIP written
+ */
+void vdxg_writeback_arm(struct vdxg_crtc *vc)
+{
+	if (!vc->wb_arm)
+		return;
+	vc->wb_arm = false;
+	vdxg_wr(vc->vdxg, VDXG_REG_WB_CTRL, VDXG_WB_CTRL_ENABLE |
+		(vc->pipe << VDXG_WB_CTRL_CRTC_SHIFT));
 }
 
 /**

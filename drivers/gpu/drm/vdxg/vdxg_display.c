@@ -19,6 +19,7 @@
 #include "vdxg_bo.h"
 #include "vdxg_display.h"
 #include "vdxg_drv.h"
+#include "vdxg_modes.h"
 
 /**
  * DOC: Display
@@ -31,8 +32,12 @@
  * A commit writes the planes' pending registers and then FLIP, which the
  * device latches at the next vblank and answers with FLIP_DONE; that
  * interrupt sends the commit's event, so nonblocking commits and page-flip
- * events follow the hardware. Vblank interrupts come at the mode's refresh
- * rate; timestamps come from the scanline the device derives from time.
+ * events follow the hardware. An async flip (DRM_MODE_PAGE_FLIP_ASYNC,
+ * the primary plane's framebuffer only) writes ASYNC_FLIP instead, which
+ * latches the primary plane at once, tearing, and its event goes with
+ * ASYNC_DONE, carrying the last vblank's count and time. Vblank
+ * interrupts come at the mode's refresh rate; timestamps come from the
+ * scanline the device derives from time.
  * With a CRC source of "auto" the device computes a CRC-32 of every
  * composed frame, reported through DRM's CRC debugfs interface. A CRTC
  * goes off at the end of the frame it is scanning out.
@@ -198,15 +203,51 @@ static const struct drm_crtc_funcs vdxg_crtc_funcs = {
 static enum drm_mode_status
 vdxg_crtc_mode_valid(struct drm_crtc *crtc, const struct drm_display_mode *mode)
 {
-	if (mode->hdisplay > VDXG_MODE_MAX_DISPLAY ||
-	    mode->vdisplay > VDXG_MODE_MAX_DISPLAY)
-		return MODE_BAD;
-	if (mode->htotal > VDXG_MODE_MAX_TOTAL ||
-	    mode->vtotal > VDXG_MODE_MAX_TOTAL)
-		return MODE_BAD;
-	if (mode->flags & DRM_MODE_FLAG_INTERLACE)
-		return MODE_NO_INTERLACE;
-	return MODE_OK;
+	return vdxg_mode_status(mode);
+}
+
+/*
+ * An async flip changes the primary plane's framebuffer and nothing else
+ * (the core refuses other property changes): the pipe must be on and the
+ * framebuffer of the same format, which ASYNC_FLIP latches at once.
+ */
+static int vdxg_crtc_async_check(struct drm_crtc *crtc,
+				 struct drm_atomic_state *state,
+				 struct drm_crtc_state *cs)
+{
+	struct drm_plane_state *old_ps, *new_ps;
+	struct drm_plane *plane;
+	int i;
+
+	if (!cs->active || drm_atomic_crtc_needs_modeset(cs))
+		return -EINVAL;
+	for_each_oldnew_plane_in_state(state, plane, old_ps, new_ps, i) {
+		if (plane->type != DRM_PLANE_TYPE_PRIMARY ||
+		    new_ps->crtc != crtc)
+			continue;
+		if (!old_ps->fb || !new_ps->fb || !old_ps->visible ||
+		    !new_ps->visible ||
+		    old_ps->fb->format != new_ps->fb->format ||
+		    old_ps->fb->modifier != new_ps->fb->modifier) {
+			drm_dbg_atomic(crtc->dev,
+				       "[CRTC:%d] async flip of another format or visibility\n",
+				       crtc->base.id);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int vdxg_crtc_atomic_check(struct drm_crtc *crtc,
+				  struct drm_atomic_state *state)
+{
+	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
+	int ret;
+
+	ret = vdxg_color_check(crtc, cs);
+	if (!ret && cs->async_flip)
+		ret = vdxg_crtc_async_check(crtc, state, cs);
+	return ret;
 }
 
 static void vdxg_crtc_set_mode(struct vdxg_crtc *vc,
@@ -232,6 +273,8 @@ static void vdxg_crtc_atomic_enable(struct drm_crtc *crtc,
 	if (!drm_dev_enter(crtc->dev, &idx))
 		return;
 	vdxg_crtc_set_mode(vc, &crtc->state->adjusted_mode);
+	/* The enable latches it: the first frame is already through it. */
+	vdxg_color_commit(vc, crtc->state);
 	vdxg_crtc_update_ctrl(vc, true);
 	drm_dev_exit(idx);
 	drm_crtc_vblank_on(crtc);
@@ -292,13 +335,17 @@ static void vdxg_crtc_atomic_flush(struct drm_crtc *crtc,
 				   struct drm_atomic_state *state)
 {
 	struct vdxg_crtc *vc = to_vdxg_crtc(crtc);
-	struct drm_pending_vblank_event *event = crtc->state->event;
-	bool active = crtc->state->active;
+	struct drm_crtc_state *cs = crtc->state;
+	struct drm_pending_vblank_event *event = cs->event;
+	bool active = cs->active;
 	bool present;
 	int idx;
 
 	/* Unplugged: no FLIP_DONE will come, so complete the commit now. */
 	present = drm_dev_enter(crtc->dev, &idx);
+	if (present && active && cs->color_mgmt_changed &&
+	    !drm_atomic_crtc_needs_modeset(cs))
+		vdxg_color_commit(vc, cs);
 	/*
 	 * The event and the FLIP it waits for are set together under the
 	 * event lock, so that the FLIP_DONE of an earlier flip never sees
@@ -308,13 +355,18 @@ static void vdxg_crtc_atomic_flush(struct drm_crtc *crtc,
 	if (event) {
 		crtc->state->event = NULL;
 		if (present && active && !vc->event &&
-		    !drm_crtc_vblank_get(crtc))
+		    !drm_crtc_vblank_get(crtc)) {
 			vc->event = event;
-		else
+			vc->event_async = cs->async_flip;
+		} else {
 			drm_crtc_send_vblank_event(crtc, event);
+		}
 	}
-	if (present && active)
-		vdxg_crtc_wr(vc, VDXG_CRTC_FLIP, 1);
+	if (present && active) {
+		vdxg_crtc_wr(vc, cs->async_flip ? VDXG_CRTC_ASYNC_FLIP :
+						 VDXG_CRTC_FLIP, 1);
+		vdxg_writeback_arm(vc);
+	}
 	spin_unlock_irq(&crtc->dev->event_lock);
 	if (present)
 		drm_dev_exit(idx);
@@ -322,6 +374,7 @@ static void vdxg_crtc_atomic_flush(struct drm_crtc *crtc,
 
 static const struct drm_crtc_helper_funcs vdxg_crtc_helper_funcs = {
 	.mode_valid = vdxg_crtc_mode_valid,
+	.atomic_check = vdxg_crtc_atomic_check,
 	.atomic_enable = vdxg_crtc_atomic_enable,
 	.atomic_disable = vdxg_crtc_atomic_disable,
 	.atomic_flush = vdxg_crtc_atomic_flush,
@@ -352,6 +405,9 @@ static int vdxg_crtc_init(struct vdxg_device *vdxg, unsigned int pipe)
 	if (ret)
 		return ret;
 	drm_crtc_helper_add(&vc->base, &vdxg_crtc_helper_funcs);
+	ret = vdxg_color_init(vc);
+	if (ret)
+		return ret;
 	return vdxg_connector_init(vdxg, vc);
 }
 
@@ -361,14 +417,37 @@ static bool vdxg_crtc_flip_pending(struct vdxg_crtc *vc)
 	       VDXG_CRTC_STATUS_FLIP_PENDING;
 }
 
-/* Send the event of the last commit if it waits (and no FLIP is pending). */
-static void vdxg_crtc_send_event(struct vdxg_crtc *vc, bool unless_pending)
+/*
+ * How an interrupt may complete the last commit: FLIP_DONE completes a
+ * flip's when no FLIP is pending (again), ASYNC_DONE an async flip's, and
+ * unplug any.
+ */
+enum vdxg_event_by {
+	VDXG_EVENT_BY_FLIP_DONE,
+	VDXG_EVENT_BY_ASYNC_DONE,
+	VDXG_EVENT_BY_UNPLUG,
+};
+
+static bool vdxg_crtc_event_done(struct vdxg_crtc *vc, enum vdxg_event_by by)
+{
+	switch (by) {
+	case VDXG_EVENT_BY_FLIP_DONE:
+		return !vc->event_async && !vdxg_crtc_flip_pending(vc);
+	case VDXG_EVENT_BY_ASYNC_DONE:
+		return vc->event_async;
+	default:
+		return true;
+	}
+}
+
+/* Send the event of the last commit if it waits and @by completes it. */
+static void vdxg_crtc_send_event(struct vdxg_crtc *vc, enum vdxg_event_by by)
 {
 	struct drm_device *drm = &vc->vdxg->drm;
 	unsigned long flags;
 
 	spin_lock_irqsave(&drm->event_lock, flags);
-	if (vc->event && !(unless_pending && vdxg_crtc_flip_pending(vc))) {
+	if (vc->event && vdxg_crtc_event_done(vc, by)) {
 		drm_crtc_send_vblank_event(&vc->base, vc->event);
 		drm_crtc_vblank_put(&vc->base);
 		vc->event = NULL;
@@ -384,7 +463,7 @@ static void vdxg_crtc_send_event(struct vdxg_crtc *vc, bool unless_pending)
  */
 static void vdxg_crtc_flip_done(struct vdxg_crtc *vc)
 {
-	vdxg_crtc_send_event(vc, true);
+	vdxg_crtc_send_event(vc, VDXG_EVENT_BY_FLIP_DONE);
 }
 
 /*
@@ -436,6 +515,9 @@ void vdxg_display_irq(struct vdxg_device *vdxg, u32 pending)
 			vdxg_crtc_vblank(&disp->crtcs[i]);
 		if (pending & VDXG_INT_FLIP_DONE(i))
 			vdxg_crtc_flip_done(&disp->crtcs[i]);
+		if (pending & VDXG_INT_ASYNC_DONE(i))
+			vdxg_crtc_send_event(&disp->crtcs[i],
+					     VDXG_EVENT_BY_ASYNC_DONE);
 	}
 	if (pending & VDXG_INT_WRITEBACK)
 		vdxg_writeback_irq(vdxg);
@@ -529,6 +611,7 @@ int vdxg_display_init(struct vdxg_device *vdxg)
 	drm->mode_config.preferred_depth = 24;
 	/* The planes program normalized_zpos: the helpers must compute it. */
 	drm->mode_config.normalize_zpos = true;
+	drm->mode_config.async_page_flip = true;
 	drm->mode_config.funcs = &vdxg_mode_config_funcs;
 	drm->mode_config.helper_private = &vdxg_mode_config_helpers;
 
@@ -542,6 +625,7 @@ int vdxg_display_init(struct vdxg_device *vdxg)
 		if (ret)
 			return ret;
 	}
+	vdxg_connector_set_clones(vdxg);
 
 	ret = drm_vblank_init(drm, disp->num_crtcs);
 	if (ret)
@@ -550,7 +634,8 @@ int vdxg_display_init(struct vdxg_device *vdxg)
 
 	sources = VDXG_INT_HOTPLUG | VDXG_INT_WRITEBACK;
 	for (i = 0; i < disp->num_crtcs; i++)
-		sources |= VDXG_INT_VBLANK(i) | VDXG_INT_FLIP_DONE(i);
+		sources |= VDXG_INT_VBLANK(i) | VDXG_INT_FLIP_DONE(i) |
+			   VDXG_INT_ASYNC_DONE(i);
 	vdxg_irq_enable(vdxg, sources);
 	drm_kms_helper_poll_init(drm);
 	return 0;
@@ -572,6 +657,7 @@ void vdxg_display_fini(struct vdxg_device *vdxg)
 	disable_work_sync(&vdxg->display.hotplug_work);
 	/* FLIP_DONE will not come for flips pending at unplug. */
 	for (i = 0; i < vdxg->display.num_crtcs; i++)
-		vdxg_crtc_send_event(&vdxg->display.crtcs[i], false);
+		vdxg_crtc_send_event(&vdxg->display.crtcs[i],
+				     VDXG_EVENT_BY_UNPLUG);
 	drm_atomic_helper_shutdown(&vdxg->drm);
 }

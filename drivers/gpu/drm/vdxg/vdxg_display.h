@@ -40,7 +40,10 @@ struct vdxg_plane {
  * @planes: primary, overlay and cursor
  * @encoder: the pipe's encoder
  * @connector: the pipe's connector
- * @event: the page-flip event waiting for FLIP_DONE, under drm.event_lock
+ * @event: the page-flip event waiting for FLIP_DONE (or for ASYNC_DONE,
+ *	with @event_async), under drm.event_lock
+ * @event_async: @event is an async flip's
+ * @wb_arm: the commit has a writeback job for this pipe, armed after FLIP
  * @crc: CRC generation is on
  * @crc_frame: the device frame of the last CRC reported
  * @ctrl_lock: serialises read-modify-writes of the CRTC's CTRL register
@@ -56,6 +59,8 @@ struct vdxg_crtc {
 	struct drm_encoder encoder;
 	struct drm_connector connector;
 	struct drm_pending_vblank_event *event;
+	bool event_async;
+	bool wb_arm;
 	bool crc;
 	u32 crc_frame;
 	spinlock_t ctrl_lock; /* CTRL read-modify-writes */
@@ -103,10 +108,17 @@ u64 vdxg_fb_gpu_addr(struct drm_framebuffer *fb);
 int vdxg_present_ioctl(struct drm_device *drm, void *data,
 		       struct drm_file *file);
 
+/* vdxg_color.c */
+int vdxg_color_init(struct vdxg_crtc *vc);
+int vdxg_color_check(struct drm_crtc *crtc, struct drm_crtc_state *cs);
+void vdxg_color_commit(struct vdxg_crtc *vc, const struct drm_crtc_state *cs);
+
 /* vdxg_connector.c */
 int vdxg_connector_init(struct vdxg_device *vdxg, struct vdxg_crtc *vc);
+void vdxg_connector_set_clones(struct vdxg_device *vdxg);
 void vdxg_hotplug_work(struct work_struct *work);
 int vdxg_writeback_init(struct vdxg_device *vdxg);
 void vdxg_writeback_irq(struct vdxg_device *vdxg);
+void vdxg_writeback_arm(struct vdxg_crtc *vc);
 
 #endif

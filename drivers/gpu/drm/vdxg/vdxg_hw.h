@@ -107,9 +107,11 @@
 #define   VDXG_INT_VBLANK(crtc)		BIT(8 + (crtc))	/* crtc 0..3 */
 #define   VDXG_INT_FLIP_DONE(crtc)	BIT(12 + (crtc))
 #define   VDXG_INT_WRITEBACK		BIT(16)
+#define   VDXG_INT_ASYNC_DONE(crtc)	BIT(20 + (crtc))	/* ASYNC_FLIP */
 #define   VDXG_INT_MISC_MASK		(VDXG_INT_SELFTEST | VDXG_INT_FAULT | \
 					 VDXG_INT_HOTPLUG)
-#define   VDXG_INT_DISPLAY_MASK		(0xff00u | VDXG_INT_WRITEBACK)
+#define   VDXG_INT_DISPLAY_MASK		(0xff00u | VDXG_INT_WRITEBACK | \
+					 0xf00000u)
 #define   VDXG_INT_VALID_MASK		(VDXG_INT_MISC_MASK | \
 					 VDXG_INT_RENDER_FENCE | \
 					 VDXG_INT_PAGING_FENCE | \
@@ -927,8 +929,14 @@
  * Writing FLIP latches all of them at the next vblank (at once when the
  * CRTC is off) and raises FLIP_DONE. Writing CURSOR_UPDATE latches the
  * cursor plane's registers at once, without interrupt (the legacy cursor
- * path). Enabling the CRTC latches everything at once. Latched planes are
- * checked; a bad one is not shown and raises a display fault.
+ * path); ASYNC_FLIP latches the primary plane's at once and raises
+ * ASYNC_DONE (an async flip, tearing allowed). Enabling the CRTC latches
+ * everything at once. Latched planes are checked; a bad one is not shown
+ * and raises a display fault.
+ *
+ * Colour: the composed frame goes through a degamma LUT, a 3x3 matrix
+ * (CTM) and a gamma LUT, each enabled in COLOR_CTRL, before scanout, CRC
+ * and writeback. They are pending registers, latched with the planes.
  *
  * docs/hardware.md ("Display engine") defines the blending arithmetic, the
  * CRC, the writeback unit, the EDID and the faults exactly.
@@ -963,12 +971,39 @@
 #define VDXG_CRTC_HSYNC_END		0x108	/* RW */
 #define VDXG_CRTC_VSYNC_START		0x10c	/* RW */
 #define VDXG_CRTC_VSYNC_END		0x110	/* RW */
+#define VDXG_CRTC_ASYNC_FLIP		0x114	/* WO: latch the primary now */
+
+/*
+ * Colour pipeline, per CRTC: pending registers, latched with the planes
+ * (FLIP, enable), not by ASYNC_FLIP or CURSOR_UPDATE. The LUTs have
+ * VDXG_LUT_SIZE entries of three 16-bit channels, reached through
+ * LUT_INDEX: writing LUT_DATA_LO sets the entry's red and green, writing
+ * LUT_DATA_HI its blue and then moves LUT_INDEX to the next entry of the
+ * same LUT (255 wraps to 0). The CTM coefficients are two's complement
+ * fixed point with 16 fractional bits, row-major: out[i] = sum over j of
+ * CTM[3 * i + j] * in[j]. The arithmetic is in docs/hardware.md.
+ */
+#define VDXG_CRTC_COLOR_CTRL		0x118	/* RW, pending */
+#define   VDXG_COLOR_DEGAMMA		BIT(0)
+#define   VDXG_COLOR_CTM		BIT(1)
+#define   VDXG_COLOR_GAMMA		BIT(2)
+#define   VDXG_COLOR_CTRL_MASK		0x7
+#define VDXG_CRTC_LUT_INDEX		0x11c	/* RW */
+#define   VDXG_LUT_INDEX_ENTRY_MASK	0xff
+#define   VDXG_LUT_INDEX_GAMMA		BIT(8)	/* 0: the degamma LUT */
+#define   VDXG_LUT_INDEX_MASK		0x1ff
+#define VDXG_CRTC_LUT_DATA_LO		0x120	/* RW, pending: green << 16 | red */
+#define VDXG_CRTC_LUT_DATA_HI		0x124	/* RW, pending: blue; index++ */
+#define VDXG_CRTC_CTM(i)		(0x128 + (i) * 4)	/* RW, pending */
+#define VDXG_LUT_SIZE			256
+#define VDXG_CTM_FRAC_BITS		16
 
 /* Mode limits, checked when the CRTC is enabled. */
 #define VDXG_MODE_MAX_DISPLAY		4096	/* HDISPLAY, VDISPLAY */
 #define VDXG_MODE_MAX_TOTAL		8192	/* HTOTAL, VTOTAL */
 #define VDXG_MODE_MIN_FRAME_NS		1000000ull	/* 1000 Hz */
 #define VDXG_MODE_MAX_FRAME_NS		1000000000ull	/* 1 Hz */
+#define VDXG_MODE_MAX_CLOCK_KHZ		1200000	/* 1.2 GHz pixel clock */
 
 /*
  * Planes: primary 0x040, overlay 0x080, cursor 0x0c0 in the CRTC block.
@@ -1035,6 +1070,7 @@
 #define VDXG_CRTC_CONN_STATUS		0x100	/* RO, bit 1 W1C */
 #define   VDXG_CONN_CONNECTED		BIT(0)
 #define   VDXG_CONN_CHANGED		BIT(1)	/* set by a hotplug; W1C */
+#define   VDXG_CONN_LINK_BAD		BIT(2)	/* link lost; cleared by enable */
 #define VDXG_CRTC_EDID			0x180	/* RO: 128-byte EDID block */
 #define VDXG_EDID_SIZE			128	/* reads 0 while disconnected */
 

@@ -345,6 +345,13 @@ static void vdxg_instance_init(Object *obj)
                             vdxg_set_connected, NULL, &s->connected[op]);
         object_property_set_description(obj, name,
             "A monitor is connected to this output (hotplug when changed)");
+        g_free(name);
+        name = g_strdup_printf("link-bad%u", op);
+        object_property_add(obj, name, "bool", vdxg_get_link_bad,
+                            vdxg_set_link_bad, NULL, &s->link_bad_prop[op]);
+        object_property_set_description(obj, name,
+            "The link to the monitor failed (set true to fail it; the "
+            "driver's next enable of the CRTC trains it again)");
     }
     object_property_add_uint64_ptr(obj, "x-disp-composes", &s->disp_composes,
                                    OBJ_PROP_FLAG_READ);

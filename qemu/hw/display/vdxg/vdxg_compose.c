@@ -107,6 +107,7 @@ void vdxg_crtc_latch_all(VdxgState *s, VdxgCrtc *c)
         vdxg_plane_latch(s, c, p);
     }
     c->abg = c->bg;
+    vdxg_color_latch(c);
     c->stale = true;
 }
 
@@ -348,6 +349,9 @@ static void vdxg_compose_start(VdxgState *s, VdxgCrtc *c)
     for (i = 0; i < n; i++) {
         h = vdxg_hash(h, &c->cur[c->comp_order[i]], sizeof(VdxgPlane));
     }
+    if (vdxg_color_on(c)) {
+        h = vdxg_hash(h, &c->acolor, sizeof(c->acolor));
+    }
     c->comp_state = h;
     c->comp_row = 0;
     c->comp_crc = crc32(0, NULL, 0);
@@ -414,6 +418,9 @@ static bool vdxg_compose_row(VdxgState *s, VdxgCrtc *c, uint32_t y)
                                 out + r[j].dx0, r[j].n);
         }
     }
+    if (vdxg_color_on(c)) {
+        vdxg_color_row(c, out, c->fw);
+    }
     c->row_hash[y] = h;
     c->comp_changed = true;
     if (c->con_y0 < c->con_y1) {
@@ -466,7 +473,8 @@ static bool vdxg_crtc_compose_step(VdxgState *s, VdxgCrtc *c, int64_t deadline)
         /* The frame was resized under the composition */
         vdxg_compose_start(s, c);
     }
-    every = MAX(1, VDXG_COMPOSE_CHECK_PX / (c->fw * (c->comp_n + 1)));
+    every = MAX(1, VDXG_COMPOSE_CHECK_PX /
+                   (c->fw * (c->comp_n + 1 + vdxg_color_weight(c))));
     while (c->comp_row < c->fh) {
         if (!vdxg_compose_row(s, c, c->comp_row)) {
             /* The plane is hidden now: draw the frame without it. */
@@ -571,14 +579,14 @@ void vdxg_display_harvest(VdxgState *s)
 
 /*
  * About the work of composing @c, in pixels (a translucent plane's count
- * eight times). Up to VDXG_COMPOSE_SYNC_WORK a frame is composed when it
+ * eight times, and so does the frame's with the colour matrix on). Up to VDXG_COMPOSE_SYNC_WORK a frame is composed when it
  * is needed; above, in slices of the compose bottom half.
  */
 #define VDXG_COMPOSE_SYNC_WORK  (2 * 1024 * 1024)
 
 static uint64_t vdxg_compose_work(const VdxgCrtc *c)
 {
-    uint64_t work = (uint64_t)c->fw * c->fh;
+    uint64_t work = (uint64_t)c->fw * c->fh * (1 + vdxg_color_weight(c));
     unsigned int p;
 
     for (p = 0; p < VDXG_NUM_PLANES; p++) {

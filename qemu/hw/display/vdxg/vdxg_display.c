@@ -9,6 +9,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/bitops.h"
+#include "qemu/cutils.h"
 #include "qemu/error-report.h"
 #include "qemu/host-utils.h"
 #include "qemu/log.h"
@@ -59,7 +60,7 @@ static const char *vdxg_mode_check(const uint32_t *m)
         m[VDXG_M_VTOTAL] > VDXG_MODE_MAX_TOTAL) {
         return "vertical timing";
     }
-    if (!m[VDXG_M_CLOCK]) {
+    if (!m[VDXG_M_CLOCK] || m[VDXG_M_CLOCK] > VDXG_MODE_MAX_CLOCK_KHZ) {
         return "pixel clock";
     }
     frame_ns = muldiv64((uint64_t)m[VDXG_M_HTOTAL] * m[VDXG_M_VTOTAL],
@@ -379,6 +380,10 @@ static bool vdxg_crtc_enable(VdxgState *s, VdxgCrtc *c)
     }
     memcpy(c->amode, c->mode, sizeof(c->amode));
     c->mode_invalid = false;
+    if (s->connected[c->index]) {
+        /* The link is trained again */
+        c->link_bad = false;
+    }
     c->t0 = vdxg_now();
     c->event_frame = 0;
     c->flip_pending = false;
@@ -425,11 +430,14 @@ static uint32_t vdxg_crtc_disable(VdxgState *s, VdxgCrtc *c)
 /*
  * The EDID of connector @index, from QEMU's generator: EDID 1.4, digital,
  * vendor "VDX", name "vdxg-<index>", serial number index + 1; preferred
- * (detailed) mode 1024x768@60 and the generator's other modes up to
- * 2560x1600, one block.
+ * (detailed) mode at 60 Hz of the output's size below, and the
+ * generator's other modes up to 2560x1600, one block.
  */
 static void vdxg_edid_build(uint8_t *e, unsigned int index)
 {
+    static const uint32_t pref[VDXG_MAX_CRTCS][2] = {
+        { 1024, 768 }, { 800, 600 }, { 1280, 720 }, { 1280, 1024 },
+    };
     g_autofree char *name = g_strdup_printf("vdxg-%u", index);
     g_autofree char *serial = g_strdup_printf("%u", index + 1);
     qemu_edid_info info = {
@@ -438,8 +446,8 @@ static void vdxg_edid_build(uint8_t *e, unsigned int index)
         .serial = serial,
         .width_mm = 400,
         .height_mm = 300,
-        .prefx = 1024,
-        .prefy = 768,
+        .prefx = pref[index][0],
+        .prefy = pref[index][1],
         .maxx = 2560,
         .maxy = 1600,
         .refresh_rate = 60000,
@@ -480,7 +488,51 @@ void vdxg_set_connected(Object *obj, Visitor *v, const char *name,
     if (*connected != value) {
         *connected = value;
         s->crtc[index].conn_changed = true;
+        if (!value) {
+            s->crtc[index].link_bad = false;
+        }
         trace_vdxg_hotplug(index, value);
+        vdxg_irq_raise(&s->core, VDXG_INT_HOTPLUG);
+    }
+}
+
+void vdxg_get_link_bad(Object *obj, Visitor *v, const char *name,
+                       void *opaque, Error **errp)
+{
+    VdxgState *s = VDXG(obj);
+    bool *prop = opaque;
+    unsigned int index = prop - s->link_bad_prop;
+
+    *prop = index < s->outputs && s->crtc[index].link_bad;
+    visit_type_bool(v, name, prop, errp);
+}
+
+/* "link-bad<n>" written true: the link to the monitor fails. */
+void vdxg_set_link_bad(Object *obj, Visitor *v, const char *name,
+                       void *opaque, Error **errp)
+{
+    VdxgState *s = VDXG(obj);
+    bool *prop = opaque;
+    unsigned int index = prop - s->link_bad_prop;
+    VdxgCrtc *c = &s->crtc[index];
+    bool value;
+
+    if (!visit_type_bool(v, name, &value, errp)) {
+        return;
+    }
+    if (!value) {
+        return;                 /* only a failure is an event */
+    }
+    if (!DEVICE(obj)->realized || index >= s->outputs ||
+        !s->connected[index]) {
+        error_setg(errp, "vdxg: output %u has no monitor whose link can fail",
+                   index);
+        return;
+    }
+    if (!c->link_bad) {
+        c->link_bad = true;
+        c->conn_changed = true;
+        trace_vdxg_link_bad(index);
         vdxg_irq_raise(&s->core, VDXG_INT_HOTPLUG);
     }
 }
@@ -634,14 +686,20 @@ bool vdxg_display_post_load(VdxgState *s)
     for (i = 0; i < VDXG_MAX_CRTCS; i++) {
         VdxgCrtc *c = vdxg_crtc(s, i);
 
-        if (c->ctrl & ~VDXG_CRTC_CTRL_MASK) {
+        if ((c->ctrl & ~VDXG_CRTC_CTRL_MASK) ||
+            (c->color.ctrl & ~VDXG_COLOR_CTRL_MASK) ||
+            (c->lut_index & ~VDXG_LUT_INDEX_MASK) ||
+            !vdxg_color_post_load(c)) {
             return false;
         }
         if (i >= s->outputs) {
-            if (c->ctrl || c->flip_pending) {
+            if (c->ctrl || c->flip_pending || c->link_bad) {
                 return false;
             }
             continue;
+        }
+        if (c->link_bad && !s->connected[i]) {
+            return false;
         }
         if (vdxg_crtc_active(c)) {
             if (vdxg_mode_check(c->amode) ||
@@ -847,6 +905,9 @@ bool vdxg_display_read(VdxgState *s, hwaddr addr, uint32_t *val)
                ldl_le_p(c->edid + off - VDXG_CRTC_EDID) : 0;
         return true;
     }
+    if (vdxg_color_read(c, off, val)) {
+        return true;
+    }
     m = vdxg_mode_reg(off);
     if (m >= 0) {
         *val = c->mode[m];
@@ -858,6 +919,7 @@ bool vdxg_display_read(VdxgState *s, hwaddr addr, uint32_t *val)
         break;
     case VDXG_CRTC_FLIP:
     case VDXG_CRTC_CURSOR_UPDATE:
+    case VDXG_CRTC_ASYNC_FLIP:
         *val = 0;
         break;
     case VDXG_CRTC_FRAME_COUNT:
@@ -886,7 +948,8 @@ bool vdxg_display_read(VdxgState *s, hwaddr addr, uint32_t *val)
         break;
     case VDXG_CRTC_CONN_STATUS:
         *val = (s->connected[c->index] ? VDXG_CONN_CONNECTED : 0) |
-               (c->conn_changed ? VDXG_CONN_CHANGED : 0);
+               (c->conn_changed ? VDXG_CONN_CHANGED : 0) |
+               (c->link_bad ? VDXG_CONN_LINK_BAD : 0);
         break;
     default:
         return false;
@@ -911,6 +974,9 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
     }
     if (off >= VDXG_CRTC_EDID) {
         vdxg_guest_error("write to read-only register", addr, val);
+        return true;
+    }
+    if (vdxg_color_write(c, addr, off, val)) {
         return true;
     }
     m = vdxg_mode_reg(off);
@@ -957,6 +1023,15 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
                                  c->pend[VDXG_PLANE_IDX_CURSOR].addr);
         vdxg_plane_latch(s, c, VDXG_PLANE_IDX_CURSOR);
         break;
+    case VDXG_CRTC_ASYNC_FLIP:
+        if (!vdxg_crtc_active(c)) {
+            vdxg_guest_error("ASYNC_FLIP of a CRTC that is off", addr, val);
+            break;
+        }
+        trace_vdxg_async_flip(c->index, c->pend[VDXG_PLANE_IDX_PRIMARY].addr);
+        vdxg_plane_latch(s, c, VDXG_PLANE_IDX_PRIMARY);
+        vdxg_irq_raise(&s->core, VDXG_INT_ASYNC_DONE(c->index));
+        break;
     case VDXG_CRTC_BG_COLOR:
         c->bg = val;
         break;
@@ -997,6 +1072,30 @@ static const VMStateDescription vmstate_vdxg_plane = {
     },
 };
 
+/* The colour pipeline and the link, when they are not at reset values */
+static bool vdxg_crtc_color_needed(void *opaque)
+{
+    VdxgCrtc *c = opaque;
+
+    return c->link_bad || c->lut_index ||
+           !buffer_is_zero(&c->color, sizeof(c->color)) ||
+           !buffer_is_zero(&c->acolor, sizeof(c->acolor));
+}
+
+static const VMStateDescription vmstate_vdxg_crtc_color = {
+    .name = "vdxg/crtc/color",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vdxg_crtc_color_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(link_bad, VdxgCrtc),
+        VMSTATE_UINT32(lut_index, VdxgCrtc),
+        VMSTATE_STRUCT(color, VdxgCrtc, 1, vmstate_vdxg_color, VdxgColor),
+        VMSTATE_STRUCT(acolor, VdxgCrtc, 1, vmstate_vdxg_color, VdxgColor),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 /* A CRTC; its frame is composed again on the destination */
 const VMStateDescription vmstate_vdxg_crtc = {
     .name = "vdxg/crtc",
@@ -1024,5 +1123,9 @@ const VMStateDescription vmstate_vdxg_crtc = {
                              vmstate_vdxg_plane, VdxgPlane),
         VMSTATE_UINT32_ARRAY(pstatus, VdxgCrtc, VDXG_NUM_PLANES),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_vdxg_crtc_color,
+        NULL
     },
 };

@@ -272,6 +272,21 @@ typedef struct VdxgPlane {
     uint32_t zpos;
 } VdxgPlane;
 
+/*
+ * A CRTC's colour pipeline registers: the pending copy, or the latched
+ * one. lut holds the degamma LUT, then the gamma LUT, each
+ * VDXG_LUT_SIZE entries of red, green, blue (VDXG_LUT_WORD()).
+ */
+#define VDXG_LUT_WORDS          (2 * VDXG_LUT_SIZE * 3)
+#define VDXG_LUT_WORD(gamma, entry, ch) \
+    (((gamma) * VDXG_LUT_SIZE + (entry)) * 3 + (ch))
+
+typedef struct VdxgColor {
+    uint32_t ctrl;              /* COLOR_CTRL */
+    uint16_t lut[VDXG_LUT_WORDS];
+    int32_t ctm[9];             /* S15.16, row-major */
+} VdxgColor;
+
 typedef struct VdxgCrtc {
     /* Registers as written */
     uint32_t ctrl;              /* ENABLE reads 1 only while active */
@@ -279,6 +294,9 @@ typedef struct VdxgCrtc {
     uint32_t bg;                /* pending BG_COLOR */
     VdxgPlane pend[VDXG_NUM_PLANES];
     bool conn_changed;          /* CONN_STATUS.CHANGED */
+    bool link_bad;              /* CONN_STATUS.LINK_BAD */
+    VdxgColor color;            /* pending colour pipeline */
+    uint32_t lut_index;         /* LUT_INDEX */
 
     /* Scanout: valid while ctrl has ENABLE */
     uint32_t amode[VDXG_NUM_MODE_REGS]; /* latched by the enable */
@@ -294,6 +312,7 @@ typedef struct VdxgCrtc {
     uint32_t abg;               /* latched BG_COLOR */
     VdxgPlane cur[VDXG_NUM_PLANES];
     uint32_t pstatus[VDXG_NUM_PLANES];  /* VDXG_PLANE_STATUS_* */
+    VdxgColor acolor;           /* latched colour pipeline */
     QEMUTimer *timer;           /* the next vblank with work to do */
 
     /* Fixed at realize, or derived; not migrated */
@@ -308,6 +327,13 @@ typedef struct VdxgCrtc {
     uint32_t crc_cache;
     bool con_dirty;             /* frame changed since the console copy */
     uint32_t con_y0, con_y1;    /* the rows that changed; none: all */
+    /*
+     * Derived from acolor by vdxg_color_latch(): without the CTM, each
+     * output channel of the pipeline as a function of the input channel
+     * (color8); with it, the input after degamma (color16).
+     */
+    uint8_t color8[3][256];
+    uint16_t color16[3][256];
 
     /* Composition in slices (vdxg_crtc_compose_step); not migrated */
     bool composing;             /* under way, up to comp_row */
@@ -477,6 +503,7 @@ struct VdxgState {
     bool use_rebar;                     /* offer the Resizable BAR cap */
     uint32_t outputs;
     bool connected[VDXG_MAX_CRTCS];     /* "connected<n>", hotplug */
+    bool link_bad_prop[VDXG_MAX_CRTCS]; /* "link-bad<n>" (reads link_bad) */
     uint32_t total_vfs;
     uint64_t vf_vram_size;
     uint64_t vf_aperture_size;
@@ -753,6 +780,16 @@ bool vdxg_crtc_refresh_sliced(VdxgState *s, VdxgCrtc *c);
 void vdxg_compose_bh(void *opaque);
 uint32_t vdxg_crtc_crc(VdxgState *s, VdxgCrtc *c);
 
+/* vdxg_color.c */
+bool vdxg_color_read(VdxgCrtc *c, hwaddr off, uint32_t *val);
+bool vdxg_color_write(VdxgCrtc *c, hwaddr addr, hwaddr off, uint32_t val);
+void vdxg_color_latch(VdxgCrtc *c);
+bool vdxg_color_on(const VdxgCrtc *c);
+unsigned int vdxg_color_weight(const VdxgCrtc *c);
+void vdxg_color_row(const VdxgCrtc *c, uint32_t *row, size_t n);
+bool vdxg_color_post_load(VdxgCrtc *c);
+extern const VMStateDescription vmstate_vdxg_color;
+
 /* vdxg_display.c */
 VdxgCrtc *vdxg_crtc(VdxgState *s, unsigned int index);
 bool vdxg_crtc_active(const VdxgCrtc *c);
@@ -764,6 +801,10 @@ void vdxg_get_connected(Object *obj, Visitor *v, const char *name,
                         void *opaque, Error **errp);
 void vdxg_set_connected(Object *obj, Visitor *v, const char *name,
                         void *opaque, Error **errp);
+void vdxg_get_link_bad(Object *obj, Visitor *v, const char *name,
+                       void *opaque, Error **errp);
+void vdxg_set_link_bad(Object *obj, Visitor *v, const char *name,
+                       void *opaque, Error **errp);
 void vdxg_display_reset(VdxgState *s);
 void vdxg_display_realize(VdxgState *s);
 void vdxg_display_exit(VdxgState *s);

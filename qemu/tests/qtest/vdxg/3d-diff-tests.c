@@ -425,7 +425,7 @@ static void df_block(Df *d, DfProg *g, uint32_t len)
 static void df_prog_init(Df *d, DfProg *g, uint32_t stage)
 {
     uint32_t i, j;
-    static const float fixed[2][4] = {
+    static const float fixed[3][4] = {
         { 0, 1, -1, 0.5f }, { 2, 3, 0.25f, 4 }, { 16, 64, -8, 0.03f },
     };
 

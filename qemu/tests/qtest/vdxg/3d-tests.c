@@ -15,6 +15,7 @@
  */
 
 #include "qemu/osdep.h"
+#include <math.h>
 #include "libqtest.h"
 #include "vdxg-test.h"
 

@@ -571,6 +571,7 @@ static void test_dp_mode_invalid(void)
         { "vsync_end < vsync_start", 6, 770 },
         { "vtotal < vsync_end", 7, 776 },
         { "clock 0", 8, 0 },
+        { "clock above 1.2 GHz", 8, VDXG_MODE_MAX_CLOCK_KHZ + 1 },
         { "refresh above 1000 Hz", 8, 1100000 },
         { "refresh below 1 Hz", 8, 1000 },
     };
@@ -938,13 +939,16 @@ void dp_check_screendump(Dp *d, const char *device, int head,
  */
 static void test_dp_edid(void)
 {
-    Dp *d = dp_start("outputs=3");
+    static const uint32_t pref[4][2] = {
+        { 1024, 768 }, { 800, 600 }, { 1280, 720 }, { 1280, 1024 },
+    };
+    Dp *d = dp_start("outputs=4");
     uint8_t e[VDXG_EDID_SIZE];
     int c, i, sum, modes;
     uint32_t htotal, vtotal, clock, refresh;
     bool have_640 = false, have_1920x1200 = false;
 
-    for (c = 0; c < 3; c++) {
+    for (c = 0; c < 4; c++) {
         g_autofree char *name = g_strdup_printf("vdxg-%d\n", c);
 
         for (i = 0; i < VDXG_EDID_SIZE; i += 4) {
@@ -987,12 +991,12 @@ static void test_dp_edid(void)
             modes++;
         }
         g_assert_cmpuint(modes, ==, 8);
-        /* Descriptor 1: preferred 1024x768 at 60 Hz */
+        /* Descriptor 1: preferred, each output its own size, at 60 Hz */
         clock = lduw_le_p(e + 54);
-        htotal = 1024 + (e[57] | (e[58] & 0x0f) << 8);
-        vtotal = 768 + (e[60] | (e[61] & 0x0f) << 8);
-        g_assert_cmpuint(e[56] | (e[58] & 0xf0) << 4, ==, 1024);
-        g_assert_cmpuint(e[59] | (e[61] & 0xf0) << 4, ==, 768);
+        htotal = pref[c][0] + (e[57] | (e[58] & 0x0f) << 8);
+        vtotal = pref[c][1] + (e[60] | (e[61] & 0x0f) << 8);
+        g_assert_cmpuint(e[56] | (e[58] & 0xf0) << 4, ==, pref[c][0]);
+        g_assert_cmpuint(e[59] | (e[61] & 0xf0) << 4, ==, pref[c][1]);
         refresh = (uint64_t)clock * 10000 / htotal / vtotal;
         g_assert_cmpuint(refresh, >=, 59);
         g_assert_cmpuint(refresh, <=, 60);
@@ -1523,9 +1527,16 @@ static void test_dp_migration(void)
     uint64_t bar2;
     int64_t now;
 
+    g_autoptr(GRand) rnd = g_rand_new_with_seed(1511);
+    DpColor ca, cb;
+
     b.ctrl |= BLEND(VDXG_BLEND_COVERAGE);
     b.zpos = 1;
     dp_plane(src, 0, PRIMARY, &a);
+    /* A colour pipeline latched by the enable, another one pending */
+    dp_color_random(&ca, rnd);
+    ca.ctrl = VDXG_COLOR_DEGAMMA | VDXG_COLOR_GAMMA;
+    dp_color(src, 0, &ca);
     dp_enable(src, 0, m, VDXG_CRTC_CTRL_VBLANK_IRQ | VDXG_CRTC_CTRL_CRC);
     dp_enable(src, 1, &dp_tiny, 0);
     for (i = 0; i < 4; i++) {
@@ -1535,12 +1546,19 @@ static void test_dp_migration(void)
     wr(src->v, VDXG_REG_INT_ACK, ~0u);
     /* Pending: an overlay flip and a capture at the next vblank */
     dp_plane(src, 0, OVERLAY, &b);
+    dp_color_random(&cb, rnd);
+    cb.ctrl = VDXG_COLOR_CTRL_MASK;
+    dp_color(src, 0, &cb);
+    wr(src->v, CR(0, VDXG_CRTC_LUT_INDEX), VDXG_LUT_INDEX_GAMMA | 7);
     wr(src->v, CR(0, VDXG_CRTC_FLIP), 1);
     wr64(src->v, VDXG_REG_WB_ADDR_LO, DP_WB);
     wr(src->v, VDXG_REG_WB_FORMAT, XR24);
     wr(src->v, VDXG_REG_WB_PITCH, 640);
     wr(src->v, VDXG_REG_WB_CTRL, VDXG_WB_CTRL_ENABLE);
     dp_qom_set_connected(src, 1, false);
+    qtest_qmp_assert_success(src->qts, "{ 'execute': 'qom-set', 'arguments': "
+                             "{ 'path': '/machine/peripheral/gpu', "
+                             "'property': 'link-bad0', 'value': true } }");
     now = dp_now(src);
     regs[0] = rd(src->v, CR(0, VDXG_CRTC_FRAME_COUNT));
     regs[1] = rd(src->v, CR(0, VDXG_CRTC_CRC));
@@ -1593,6 +1611,24 @@ static void test_dp_migration(void)
     g_assert_cmphex(rd(dst->v, VDXG_REG_WB_STATUS), ==, regs[6]);
     g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_SCANLINE)), ==, regs[7]);
     g_assert_cmphex(rd(dst->v, VDXG_REG_INT_STATUS), ==, VDXG_INT_HOTPLUG);
+    g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_CONN_STATUS)), ==,
+                    VDXG_CONN_CONNECTED | VDXG_CONN_CHANGED |
+                    VDXG_CONN_LINK_BAD);
+    /* The pending colour registers came along. */
+    g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_LUT_INDEX)), ==,
+                    VDXG_LUT_INDEX_GAMMA | 7);
+    g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_LUT_DATA_LO)), ==,
+                    cb.lut[1][7][0] | (uint32_t)cb.lut[1][7][1] << 16);
+    g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_CTM(5))), ==,
+                    (uint32_t)cb.ctm[5]);
+    /* The latched ones too: the console shows the frame through them */
+    {
+        DpPlane pls[1] = { a };
+
+        ref_compose(m, 0, pls, 1, want);
+        ref_color_frame(&ca, want, 160 * 120);
+        dp_check_screendump(dst, NULL, 0, want, 160, 120);
+    }
 
     /* The next vblank on the destination does what was pending. */
     k = dp_next_vblank(dst, 0);
@@ -1603,6 +1639,7 @@ static void test_dp_migration(void)
         DpPlane pls[2] = { a, b };
 
         ref_compose(m, 0, pls, 2, want);
+        ref_color_frame(&cb, want, 160 * 120);
     }
     g_assert_cmpuint(rd(dst->v, CR(0, VDXG_CRTC_CRC_FRAME)), ==, k);
     g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_CRC)), ==,

@@ -185,12 +185,12 @@ static void test_migration_rebar(void)
 }
 
 /*
- * A mode for the stream test whose registers are easy to find, with a
- * 4 GHz pixel clock (a 991 Hz refresh): lines counted from a t0 far in the
- * past overflow 64 bits.
+ * A mode for the stream test whose registers are easy to find, with the
+ * largest pixel clock (1.2 GHz, a 297 Hz refresh): the line count from a
+ * t0 far in the past comes nearest to the limits of 64 bits.
  */
 static const DpMode mig_mode = {
-    1001, 1003, 1005, 4007, 701, 703, 705, 1007, 4000000,
+    1001, 1003, 1005, 4007, 701, 703, 705, 1007, VDXG_MODE_MAX_CLOCK_KHZ,
 };
 
 /*

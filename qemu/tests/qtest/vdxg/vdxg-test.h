@@ -33,6 +33,7 @@ void vdxg_test_add_render_tests(void);
 void vdxg_test_add_raster_tests(void);
 void vdxg_test_add_display_tests(void);
 void vdxg_test_add_compose_tests(void);
+void vdxg_test_add_color_tests(void);
 void vdxg_test_add_wb_tests(void);
 void vdxg_test_add_sriov_tests(void);
 void vdxg_test_add_mmu_tests(void);
@@ -239,6 +240,18 @@ void dp_assert_no_fault(Dp *d);
 uint64_t dp_qom_u64(Dp *d, const char *prop);
 void dp_check_screendump(Dp *d, const char *device, int head,
                          const uint32_t *want, int w, int h);
+
+/* color-tests.c */
+typedef struct DpColor {
+    uint32_t ctrl;
+    uint16_t lut[2][VDXG_LUT_SIZE][3];  /* degamma, gamma; r, g, b */
+    int32_t ctm[9];
+} DpColor;
+
+void dp_color(Dp *d, int c, const DpColor *col);
+void dp_color_identity(DpColor *col);
+void dp_color_random(DpColor *col, GRand *rnd);
+void ref_color_frame(const DpColor *col, uint32_t *frame, size_t n);
 
 /* compose-tests.c */
 void dp_qom_reset_max_slice(Dp *d);

@@ -1,0 +1,1031 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vdxg_display: what a compositor asks of the display beyond the basics,
+ * checked against the contract (docs/hardware.md) on screen.
+ *
+ *   async-flip          an async page flip (DRM_MODE_PAGE_FLIP_ASYNC) is
+ *                       on screen, in the host's screendump, before the
+ *                       next vblank, and its event carries the last
+ *                       vblank's sequence; what an async flip may not do
+ *                       fails with EINVAL
+ *   color-degamma, color-ctm, color-gamma, color-pipeline
+ *                       the CRTC's DEGAMMA_LUT, CTM and GAMMA_LUT, alone
+ *                       and together: the CRC, the screendump and a
+ *                       writeback capture of the same CRTC (the writeback
+ *                       connector a clone of the monitor's) are the
+ *                       reference's pixels, computed here by the
+ *                       contract's arithmetic
+ *   color-legacy-gamma  the legacy gamma ioctl, as GAMMA_LUT
+ *   color-invalid       LUTs of another size, a CTM of another size: EINVAL
+ *   hotplug             a monitor unplugged and plugged back by the host:
+ *                       a uevent naming the connector each time, the new
+ *                       connector state, and the output's own EDID modes
+ *   link-status         a failed link (the host's link-bad<n>): a uevent,
+ *                       link-status BAD, and a modeset that trains it again
+ *   invalid-modes       modes the device cannot show fail with EINVAL, by
+ *                       SETCRTC and by an atomic TEST_ONLY commit
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
+
+#include <drm_fourcc.h>
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+
+#include "vdxg_hw.h"
+#include "vhostd.h"
+#include "voutput.h"
+#include "vtest.h"
+
+/* Linux 6.8's uapi; older libdrm headers lack it */
+#ifndef DRM_CAP_ATOMIC_ASYNC_PAGE_FLIP
+#define DRM_CAP_ATOMIC_ASYNC_PAGE_FLIP 0x15
+#endif
+
+struct dfb {
+	uint32_t handle, fb, pitch, w, h, format;
+	uint64_t size;
+	uint32_t *map;
+};
+
+struct dt {
+	int fd;
+	struct voutput o;
+	struct vhostd hostd;
+	bool have_hostd;
+	uint64_t kmsg;
+};
+
+static void dt_open(struct dt *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->hostd.fd = -1;
+	t->kmsg = vtest_kmsg_seq();
+	t->fd = vtest_drm_open_driver("vdxg", VTEST_NODE_CARD, NULL);
+	vtest_require_f(t->fd >= 0, "no vdxg card node");
+	vtest_assert_ok(drmSetClientCap(t->fd, DRM_CLIENT_CAP_ATOMIC, 1));
+	vtest_assert_ok(drmSetClientCap(t->fd, DRM_CLIENT_CAP_WRITEBACK_CONNECTORS,
+					1));
+	voutput_find(t->fd, &t->o);
+	t->have_hostd = vhostd_open(&t->hostd);
+}
+
+static void dt_close(struct dt *t)
+{
+	int n = vtest_kmsg_problems(t->kmsg);
+
+	vhostd_close(&t->hostd);
+	close(t->fd);
+	vtest_assert_f(n == 0, "%d kernel log problem(s)", n);
+}
+
+static void dt_need_hostd(struct dt *t, const char *what)
+{
+	vtest_require_f(t->have_hostd, "%s needs the host channel "
+			"(vdxgvm.hostd on the kernel command line)", what);
+}
+
+static void dfb_create(int fd, struct dfb *f, uint32_t w, uint32_t h,
+		       uint32_t format)
+{
+	struct drm_mode_create_dumb c = { .width = w, .height = h, .bpp = 32 };
+	struct drm_mode_map_dumb m = { 0 };
+	uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 };
+
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &c));
+	f->handle = c.handle;
+	f->pitch = c.pitch;
+	f->size = c.size;
+	f->w = w;
+	f->h = h;
+	f->format = format;
+	m.handle = c.handle;
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m));
+	f->map = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		      m.offset);
+	vtest_assert(f->map != MAP_FAILED);
+	handles[0] = f->handle;
+	pitches[0] = f->pitch;
+	vtest_assert_f(drmModeAddFB2(fd, w, h, format, handles, pitches,
+				     offsets, &f->fb, 0) == 0,
+		       "ADDFB2 %ux%u: %s", w, h, strerror(errno));
+}
+
+static void dfb_destroy(int fd, struct dfb *f)
+{
+	struct drm_mode_destroy_dumb d = { .handle = f->handle };
+
+	drmModeRmFB(fd, f->fb);
+	munmap(f->map, f->size);
+	vtest_ioctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
+}
+
+static uint32_t *px(struct dfb *f, uint32_t x, uint32_t y)
+{
+	return f->map + y * (f->pitch / 4) + x;
+}
+
+/* Deterministic pixels of SEED; with CHANNELS every channel value shows. */
+static void dfb_pattern(struct dfb *f, uint32_t seed, bool channels)
+{
+	uint32_t x, y, s = seed * 2654435761u + 1;
+
+	for (y = 0; y < f->h; y++) {
+		for (x = 0; x < f->w; x++) {
+			uint32_t r, g, b;
+
+			if (channels) {
+				r = (x + y * 7 + seed) & 0xff;
+				g = (x * 3 + y) & 0xff;
+				b = (r ^ g ^ (y >> 1)) & 0xff;
+			} else {
+				s = s * 1103515245u + 12345u;
+				r = s >> 24;
+				g = (s >> 16) & 0xff;
+				b = (s >> 8) & 0xff;
+			}
+			*px(f, x, y) = r << 16 | g << 8 | b;
+		}
+	}
+}
+
+/* The CRTC's frame of F (XRGB8888, the mode's size) as W x H pixels */
+static uint32_t *dfb_image(struct dfb *f)
+{
+	uint32_t *img = malloc((size_t)f->w * f->h * 4), y;
+
+	vtest_assert(img);
+	for (y = 0; y < f->h; y++)
+		memcpy(img + (size_t)y * f->w, px(f, 0, y), f->w * 4);
+	for (size_t i = 0; i < (size_t)f->w * f->h; i++)
+		img[i] &= 0xffffff;
+	return img;
+}
+
+/* Properties */
+
+static uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *name,
+			uint64_t *value)
+{
+	drmModeObjectProperties *props = drmModeObjectGetProperties(fd, obj,
+								    type);
+	uint32_t id = 0;
+
+	vtest_assert(props);
+	for (uint32_t i = 0; i < props->count_props && !id; i++) {
+		drmModePropertyRes *p = drmModeGetProperty(fd, props->props[i]);
+
+		if (p && !strcmp(p->name, name)) {
+			id = p->prop_id;
+			if (value)
+				*value = props->prop_values[i];
+		}
+		drmModeFreeProperty(p);
+	}
+	drmModeFreeObjectProperties(props);
+	return id;
+}
+
+static uint64_t prop_value(int fd, uint32_t obj, uint32_t type,
+			   const char *name)
+{
+	uint64_t v = 0;
+
+	vtest_assert_f(prop_id(fd, obj, type, name, &v), "no property %s",
+		       name);
+	return v;
+}
+
+static void add(drmModeAtomicReq *req, int fd, uint32_t obj, uint32_t type,
+		const char *name, uint64_t value)
+{
+	uint32_t id = prop_id(fd, obj, type, name, NULL);
+
+	vtest_assert_f(id, "object %u has no property %s", obj, name);
+	vtest_assert(drmModeAtomicAddProperty(req, obj, id, value) >= 0);
+}
+
+/* Show F full screen on the output's CRTC with MODE (atomic, a modeset) */
+static void show(struct dt *t, struct dfb *f, const drmModeModeInfo *mode)
+{
+	drmModeAtomicReq *req = drmModeAtomicAlloc();
+	uint32_t blob, plane = 0;
+	drmModePlaneRes *pr = drmModeGetPlaneResources(t->fd);
+
+	for (uint32_t i = 0; pr && i < pr->count_planes && !plane; i++) {
+		drmModePlane *p = drmModeGetPlane(t->fd, pr->planes[i]);
+
+		if ((p->possible_crtcs & (1u << t->o.head)) &&
+		    prop_value(t->fd, p->plane_id, DRM_MODE_OBJECT_PLANE,
+			       "type") == DRM_PLANE_TYPE_PRIMARY)
+			plane = p->plane_id;
+		drmModeFreePlane(p);
+	}
+	drmModeFreePlaneResources(pr);
+	vtest_assert(plane);
+	vtest_assert_ok(drmModeCreatePropertyBlob(t->fd, mode, sizeof(*mode),
+						  &blob));
+	add(req, t->fd, t->o.crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", blob);
+	add(req, t->fd, t->o.crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
+	add(req, t->fd, t->o.conn_id, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID",
+	    t->o.crtc_id);
+	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "FB_ID", f->fb);
+	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "CRTC_ID", t->o.crtc_id);
+	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "SRC_X", 0);
+	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "SRC_Y", 0);
+	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "SRC_W", (uint64_t)f->w << 16);
+	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "SRC_H", (uint64_t)f->h << 16);
+	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "CRTC_X", 0);
+	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "CRTC_Y", 0);
+	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "CRTC_W", f->w);
+	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "CRTC_H", f->h);
+	vtest_assert_f(drmModeAtomicCommit(t->fd, req,
+					   DRM_MODE_ATOMIC_ALLOW_MODESET,
+					   NULL) == 0,
+		       "modeset: %s", strerror(errno));
+	drmModeAtomicFree(req);
+	drmModeDestroyPropertyBlob(t->fd, blob);
+}
+
+/* Screens */
+
+/* The CRC-32 and length of the PPM a screendump of IMG (W x H) gives */
+static uint32_t ppm_crc(const uint32_t *img, uint32_t w, uint32_t h,
+			size_t *len)
+{
+	char hdr[64];
+	int n = snprintf(hdr, sizeof(hdr), "P6\n%u %u\n255\n", w, h);
+	uint8_t *row = malloc((size_t)w * 3);
+	uint32_t crc = vhostd_crc32(0, hdr, n);
+
+	vtest_assert(row);
+	for (uint32_t y = 0; y < h; y++) {
+		for (uint32_t x = 0; x < w; x++) {
+			uint32_t p = img[(size_t)y * w + x];
+
+			row[x * 3] = p >> 16;
+			row[x * 3 + 1] = p >> 8;
+			row[x * 3 + 2] = p;
+		}
+		crc = vhostd_crc32(crc, row, (size_t)w * 3);
+	}
+	free(row);
+	*len = n + (size_t)w * h * 3;
+	return crc;
+}
+
+/* Does the host's screendump of our CRTC show IMG? */
+static bool screen_shows(struct dt *t, const char *what, const uint32_t *img,
+			 uint32_t w, uint32_t h)
+{
+	size_t len, want_len;
+	uint32_t crc, want = ppm_crc(img, w, h, &want_len);
+
+	vhostd_screendump_crc(&t->hostd, what, t->o.head, &len, &crc);
+	if (len == want_len && crc == want)
+		return true;
+	vtest_info("%s: screendump %zu bytes CRC %08x, the reference %zu "
+		   "bytes CRC %08x", what, len, crc, want_len, want);
+	return false;
+}
+
+/* Async flips */
+
+static uint32_t vblank_seq(int fd, int head, uint32_t wait)
+{
+	drmVBlank vbl = {
+		.request.type = DRM_VBLANK_RELATIVE |
+				(head << DRM_VBLANK_HIGH_CRTC_SHIFT),
+		.request.sequence = wait,
+	};
+
+	vtest_assert_f(drmWaitVBlank(fd, &vbl) == 0, "WAIT_VBLANK: %s",
+		       strerror(errno));
+	return vbl.reply.sequence;
+}
+
+static void test_async_flip(void)
+{
+	struct dfb f[3];
+	struct dt t;
+	drmModeModeInfo mode;
+	uint64_t cap = 0;
+	uint32_t *img[2];
+	int i, shown = 0, in_frame = 0;
+
+	dt_open(&t);
+	vtest_assert_ok(drmGetCap(t.fd, DRM_CAP_ASYNC_PAGE_FLIP, &cap));
+	vtest_assert_eq(cap, 1);
+	vtest_assert_ok(drmGetCap(t.fd, DRM_CAP_ATOMIC_ASYNC_PAGE_FLIP, &cap));
+	vtest_assert_eq(cap, 1);
+	dt_need_hostd(&t, "async-flip");
+
+	/*
+	 * One frame a second, the slowest the device shows, so that a
+	 * screendump fits between two vblanks.
+	 */
+	mode = t.o.mode;
+	mode.clock = (mode.htotal * mode.vtotal + 999) / 1000;
+	mode.vrefresh = 1;
+	snprintf(mode.name, sizeof(mode.name), "%ux%u@1", mode.hdisplay,
+		 mode.vdisplay);
+	for (i = 0; i < 2; i++) {
+		dfb_create(t.fd, &f[i], t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+		dfb_pattern(&f[i], 11 + i, false);
+		img[i] = dfb_image(&f[i]);
+	}
+	dfb_create(t.fd, &f[2], t.o.w, t.o.h, DRM_FORMAT_XBGR8888);
+	show(&t, &f[0], &mode);
+
+	/*
+	 * An async flip completes within the frame it was asked in, and is
+	 * on screen before the next vblank. A flip that waited for a vblank
+	 * would never complete within its frame; a screendump that outlives
+	 * the frame (a busy host) proves nothing, and is taken again.
+	 */
+	for (i = 1; i <= 6 && shown < 1; i++) {
+		struct drm_event_vblank ev;
+		uint32_t seq0, seq1;
+
+		seq0 = vblank_seq(t.fd, t.o.head, 1);
+		vtest_assert_f(drmModePageFlip(t.fd, t.o.crtc_id, f[i % 2].fb,
+					       DRM_MODE_PAGE_FLIP_ASYNC |
+					       DRM_MODE_PAGE_FLIP_EVENT,
+					       NULL) == 0,
+			       "async flip: %s", strerror(errno));
+		vtest_assert_f(voutput_read_event(t.fd, &ev, 5000),
+			       "no event for the async flip");
+		seq1 = vblank_seq(t.fd, t.o.head, 0);
+		if (seq1 != seq0) {
+			vtest_info("flip %d: its event came after a vblank",
+				   i);
+			continue;
+		}
+		in_frame++;
+		vtest_assert_eq(ev.sequence, seq0);
+		vtest_assert_f(screen_shows(&t, "async", img[i % 2], t.o.w,
+					    t.o.h),
+			       "the screen does not show the async flip's "
+			       "framebuffer");
+		if (vblank_seq(t.fd, t.o.head, 0) != seq0) {
+			vtest_info("flip %d: a vblank came before the "
+				   "screendump was done; again", i);
+			continue;
+		}
+		shown++;
+	}
+	vtest_assert_f(in_frame, "no async flip completed within its frame");
+	vtest_require_f(shown, "no screendump within a frame of a second "
+			"(a busy host)");
+
+	/* Another format: EINVAL; so is a change besides the framebuffer */
+	vtest_assert_errno(drmModePageFlip(t.fd, t.o.crtc_id, f[2].fb,
+					   DRM_MODE_PAGE_FLIP_ASYNC, NULL),
+			   EINVAL);
+	{
+		drmModeAtomicReq *req = drmModeAtomicAlloc();
+		drmModePlaneRes *pr = drmModeGetPlaneResources(t.fd);
+		uint32_t plane = 0;
+
+		for (uint32_t j = 0; j < pr->count_planes && !plane; j++) {
+			uint64_t crtc = 0;
+
+			prop_id(t.fd, pr->planes[j], DRM_MODE_OBJECT_PLANE,
+				"CRTC_ID", &crtc);
+			if (crtc == t.o.crtc_id)
+				plane = pr->planes[j];
+		}
+		drmModeFreePlaneResources(pr);
+		/* The driver's check: the core lets a new FB_ID through */
+		add(req, t.fd, plane, DRM_MODE_OBJECT_PLANE, "FB_ID", f[2].fb);
+		vtest_assert_errno(drmModeAtomicCommit(t.fd, req,
+						       DRM_MODE_PAGE_FLIP_ASYNC |
+						       DRM_MODE_ATOMIC_NONBLOCK,
+						       NULL), EINVAL);
+		drmModeAtomicFree(req);
+		/* The core's: nothing but FB_ID may change */
+		req = drmModeAtomicAlloc();
+		add(req, t.fd, plane, DRM_MODE_OBJECT_PLANE, "FB_ID", f[0].fb);
+		add(req, t.fd, plane, DRM_MODE_OBJECT_PLANE, "CRTC_X", 1);
+		vtest_assert_errno(drmModeAtomicCommit(t.fd, req,
+						       DRM_MODE_PAGE_FLIP_ASYNC |
+						       DRM_MODE_ATOMIC_NONBLOCK,
+						       NULL), EINVAL);
+		drmModeAtomicFree(req);
+	}
+	for (i = 0; i < 3; i++)
+		dfb_destroy(t.fd, &f[i]);
+	free(img[0]);
+	free(img[1]);
+	dt_close(&t);
+}
+
+/* Colour: the contract's arithmetic (docs/hardware.md, "Colour pipeline") */
+
+struct color {
+	bool degamma, ctm, gamma;
+	struct drm_color_lut lut[2][VDXG_LUT_SIZE];	/* degamma, gamma */
+	struct drm_color_ctm m;
+};
+
+static uint64_t lut_at(const struct drm_color_lut *l, int ch, uint64_t v)
+{
+	uint64_t p = v * 255, i = p / 65535, f = p % 65535, lo, hi;
+	const uint16_t *e = &l[i].red;
+
+	if (i == 255)
+		return e[ch];
+	lo = e[ch];
+	hi = (&l[i + 1].red)[ch];
+	return (lo * (65535 - f) + hi * f + 32767) / 65535;
+}
+
+/* A CTM coefficient (S31.32 sign-magnitude) as the driver gives it the
+ * device: S15.16, the magnitude truncated, clamped */
+static int64_t ctm_coef(uint64_t v)
+{
+	uint64_t mag = (v & ~(1ull << 63)) >> 16;
+
+	if (v >> 63)
+		return -(int64_t)(mag > 0x80000000ull ? 0x80000000ull : mag);
+	return mag > 0x7fffffffull ? 0x7fffffff : (int64_t)mag;
+}
+
+static uint32_t color_px(const struct color *c, uint32_t px)
+{
+	int64_t v[3], w[3];
+	uint32_t out = 0;
+
+	for (int i = 0; i < 3; i++) {
+		v[i] = ((px >> (16 - 8 * i)) & 0xff) * 257;
+		if (c->degamma)
+			v[i] = lut_at(c->lut[0], i, v[i]);
+	}
+	for (int i = 0; i < 3; i++) {
+		w[i] = v[i];
+		if (c->ctm) {
+			int64_t acc = 32768, q;
+
+			for (int j = 0; j < 3; j++)
+				acc += ctm_coef(c->m.matrix[3 * i + j]) * v[j];
+			q = acc / 65536 - (acc % 65536 < 0);
+			w[i] = q < 0 ? 0 : q > 65535 ? 65535 : q;
+		}
+		if (c->gamma)
+			w[i] = lut_at(c->lut[1], i, w[i]);
+		out |= (uint32_t)((w[i] * 255 + 32767) / 65535) << (16 - 8 * i);
+	}
+	return out;
+}
+
+static uint64_t s31_32(double d)
+{
+	uint64_t mag = (uint64_t)((d < 0 ? -d : d) * 4294967296.0);
+
+	return d < 0 ? mag | 1ull << 63 : mag;
+}
+
+static void color_tables(struct color *c, uint32_t seed)
+{
+	static const double m[9] = {
+		0.75, 0.25, -0.125,
+		-0.5, 1.25, 0.25,
+		0.125, -0.0625, 1.5,
+	};
+
+	for (int l = 0; l < 2; l++) {
+		for (int i = 0; i < VDXG_LUT_SIZE; i++) {
+			/* A curve, a different one per channel and LUT */
+			uint32_t x = i * 257;
+
+			c->lut[l][i].red = l ? 65535 - (65535 - x) * (65535 - x) / 65535 :
+					   x * x / 65535;
+			c->lut[l][i].green = (x + seed * 97 * (l + 1)) & 0xffff;
+			c->lut[l][i].blue = 65535 - x;
+		}
+	}
+	for (int i = 0; i < 9; i++)
+		c->m.matrix[i] = s31_32(m[i]);
+}
+
+static uint32_t blob(int fd, const void *data, size_t size)
+{
+	uint32_t id;
+
+	vtest_assert_ok(drmModeCreatePropertyBlob(fd, data, size, &id));
+	return id;
+}
+
+/* Commit C's stages on the output's CRTC; returns the commit's errno. */
+static int color_commit(struct dt *t, const struct color *c, size_t lut_bytes,
+			size_t ctm_bytes)
+{
+	drmModeAtomicReq *req = drmModeAtomicAlloc();
+	uint32_t b[3] = { 0 };
+	int ret;
+
+	if (c->degamma)
+		b[0] = blob(t->fd, c->lut[0], lut_bytes);
+	if (c->ctm)
+		b[1] = blob(t->fd, &c->m, ctm_bytes);
+	if (c->gamma)
+		b[2] = blob(t->fd, c->lut[1], lut_bytes);
+	add(req, t->fd, t->o.crtc_id, DRM_MODE_OBJECT_CRTC, "DEGAMMA_LUT", b[0]);
+	add(req, t->fd, t->o.crtc_id, DRM_MODE_OBJECT_CRTC, "CTM", b[1]);
+	add(req, t->fd, t->o.crtc_id, DRM_MODE_OBJECT_CRTC, "GAMMA_LUT", b[2]);
+	ret = drmModeAtomicCommit(t->fd, req, 0, NULL) ? errno : 0;
+	drmModeAtomicFree(req);
+	for (int i = 0; i < 3; i++)
+		if (b[i])
+			drmModeDestroyPropertyBlob(t->fd, b[i]);
+	return ret;
+}
+
+static uint32_t writeback_connector(int fd)
+{
+	drmModeRes *res = drmModeGetResources(fd);
+	uint32_t id = 0;
+
+	for (int i = 0; res && i < res->count_connectors && !id; i++) {
+		drmModeConnector *c = drmModeGetConnector(fd, res->connectors[i]);
+
+		if (c && c->connector_type == DRM_MODE_CONNECTOR_WRITEBACK)
+			id = c->connector_id;
+		drmModeFreeConnector(c);
+	}
+	drmModeFreeResources(res);
+	return id;
+}
+
+/*
+ * Capture the output's CRTC with the writeback connector, a clone of the
+ * monitor's, into WB; compare with WANT.
+ */
+static void writeback_check(struct dt *t, struct dfb *wb, const uint32_t *want,
+			    const char *what)
+{
+	uint32_t conn = writeback_connector(t->fd);
+	drmModeAtomicReq *req;
+	int32_t fence = -1;
+	struct pollfd p;
+	uint32_t bad = 0;
+
+	vtest_assert_f(conn, "no writeback connector");
+	memset(wb->map, 0, wb->size);
+	req = drmModeAtomicAlloc();
+	add(req, t->fd, conn, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID", t->o.crtc_id);
+	add(req, t->fd, conn, DRM_MODE_OBJECT_CONNECTOR, "WRITEBACK_FB_ID",
+	    wb->fb);
+	add(req, t->fd, conn, DRM_MODE_OBJECT_CONNECTOR,
+	    "WRITEBACK_OUT_FENCE_PTR", (uintptr_t)&fence);
+	vtest_assert_f(drmModeAtomicCommit(t->fd, req,
+					   DRM_MODE_ATOMIC_ALLOW_MODESET,
+					   NULL) == 0,
+		       "%s: writeback commit (a clone of the monitor): %s",
+		       what, strerror(errno));
+	drmModeAtomicFree(req);
+	vtest_assert(fence >= 0);
+	p = (struct pollfd){ .fd = fence, .events = POLLIN };
+	vtest_assert_f(poll(&p, 1, 10000) == 1, "%s: writeback fence", what);
+	close(fence);
+	for (uint32_t y = 0; y < wb->h; y++) {
+		for (uint32_t x = 0; x < wb->w; x++) {
+			uint32_t got = *px(wb, x, y) & 0xffffff;
+			uint32_t exp = want[(size_t)y * wb->w + x];
+
+			if (got != exp && bad++ < 5)
+				vtest_info("%s: writeback (%u, %u) 0x%06x, "
+					   "want 0x%06x", what, x, y, got, exp);
+		}
+	}
+	vtest_assert_f(!bad, "%s: %u writeback pixels differ", what, bad);
+	/* Detach it again */
+	req = drmModeAtomicAlloc();
+	add(req, t->fd, conn, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID", 0);
+	vtest_assert_ok(drmModeAtomicCommit(t->fd, req,
+					    DRM_MODE_ATOMIC_ALLOW_MODESET, NULL));
+	drmModeAtomicFree(req);
+}
+
+/* The CRC, the screendump and a writeback capture all show WANT */
+static void screen_check(struct dt *t, struct dfb *wb, const uint32_t *want,
+			 const char *what)
+{
+	uint32_t crc = voutput_screen_crc(t->fd, t->o.head, what);
+	uint32_t exp = voutput_image_crc(want, t->o.w * 4, t->o.w, t->o.h);
+
+	vtest_assert_f(crc == exp, "%s: CRC %08x, the reference's %08x", what,
+		       crc, exp);
+	if (t->have_hostd)
+		vtest_assert_f(screen_shows(t, what, want, t->o.w, t->o.h),
+			       "%s: the screendump is not the reference", what);
+	else
+		vtest_info("%s: no host channel, no screendump", what);
+	writeback_check(t, wb, want, what);
+}
+
+static void color_run(bool degamma, bool ctm, bool gamma)
+{
+	struct color c = { .degamma = degamma, .ctm = ctm, .gamma = gamma };
+	struct dfb f, wb;
+	uint32_t *img;
+	size_t n;
+	struct dt t;
+
+	dt_open(&t);
+	vtest_require_f(prop_id(t.fd, t.o.crtc_id, DRM_MODE_OBJECT_CRTC,
+				"GAMMA_LUT", NULL),
+			"no colour management");
+	vtest_assert_eq(prop_value(t.fd, t.o.crtc_id, DRM_MODE_OBJECT_CRTC,
+				   "GAMMA_LUT_SIZE"), VDXG_LUT_SIZE);
+	vtest_assert_eq(prop_value(t.fd, t.o.crtc_id, DRM_MODE_OBJECT_CRTC,
+				   "DEGAMMA_LUT_SIZE"), VDXG_LUT_SIZE);
+	dfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	dfb_create(t.fd, &wb, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	dfb_pattern(&f, 3, true);
+	show(&t, &f, &t.o.mode);
+	color_tables(&c, 5);
+	vtest_assert_eq(color_commit(&t, &c, sizeof(c.lut[0]), sizeof(c.m)), 0);
+
+	img = dfb_image(&f);
+	n = (size_t)t.o.w * t.o.h;
+	for (size_t i = 0; i < n; i++)
+		img[i] = color_px(&c, img[i]);
+	screen_check(&t, &wb, img, "color");
+
+	/* Off again: the framebuffer as it is */
+	c.degamma = c.ctm = c.gamma = false;
+	vtest_assert_eq(color_commit(&t, &c, 0, 0), 0);
+	free(img);
+	img = dfb_image(&f);
+	screen_check(&t, &wb, img, "color-off");
+	free(img);
+	dfb_destroy(t.fd, &wb);
+	dfb_destroy(t.fd, &f);
+	dt_close(&t);
+}
+
+static void test_color_degamma(void) { color_run(true, false, false); }
+static void test_color_ctm(void) { color_run(false, true, false); }
+static void test_color_gamma(void) { color_run(false, false, true); }
+static void test_color_pipeline(void) { color_run(true, true, true); }
+
+static void test_color_legacy_gamma(void)
+{
+	struct color c = { .gamma = true };
+	uint16_t r[256], g[256], b[256];
+	struct dfb f, wb;
+	uint32_t *img;
+	drmModeCrtc *crtc;
+	struct dt t;
+
+	dt_open(&t);
+	crtc = drmModeGetCrtc(t.fd, t.o.crtc_id);
+	vtest_assert_eq(crtc->gamma_size, 256);
+	drmModeFreeCrtc(crtc);
+	dfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	dfb_create(t.fd, &wb, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	dfb_pattern(&f, 4, true);
+	show(&t, &f, &t.o.mode);
+	color_tables(&c, 9);
+	for (int i = 0; i < 256; i++) {
+		r[i] = c.lut[1][i].red;
+		g[i] = c.lut[1][i].green;
+		b[i] = c.lut[1][i].blue;
+	}
+	vtest_assert_ok(drmModeCrtcSetGamma(t.fd, t.o.crtc_id, 256, r, g, b));
+	vtest_assert_neq(prop_value(t.fd, t.o.crtc_id, DRM_MODE_OBJECT_CRTC,
+				    "GAMMA_LUT"), 0);
+	img = dfb_image(&f);
+	for (size_t i = 0; i < (size_t)t.o.w * t.o.h; i++)
+		img[i] = color_px(&c, img[i]);
+	screen_check(&t, &wb, img, "legacy-gamma");
+	free(img);
+	c.gamma = false;
+	vtest_assert_eq(color_commit(&t, &c, 0, 0), 0);
+	dfb_destroy(t.fd, &wb);
+	dfb_destroy(t.fd, &f);
+	dt_close(&t);
+}
+
+static void test_color_invalid(void)
+{
+	static struct color c;
+	struct dfb f;
+	struct dt t;
+	size_t entry = sizeof(c.lut[0][0]);
+
+	dt_open(&t);
+	dfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	show(&t, &f, &t.o.mode);
+	color_tables(&c, 1);
+	c.degamma = true;
+	vtest_assert_eq(color_commit(&t, &c, 255 * entry, 0), EINVAL);
+	vtest_assert_eq(color_commit(&t, &c, entry, 0), EINVAL);
+	vtest_assert_eq(color_commit(&t, &c, 256 * entry - 1, 0), EINVAL);
+	c.degamma = false;
+	c.gamma = true;
+	vtest_assert_eq(color_commit(&t, &c, 128 * entry, 0), EINVAL);
+	c.gamma = false;
+	c.ctm = true;
+	vtest_assert_eq(color_commit(&t, &c, 0, sizeof(c.m) - 1), EINVAL);
+	vtest_assert_eq(color_commit(&t, &c, 0, sizeof(c.m) - 8), EINVAL);
+	/* Nothing changed: the commits were refused whole */
+	vtest_assert_eq(prop_value(t.fd, t.o.crtc_id, DRM_MODE_OBJECT_CRTC,
+				   "CTM"), 0);
+	dfb_destroy(t.fd, &f);
+	dt_close(&t);
+}
+
+/* Hotplug */
+
+static int uevent_open(void)
+{
+	struct sockaddr_nl addr = {
+		.nl_family = AF_NETLINK, .nl_groups = 1,
+	};
+	int s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+		       NETLINK_KOBJECT_UEVENT);
+
+	vtest_assert_f(s >= 0, "uevent socket: %s", strerror(errno));
+	vtest_assert_f(bind(s, (struct sockaddr *)&addr, sizeof(addr)) == 0,
+		       "uevent bind: %s", strerror(errno));
+	return s;
+}
+
+/* Wait for a DRM hotplug uevent naming CONNECTOR (within 20 s) */
+static void uevent_wait(int s, uint32_t connector)
+{
+	char want[32], buf[4096];
+
+	snprintf(want, sizeof(want), "CONNECTOR=%u", connector);
+	for (int tries = 0; tries < 200; tries++) {
+		struct pollfd p = { .fd = s, .events = POLLIN };
+		bool hotplug = false, conn = false;
+		ssize_t n;
+
+		vtest_assert_f(poll(&p, 1, 20000) == 1,
+			       "no hotplug uevent for connector %u", connector);
+		n = recv(s, buf, sizeof(buf) - 1, 0);
+		vtest_assert(n > 0);
+		buf[n] = 0;
+		for (char *k = buf; k < buf + n; k += strlen(k) + 1) {
+			hotplug |= !strcmp(k, "HOTPLUG=1");
+			conn |= !strcmp(k, want);
+		}
+		if (hotplug && conn)
+			return;
+	}
+	vtest_fail("no hotplug uevent for connector %u", connector);
+}
+
+/* The connector of CRTC index HEAD (the pipe's own) */
+static uint32_t pipe_connector(int fd, int head)
+{
+	drmModeRes *res = drmModeGetResources(fd);
+	uint32_t id = 0;
+
+	for (int i = 0; i < res->count_connectors && !id; i++) {
+		drmModeConnector *c = drmModeGetConnector(fd, res->connectors[i]);
+		drmModeEncoder *e;
+
+		if (c->connector_type != DRM_MODE_CONNECTOR_WRITEBACK &&
+		    c->count_encoders) {
+			e = drmModeGetEncoder(fd, c->encoders[0]);
+			if (e && e->possible_crtcs == 1u << head)
+				id = c->connector_id;
+			drmModeFreeEncoder(e);
+		}
+		drmModeFreeConnector(c);
+	}
+	drmModeFreeResources(res);
+	return id;
+}
+
+/* After a hotplug of output OUT: CONN's state is CONNECTED, with its modes */
+static void check_connector(struct dt *t, uint32_t conn, int out,
+			    bool connected)
+{
+	/* Each output's preferred mode, from its EDID (docs/hardware.md) */
+	static const uint32_t pref[VDXG_MAX_CRTCS][2] = {
+		{ 1024, 768 }, { 800, 600 }, { 1280, 720 }, { 1280, 1024 },
+	};
+	drmModeConnector *c = drmModeGetConnector(t->fd, conn);
+	bool preferred = false;
+
+	if (!connected) {
+		vtest_assert_eq(c->connection, DRM_MODE_DISCONNECTED);
+		vtest_assert_eq(c->count_modes, 0);
+		vtest_assert_eq(prop_value(t->fd, conn, DRM_MODE_OBJECT_CONNECTOR,
+					   "EDID"), 0);
+		drmModeFreeConnector(c);
+		return;
+	}
+	vtest_assert_eq(c->connection, DRM_MODE_CONNECTED);
+	vtest_assert(c->count_modes > 0);
+	for (int m = 0; m < c->count_modes; m++) {
+		if (!(c->modes[m].type & DRM_MODE_TYPE_PREFERRED))
+			continue;
+		vtest_assert_eq(c->modes[m].hdisplay, pref[out][0]);
+		vtest_assert_eq(c->modes[m].vdisplay, pref[out][1]);
+		preferred = true;
+	}
+	vtest_assert(preferred);
+	vtest_assert_neq(prop_value(t->fd, conn, DRM_MODE_OBJECT_CONNECTOR,
+				    "EDID"), 0);
+	drmModeFreeConnector(c);
+}
+
+static void test_hotplug(void)
+{
+	drmModeConnector *c;
+	drmModeRes *res;
+	bool connected;
+	int s, out;
+	char prop[32];
+	uint32_t conn;
+	struct dt t;
+
+	dt_open(&t);
+	dt_need_hostd(&t, "hotplug");
+	res = drmModeGetResources(t.fd);
+	/* The last output: with two, not the one the other tests light */
+	out = res->count_crtcs - 1;
+	drmModeFreeResources(res);
+	conn = pipe_connector(t.fd, out);
+	vtest_assert(conn);
+	c = drmModeGetConnector(t.fd, conn);
+	connected = c->connection == DRM_MODE_CONNECTED;
+	drmModeFreeConnector(c);
+	s = uevent_open();
+	snprintf(prop, sizeof(prop), "connected%d", out);
+
+	/* Out and back in, or in and back out: two events, two states */
+	for (int i = 0; i < 2; i++) {
+		connected = !connected;
+		vhostd_qom_set(&t.hostd, prop, connected);
+		uevent_wait(s, conn);
+		check_connector(&t, conn, out, connected);
+	}
+	close(s);
+	dt_close(&t);
+}
+
+static void test_link_status(void)
+{
+	struct dfb f;
+	char prop[32];
+	int s;
+	struct dt t;
+
+	dt_open(&t);
+	dt_need_hostd(&t, "link-status");
+	dfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	dfb_pattern(&f, 6, false);
+	show(&t, &f, &t.o.mode);
+	vtest_assert_eq(prop_value(t.fd, t.o.conn_id, DRM_MODE_OBJECT_CONNECTOR,
+				   "link-status"), DRM_MODE_LINK_STATUS_GOOD);
+	s = uevent_open();
+	snprintf(prop, sizeof(prop), "link-bad%d", t.o.head);
+	for (int round = 0; round < 2; round++) {
+		drmModeAtomicReq *req;
+
+		/* The link fails: an event, link-status BAD */
+		vhostd_qom_set(&t.hostd, prop, true);
+		uevent_wait(s, t.o.conn_id);
+		vtest_assert_eq(prop_value(t.fd, t.o.conn_id,
+					   DRM_MODE_OBJECT_CONNECTOR,
+					   "link-status"),
+				DRM_MODE_LINK_STATUS_BAD);
+		/* The compositor sets the mode again: GOOD, trained */
+		req = drmModeAtomicAlloc();
+		add(req, t.fd, t.o.conn_id, DRM_MODE_OBJECT_CONNECTOR,
+		    "link-status", DRM_MODE_LINK_STATUS_GOOD);
+		vtest_assert_errno(drmModeAtomicCommit(t.fd, req, 0, NULL),
+				   EINVAL);
+		vtest_assert_ok(drmModeAtomicCommit(t.fd, req,
+						    DRM_MODE_ATOMIC_ALLOW_MODESET,
+						    NULL));
+		drmModeAtomicFree(req);
+		vtest_assert_eq(prop_value(t.fd, t.o.conn_id,
+					   DRM_MODE_OBJECT_CONNECTOR,
+					   "link-status"),
+				DRM_MODE_LINK_STATUS_GOOD);
+		/* The second round fails it again: the first trained it */
+	}
+	close(s);
+	dfb_destroy(t.fd, &f);
+	dt_close(&t);
+}
+
+/* Modes */
+
+static void test_invalid_modes(void)
+{
+	static const struct {
+		const char *what;
+		int field;	/* 0 clock, 1 hdisplay, 2 htotal, 3 flags */
+		uint32_t value;
+	} cases[] = {
+		{ "clock above 1.2 GHz", 0, VDXG_MODE_MAX_CLOCK_KHZ + 1 },
+		{ "clock 0", 0, 0 },
+		{ "above 1000 Hz", 0, 500000 },	/* with htotal 400 below */
+		{ "below 1 Hz", 0, 1 },
+		{ "4097 pixels wide", 1, 4097 },
+		{ "htotal 8193", 2, 8193 },
+		{ "interlaced", 3, DRM_MODE_FLAG_INTERLACE },
+	};
+	struct dfb f;
+	struct dt t;
+
+	dt_open(&t);
+	dfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		drmModeModeInfo m = t.o.mode;
+		drmModeAtomicReq *req = drmModeAtomicAlloc();
+		uint32_t b;
+
+		switch (cases[i].field) {
+		case 0:
+			m.clock = cases[i].value;
+			if (m.clock == 500000) {
+				/* 400 x 400 pixels at 500 MHz: 3125 Hz */
+				m.hdisplay = m.hsync_start = m.hsync_end = 400;
+				m.htotal = 400;
+				m.vdisplay = m.vsync_start = m.vsync_end = 300;
+				m.vtotal = 400;
+			}
+			break;
+		case 1:
+			m.hdisplay = m.hsync_start = m.hsync_end = cases[i].value;
+			m.htotal = cases[i].value + 100;
+			break;
+		case 2:
+			m.htotal = cases[i].value;
+			break;
+		default:
+			m.flags |= cases[i].value;
+			break;
+		}
+		vtest_info("%s", cases[i].what);
+		/* SETCRTC checks the framebuffer covers the mode first */
+		if (m.hdisplay <= f.w && m.vdisplay <= f.h)
+			vtest_assert_errno(drmModeSetCrtc(t.fd, t.o.crtc_id,
+							  f.fb, 0, 0,
+							  &t.o.conn_id, 1, &m),
+					   EINVAL);
+		vtest_assert_ok(drmModeCreatePropertyBlob(t.fd, &m, sizeof(m),
+							  &b));
+		add(req, t.fd, t.o.crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", b);
+		add(req, t.fd, t.o.crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
+		add(req, t.fd, t.o.conn_id, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID",
+		    t.o.crtc_id);
+		vtest_assert_errno(drmModeAtomicCommit(t.fd, req,
+						       DRM_MODE_ATOMIC_TEST_ONLY |
+						       DRM_MODE_ATOMIC_ALLOW_MODESET,
+						       NULL), EINVAL);
+		drmModeAtomicFree(req);
+		drmModeDestroyPropertyBlob(t.fd, b);
+	}
+	/* The output's own modes are fine */
+	vtest_assert_ok(drmModeSetCrtc(t.fd, t.o.crtc_id, f.fb, 0, 0,
+				       &t.o.conn_id, 1, &t.o.mode));
+	dfb_destroy(t.fd, &f);
+	dt_close(&t);
+}
+
+static const struct vtest_subtest subtests[] = {
+	{ "async-flip", test_async_flip,
+	  "an async flip is on screen before the next vblank" },
+	{ "color-degamma", test_color_degamma,
+	  "DEGAMMA_LUT: CRC, screendump and writeback are the reference's" },
+	{ "color-ctm", test_color_ctm,
+	  "CTM: CRC, screendump and writeback are the reference's" },
+	{ "color-gamma", test_color_gamma,
+	  "GAMMA_LUT: CRC, screendump and writeback are the reference's" },
+	{ "color-pipeline", test_color_pipeline,
+	  "all three stages: CRC, screendump and writeback" },
+	{ "color-legacy-gamma", test_color_legacy_gamma,
+	  "the legacy gamma ioctl sets GAMMA_LUT" },
+	{ "color-invalid", test_color_invalid,
+	  "LUTs and CTMs of the wrong size fail with EINVAL" },
+	{ "hotplug", test_hotplug,
+	  "unplug and replug: uevents, connector state, the output's EDID" },
+	{ "link-status", test_link_status,
+	  "a failed link: uevent, link-status BAD, retrained by a modeset" },
+	{ "invalid-modes", test_invalid_modes,
+	  "modes the device cannot show fail with EINVAL" },
+};
+
+VTEST_MAIN(subtests)
