@@ -130,6 +130,8 @@ int vdxg_connector_init(struct vdxg_device *vdxg, struct vdxg_crtc *vc)
 	if (ret)
 		return ret;
 	drm_connector_helper_add(connector, &vdxg_connector_helper_funcs);
+	/* A Virtual connector has no EDID property unless asked for. */
+	drm_connector_attach_edid_property(connector);
 	connector->polled = DRM_CONNECTOR_POLL_HPD;
 	return drm_connector_attach_encoder(connector, &vc->encoder);
 }
