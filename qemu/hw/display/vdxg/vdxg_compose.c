@@ -579,8 +579,9 @@ void vdxg_display_harvest(VdxgState *s)
 
 /*
  * About the work of composing @c, in pixels (a translucent plane's count
- * eight times, and so does the frame's with the colour matrix on). Up to VDXG_COMPOSE_SYNC_WORK a frame is composed when it
- * is needed; above, in slices of the compose bottom half.
+ * eight times, and so does the frame's with the colour matrix on). Up to
+ * VDXG_COMPOSE_SYNC_WORK a frame is composed when it is needed; above, in
+ * slices of the compose bottom half.
  */
 #define VDXG_COMPOSE_SYNC_WORK  (2 * 1024 * 1024)
 

@@ -1,5 +1,6 @@
 /*
- * QTest testcases for the vdxg virtual GPU: the display engine: modes, timing, vblank, flips, outputs
+ * QTest testcases for the vdxg virtual GPU: the display engine: modes,
+ * timing, vblank, flips, outputs
  *
  * Copyright (c) 2026 The vdxg authors
  *
