@@ -35,39 +35,19 @@
 #include "vtest.h"
 
 struct crc_fb {
-	uint32_t handle, fb, pitch, w, h;
-	uint64_t size;
-	uint32_t *map;
+	struct vfb v;
 	uint32_t crc;
 };
 
 static void fb_create(int fd, struct crc_fb *f, uint32_t w, uint32_t h,
 		      uint32_t xrgb)
 {
-	struct drm_mode_create_dumb c = { .width = w, .height = h, .bpp = 32 };
-	struct drm_mode_map_dumb m = { 0 };
-	uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 };
 	uint64_t i;
 
-	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &c));
-	f->handle = c.handle;
-	f->pitch = c.pitch;
-	f->size = c.size;
-	f->w = w;
-	f->h = h;
-	m.handle = c.handle;
-	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m));
-	f->map = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		      m.offset);
-	vtest_assert(f->map != MAP_FAILED);
-	for (i = 0; i < f->size / 4; i++)
-		f->map[i] = xrgb;
-	handles[0] = f->handle;
-	pitches[0] = f->pitch;
-	vtest_assert_f(drmModeAddFB2(fd, w, h, DRM_FORMAT_XRGB8888, handles,
-				     pitches, offsets, &f->fb, 0) == 0,
-		       "AddFB2: %s", strerror(errno));
-	f->crc = voutput_image_crc(f->map, f->pitch, w, h);
+	vfb_create(fd, &f->v, w, h, DRM_FORMAT_XRGB8888);
+	for (i = 0; i < f->v.size / 4; i++)
+		f->v.map[i] = xrgb;
+	f->crc = voutput_image_crc(f->v.map, f->v.pitch, w, h);
 }
 
 /* The writer: the same value into both framebuffers, over and over */
@@ -83,7 +63,7 @@ static void *dirty_loop(void *arg)
 
 	while (!d->stop) {
 		for (i = 0; i < 2; i++) {
-			volatile uint32_t *p = d->fb[i]->map;
+			volatile uint32_t *p = d->fb[i]->v.map;
 
 			p[0] = p[0];
 		}
@@ -173,7 +153,7 @@ static void test_late_frame(void)
 	fb_create(fd, &a, mode.hdisplay, mode.vdisplay, 0x00204080);
 	fb_create(fd, &b, mode.hdisplay, mode.vdisplay, 0x00c0a060);
 	vtest_assert(a.crc != b.crc);
-	vtest_assert_f(drmModeSetCrtc(fd, o.crtc_id, a.fb, 0, 0,
+	vtest_assert_f(drmModeSetCrtc(fd, o.crtc_id, a.v.fb, 0, 0,
 				      &o.conn_id, 1, &mode) == 0,
 		       "SetCrtc: %s", strerror(errno));
 
@@ -193,7 +173,7 @@ static void test_late_frame(void)
 	vtest_assert_f(seen_a >= 5, "A's CRC 0x%08x never settled (0x%08x)",
 		       a.crc, crc);
 
-	vtest_assert_f(drmModePageFlip(fd, o.crtc_id, b.fb,
+	vtest_assert_f(drmModePageFlip(fd, o.crtc_id, b.v.fb,
 				       DRM_MODE_PAGE_FLIP_EVENT, NULL) == 0,
 		       "PageFlip: %s", strerror(errno));
 	vtest_assert_f(voutput_read_event(fd, &ev, 5000),

@@ -53,12 +53,6 @@
 #define DRM_CAP_ATOMIC_ASYNC_PAGE_FLIP 0x15
 #endif
 
-struct dfb {
-	uint32_t handle, fb, pitch, w, h, format;
-	uint64_t size;
-	uint32_t *map;
-};
-
 struct dt {
 	int fd;
 	struct voutput o;
@@ -96,48 +90,13 @@ static void dt_need_hostd(struct dt *t, const char *what)
 			"(vdxgvm.hostd on the kernel command line)", what);
 }
 
-static void dfb_create(int fd, struct dfb *f, uint32_t w, uint32_t h,
-		       uint32_t format)
-{
-	struct drm_mode_create_dumb c = { .width = w, .height = h, .bpp = 32 };
-	struct drm_mode_map_dumb m = { 0 };
-	uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 };
-
-	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &c));
-	f->handle = c.handle;
-	f->pitch = c.pitch;
-	f->size = c.size;
-	f->w = w;
-	f->h = h;
-	f->format = format;
-	m.handle = c.handle;
-	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m));
-	f->map = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		      m.offset);
-	vtest_assert(f->map != MAP_FAILED);
-	handles[0] = f->handle;
-	pitches[0] = f->pitch;
-	vtest_assert_f(drmModeAddFB2(fd, w, h, format, handles, pitches,
-				     offsets, &f->fb, 0) == 0,
-		       "ADDFB2 %ux%u: %s", w, h, strerror(errno));
-}
-
-static void dfb_destroy(int fd, struct dfb *f)
-{
-	struct drm_mode_destroy_dumb d = { .handle = f->handle };
-
-	drmModeRmFB(fd, f->fb);
-	munmap(f->map, f->size);
-	vtest_ioctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
-}
-
-static uint32_t *px(struct dfb *f, uint32_t x, uint32_t y)
+static uint32_t *px(struct vfb *f, uint32_t x, uint32_t y)
 {
 	return f->map + y * (f->pitch / 4) + x;
 }
 
 /* Deterministic pixels of SEED; with CHANNELS every channel value shows. */
-static void dfb_pattern(struct dfb *f, uint32_t seed, bool channels)
+static void dfb_pattern(struct vfb *f, uint32_t seed, bool channels)
 {
 	uint32_t x, y, s = seed * 2654435761u + 1;
 
@@ -161,7 +120,7 @@ static void dfb_pattern(struct dfb *f, uint32_t seed, bool channels)
 }
 
 /* The CRTC's frame of F (XRGB8888, the mode's size) as W x H pixels */
-static uint32_t *dfb_image(struct dfb *f)
+static uint32_t *dfb_image(struct vfb *f)
 {
 	uint32_t *img = malloc((size_t)f->w * f->h * 4), y;
 
@@ -217,7 +176,7 @@ static void add(drmModeAtomicReq *req, int fd, uint32_t obj, uint32_t type,
 }
 
 /* Show F full screen on the output's CRTC with MODE (atomic, a modeset) */
-static void show(struct dt *t, struct dfb *f, const drmModeModeInfo *mode)
+static void show(struct dt *t, struct vfb *f, const drmModeModeInfo *mode)
 {
 	drmModeAtomicReq *req = drmModeAtomicAlloc();
 	uint32_t blob, plane = 0;
@@ -317,7 +276,7 @@ static uint32_t vblank_seq(int fd, int head, uint32_t wait)
 
 static void test_async_flip(void)
 {
-	struct dfb f[3];
+	struct vfb f[3];
 	struct dt t;
 	drmModeModeInfo mode;
 	uint64_t cap = 0;
@@ -341,11 +300,11 @@ static void test_async_flip(void)
 	snprintf(mode.name, sizeof(mode.name), "%ux%u@1", mode.hdisplay,
 		 mode.vdisplay);
 	for (i = 0; i < 2; i++) {
-		dfb_create(t.fd, &f[i], t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+		vfb_create(t.fd, &f[i], t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
 		dfb_pattern(&f[i], 11 + i, false);
 		img[i] = dfb_image(&f[i]);
 	}
-	dfb_create(t.fd, &f[2], t.o.w, t.o.h, DRM_FORMAT_XBGR8888);
+	vfb_create(t.fd, &f[2], t.o.w, t.o.h, DRM_FORMAT_XBGR8888);
 	show(&t, &f[0], &mode);
 
 	/*
@@ -424,7 +383,7 @@ static void test_async_flip(void)
 		drmModeAtomicFree(req);
 	}
 	for (i = 0; i < 3; i++)
-		dfb_destroy(t.fd, &f[i]);
+		vfb_destroy(t.fd, &f[i]);
 	free(img[0]);
 	free(img[1]);
 	dt_close(&t);
@@ -571,7 +530,7 @@ static uint32_t writeback_connector(int fd)
  * Capture the output's CRTC with the writeback connector, a clone of the
  * monitor's, into WB; compare with WANT.
  */
-static void writeback_check(struct dt *t, struct dfb *wb, const uint32_t *want,
+static void writeback_check(struct dt *t, struct vfb *wb, const uint32_t *want,
 			    const char *what)
 {
 	uint32_t conn = writeback_connector(t->fd);
@@ -618,7 +577,7 @@ static void writeback_check(struct dt *t, struct dfb *wb, const uint32_t *want,
 }
 
 /* The CRC, the screendump and a writeback capture all show WANT */
-static void screen_check(struct dt *t, struct dfb *wb, const uint32_t *want,
+static void screen_check(struct dt *t, struct vfb *wb, const uint32_t *want,
 			 const char *what)
 {
 	uint32_t crc = voutput_screen_crc(t->fd, t->o.head, what);
@@ -637,7 +596,7 @@ static void screen_check(struct dt *t, struct dfb *wb, const uint32_t *want,
 static void color_run(bool degamma, bool ctm, bool gamma)
 {
 	struct color c = { .degamma = degamma, .ctm = ctm, .gamma = gamma };
-	struct dfb f, wb;
+	struct vfb f, wb;
 	uint32_t *img;
 	size_t n;
 	struct dt t;
@@ -650,8 +609,8 @@ static void color_run(bool degamma, bool ctm, bool gamma)
 				   "GAMMA_LUT_SIZE"), VDXG_LUT_SIZE);
 	vtest_assert_eq(prop_value(t.fd, t.o.crtc_id, DRM_MODE_OBJECT_CRTC,
 				   "DEGAMMA_LUT_SIZE"), VDXG_LUT_SIZE);
-	dfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
-	dfb_create(t.fd, &wb, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	vfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	vfb_create(t.fd, &wb, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
 	dfb_pattern(&f, 3, true);
 	show(&t, &f, &t.o.mode);
 	color_tables(&c, 5);
@@ -670,8 +629,8 @@ static void color_run(bool degamma, bool ctm, bool gamma)
 	img = dfb_image(&f);
 	screen_check(&t, &wb, img, "color-off");
 	free(img);
-	dfb_destroy(t.fd, &wb);
-	dfb_destroy(t.fd, &f);
+	vfb_destroy(t.fd, &wb);
+	vfb_destroy(t.fd, &f);
 	dt_close(&t);
 }
 
@@ -684,7 +643,7 @@ static void test_color_legacy_gamma(void)
 {
 	struct color c = { .gamma = true };
 	uint16_t r[256], g[256], b[256];
-	struct dfb f, wb;
+	struct vfb f, wb;
 	uint32_t *img;
 	drmModeCrtc *crtc;
 	struct dt t;
@@ -693,8 +652,8 @@ static void test_color_legacy_gamma(void)
 	crtc = drmModeGetCrtc(t.fd, t.o.crtc_id);
 	vtest_assert_eq(crtc->gamma_size, 256);
 	drmModeFreeCrtc(crtc);
-	dfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
-	dfb_create(t.fd, &wb, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	vfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	vfb_create(t.fd, &wb, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
 	dfb_pattern(&f, 4, true);
 	show(&t, &f, &t.o.mode);
 	color_tables(&c, 9);
@@ -713,20 +672,20 @@ static void test_color_legacy_gamma(void)
 	free(img);
 	c.gamma = false;
 	vtest_assert_eq(color_commit(&t, &c, 0, 0), 0);
-	dfb_destroy(t.fd, &wb);
-	dfb_destroy(t.fd, &f);
+	vfb_destroy(t.fd, &wb);
+	vfb_destroy(t.fd, &f);
 	dt_close(&t);
 }
 
 static void test_color_invalid(void)
 {
 	static struct color c;
-	struct dfb f;
+	struct vfb f;
 	struct dt t;
 	size_t entry = sizeof(c.lut[0][0]);
 
 	dt_open(&t);
-	dfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	vfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
 	show(&t, &f, &t.o.mode);
 	color_tables(&c, 1);
 	c.degamma = true;
@@ -743,7 +702,7 @@ static void test_color_invalid(void)
 	/* Nothing changed: the commits were refused whole */
 	vtest_assert_eq(prop_value(t.fd, t.o.crtc_id, DRM_MODE_OBJECT_CRTC,
 				   "CTM"), 0);
-	dfb_destroy(t.fd, &f);
+	vfb_destroy(t.fd, &f);
 	dt_close(&t);
 }
 
@@ -886,14 +845,14 @@ static void test_hotplug(void)
 
 static void test_link_status(void)
 {
-	struct dfb f;
+	struct vfb f;
 	char prop[32];
 	int s;
 	struct dt t;
 
 	dt_open(&t);
 	dt_need_hostd(&t, "link-status");
-	dfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	vfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
 	dfb_pattern(&f, 6, false);
 	show(&t, &f, &t.o.mode);
 	vtest_assert_eq(prop_value(t.fd, t.o.conn_id, DRM_MODE_OBJECT_CONNECTOR,
@@ -927,7 +886,7 @@ static void test_link_status(void)
 		/* The second round fails it again: the first trained it */
 	}
 	close(s);
-	dfb_destroy(t.fd, &f);
+	vfb_destroy(t.fd, &f);
 	dt_close(&t);
 }
 
@@ -948,11 +907,11 @@ static void test_invalid_modes(void)
 		{ "htotal 8193", 2, 8193 },
 		{ "interlaced", 3, DRM_MODE_FLAG_INTERLACE },
 	};
-	struct dfb f;
+	struct vfb f;
 	struct dt t;
 
 	dt_open(&t);
-	dfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	vfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		drmModeModeInfo m = t.o.mode;
 		drmModeAtomicReq *req = drmModeAtomicAlloc();
@@ -1003,7 +962,7 @@ static void test_invalid_modes(void)
 	/* The output's own modes are fine */
 	vtest_assert_ok(drmModeSetCrtc(t.fd, t.o.crtc_id, f.fb, 0, 0,
 				       &t.o.conn_id, 1, &t.o.mode));
-	dfb_destroy(t.fd, &f);
+	vfb_destroy(t.fd, &f);
 	dt_close(&t);
 }
 

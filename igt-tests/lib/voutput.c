@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -200,4 +201,39 @@ uint32_t voutput_screen_crc(int fd, int head, const char *what)
 	vtest_assert_f(i < 20, "%s: the CRC never settled", what);
 	vtest_info("%s: CRC 0x%08x (frame %u)", what, crc, frame);
 	return crc;
+}
+
+void vfb_create(int fd, struct vfb *f, uint32_t w, uint32_t h,
+		uint32_t format)
+{
+	struct drm_mode_create_dumb c = { .width = w, .height = h, .bpp = 32 };
+	struct drm_mode_map_dumb m = { 0 };
+	uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 };
+
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &c));
+	f->handle = c.handle;
+	f->pitch = c.pitch;
+	f->size = c.size;
+	f->w = w;
+	f->h = h;
+	f->format = format;
+	m.handle = c.handle;
+	vtest_assert_ok(vtest_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m));
+	f->map = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		      m.offset);
+	vtest_assert(f->map != MAP_FAILED);
+	handles[0] = f->handle;
+	pitches[0] = f->pitch;
+	vtest_assert_f(drmModeAddFB2(fd, w, h, format, handles, pitches,
+				     offsets, &f->fb, 0) == 0,
+		       "ADDFB2 %ux%u: %s", w, h, strerror(errno));
+}
+
+void vfb_destroy(int fd, struct vfb *f)
+{
+	struct drm_mode_destroy_dumb d = { .handle = f->handle };
+
+	drmModeRmFB(fd, f->fb);
+	munmap(f->map, f->size);
+	vtest_ioctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
 }

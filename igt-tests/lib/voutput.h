@@ -27,6 +27,18 @@ struct voutput {
  */
 void voutput_find(int fd, struct voutput *o);
 
+/* A dumb buffer of 32-bit pixels with a framebuffer over it, mapped. */
+struct vfb {
+	uint32_t handle, fb, pitch, w, h, format;
+	uint64_t size;
+	uint32_t *map;
+};
+
+/* Create F: W x H pixels of FORMAT (a 32-bit fourcc), zeroed. */
+void vfb_create(int fd, struct vfb *f, uint32_t w, uint32_t h,
+		uint32_t format);
+void vfb_destroy(int fd, struct vfb *f);
+
 /* The framebuffer CRTC_ID shows now (0: none). */
 uint32_t voutput_crtc_fb(int fd, uint32_t crtc_id);
 /*

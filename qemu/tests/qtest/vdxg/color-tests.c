@@ -440,15 +440,8 @@ static void dp_qom_set_link_bad(Dp *d, int output, bool ok_expected)
 static bool dp_qom_get_link_bad(Dp *d, int output)
 {
     g_autofree char *name = g_strdup_printf("link-bad%d", output);
-    QDict *rsp = qtest_qmp(d->qts, "{ 'execute': 'qom-get', 'arguments': "
-                           "{ 'path': '/machine/peripheral/gpu', "
-                           "'property': %s } }", name);
-    bool val;
 
-    g_assert_true(qdict_haskey(rsp, "return"));
-    val = qdict_get_bool(rsp, "return");
-    qobject_unref(rsp);
-    return val;
+    return dp_qom_get_bool(d, name);
 }
 
 /* LINK_BAD: set by link-bad<n>, a hotplug event, cleared by an enable */

@@ -1029,18 +1029,25 @@ static void dp_qom_set_connected(Dp *d, int output, bool value)
                              "'property': %s, 'value': %i } }", name, value);
 }
 
-static bool dp_qom_get_connected(Dp *d, int output)
+/* The device's boolean QOM property @prop */
+bool dp_qom_get_bool(Dp *d, const char *prop)
 {
-    g_autofree char *name = g_strdup_printf("connected%d", output);
     QDict *rsp = qtest_qmp(d->qts, "{ 'execute': 'qom-get', 'arguments': "
                            "{ 'path': '/machine/peripheral/gpu', "
-                           "'property': %s } }", name);
+                           "'property': %s } }", prop);
     bool val;
 
     g_assert_true(qdict_haskey(rsp, "return"));
     val = qdict_get_bool(rsp, "return");
     qobject_unref(rsp);
     return val;
+}
+
+static bool dp_qom_get_connected(Dp *d, int output)
+{
+    g_autofree char *name = g_strdup_printf("connected%d", output);
+
+    return dp_qom_get_bool(d, name);
 }
 
 /* Hotplug: the connected<n> properties, CHANGED and HOTPLUG */

@@ -238,6 +238,7 @@ void dp_assert_fault(Dp *d, int c, uint32_t unit, uint32_t reason,
                      uint64_t addr);
 void dp_assert_no_fault(Dp *d);
 uint64_t dp_qom_u64(Dp *d, const char *prop);
+bool dp_qom_get_bool(Dp *d, const char *prop);
 void dp_check_screendump(Dp *d, const char *device, int head,
                          const uint32_t *want, int w, int h);
 
