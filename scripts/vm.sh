@@ -15,7 +15,9 @@
 #                        make debug-image) instead of out/guest/; with --gl,
 #                        the GL image for it (out/guest-debug-gl/,
 #                        scripts/build-image.sh --debug --gl)
-#   --mem MIB            the guest's memory (default 2048)
+#   --mem MIB            the guest's memory (default 2048; 3072 with --gl,
+#                        whose root of about 1 GB must fit in the half of
+#                        the memory that the initramfs may take)
 #   --timeout S          kill QEMU after S seconds (default 600)
 #   --device NAME        the display device (default vdxg); "none" for none
 #   --device-args ARGS   its properties, e.g. 'vram-size=128M,msix=off'; each
@@ -78,7 +80,7 @@ set -euo pipefail
 
 TIMEOUT=600 DEVICE=vdxg DEVARGS= APPEND= RUN=default COLLECT= LOAD=
 INTERACTIVE=0 QUIET=0 QEMU_EXTRA=() GL=0 KERN=default CHECK_LOG=0 MIGRATE=0 SMP=2
-MEM=2048
+MEM=
 usage() { sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -153,6 +155,10 @@ if [ "$CHECK_LOG" = 1 ]; then
 fi
 [ "$INTERACTIVE" = 1 ] || [ $# -gt 0 ] || usage
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout wants seconds"
+if [ -z "$MEM" ]; then
+	MEM=2048
+	[ "$GL" = 0 ] || MEM=3072
+fi
 [[ $MEM =~ ^[0-9]+$ ]] || die "--mem wants MiB"
 [[ $RUN =~ ^[A-Za-z0-9._-]+$ ]] || die "--name wants [A-Za-z0-9._-]"
 CMD="$*"
