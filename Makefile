@@ -58,6 +58,10 @@ debug-kernel:
 # sources (out/debug/src/, laid out like the project's so that Kbuild finds
 # the uapi header): the driver directory stays clean for the normal build.
 DEBUG_SRC := $(OUT)/debug/src
+# vdxg_kunit.ko, the KUnit tests without the driver (scripts/kunit.sh),
+# W=1, in a copy of its own laid out the same way.
+DEBUG_KUNIT_SRC := $(OUT)/debug/kunit-src
+DEBUG_KUNIT := $(DEBUG_KUNIT_SRC)/drivers/gpu/drm/vdxg
 debug-module: debug-kernel
 	@mkdir -p $(DEBUG_SRC)/drivers/gpu/drm/vdxg $(DEBUG_SRC)/uapi/drm $(OUT)/logs
 	rsync -rt --delete --exclude='*.mod.c' --include='*/' --include='*.[ch]' \
@@ -69,6 +73,16 @@ debug-module: debug-kernel
 		tee $(OUT)/logs/debug-module.log
 	@! grep -E 'warning:|error:|WARNING:|ERROR:' $(OUT)/logs/debug-module.log
 	cp $(DEBUG_SRC)/drivers/gpu/drm/vdxg/vdxg.ko $(OUT)/debug/
+	@mkdir -p $(DEBUG_KUNIT) $(DEBUG_KUNIT_SRC)/uapi/drm
+	rsync -rt --delete --exclude='*.mod.c' --include='*/' --include='*.[ch]' \
+		--include=Kbuild --exclude='*' \
+		$(DRV)/ $(DEBUG_KUNIT)/
+	rsync -t uapi/drm/vdxg_drm.h $(DEBUG_KUNIT_SRC)/uapi/drm/
+	set -o pipefail; $(MAKE) -j$(JOBS) -C "$$(. scripts/lib.sh; vdxg_debug_kernel_dir)/build" \
+		M=$(DEBUG_KUNIT) CONFIG_DRM_VDXG_KUNIT_TEST=m W=1 modules 2>&1 | \
+		tee $(OUT)/logs/debug-kunit-module.log
+	@! grep -E 'warning:|error:|WARNING:|ERROR:' $(OUT)/logs/debug-kunit-module.log
+	cp $(DEBUG_KUNIT)/vdxg_kunit.ko $(OUT)/debug/
 
 debug-image: debug-module userspace mesa
 	scripts/build-image.sh --debug

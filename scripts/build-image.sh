@@ -25,9 +25,9 @@
 #   --debug   the image for the debug kernel (scripts/build-debug-kernel.sh)
 #             instead, in out/guest-debug/: the same base, the debug
 #             kernel's bzImage, and /lib/modules/<its release>/ with
-#             out/debug/vdxg.ko (make debug-module), its depmod data and
-#             the kernel's modules.builtin, so that modprobe of the
-#             built-in vgem and sw_sync succeeds too
+#             out/debug/vdxg.ko and vdxg_kunit.ko (make debug-module),
+#             their depmod data and the kernel's modules.builtin, so that
+#             modprobe of the built-in vgem and sw_sync succeeds too
 #   --gl      the image with sid's GL clients too (GL_PKGS: kmscube,
 #             glmark2, weston, and sid's Mesa for comparison), in
 #             out/guest-gl/: a base of its own, with GL_PKGS, and the same
@@ -240,7 +240,8 @@ if [ "$DEBUG" = 1 ]; then
 	GKVER=$(cat "$DKDIR/kver")
 	VMLINUZ=$DKDIR/bzImage
 	KO=${VDXG_MODULE:-$VDXG_OUT/debug/vdxg.ko}
-	mods=(vdxg:"$KO")
+	# and the KUnit tests of its pure logic (scripts/kunit.sh)
+	mods=(vdxg:"$KO" vdxg_kunit:"$VDXG_OUT/debug/vdxg_kunit.ko")
 	mkdir -p "$TMP/mods/lib/modules/$GKVER"
 	cp "$DKDIR"/build/modules.{builtin,builtin.modinfo,order} \
 	   "$TMP/mods/lib/modules/$GKVER/"

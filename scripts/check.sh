@@ -29,8 +29,8 @@ check_start=$SECONDS
 
 # The stages in order, and typical warm wall times in seconds on two
 # cores, for the estimates of a first run.
-STAGES=(host host-lib host-tools host-log kunit lint qemu qtest qemu-fuzz
-	build mesa debug vm demo migrate)
+STAGES=(host host-lib host-tools host-log lint qemu qtest qemu-fuzz build
+	mesa debug kunit vm demo migrate)
 declare -A LAST=([host]=10 [host-lib]=15 [host-tools]=10 [host-log]=2
 	[kunit]=60 [lint]=80 [qemu]=5 [qtest]=160 [qemu-fuzz]=80 [build]=30
 	[mesa]=20 [debug]=40 [vm]=1500 [demo]=240 [migrate]=180)
@@ -214,7 +214,6 @@ stage host-lib make -s -C libvdxg check O="$VDXG_OUT/libvdxg"
 stage host-tools make -s -C tools check O="$VDXG_OUT/tools"
 # vm.sh's kernel-problem matcher on sample reports (KASAN, lockdep, ...)
 stage host-log scripts/vm-log-selftest.sh
-stage kunit scripts/kunit.sh
 if stage qemu make -s qemu; then
 	# QEMU's generic fuzzer on the device (its own ASan build, cached)
 	hurry qemu-fuzz
@@ -233,6 +232,8 @@ if stage qemu make -s qemu; then
 		# stage runs without it; its debug boots then fail.
 		hurry debug-kernel
 		stage debug make -s debug-image
+		# KUnit on the debug kernel: vdxg_kunit.ko in a VM
+		stage kunit scripts/kunit.sh --no-build
 		# The VM boots in the background, in two chains; once
 		# either has ended, the demo and the migration test take
 		# its CPU while the other finishes.
