@@ -54,14 +54,16 @@ tarball=$(vdxg_linux_tarball)
 kunitpy=$VDXG_CACHE/debug-kernel/src-$(vdxg_linux_source_key "$tarball")/tools/testing/kunit/kunit.py
 [ -f "$kunitpy" ] || die "no $kunitpy (scripts/build-debug-kernel.sh)"
 
-append=
-[ -z "$FILTER" ] || append="kunit.filter_glob=$FILTER"
+# KUnit is off by default there (allnoconfig: no KUNIT_DEFAULT_ENABLED),
+# so that the other debug boots run no tests.
+append=kunit.enable=1
+[ -z "$FILTER" ] || append="$append kunit.filter_glob=$FILTER"
 run=$VDXG_OUT/vm/kunit
 log=$VDXG_OUT/logs/kunit.log
 mkdir -p "$VDXG_OUT/logs"
 set +e
 scripts/vm.sh --kernel debug --name kunit --timeout 900 --quiet \
-	${append:+--append "$append"} -- \
+	--append "$append" -- \
 	'modprobe vdxg_kunit && modprobe -r vdxg_kunit'
 vm_rc=$?
 set -e
@@ -69,6 +71,7 @@ set -e
 # The module's KTAP: from its header (the last unindented "KTAP version",
 # the built-in one of an empty set comes first) to the end, without the
 # printk time stamps.
+mkdir -p "$run"
 ktap=$run/kunit.ktap
 sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$run/dmesg.txt" 2>/dev/null |
 	awk '/^KTAP version/ { n = 0; delete l } { l[n++] = $0 }

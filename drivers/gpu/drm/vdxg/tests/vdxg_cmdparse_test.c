@@ -41,6 +41,15 @@ static void cp_init(struct cp_buf *b)
 	b->allocs[3] = (struct vdxg_cp_alloc){ SZ_16K, 0 };
 }
 
+/* The buffer is large: on the heap, not on a (KASAN) stack frame. */
+static struct cp_buf *cp_new(struct kunit *test)
+{
+	struct cp_buf *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	return b;
+}
+
 static void cp_patch(struct cp_buf *b, u32 alloc, u32 offset, u32 slot)
 {
 	b->patches[b->npatches++] = (struct drm_vdxg_patch_location){
@@ -105,70 +114,70 @@ static void cp_target(struct cp_buf *b)
 
 static void vdxg_cp_accepts_every_command(struct kunit *test)
 {
-	struct cp_buf b;
+	struct cp_buf *b = cp_new(test);
 
-	cp_init(&b);
-	b.cs[b.n++] = HDR(VDXG_RD_NOP, 1);
-	cp_fence(&b, 0, 8);
-	b.cs[b.n++] = HDR(VDXG_RD_WAIT, VDXG_RD_WAIT_LEN);
-	cp_patch(&b, 1, 16, 0);
-	b.cs[b.n++] = 5;
-	b.cs[b.n++] = 0;
+	cp_init(b);
+	b->cs[b->n++] = HDR(VDXG_RD_NOP, 1);
+	cp_fence(b, 0, 8);
+	b->cs[b->n++] = HDR(VDXG_RD_WAIT, VDXG_RD_WAIT_LEN);
+	cp_patch(b, 1, 16, 0);
+	b->cs[b->n++] = 5;
+	b->cs[b->n++] = 0;
 	/* A 32x32 target, as large as the depth surface. */
-	cp_surface(&b, VDXG_SLOT_DST, 0, 0, VDXG_FMT_XRGB8888, 32, 32, 256);
-	cp_surface(&b, VDXG_SLOT_SRC, 1, 0, VDXG_FMT_RGB565, 32, 32, 64);
-	cp_surface(&b, VDXG_SLOT_DEPTH, 2, 0, VDXG_FMT_D32, 32, 32, 128);
-	cp_surface(&b, VDXG_SLOT_TEXTURE, 3, 0, VDXG_FMT_ARGB8888, 8, 8, 32);
-	cp_fill(&b, 0, 0, 32, 32);
-	b.cs[b.n++] = HDR(VDXG_RD_COPY_RECT, VDXG_RD_COPY_RECT_LEN);
-	b.cs[b.n++] = VDXG_RD_XY(16, 16);
-	b.cs[b.n++] = VDXG_RD_XY(0, 0);
-	b.cs[b.n++] = VDXG_RD_XY(16, 16);
-	b.cs[b.n++] = HDR(VDXG_RD_BLEND, VDXG_RD_BLEND_LEN);
-	b.cs[b.n++] = VDXG_RD_XY(1, 1);
-	b.cs[b.n++] = VDXG_RD_XY(2, 2);
-	b.cs[b.n++] = VDXG_RD_XY(30, 30);
-	b.cs[b.n++] = 128;
-	cp_draw(&b, VDXG_DRAW_TEXTURE | VDXG_DRAW_BILINEAR |
+	cp_surface(b, VDXG_SLOT_DST, 0, 0, VDXG_FMT_XRGB8888, 32, 32, 256);
+	cp_surface(b, VDXG_SLOT_SRC, 1, 0, VDXG_FMT_RGB565, 32, 32, 64);
+	cp_surface(b, VDXG_SLOT_DEPTH, 2, 0, VDXG_FMT_D32, 32, 32, 128);
+	cp_surface(b, VDXG_SLOT_TEXTURE, 3, 0, VDXG_FMT_ARGB8888, 8, 8, 32);
+	cp_fill(b, 0, 0, 32, 32);
+	b->cs[b->n++] = HDR(VDXG_RD_COPY_RECT, VDXG_RD_COPY_RECT_LEN);
+	b->cs[b->n++] = VDXG_RD_XY(16, 16);
+	b->cs[b->n++] = VDXG_RD_XY(0, 0);
+	b->cs[b->n++] = VDXG_RD_XY(16, 16);
+	b->cs[b->n++] = HDR(VDXG_RD_BLEND, VDXG_RD_BLEND_LEN);
+	b->cs[b->n++] = VDXG_RD_XY(1, 1);
+	b->cs[b->n++] = VDXG_RD_XY(2, 2);
+	b->cs[b->n++] = VDXG_RD_XY(30, 30);
+	b->cs[b->n++] = 128;
+	cp_draw(b, VDXG_DRAW_TEXTURE | VDXG_DRAW_BILINEAR |
 		VDXG_DRAW_DEPTH_TEST | VDXG_DRAW_DEPTH_WRITE, 6, 3);
 
-	KUNIT_EXPECT_EQ(test, cp_run(&b), 0);
+	KUNIT_EXPECT_EQ(test, cp_run(b), 0);
 }
 
 static void vdxg_cp_patch_order(struct kunit *test)
 {
 	struct vdxg_cp_error err = {};
-	struct cp_buf b;
+	struct cp_buf *b = cp_new(test);
 	u64 addr[4] = { 0x100000, 0x200000, 0x10000000000ull, 0x300000 };
 	u32 i;
 
-	cp_init(&b);
-	cp_fence(&b, 0, 8);
-	cp_fence(&b, 2, 16);
-	cp_target(&b);
+	cp_init(b);
+	cp_fence(b, 0, 8);
+	cp_fence(b, 2, 16);
+	cp_target(b);
 	/* Userspace may list patches in any order. */
-	swap(b.patches[0], b.patches[2]);
-	KUNIT_ASSERT_EQ(test, vdxg_cmd_validate(b.cs, b.n, b.allocs, 4,
-						b.patches, b.npatches, NULL,
+	swap(b->patches[0], b->patches[2]);
+	KUNIT_ASSERT_EQ(test, vdxg_cmd_validate(b->cs, b->n, b->allocs, 4,
+						b->patches, b->npatches, NULL,
 						&err), 0);
-	for (i = 1; i < b.npatches; i++)
-		KUNIT_EXPECT_LT(test, b.patches[i - 1].patch_offset,
-				b.patches[i].patch_offset);
+	for (i = 1; i < b->npatches; i++)
+		KUNIT_EXPECT_LT(test, b->patches[i - 1].patch_offset,
+				b->patches[i].patch_offset);
 
-	KUNIT_EXPECT_EQ(test, vdxg_patch_apply(b.cs, b.patches, b.npatches,
+	KUNIT_EXPECT_EQ(test, vdxg_patch_apply(b->cs, b->patches, b->npatches,
 					       addr), 3);
-	KUNIT_EXPECT_EQ(test, b.cs[1], 0x100008u);
-	KUNIT_EXPECT_EQ(test, b.cs[2], 0u);
-	KUNIT_EXPECT_EQ(test, b.cs[6], 0x10u);
-	KUNIT_EXPECT_EQ(test, b.cs[7], 0x100u);
-	KUNIT_EXPECT_EQ(test, b.cs[12], 0x100000u);
+	KUNIT_EXPECT_EQ(test, b->cs[1], 0x100008u);
+	KUNIT_EXPECT_EQ(test, b->cs[2], 0u);
+	KUNIT_EXPECT_EQ(test, b->cs[6], 0x10u);
+	KUNIT_EXPECT_EQ(test, b->cs[7], 0x100u);
+	KUNIT_EXPECT_EQ(test, b->cs[12], 0x100000u);
 	/* A second pass finds every field right and writes nothing. */
-	KUNIT_EXPECT_EQ(test, vdxg_patch_apply(b.cs, b.patches, b.npatches,
+	KUNIT_EXPECT_EQ(test, vdxg_patch_apply(b->cs, b->patches, b->npatches,
 					       addr), 0);
 	addr[2] += 0x1000;
-	KUNIT_EXPECT_EQ(test, vdxg_patch_apply(b.cs, b.patches, b.npatches,
+	KUNIT_EXPECT_EQ(test, vdxg_patch_apply(b->cs, b->patches, b->npatches,
 					       addr), 1);
-	KUNIT_EXPECT_EQ(test, b.cs[6], 0x1010u);
+	KUNIT_EXPECT_EQ(test, b->cs[6], 0x1010u);
 }
 
 struct cp_bad_case {
@@ -486,70 +495,70 @@ static void vdxg_cp_rejects(struct kunit *test)
 {
 	const struct cp_bad_case *c = test->param_value;
 	struct vdxg_cp_error err = {};
-	struct cp_buf b;
+	struct cp_buf *b = cp_new(test);
 
-	cp_init(&b);
-	c->build(&b);
-	b.splits.offsets = b.split_room;
-	KUNIT_EXPECT_EQ(test, vdxg_cmd_validate(b.cs, b.n, b.allocs, 4,
-						b.patches, b.npatches,
-						&b.splits, &err),
+	cp_init(b);
+	c->build(b);
+	b->splits.offsets = b->split_room;
+	KUNIT_EXPECT_EQ(test, vdxg_cmd_validate(b->cs, b->n, b->allocs, 4,
+						b->patches, b->npatches,
+						&b->splits, &err),
 			c->expect);
 	KUNIT_EXPECT_NOT_NULL(test, err.what);
 }
 
 static void vdxg_cp_empty(struct kunit *test)
 {
-	struct cp_buf b;
+	struct cp_buf *b = cp_new(test);
 
-	cp_init(&b);
-	KUNIT_EXPECT_EQ(test, cp_run(&b), -EINVAL);
+	cp_init(b);
+	KUNIT_EXPECT_EQ(test, cp_run(b), -EINVAL);
 }
 
 static void vdxg_cp_exact_fit(struct kunit *test)
 {
-	struct cp_buf b;
+	struct cp_buf *b = cp_new(test);
 
-	cp_init(&b);
+	cp_init(b);
 	/* The last 8 bytes of a 4 KiB object, and a surface that ends there. */
-	cp_fence(&b, 2, SZ_4K - 8);
-	cp_surface(&b, VDXG_SLOT_SRC, 3, SZ_4K, VDXG_FMT_RGB565, 100, 12, 1024);
-	KUNIT_EXPECT_EQ(test, cp_run(&b), 0);
+	cp_fence(b, 2, SZ_4K - 8);
+	cp_surface(b, VDXG_SLOT_SRC, 3, SZ_4K, VDXG_FMT_RGB565, 100, 12, 1024);
+	KUNIT_EXPECT_EQ(test, cp_run(b), 0);
 	/* 1024 * 11 + 200 = 11464 <= 12288 left; one more row does not fit. */
-	b.cs[b.n - 2] = 13;
-	KUNIT_EXPECT_EQ(test, cp_run(&b), -ERANGE);
+	b->cs[b->n - 2] = 13;
+	KUNIT_EXPECT_EQ(test, cp_run(b), -ERANGE);
 }
 
 /* Split points at command boundaries come back sorted, once each. */
 static void vdxg_cp_splits(struct kunit *test)
 {
-	struct cp_buf b;
+	struct cp_buf *b = cp_new(test);
 	u32 second, third;
 
-	cp_init(&b);
-	cp_fence(&b, 0, 0);
-	second = b.n * 4;
-	cp_target(&b);
-	third = b.n * 4;
-	cp_fill(&b, 0, 0, 8, 8);
-	cp_fence(&b, 2, 0);
-	b.patches[2].split_offset = third;
-	b.patches[1].split_offset = second;
-	b.patches[0].split_offset = 0;
-	KUNIT_ASSERT_EQ(test, cp_run(&b), 0);
-	KUNIT_ASSERT_EQ(test, b.splits.count, 2u);
-	KUNIT_EXPECT_EQ(test, b.split_room[0], second);
-	KUNIT_EXPECT_EQ(test, b.split_room[1], third);
+	cp_init(b);
+	cp_fence(b, 0, 0);
+	second = b->n * 4;
+	cp_target(b);
+	third = b->n * 4;
+	cp_fill(b, 0, 0, 8, 8);
+	cp_fence(b, 2, 0);
+	b->patches[2].split_offset = third;
+	b->patches[1].split_offset = second;
+	b->patches[0].split_offset = 0;
+	KUNIT_ASSERT_EQ(test, cp_run(b), 0);
+	KUNIT_ASSERT_EQ(test, b->splits.count, 2u);
+	KUNIT_EXPECT_EQ(test, b->split_room[0], second);
+	KUNIT_EXPECT_EQ(test, b->split_room[1], third);
 
 	/* Two patches may name the same point. */
-	b.patches[2].split_offset = second;
-	KUNIT_ASSERT_EQ(test, cp_run(&b), 0);
-	KUNIT_EXPECT_EQ(test, b.splits.count, 1u);
-	KUNIT_EXPECT_EQ(test, b.split_room[0], second);
+	b->patches[2].split_offset = second;
+	KUNIT_ASSERT_EQ(test, cp_run(b), 0);
+	KUNIT_EXPECT_EQ(test, b->splits.count, 1u);
+	KUNIT_EXPECT_EQ(test, b->split_room[0], second);
 
 	/* Without room for split points the caller takes none. */
-	KUNIT_EXPECT_EQ(test, vdxg_cmd_validate(b.cs, b.n, b.allocs, 4,
-						b.patches, b.npatches, NULL,
+	KUNIT_EXPECT_EQ(test, vdxg_cmd_validate(b->cs, b->n, b->allocs, 4,
+						b->patches, b->npatches, NULL,
 						NULL), -EINVAL);
 }
 
@@ -581,35 +590,35 @@ static void vdxg_cp_state(struct kunit *test)
 		  BIT(VDXG_SLOT_TEXTURE) },
 	};
 	struct vdxg_cp_state st;
-	struct cp_buf b;
+	struct cp_buf *b = cp_new(test);
 	u32 i;
 
-	cp_init(&b);
-	cp_surface(&b, VDXG_SLOT_TEXTURE, 3, 0, VDXG_FMT_ARGB8888, 8, 8, 32);
-	vdxg_cmd_state(b.cs, &st);
+	cp_init(b);
+	cp_surface(b, VDXG_SLOT_TEXTURE, 3, 0, VDXG_FMT_ARGB8888, 8, 8, 32);
+	vdxg_cmd_state(b->cs, &st);
 	KUNIT_EXPECT_EQ(test, cp_slots(test, st.sets), BIT(VDXG_SLOT_TEXTURE));
 	KUNIT_EXPECT_EQ(test, cp_slots(test, st.uses), 0u);
-	KUNIT_EXPECT_EQ(test, vdxg_cmd_len(b.cs), VDXG_RD_SET_SURFACE_LEN);
+	KUNIT_EXPECT_EQ(test, vdxg_cmd_len(b->cs), VDXG_RD_SET_SURFACE_LEN);
 
-	b.n = 0;
-	cp_fill(&b, 0, 0, 1, 1);
-	vdxg_cmd_state(b.cs, &st);
+	b->n = 0;
+	cp_fill(b, 0, 0, 1, 1);
+	vdxg_cmd_state(b->cs, &st);
 	KUNIT_EXPECT_EQ(test, cp_slots(test, st.sets), 0u);
 	KUNIT_EXPECT_EQ(test, cp_slots(test, st.uses), BIT(VDXG_SLOT_DST));
 
-	b.cs[0] = HDR(VDXG_RD_BLEND, VDXG_RD_BLEND_LEN);
-	vdxg_cmd_state(b.cs, &st);
+	b->cs[0] = HDR(VDXG_RD_BLEND, VDXG_RD_BLEND_LEN);
+	vdxg_cmd_state(b->cs, &st);
 	KUNIT_EXPECT_EQ(test, cp_slots(test, st.uses),
 			BIT(VDXG_SLOT_SRC) | BIT(VDXG_SLOT_DST));
 
-	b.cs[0] = HDR(VDXG_RD_FENCE, VDXG_RD_FENCE_LEN);
-	vdxg_cmd_state(b.cs, &st);
+	b->cs[0] = HDR(VDXG_RD_FENCE, VDXG_RD_FENCE_LEN);
+	vdxg_cmd_state(b->cs, &st);
 	KUNIT_EXPECT_EQ(test, cp_slots(test, st.sets) | cp_slots(test, st.uses), 0u);
 
 	for (i = 0; i < ARRAY_SIZE(draws); i++) {
-		b.n = 0;
-		cp_draw(&b, draws[i].flags, 3, 1);
-		vdxg_cmd_state(b.cs, &st);
+		b->n = 0;
+		cp_draw(b, draws[i].flags, 3, 1);
+		vdxg_cmd_state(b->cs, &st);
 		KUNIT_EXPECT_EQ(test, cp_slots(test, st.uses), draws[i].uses);
 		KUNIT_EXPECT_EQ(test, cp_slots(test, st.sets), 0u);
 	}
@@ -621,14 +630,6 @@ static void vdxg_cp_state(struct kunit *test)
 #define F32_INF		0x7f800000u
 #define F32_NAN		0x7fc00000u
 #define F32_16384	0x46800000u
-
-static struct cp_buf *cp3_new(struct kunit *test)
-{
-	struct cp_buf *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	return b;
-}
 
 static int cp_run3(struct cp_buf *b, struct vdxg_cp_error *err)
 {
@@ -813,7 +814,7 @@ static void vdxg_cp3_accepts_every_command(struct kunit *test)
 			VDXG_SAMPLER_WRAP_T(VDXG_WRAP_CLAMP),
 	};
 	struct vdxg_cp_error err = {};
-	struct cp_buf *b = cp3_new(test);
+	struct cp_buf *b = cp_new(test);
 
 	cp_init(b);
 	cp3_ready(b);
@@ -847,7 +848,7 @@ static void vdxg_cp3_accepts_every_command(struct kunit *test)
 static void vdxg_cp3_needs_cap(struct kunit *test)
 {
 	struct vdxg_cp_error err = {};
-	struct cp_buf *b = cp3_new(test);
+	struct cp_buf *b = cp_new(test);
 	u32 op;
 
 	for (op = VDXG_RD_SET_STATE; op < VDXG_RD_NUM_OPS_3D; op++) {
@@ -888,7 +889,7 @@ static void vdxg_cp3_lengths(struct kunit *test)
 		[VDXG_RD_CLEAR] = VDXG_RD_CLEAR_LEN,
 	};
 	struct vdxg_cp_error err = {};
-	struct cp_buf *b = cp3_new(test);
+	struct cp_buf *b = cp_new(test);
 	u32 op, d;
 	int delta;
 
@@ -1024,7 +1025,7 @@ static void vdxg_cp3_registers(struct kunit *test)
 {
 	struct vdxg_cp_error err = {};
 	u32 covered = 0, file[VDXG_3D_NUM_REGS] = {};
-	struct cp_buf *b = cp3_new(test);
+	struct cp_buf *b = cp_new(test);
 	u32 i, r, k;
 	int ret;
 
@@ -1634,7 +1635,7 @@ static void vdxg_cp3_verdicts(struct kunit *test)
 {
 	const struct cp3_case *c = test->param_value;
 	struct vdxg_cp_error err = {};
-	struct cp_buf *b = cp3_new(test);
+	struct cp_buf *b = cp_new(test);
 
 	cp_init(b);
 	c->build(b);
@@ -1649,7 +1650,7 @@ static void vdxg_cp3_verdicts(struct kunit *test)
 static void vdxg_cp3_state(struct kunit *test)
 {
 	struct vdxg_cp_state st;
-	struct cp_buf *b = cp3_new(test);
+	struct cp_buf *b = cp_new(test);
 	u32 k;
 
 	cp_init(b);

@@ -126,17 +126,20 @@ static bool table_ok(struct fake_gpu *g, u64 table, u32 first, u32 count)
 
 static void run_upt(struct fake_gpu *g, const u32 *cs, u32 len)
 {
-	u64 table = get64(cs + VDXG_PG_UPT_DW_TABLE), base, stride;
+	u64 table = get64(cs + VDXG_PG_UPT_DW_TABLE), base = 0, stride = 0;
 	u32 first = cs[VDXG_PG_UPT_DW_FIRST], n = cs[VDXG_PG_UPT_DW_COUNT], i;
 	bool gen = cs[VDXG_PG_UPT_DW_FLAGS] & VDXG_PG_UPT_GENERATE;
 
 	KUNIT_EXPECT_EQ(g->test, cs[VDXG_PG_UPT_DW_FLAGS] & ~1u, 0u);
-	KUNIT_EXPECT_EQ(g->test, len,
+	KUNIT_ASSERT_EQ(g->test, len,
 			gen ? (u32)VDXG_PG_UPT_GEN_LEN : VDXG_PG_UPT_LEN(n));
 	if (!table_ok(g, table, first, n))
 		return;
-	base = get64(cs + VDXG_PG_UPT_DW_BASE);
-	stride = get64(cs + VDXG_PG_UPT_DW_STRIDE);
+	/* Only GENERATE has them: a short list ends before STRIDE. */
+	if (gen) {
+		base = get64(cs + VDXG_PG_UPT_DW_BASE);
+		stride = get64(cs + VDXG_PG_UPT_DW_STRIDE);
+	}
 	for (i = 0; i < n; i++)
 		*pool_entry(g, table, first + i) = gen ? base + i * stride :
 			get64(cs + VDXG_PG_UPT_DW_ENTRIES + 2 * i);
