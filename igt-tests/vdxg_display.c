@@ -24,6 +24,14 @@
  *                       link-status BAD, and a modeset that trains it again
  *   invalid-modes       modes the device cannot show fail with EINVAL, by
  *                       SETCRTC and by an atomic TEST_ONLY commit
+ *   plane-scaling       the primary plane scaled up and down, whole and
+ *                       partly off-screen, by the default (bilinear) and the
+ *                       nearest-neighbour SCALING_FILTER: CRC, screendump
+ *                       and writeback are the reference's, computed here by
+ *                       the contract's arithmetic; beyond the limits
+ *                       (8x up, 4x down) ERANGE
+ *   plane-rotation      rotation 90 and 270, with reflections, unscaled
+ *                       (also partly off-screen) and scaled: the same checks
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -175,12 +183,11 @@ static void add(drmModeAtomicReq *req, int fd, uint32_t obj, uint32_t type,
 	vtest_assert(drmModeAtomicAddProperty(req, obj, id, value) >= 0);
 }
 
-/* Show F full screen on the output's CRTC with MODE (atomic, a modeset) */
-static void show(struct dt *t, struct vfb *f, const drmModeModeInfo *mode)
+/* The primary plane of the output's CRTC */
+static uint32_t primary_plane(struct dt *t)
 {
-	drmModeAtomicReq *req = drmModeAtomicAlloc();
-	uint32_t blob, plane = 0;
 	drmModePlaneRes *pr = drmModeGetPlaneResources(t->fd);
+	uint32_t plane = 0;
 
 	for (uint32_t i = 0; pr && i < pr->count_planes && !plane; i++) {
 		drmModePlane *p = drmModeGetPlane(t->fd, pr->planes[i]);
@@ -193,6 +200,15 @@ static void show(struct dt *t, struct vfb *f, const drmModeModeInfo *mode)
 	}
 	drmModeFreePlaneResources(pr);
 	vtest_assert(plane);
+	return plane;
+}
+
+/* Show F full screen on the output's CRTC with MODE (atomic, a modeset) */
+static void show(struct dt *t, struct vfb *f, const drmModeModeInfo *mode)
+{
+	drmModeAtomicReq *req = drmModeAtomicAlloc();
+	uint32_t blob, plane = primary_plane(t);
+
 	vtest_assert_ok(drmModeCreatePropertyBlob(t->fd, mode, sizeof(*mode),
 						  &blob));
 	add(req, t->fd, t->o.crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", blob);
@@ -209,6 +225,14 @@ static void show(struct dt *t, struct vfb *f, const drmModeModeInfo *mode)
 	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "CRTC_Y", 0);
 	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "CRTC_W", f->w);
 	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "CRTC_H", f->h);
+	/* Unturned and with the default filter, whatever ran before */
+	if (prop_id(t->fd, plane, DRM_MODE_OBJECT_PLANE, "rotation", NULL))
+		add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "rotation",
+		    DRM_MODE_ROTATE_0);
+	if (prop_id(t->fd, plane, DRM_MODE_OBJECT_PLANE, "SCALING_FILTER",
+		    NULL))
+		add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "SCALING_FILTER",
+		    0);
 	vtest_assert_f(drmModeAtomicCommit(t->fd, req,
 					   DRM_MODE_ATOMIC_ALLOW_MODESET,
 					   NULL) == 0,
@@ -966,6 +990,224 @@ static void test_invalid_modes(void)
 	dt_close(&t);
 }
 
+/*
+ * Planes: a source rectangle of F (whole pixels), turned by ROT (DRM's
+ * rotation bits) and shown DW x DH at (X, Y), by the bilinear filter or
+ * the nearest pixel
+ */
+struct splane {
+	struct vfb *f;
+	uint32_t sx, sy, sw, sh;
+	int32_t x, y;
+	uint32_t dw, dh, rot;
+	bool nearest;
+};
+
+/* Pixel (RU, RV) of the turned source: reflections, then 90 degrees
+ * counter-clockwise, as drm_rect_rotate() */
+static uint32_t sp_fetch(const struct splane *p, int64_t ru, int64_t rv)
+{
+	bool r180 = p->rot & (DRM_MODE_ROTATE_180 | DRM_MODE_ROTATE_270);
+	bool r90 = p->rot & (DRM_MODE_ROTATE_90 | DRM_MODE_ROTATE_270);
+	bool fx = r180 != !!(p->rot & DRM_MODE_REFLECT_X);
+	bool fy = r180 != !!(p->rot & DRM_MODE_REFLECT_Y);
+	int64_t xr = r90 ? p->sw - 1 - rv : ru, yr = r90 ? ru : rv;
+	int64_t x = fx ? p->sw - 1 - xr : xr, y = fy ? p->sh - 1 - yr : yr;
+
+	return *px(p->f, p->sx + x, p->sy + y) | 0xff000000u;
+}
+
+static int64_t sp_pos(int64_t u, int64_t r, int64_t d)
+{
+	int64_t q = (2 * u + 1) * r * 65536 / (2 * d) - 32768;
+
+	return q < 0 ? 0 : q > (r - 1) << 16 ? (r - 1) << 16 : q;
+}
+
+/* Destination pixel (U, V) of the plane, by the contract's scaling */
+static uint32_t sp_sample(const struct splane *p, int64_t u, int64_t v)
+{
+	bool r90 = p->rot & (DRM_MODE_ROTATE_90 | DRM_MODE_ROTATE_270);
+	int64_t rw = r90 ? p->sh : p->sw, rh = r90 ? p->sw : p->sh;
+	int64_t pu, pv, u0, v0, u1, v1, fu, fv;
+	uint32_t q[4], out = 0;
+
+	if (p->nearest)
+		return sp_fetch(p, (2 * u + 1) * rw / (2 * p->dw),
+				(2 * v + 1) * rh / (2 * p->dh));
+	pu = sp_pos(u, rw, p->dw);
+	pv = sp_pos(v, rh, p->dh);
+	u0 = pu >> 16;
+	v0 = pv >> 16;
+	u1 = u0 + 1 < rw ? u0 + 1 : rw - 1;
+	v1 = v0 + 1 < rh ? v0 + 1 : rh - 1;
+	fu = (pu >> 8) & 0xff;
+	fv = (pv >> 8) & 0xff;
+	q[0] = sp_fetch(p, u0, v0);
+	q[1] = sp_fetch(p, u1, v0);
+	q[2] = sp_fetch(p, u0, v1);
+	q[3] = sp_fetch(p, u1, v1);
+	for (int ch = 0; ch < 32; ch += 8) {
+		int64_t sum = 32768;
+
+		sum += ((q[0] >> ch) & 0xff) * (256 - fu) * (256 - fv);
+		sum += ((q[1] >> ch) & 0xff) * fu * (256 - fv);
+		sum += ((q[2] >> ch) & 0xff) * (256 - fu) * fv;
+		sum += ((q[3] >> ch) & 0xff) * fu * fv;
+		out |= (uint32_t)(sum >> 16) << ch;
+	}
+	return out;
+}
+
+/* The frame the plane alone gives, over the black background */
+static uint32_t *sp_image(struct dt *t, const struct splane *p)
+{
+	uint32_t *img = calloc((size_t)t->o.w * t->o.h, 4);
+
+	vtest_assert(img);
+	for (int64_t y = 0; y < t->o.h; y++) {
+		for (int64_t x = 0; x < t->o.w; x++) {
+			int64_t u = x - p->x, v = y - p->y;
+
+			if (u >= 0 && v >= 0 && u < p->dw && v < p->dh)
+				img[y * t->o.w + x] =
+					sp_sample(p, u, v) & 0xffffff;
+		}
+	}
+	return img;
+}
+
+/* Commit the plane on the primary (FLAGS: e.g. TEST_ONLY); the errno */
+static int sp_commit(struct dt *t, const struct splane *p, uint32_t flags)
+{
+	drmModeAtomicReq *req = drmModeAtomicAlloc();
+	uint32_t plane = primary_plane(t), o = DRM_MODE_OBJECT_PLANE;
+	int ret;
+
+	add(req, t->fd, plane, o, "FB_ID", p->f->fb);
+	add(req, t->fd, plane, o, "CRTC_ID", t->o.crtc_id);
+	add(req, t->fd, plane, o, "SRC_X", (uint64_t)p->sx << 16);
+	add(req, t->fd, plane, o, "SRC_Y", (uint64_t)p->sy << 16);
+	add(req, t->fd, plane, o, "SRC_W", (uint64_t)p->sw << 16);
+	add(req, t->fd, plane, o, "SRC_H", (uint64_t)p->sh << 16);
+	add(req, t->fd, plane, o, "CRTC_X", (uint64_t)(int64_t)p->x);
+	add(req, t->fd, plane, o, "CRTC_Y", (uint64_t)(int64_t)p->y);
+	add(req, t->fd, plane, o, "CRTC_W", p->dw);
+	add(req, t->fd, plane, o, "CRTC_H", p->dh);
+	add(req, t->fd, plane, o, "rotation", p->rot);
+	/* The enum's values: 0 "Default", 1 "Nearest Neighbor" */
+	add(req, t->fd, plane, o, "SCALING_FILTER", p->nearest);
+	ret = drmModeAtomicCommit(t->fd, req, flags, NULL) ? errno : 0;
+	drmModeAtomicFree(req);
+	return ret;
+}
+
+/* Show the plane; the screen must be the reference's */
+static void sp_check(struct dt *t, struct vfb *wb, const struct splane *p,
+		     const char *what)
+{
+	uint32_t *img = sp_image(t, p);
+
+	vtest_info("%s: %ux%u+%u+%u of the framebuffer, rotation 0x%x, at "
+		   "(%d, %d) %ux%u, %s", what, p->sw, p->sh, p->sx, p->sy,
+		   p->rot, p->x, p->y, p->dw, p->dh,
+		   p->nearest ? "nearest" : "bilinear");
+	vtest_assert_f(sp_commit(t, p, 0) == 0, "%s: commit: %s", what,
+		       strerror(errno));
+	screen_check(t, wb, img, what);
+	free(img);
+}
+
+static void sp_open(struct dt *t, struct vfb *f, struct vfb *wb)
+{
+	dt_open(t);
+	vtest_require_f(prop_id(t->fd, primary_plane(t), DRM_MODE_OBJECT_PLANE,
+				"SCALING_FILTER", NULL),
+			"no SCALING_FILTER: the planes do not scale");
+	vfb_create(t->fd, f, 320, 240, DRM_FORMAT_XRGB8888);
+	vfb_create(t->fd, wb, t->o.w, t->o.h, DRM_FORMAT_XRGB8888);
+	dfb_pattern(f, 7, false);
+	show(t, f, &t->o.mode);
+}
+
+static void sp_close(struct dt *t, struct vfb *f, struct vfb *wb)
+{
+	show(t, f, &t->o.mode);
+	vfb_destroy(t->fd, wb);
+	vfb_destroy(t->fd, f);
+	dt_close(t);
+}
+
+static void test_plane_scaling(void)
+{
+	struct vfb f, wb;
+	struct splane p;
+	struct dt t;
+
+	sp_open(&t, &f, &wb);
+	/* Up, full screen, by both filters */
+	p = (struct splane){ &f, 16, 8, t.o.w / 5 + 3, t.o.h / 5 + 1, 0, 0,
+			     t.o.w, t.o.h, DRM_MODE_ROTATE_0, false };
+	sp_check(&t, &wb, &p, "up-bilinear");
+	p.nearest = true;
+	sp_check(&t, &wb, &p, "up-nearest");
+	/* Down, inside, reflected */
+	p = (struct splane){ &f, 0, 0, 320, 240, 100, 50, 100, 61,
+			     DRM_MODE_ROTATE_0 | DRM_MODE_REFLECT_X, false };
+	sp_check(&t, &wb, &p, "down-bilinear");
+	/* Partly off-screen, up one way and down the other */
+	p = (struct splane){ &f, 33, 17, 250, 200, -40, t.o.h - 90, 377, 181,
+			     DRM_MODE_ROTATE_180, false };
+	sp_check(&t, &wb, &p, "off-screen-bilinear");
+	p.nearest = true;
+	sp_check(&t, &wb, &p, "off-screen-nearest");
+
+	/* Beyond the limits: 8x up and 4x down are the last that work */
+	p = (struct splane){ &f, 0, 0, 16, 16, 0, 0, 16 * 8, 16,
+			     DRM_MODE_ROTATE_0, false };
+	vtest_assert_eq(sp_commit(&t, &p, DRM_MODE_ATOMIC_TEST_ONLY), 0);
+	p.dw++;
+	vtest_assert_eq(sp_commit(&t, &p, DRM_MODE_ATOMIC_TEST_ONLY), ERANGE);
+	p = (struct splane){ &f, 0, 0, 320, 240, 0, 0, 80, 60,
+			     DRM_MODE_ROTATE_0, false };
+	vtest_assert_eq(sp_commit(&t, &p, DRM_MODE_ATOMIC_TEST_ONLY), 0);
+	p.dh--;
+	vtest_assert_eq(sp_commit(&t, &p, DRM_MODE_ATOMIC_TEST_ONLY), ERANGE);
+	sp_close(&t, &f, &wb);
+}
+
+static void test_plane_rotation(void)
+{
+	static const uint32_t rots[] = {
+		DRM_MODE_ROTATE_90,
+		DRM_MODE_ROTATE_270,
+		DRM_MODE_ROTATE_90 | DRM_MODE_REFLECT_X,
+		DRM_MODE_ROTATE_270 | DRM_MODE_REFLECT_Y,
+	};
+	struct vfb f, wb;
+	struct splane p;
+	struct dt t;
+	char what[64];
+
+	sp_open(&t, &f, &wb);
+	for (unsigned int i = 0; i < sizeof(rots) / sizeof(rots[0]); i++) {
+		/* Unscaled: 200 x 150 of the framebuffer shows 150 x 200 */
+		p = (struct splane){ &f, 10 + i, 20, 200, 150, 50 + 100 * i,
+				     40, 150, 200, rots[i], false };
+		snprintf(what, sizeof(what), "rotation-0x%x", rots[i]);
+		sp_check(&t, &wb, &p, what);
+	}
+	/* Unscaled, partly off-screen: the helpers' clipped source */
+	p = (struct splane){ &f, 5, 6, 300, 200, -70, t.o.h - 150, 200, 300,
+			     DRM_MODE_ROTATE_90, false };
+	sp_check(&t, &wb, &p, "rotation-90-clipped");
+	/* Turned and scaled to the whole screen */
+	p = (struct splane){ &f, 40, 0, 240, 240, 0, 0, t.o.w, t.o.h,
+			     DRM_MODE_ROTATE_270, false };
+	sp_check(&t, &wb, &p, "rotation-270-scaled");
+	sp_close(&t, &f, &wb);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "async-flip", test_async_flip,
 	  "an async flip is on screen before the next vblank" },
@@ -987,6 +1229,10 @@ static const struct vtest_subtest subtests[] = {
 	  "a failed link: uevent, link-status BAD, retrained by a modeset" },
 	{ "invalid-modes", test_invalid_modes,
 	  "modes the device cannot show fail with EINVAL" },
+	{ "plane-scaling", test_plane_scaling,
+	  "scaled planes, bilinear and nearest: CRC, screendump, writeback" },
+	{ "plane-rotation", test_plane_rotation,
+	  "planes turned by 90 and 270: CRC, screendump, writeback" },
 };
 
 VTEST_MAIN(subtests)

@@ -1025,7 +1025,9 @@
 #define   VDXG_PLANE_CTRL_REFLECT_Y	BIT(3)	/* primary and overlay only */
 #define   VDXG_PLANE_CTRL_BLEND_SHIFT	4	/* VDXG_BLEND_* */
 #define   VDXG_PLANE_CTRL_BLEND_MASK	(3u << 4)
-#define   VDXG_PLANE_CTRL_MASK		0x3f	/* other bits read 0 */
+#define   VDXG_PLANE_CTRL_ROT_90	BIT(6)	/* primary and overlay only */
+#define   VDXG_PLANE_CTRL_BILINEAR	BIT(7)	/* primary and overlay only */
+#define   VDXG_PLANE_CTRL_MASK		0xff	/* other bits read 0 */
 #define   VDXG_PLANE_CTRL_CURSOR_MASK	0x31	/* cursor: ENABLE, BLEND */
 #define   VDXG_BLEND_NONE		0	/* DRM "None" */
 #define   VDXG_BLEND_PREMULTI		1	/* DRM "Pre-multiplied" */
@@ -1045,6 +1047,11 @@
 #define   VDXG_PLANE_STATUS_FAULT	BIT(1)	/* enabled, hidden by a fault */
 #define VDXG_PLANE_CUR_ADDR_LO		0x28	/* RO: latched ADDR */
 #define VDXG_PLANE_CUR_ADDR_HI		0x2c
+/*
+ * RW: height << 16 | width of the plane on the frame, 0 for its source
+ * size after ROT_90 (unscaled). Primary and overlay; the cursor's reads 0.
+ */
+#define VDXG_PLANE_DST_SIZE		0x30
 #define VDXG_PLANE_SIZE_WH(w, h)	(((h) << 16) | (w))
 #define VDXG_PLANE_POS_XY(x, y)		((((uint32_t)(y) & 0xffff) << 16) | \
 					 ((uint32_t)(x) & 0xffff))
@@ -1052,6 +1059,9 @@
 #define VDXG_PLANE_MAX_DIM		4096	/* primary, overlay */
 #define VDXG_CURSOR_MAX_DIM		256	/* cursor: 1..256 each way */
 #define VDXG_PLANE_MAX_PITCH		0x40000	/* bytes */
+/* Scaling: dst <= 8 * src and 4 * dst >= src, each way (src after ROT_90) */
+#define VDXG_PLANE_MAX_UPSCALE		8
+#define VDXG_PLANE_MAX_DOWNSCALE	4
 
 /*
  * Scanout and writeback formats are DRM fourccs (drm_fourcc.h values),

@@ -20,8 +20,15 @@
  * DOC: Planes
  *
  * Each pipe has a primary and an overlay plane (XRGB8888, ARGB8888,
- * XBGR8888, RGB565, with plane alpha, pixel blend mode, zpos and rotation
- * 0/180 with reflection) and an ARGB8888 cursor of up to 256x256. Plane
+ * XBGR8888, RGB565, with plane alpha, pixel blend mode, zpos, rotation
+ * 0/90/180/270 with reflection, and scaling up to 8x up and 4x down, by a
+ * bilinear filter or the nearest pixel) and an ARGB8888 cursor of up to
+ * 256x256.
+ *
+ * An unscaled plane is programmed clipped to the CRTC, as the atomic
+ * helpers clip it. A scaled one is programmed whole, its source rectangle
+ * truncated to whole pixels, and the device clips it: the helpers' clipped
+ * source has fractional coordinates the device does not take. Plane
  * registers are double buffered by the device: atomic_update writes the
  * pending copy, and the CRTC's flush latches all of them at the next
  * vblank. Legacy cursor moves take the asynchronous path, which latches
@@ -129,12 +136,57 @@ static void vdxg_plane_cleanup_fb(struct drm_plane *plane,
 		vdxg_fb_unpin(state->fb);
 }
 
+/* The source rectangle in whole pixels, turned as the plane shows it */
+static void vdxg_plane_src_size(const struct drm_plane_state *ps, u32 *rw,
+				u32 *rh)
+{
+	u32 w = ps->src_w >> 16, h = ps->src_h >> 16;
+	bool turned = ps->rotation & (DRM_MODE_ROTATE_90 | DRM_MODE_ROTATE_270);
+
+	*rw = turned ? h : w;
+	*rh = turned ? w : h;
+}
+
+/* Does the plane scale (then it is programmed unclipped)? */
+static bool vdxg_plane_scaled(const struct drm_plane_state *ps)
+{
+	u32 rw, rh;
+
+	vdxg_plane_src_size(ps, &rw, &rh);
+	return ps->crtc_w != rw || ps->crtc_h != rh;
+}
+
+static bool vdxg_scale_ok(u32 r, u32 d)
+{
+	return d && d <= VDXG_PLANE_MAX_DIM &&
+	       (u64)d <= (u64)r * VDXG_PLANE_MAX_UPSCALE &&
+	       (u64)d * VDXG_PLANE_MAX_DOWNSCALE >= r;
+}
+
+/*
+ * The device's own limits for a scaled plane, in whole source pixels, and
+ * a position that DST_POS holds.
+ */
+static int vdxg_plane_check_scaled(const struct drm_plane_state *ps)
+{
+	u32 rw, rh;
+
+	vdxg_plane_src_size(ps, &rw, &rh);
+	if (!vdxg_scale_ok(rw, ps->crtc_w) || !vdxg_scale_ok(rh, ps->crtc_h))
+		return -ERANGE;
+	if (ps->crtc_x < S16_MIN || ps->crtc_x > S16_MAX ||
+	    ps->crtc_y < S16_MIN || ps->crtc_y > S16_MAX)
+		return -EINVAL;
+	return 0;
+}
+
 static int vdxg_plane_atomic_check(struct drm_plane *plane,
 				   struct drm_atomic_state *state)
 {
 	struct drm_plane_state *ps = drm_atomic_get_new_plane_state(state,
 								    plane);
 	struct vdxg_plane *vp = to_vdxg_plane(plane);
+	bool cursor = vp->index == VDXG_PLANE_IDX_CURSOR;
 	struct drm_crtc_state *cs;
 	int ret;
 
@@ -144,18 +196,28 @@ static int vdxg_plane_atomic_check(struct drm_plane *plane,
 	if (IS_ERR(cs))
 		return PTR_ERR(cs);
 
-	ret = drm_atomic_helper_check_plane_state(ps, cs, DRM_PLANE_NO_SCALING,
-						  DRM_PLANE_NO_SCALING, true,
-						  true);
+	ret = drm_atomic_helper_check_plane_state(ps, cs,
+						  cursor ? DRM_PLANE_NO_SCALING :
+						  DRM_PLANE_NO_SCALING /
+						  VDXG_PLANE_MAX_UPSCALE,
+						  cursor ? DRM_PLANE_NO_SCALING :
+						  DRM_PLANE_NO_SCALING *
+						  VDXG_PLANE_MAX_DOWNSCALE,
+						  true, true);
 	if (ret || !ps->visible)
 		return ret;
+	if (!cursor && vdxg_plane_scaled(ps)) {
+		ret = vdxg_plane_check_scaled(ps);
+		if (ret)
+			return ret;
+	}
 
 	if (vp->index == VDXG_PLANE_IDX_CURSOR) {
 		if (ps->crtc_w > VDXG_CURSOR_MAX_DIM ||
 		    ps->crtc_h > VDXG_CURSOR_MAX_DIM)
 			return -EINVAL;
-	} else if (drm_rect_width(&ps->src) >> 16 > VDXG_PLANE_MAX_DIM ||
-		   drm_rect_height(&ps->src) >> 16 > VDXG_PLANE_MAX_DIM) {
+	} else if (ps->src_w >> 16 > VDXG_PLANE_MAX_DIM ||
+		   ps->src_h >> 16 > VDXG_PLANE_MAX_DIM) {
 		return -EINVAL;
 	}
 	if (ps->fb->pitches[0] > VDXG_PLANE_MAX_PITCH)
@@ -174,8 +236,13 @@ static u32 vdxg_plane_ctrl(const struct drm_plane_state *ps)
 		blend = VDXG_BLEND_COVERAGE;
 	ctrl |= blend << VDXG_PLANE_CTRL_BLEND_SHIFT;
 
-	if (ps->rotation & DRM_MODE_ROTATE_180)
+	/* DRM's 270 is the device's 90 and 180 together */
+	if (ps->rotation & (DRM_MODE_ROTATE_180 | DRM_MODE_ROTATE_270))
 		ctrl |= VDXG_PLANE_CTRL_ROT_180;
+	if (ps->rotation & (DRM_MODE_ROTATE_90 | DRM_MODE_ROTATE_270))
+		ctrl |= VDXG_PLANE_CTRL_ROT_90;
+	if (ps->scaling_filter != DRM_SCALING_FILTER_NEAREST_NEIGHBOR)
+		ctrl |= VDXG_PLANE_CTRL_BILINEAR;
 	if (ps->rotation & DRM_MODE_REFLECT_X)
 		ctrl |= VDXG_PLANE_CTRL_REFLECT_X;
 	if (ps->rotation & DRM_MODE_REFLECT_Y)
@@ -192,7 +259,9 @@ static void vdxg_plane_write(struct vdxg_plane *vp,
 	struct vdxg_device *vdxg = vp->vdxg;
 	u32 base = VDXG_PLANE_BASE(vp->pipe, vp->index);
 	const struct drm_framebuffer *fb = ps->fb;
-	u32 sx, sy;
+	bool cursor = vp->index == VDXG_PLANE_IDX_CURSOR;
+	struct drm_rect src = ps->src, dst = ps->dst;
+	u32 dst_size = 0;
 	u64 addr;
 
 	if (!ps->visible || !fb) {
@@ -200,20 +269,30 @@ static void vdxg_plane_write(struct vdxg_plane *vp,
 		return;
 	}
 
-	sx = ps->src.x1 >> 16;
-	sy = ps->src.y1 >> 16;
-	addr = vdxg_fb_gpu_addr(ps->fb) + (u64)sy * fb->pitches[0] +
-	       sx * fb->format->cpp[0];
+	if (!cursor && vdxg_plane_scaled(ps)) {
+		/* Whole: the device clips. */
+		src.x1 = ps->src_x & ~0xffff;
+		src.y1 = ps->src_y & ~0xffff;
+		src.x2 = src.x1 + (ps->src_w & ~0xffff);
+		src.y2 = src.y1 + (ps->src_h & ~0xffff);
+		drm_rect_init(&dst, ps->crtc_x, ps->crtc_y, ps->crtc_w,
+			      ps->crtc_h);
+		dst_size = VDXG_PLANE_SIZE_WH(ps->crtc_w, ps->crtc_h);
+	}
+	addr = vdxg_fb_gpu_addr(ps->fb) + (u64)(src.y1 >> 16) * fb->pitches[0] +
+	       (src.x1 >> 16) * fb->format->cpp[0];
 
 	vdxg_wr(vdxg, base + VDXG_PLANE_ADDR_LO, lower_32_bits(addr));
 	vdxg_wr(vdxg, base + VDXG_PLANE_ADDR_HI, upper_32_bits(addr));
 	vdxg_wr(vdxg, base + VDXG_PLANE_FORMAT, fb->format->format);
 	vdxg_wr(vdxg, base + VDXG_PLANE_PITCH, fb->pitches[0]);
 	vdxg_wr(vdxg, base + VDXG_PLANE_SRC_SIZE,
-		VDXG_PLANE_SIZE_WH(drm_rect_width(&ps->src) >> 16,
-				   drm_rect_height(&ps->src) >> 16));
+		VDXG_PLANE_SIZE_WH(drm_rect_width(&src) >> 16,
+				   drm_rect_height(&src) >> 16));
 	vdxg_wr(vdxg, base + VDXG_PLANE_DST_POS,
-		VDXG_PLANE_POS_XY(ps->dst.x1, ps->dst.y1));
+		VDXG_PLANE_POS_XY(dst.x1, dst.y1));
+	if (!cursor)
+		vdxg_wr(vdxg, base + VDXG_PLANE_DST_SIZE, dst_size);
 	vdxg_wr(vdxg, base + VDXG_PLANE_ALPHA, ps->alpha);
 	vdxg_wr(vdxg, base + VDXG_PLANE_ZPOS, ps->normalized_zpos);
 	vdxg_wr(vdxg, base + VDXG_PLANE_CTRL, vdxg_plane_ctrl(ps));
@@ -333,8 +412,11 @@ static const struct drm_plane_funcs vdxg_plane_funcs = {
 #define VDXG_BLEND_MODES	(BIT(DRM_MODE_BLEND_PIXEL_NONE) | \
 				 BIT(DRM_MODE_BLEND_PREMULTI) | \
 				 BIT(DRM_MODE_BLEND_COVERAGE))
-#define VDXG_ROTATIONS		(DRM_MODE_ROTATE_0 | DRM_MODE_ROTATE_180 | \
-				 DRM_MODE_REFLECT_X | DRM_MODE_REFLECT_Y)
+/* "Default" is bilinear */
+#define VDXG_FILTERS		(BIT(DRM_SCALING_FILTER_DEFAULT) | \
+				 BIT(DRM_SCALING_FILTER_NEAREST_NEIGHBOR))
+#define VDXG_ROTATIONS		(DRM_MODE_ROTATE_MASK | DRM_MODE_REFLECT_X | \
+				 DRM_MODE_REFLECT_Y)
 
 /* Any cursor up to 256x256 works; compositors are offered these sizes. */
 static const struct drm_plane_size_hint vdxg_cursor_size_hints[] = {
@@ -370,6 +452,9 @@ static int vdxg_plane_props(struct vdxg_plane *vp)
 		ret = drm_plane_create_rotation_property(plane,
 							 DRM_MODE_ROTATE_0,
 							 VDXG_ROTATIONS);
+	if (!ret)
+		ret = drm_plane_create_scaling_filter_property(plane,
+							       VDXG_FILTERS);
 	return ret;
 }
 

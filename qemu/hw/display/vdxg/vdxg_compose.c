@@ -41,6 +41,46 @@ static uint32_t vdxg_plane_h(const VdxgPlane *pl)
     return extract32(pl->src_size, 16, 16);
 }
 
+/* The source as shown, after ROT_90: rw x rh */
+static uint32_t vdxg_plane_rw(const VdxgPlane *pl)
+{
+    return pl->ctrl & VDXG_PLANE_CTRL_ROT_90 ? vdxg_plane_h(pl) :
+                                               vdxg_plane_w(pl);
+}
+
+static uint32_t vdxg_plane_rh(const VdxgPlane *pl)
+{
+    return pl->ctrl & VDXG_PLANE_CTRL_ROT_90 ? vdxg_plane_w(pl) :
+                                               vdxg_plane_h(pl);
+}
+
+/* The plane on the frame: dw x dh */
+static uint32_t vdxg_plane_dw(const VdxgPlane *pl)
+{
+    return pl->dst_size ? extract32(pl->dst_size, 0, 16) : vdxg_plane_rw(pl);
+}
+
+static uint32_t vdxg_plane_dh(const VdxgPlane *pl)
+{
+    return pl->dst_size ? extract32(pl->dst_size, 16, 16) : vdxg_plane_rh(pl);
+}
+
+/* Does the plane scale or turn by 90 degrees, so that it is sampled? */
+static bool vdxg_plane_sampled(const VdxgPlane *pl)
+{
+    return (pl->ctrl & VDXG_PLANE_CTRL_ROT_90) ||
+           vdxg_plane_dw(pl) != vdxg_plane_rw(pl) ||
+           vdxg_plane_dh(pl) != vdxg_plane_rh(pl);
+}
+
+/* Is @d within the scaling limits of @r? */
+static bool vdxg_scale_ok(uint32_t r, uint32_t d)
+{
+    return d && d <= VDXG_PLANE_MAX_DIM &&
+           d <= (uint64_t)r * VDXG_PLANE_MAX_UPSCALE &&
+           (uint64_t)d * VDXG_PLANE_MAX_DOWNSCALE >= r;
+}
+
 static uint64_t vdxg_plane_span(const VdxgPlane *pl)
 {
     return (uint64_t)pl->pitch * (vdxg_plane_h(pl) - 1) +
@@ -69,6 +109,12 @@ uint32_t vdxg_plane_check(VdxgState *s, unsigned int p,
         extract32(pl->ctrl, VDXG_PLANE_CTRL_BLEND_SHIFT, 2) >
         VDXG_BLEND_COVERAGE ||
         pl->zpos > VDXG_ZPOS_MAX) {
+        return VDXG_FAULT_PARAM;
+    }
+    if (pl->dst_size &&
+        (p == VDXG_PLANE_IDX_CURSOR ||
+         !vdxg_scale_ok(vdxg_plane_rw(pl), vdxg_plane_dw(pl)) ||
+         !vdxg_scale_ok(vdxg_plane_rh(pl), vdxg_plane_dh(pl)))) {
         return VDXG_FAULT_PARAM;
     }
     if (!vdxg_gpu_range_ok(&s->core, pl->addr, vdxg_plane_span(pl))) {
@@ -213,11 +259,16 @@ static bool vdxg_plane_opaque(const VdxgPlane *pl)
            (mode == VDXG_BLEND_NONE || pl->format != VDXG_FOURCC_ARGB8888);
 }
 
-/* Where plane @pl meets frame row @y: its source row and columns */
+/*
+ * Where plane @pl meets frame row @y: its destination row and columns,
+ * and for a plane that is not sampled, its source row
+ */
 typedef struct VdxgPlaneRow {
-    uint64_t addr;              /* first source byte */
+    uint64_t addr;              /* first source byte, if not sampled */
     int64_t dx0;                /* first frame column */
     int64_t n;                  /* pixels; 0 when the row misses the plane */
+    int64_t u0;                 /* first destination column */
+    int64_t v;                  /* destination row */
 } VdxgPlaneRow;
 
 static bool vdxg_plane_flip_x(const VdxgPlane *pl)
@@ -226,36 +277,173 @@ static bool vdxg_plane_flip_x(const VdxgPlane *pl)
            !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_X);
 }
 
+static bool vdxg_plane_flip_y(const VdxgPlane *pl)
+{
+    return !!(pl->ctrl & VDXG_PLANE_CTRL_ROT_180) !=
+           !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_Y);
+}
+
 static void vdxg_plane_row(const VdxgCrtc *c, const VdxgPlane *pl,
                            int64_t y, VdxgPlaneRow *r)
 {
     int64_t w = vdxg_plane_w(pl), h = vdxg_plane_h(pl);
+    int64_t dw = vdxg_plane_dw(pl), dh = vdxg_plane_dh(pl);
     int64_t x0 = (int16_t)extract32(pl->dst_pos, 0, 16);
     int64_t y0 = (int16_t)extract32(pl->dst_pos, 16, 16);
-    int64_t dx1 = MIN(x0 + w, (int64_t)c->fw);
-    bool rot = pl->ctrl & VDXG_PLANE_CTRL_ROT_180;
-    bool flip_y = rot != !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_Y);
+    int64_t dx1 = MIN(x0 + dw, (int64_t)c->fw);
     int64_t v, sv, su0;
 
     r->n = 0;
     r->dx0 = MAX(x0, 0);
-    if (y < y0 || y >= y0 + h || r->dx0 >= dx1) {
+    if (y < y0 || y >= y0 + dh || r->dx0 >= dx1) {
         return;
     }
     r->n = dx1 - r->dx0;
+    r->u0 = r->dx0 - x0;
+    r->v = y - y0;
+    if (vdxg_plane_sampled(pl)) {
+        return;
+    }
     /* The first source column that a visible pixel shows */
     su0 = vdxg_plane_flip_x(pl) ? w - (dx1 - x0) : r->dx0 - x0;
     v = y - y0;
-    sv = flip_y ? h - 1 - v : v;
+    sv = vdxg_plane_flip_y(pl) ? h - 1 - v : v;
     r->addr = pl->addr + (uint64_t)sv * pl->pitch +
               (uint64_t)su0 * vdxg_fourcc_cpp(pl->format);
+}
+
+/* Blend @n pixels @px (ARGB) of latched plane @pl over @out. */
+static void vdxg_plane_blend_row(const VdxgPlane *pl, const uint32_t *px,
+                                 uint32_t *out, int64_t n)
+{
+    uint32_t mode = extract32(pl->ctrl, VDXG_PLANE_CTRL_BLEND_SHIFT, 2);
+    int64_t i;
+
+    if (vdxg_plane_opaque(pl)) {
+        for (i = 0; i < n; i++) {
+            out[i] = px[i] & 0xffffff;
+        }
+    } else {
+        for (i = 0; i < n; i++) {
+            out[i] = vdxg_scan_blend(px[i], out[i], mode, pl->alpha);
+        }
+    }
+}
+
+/*
+ * Source pixel (@x, @y) of latched plane @pl as ARGB into @px; false after
+ * an access fault, described in @err.
+ */
+static bool vdxg_plane_fetch(VdxgState *s, const VdxgPlane *pl, uint32_t x,
+                             uint32_t y, uint32_t *px, VdxgErr *err)
+{
+    uint32_t cpp = vdxg_fourcc_cpp(pl->format);
+    uint64_t a = pl->addr + (uint64_t)y * pl->pitch + (uint64_t)x * cpp;
+    uint8_t b[4];
+
+    if (vdxg_in_vram(&s->core, a, cpp)) {
+        *px = vdxg_scan_px(pl->format, s->core.vram_ptr + a);
+        return true;
+    }
+    if (!vdxg_gpu_rw(&s->core, a, b, cpp, false, err)) {
+        return false;
+    }
+    *px = vdxg_scan_px(pl->format, b);
+    return true;
+}
+
+/* Pixel (@ru, @rv) of the rotated source of @pl as ARGB into @px */
+static bool vdxg_plane_fetch_rot(VdxgState *s, const VdxgPlane *pl,
+                                 uint32_t ru, uint32_t rv, uint32_t *px,
+                                 VdxgErr *err)
+{
+    uint32_t w = vdxg_plane_w(pl), h = vdxg_plane_h(pl), x, y;
+    bool fx = vdxg_plane_flip_x(pl), fy = vdxg_plane_flip_y(pl);
+
+    if (pl->ctrl & VDXG_PLANE_CTRL_ROT_90) {
+        x = fx ? rv : w - 1 - rv;
+        y = fy ? h - 1 - ru : ru;
+    } else {
+        x = fx ? w - 1 - ru : ru;
+        y = fy ? h - 1 - rv : rv;
+    }
+    return vdxg_plane_fetch(s, pl, x, y, px, err);
+}
+
+/* Bilinear sampling: destination @u of @d on a source of @r, 16.16 */
+static uint32_t vdxg_bilinear_pos(int64_t u, int64_t r, int64_t d)
+{
+    int64_t p = (2 * u + 1) * r * 65536 / (2 * d) - 32768;
+
+    return MIN(MAX(p, 0), (r - 1) << 16);
+}
+
+/* The bilinear mix of four ARGB pixels at fractions @fu, @fv (0..255) */
+static uint32_t vdxg_bilinear_mix(const uint32_t q[4], uint32_t fu,
+                                  uint32_t fv)
+{
+    uint32_t w[4] = {
+        (256 - fu) * (256 - fv), fu * (256 - fv), (256 - fu) * fv, fu * fv,
+    };
+    uint32_t out = 0, ch, sum;
+    unsigned int i;
+
+    for (ch = 0; ch < 32; ch += 8) {
+        sum = 32768;
+        for (i = 0; i < 4; i++) {
+            sum += extract32(q[i], ch, 8) * w[i];
+        }
+        out |= (sum >> 16) << ch;
+    }
+    return out;
+}
+
+/*
+ * Sample destination row @r->v of scaled or ROT_90 plane @pl, pixels
+ * @r->u0 on, into @px (ARGB); false after an access fault.
+ */
+static bool vdxg_plane_sample_row(VdxgState *s, const VdxgPlane *pl,
+                                  const VdxgPlaneRow *r, uint32_t *px,
+                                  VdxgErr *err)
+{
+    int64_t rw = vdxg_plane_rw(pl), rh = vdxg_plane_rh(pl);
+    int64_t dw = vdxg_plane_dw(pl), dh = vdxg_plane_dh(pl);
+    uint32_t pu, pv, ru0, ru1, rv0, rv1, q[4];
+    int64_t i, u;
+
+    if (!(pl->ctrl & VDXG_PLANE_CTRL_BILINEAR)) {
+        rv0 = (2 * r->v + 1) * rh / (2 * dh);
+        for (i = 0; i < r->n; i++) {
+            u = r->u0 + i;
+            if (!vdxg_plane_fetch_rot(s, pl, (2 * u + 1) * rw / (2 * dw), rv0,
+                                      &px[i], err)) {
+                return false;
+            }
+        }
+        return true;
+    }
+    pv = vdxg_bilinear_pos(r->v, rh, dh);
+    rv0 = pv >> 16;
+    rv1 = MIN(rv0 + 1, rh - 1);
+    for (i = 0; i < r->n; i++) {
+        pu = vdxg_bilinear_pos(r->u0 + i, rw, dw);
+        ru0 = pu >> 16;
+        ru1 = MIN(ru0 + 1, rw - 1);
+        if (!vdxg_plane_fetch_rot(s, pl, ru0, rv0, &q[0], err) ||
+            !vdxg_plane_fetch_rot(s, pl, ru1, rv0, &q[1], err) ||
+            !vdxg_plane_fetch_rot(s, pl, ru0, rv1, &q[2], err) ||
+            !vdxg_plane_fetch_rot(s, pl, ru1, rv1, &q[3], err)) {
+            return false;
+        }
+        px[i] = vdxg_bilinear_mix(q, (pu >> 8) & 0xff, (pv >> 8) & 0xff);
+    }
+    return true;
 }
 
 /* Draw @n source pixels of latched plane @pl at @src over @out. */
 static void vdxg_plane_draw_row(VdxgState *s, const VdxgPlane *pl,
                                 const uint8_t *src, uint32_t *out, int64_t n)
 {
-    uint32_t mode = extract32(pl->ctrl, VDXG_PLANE_CTRL_BLEND_SHIFT, 2);
     bool flip_x = vdxg_plane_flip_x(pl);
     bool opaque = vdxg_plane_opaque(pl);
     uint32_t *px = s->disp_px;
@@ -277,15 +465,7 @@ static void vdxg_plane_draw_row(VdxgState *s, const VdxgPlane *pl,
             px[n - 1 - i] = t;
         }
     }
-    if (opaque) {
-        for (i = 0; i < n; i++) {
-            out[i] = px[i] & 0xffffff;
-        }
-    } else {
-        for (i = 0; i < n; i++) {
-            out[i] = vdxg_scan_blend(px[i], out[i], mode, pl->alpha);
-        }
-    }
+    vdxg_plane_blend_row(pl, px, out, n);
 }
 
 /* Does latched plane @pl cover the whole frame of @c, opaque? */
@@ -295,7 +475,7 @@ static bool vdxg_plane_covers(const VdxgCrtc *c, const VdxgPlane *pl)
     int64_t y0 = (int16_t)extract32(pl->dst_pos, 16, 16);
 
     return vdxg_plane_opaque(pl) && x0 <= 0 && y0 <= 0 &&
-           x0 + vdxg_plane_w(pl) >= c->fw && y0 + vdxg_plane_h(pl) >= c->fh;
+           x0 + vdxg_plane_dw(pl) >= c->fw && y0 + vdxg_plane_dh(pl) >= c->fh;
 }
 
 /*
@@ -390,6 +570,15 @@ static bool vdxg_compose_row(VdxgState *s, VdxgCrtc *c, uint32_t y)
         if (!r[j].n) {
             continue;
         }
+        if (vdxg_plane_sampled(pl)) {
+            if (!vdxg_plane_sample_row(s, pl, &r[j], s->disp_smp[j], &err)) {
+                c->pstatus[p] = VDXG_PLANE_STATUS_FAULT;
+                vdxg_display_fault(s, c, p, err.reason, err.addr);
+                return false;
+            }
+            h = vdxg_hash(h ^ j, s->disp_smp[j], r[j].n * 4);
+            continue;
+        }
         if (vdxg_in_vram(&s->core, r[j].addr, r[j].n * cpp)) {
             src[j] = s->core.vram_ptr + r[j].addr;
         } else {
@@ -413,9 +602,15 @@ static bool vdxg_compose_row(VdxgState *s, VdxgCrtc *c, uint32_t y)
         }
     }
     for (j = 0; j < c->comp_n; j++) {
-        if (r[j].n) {
-            vdxg_plane_draw_row(s, &c->cur[c->comp_order[j]], src[j],
-                                out + r[j].dx0, r[j].n);
+        const VdxgPlane *pl = &c->cur[c->comp_order[j]];
+
+        if (!r[j].n) {
+            continue;
+        }
+        if (vdxg_plane_sampled(pl)) {
+            vdxg_plane_blend_row(pl, s->disp_smp[j], out + r[j].dx0, r[j].n);
+        } else {
+            vdxg_plane_draw_row(s, pl, src[j], out + r[j].dx0, r[j].n);
         }
     }
     if (vdxg_color_on(c)) {
@@ -593,10 +788,17 @@ static uint64_t vdxg_compose_work(const VdxgCrtc *c)
     for (p = 0; p < VDXG_NUM_PLANES; p++) {
         const VdxgPlane *pl = &c->cur[p];
 
-        if (c->pstatus[p] & VDXG_PLANE_STATUS_ACTIVE) {
-            work += (uint64_t)vdxg_plane_w(pl) * vdxg_plane_h(pl) *
-                    (vdxg_plane_opaque(pl) ? 1 : 8);
+        uint64_t weight;
+
+        if (!(c->pstatus[p] & VDXG_PLANE_STATUS_ACTIVE)) {
+            continue;
         }
+        weight = vdxg_plane_opaque(pl) ? 1 : 8;
+        if (vdxg_plane_sampled(pl)) {
+            /* A fetch per pixel, four when bilinear */
+            weight += pl->ctrl & VDXG_PLANE_CTRL_BILINEAR ? 16 : 4;
+        }
+        work += (uint64_t)vdxg_plane_dw(pl) * vdxg_plane_dh(pl) * weight;
     }
     return work;
 }

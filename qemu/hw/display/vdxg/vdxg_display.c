@@ -780,6 +780,9 @@ static bool vdxg_plane_read(VdxgCrtc *c, unsigned int p, hwaddr off,
     case VDXG_PLANE_ZPOS:
         *val = pl->zpos;
         break;
+    case VDXG_PLANE_DST_SIZE:
+        *val = pl->dst_size;
+        break;
     case VDXG_PLANE_STATUS:
         *val = c->pstatus[p];
         break;
@@ -837,6 +840,16 @@ static bool vdxg_plane_write(VdxgState *s, VdxgCrtc *c, unsigned int p,
         break;
     case VDXG_PLANE_ZPOS:
         pl->zpos = val;
+        break;
+    case VDXG_PLANE_DST_SIZE:
+        if (p == VDXG_PLANE_IDX_CURSOR) {
+            if (val) {
+                vdxg_guest_error("the cursor does not scale: DST_SIZE "
+                                 "ignored", addr, val);
+            }
+            break;
+        }
+        pl->dst_size = val;
         break;
     case VDXG_PLANE_STATUS:
     case VDXG_PLANE_CUR_ADDR_LO:
@@ -1072,6 +1085,45 @@ static const VMStateDescription vmstate_vdxg_plane = {
     },
 };
 
+/* A plane's DST_SIZE, for planes that scale */
+static const VMStateDescription vmstate_vdxg_plane_scale = {
+    .name = "vdxg/plane/scale",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(dst_size, VdxgPlane),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* The planes' DST_SIZE, when one is not 0 */
+static bool vdxg_crtc_scale_needed(void *opaque)
+{
+    VdxgCrtc *c = opaque;
+    unsigned int p;
+
+    for (p = 0; p < VDXG_NUM_PLANES; p++) {
+        if (c->pend[p].dst_size || c->cur[p].dst_size) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static const VMStateDescription vmstate_vdxg_crtc_scale = {
+    .name = "vdxg/crtc/scale",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vdxg_crtc_scale_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(pend, VdxgCrtc, VDXG_NUM_PLANES, 1,
+                             vmstate_vdxg_plane_scale, VdxgPlane),
+        VMSTATE_STRUCT_ARRAY(cur, VdxgCrtc, VDXG_NUM_PLANES, 1,
+                             vmstate_vdxg_plane_scale, VdxgPlane),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 /* The colour pipeline and the link, when they are not at reset values */
 static bool vdxg_crtc_color_needed(void *opaque)
 {
@@ -1126,6 +1178,7 @@ const VMStateDescription vmstate_vdxg_crtc = {
     },
     .subsections = (const VMStateDescription * const []) {
         &vmstate_vdxg_crtc_color,
+        &vmstate_vdxg_crtc_scale,
         NULL
     },
 };

@@ -270,6 +270,7 @@ typedef struct VdxgPlane {
     uint32_t dst_pos;
     uint32_t alpha;
     uint32_t zpos;
+    uint32_t dst_size;          /* 0: unscaled */
 } VdxgPlane;
 
 /*
@@ -568,6 +569,8 @@ struct VdxgState {
     uint8_t disp_src[VDXG_NUM_PLANES][VDXG_MODE_MAX_DISPLAY * 4];
     QEMUBH *compose_bh;                 /* composes in slices */
     uint32_t disp_px[VDXG_MODE_MAX_DISPLAY];
+    /* The rows of scaled or ROT_90 planes, sampled as ARGB */
+    uint32_t disp_smp[VDXG_NUM_PLANES][VDXG_MODE_MAX_DISPLAY];
 };
 
 /* A virtual function, created by its PF */

@@ -657,6 +657,128 @@ static void test_dp_rotation(void)
     dp_stop(d);
 }
 
+/* Rotation by 90 and 270 degrees, with and without reflections */
+static void test_dp_rotation_90(void)
+{
+    Dp *d = dp_start(NULL);
+    DpPlane pl[2];
+    uint32_t frame[64 * 48];
+    uint8_t *src;
+    int i, r;
+
+    /* By hand: a 48x64 primary whose pixel (x, y) is y << 8 | x */
+    dp_enable(d, 0, &dp_tiny, 0);
+    src = g_malloc(48 * 64 * 4);
+    for (i = 0; i < 48 * 64; i++) {
+        stl_le_p(src + i * 4, (i / 48) << 8 | (i % 48));
+    }
+    pl[0] = (DpPlane) {
+        .ctrl = PLANE_ON | VDXG_PLANE_CTRL_ROT_90, .addr = DP_FB(0),
+        .fmt = XR24, .pitch = 48 * 4, .w = 48, .h = 64, .alpha = 0xffff,
+    };
+    dp_put(d, &pl[0], src);
+    dp_plane(d, 0, PRIMARY, &pl[0]);
+    dp_flip(d, 0);
+    dp_capture(d, 0, frame);
+    /*
+     * Turned counter-clockwise: the top right source pixel (47, 0) is at
+     * the top left, and output (3, 5) shows source (47 - 5, 3).
+     */
+    g_assert_cmphex(frame[0], ==, 0x002f);
+    g_assert_cmphex(frame[5 * 64 + 3], ==, 3 << 8 | 42);
+    /* 270: ROT_90 | ROT_180, the other way: (3, 5) shows (5, 63 - 3) */
+    pl[0].ctrl = PLANE_ON | VDXG_PLANE_CTRL_ROT_90 | VDXG_PLANE_CTRL_ROT_180;
+    dp_plane(d, 0, PRIMARY, &pl[0]);
+    dp_flip(d, 0);
+    dp_capture(d, 0, frame);
+    g_assert_cmphex(frame[5 * 64 + 3], ==, 60 << 8 | 5);
+    dp_check_frame(d, 0, 0, pl, 1);
+
+    /* Every reflection, turned, against the reference, off-screen too */
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), 0);
+    dp_enable(d, 0, &dp_small, 0);
+    pl[0] = dp_rand_plane(d, DP_FB(1), RG16, 110, 150, 5, 7, 41);
+    for (r = 0; r < 8; r++) {
+        pl[0].ctrl = PLANE_ON | VDXG_PLANE_CTRL_ROT_90 | r << 1;
+        pl[1] = (DpPlane) {
+            .ctrl = PLANE_ON | VDXG_PLANE_CTRL_ROT_90 | (7 - r) << 1 |
+                    BLEND(VDXG_BLEND_COVERAGE),
+            .addr = DP_FB(2), .fmt = AR24, .pitch = 30 * 4, .w = 30,
+            .h = 50, .x = r * 25 - 20, .y = 100 - r * 9, .alpha = 0xe000,
+            .zpos = 1,
+        };
+        dp_put(d, &pl[1], dp_argb_pattern(30, 50, 50 + r, false));
+        dp_plane(d, 0, PRIMARY, &pl[0]);
+        dp_plane(d, 0, OVERLAY, &pl[1]);
+        dp_flip(d, 0);
+        dp_check_frame(d, 0, 0, pl, 2);
+        g_free((void *)pl[1].data);
+    }
+    dp_assert_no_fault(d);
+    g_free(src);
+    dp_stop(d);
+}
+
+/* Scaling, nearest and bilinear, up and down, with every rotation */
+static void test_dp_scaling(void)
+{
+    static const struct {
+        uint32_t w, h, dw, dh;
+        int x, y;
+    } cases[] = {
+        { 20, 15, 160, 120, 0, 0 },     /* 8x up: the limit */
+        { 37, 23, 101, 77, -9, 30 },    /* odd factors, off-screen */
+        { 160, 120, 40, 30, 10, 10 },   /* 4x down: the limit */
+        { 150, 100, 61, 133, 120, -20 },/* down one way, up the other */
+        { 7, 5, 7, 5, 3, 3 },           /* unscaled, through DST_SIZE */
+        { 1, 1, 8, 8, 60, 70 },         /* one pixel */
+    };
+    Dp *d = dp_start(NULL);
+    DpPlane pl[2];
+    int i, k;
+
+    dp_enable(d, 0, &dp_small, 0);
+    wr(d->v, CR(0, VDXG_CRTC_BG_COLOR), 0x304050);
+    for (i = 0; i < ARRAY_SIZE(cases); i++) {
+        for (k = 0; k < 4; k++) {
+            bool rot90 = k & 2;
+            uint32_t w = rot90 ? cases[i].h : cases[i].w;
+            uint32_t h = rot90 ? cases[i].w : cases[i].h;
+
+            pl[0] = dp_rand_plane(d, DP_FB(1), k & 1 ? RG16 : XR24, w, h,
+                                  cases[i].x, cases[i].y, 10 * i + k);
+            pl[0].ctrl |= (k & 1 ? VDXG_PLANE_CTRL_BILINEAR : 0) |
+                          (rot90 ? VDXG_PLANE_CTRL_ROT_90 : 0) |
+                          (i & 1 ? VDXG_PLANE_CTRL_REFLECT_X : 0);
+            pl[0].dw = cases[i].dw;
+            pl[0].dh = cases[i].dh;
+            /* A translucent ARGB overlay scaled the other way over it */
+            pl[1] = (DpPlane) {
+                .ctrl = PLANE_ON | BLEND(VDXG_BLEND_PREMULTI) |
+                        (k & 1 ? 0 : VDXG_PLANE_CTRL_BILINEAR) |
+                        (i & 2 ? VDXG_PLANE_CTRL_ROT_180 : 0),
+                .addr = DP_FB(2), .fmt = AR24, .pitch = 24 * 4, .w = 24,
+                .h = 18, .x = 30 + 5 * i, .y = 20 + 3 * k, .alpha = 0xc000,
+                .zpos = 1, .dw = 24 * (k + 1) + i, .dh = 18 * (i % 3 + 1) / 2,
+            };
+            dp_put(d, &pl[1], dp_argb_pattern(24, 18, 70 + i, true));
+            dp_plane(d, 0, PRIMARY, &pl[0]);
+            dp_plane(d, 0, OVERLAY, &pl[1]);
+            dp_flip(d, 0);
+            g_assert_cmphex(rd(d->v, PL(0, PRIMARY, VDXG_PLANE_DST_SIZE)),
+                            ==, VDXG_PLANE_SIZE_WH(pl[0].dw, pl[0].dh));
+            dp_check_frame(d, 0, 0x304050, pl, 2);
+            g_free((void *)pl[0].data);
+            g_free((void *)pl[1].data);
+        }
+    }
+    /* The cursor does not scale: its DST_SIZE reads 0 */
+    wr(d->v, PL(0, CURSOR, VDXG_PLANE_DST_SIZE), 0x00200020);
+    g_assert_cmphex(rd(d->v, PL(0, CURSOR, VDXG_PLANE_DST_SIZE)), ==, 0);
+    dp_assert_no_fault(d);
+    dp_stop(d);
+}
+
 /* Every scanout format, and both writeback formats */
 static void test_dp_formats(void)
 {
@@ -730,5 +852,7 @@ void vdxg_test_add_compose_tests(void)
     qtest_add_func("/vdxg/display/blend", test_dp_blend);
     qtest_add_func("/vdxg/display/zpos", test_dp_zpos);
     qtest_add_func("/vdxg/display/rotation", test_dp_rotation);
+    qtest_add_func("/vdxg/display/rotation-90", test_dp_rotation_90);
+    qtest_add_func("/vdxg/display/scaling", test_dp_scaling);
     qtest_add_func("/vdxg/display/formats", test_dp_formats);
 }

@@ -122,6 +122,10 @@ void dp_plane(Dp *d, int c, int p, const DpPlane *pl)
     wr(d->v, PL(c, p, VDXG_PLANE_DST_POS), VDXG_PLANE_POS_XY(pl->x, pl->y));
     wr(d->v, PL(c, p, VDXG_PLANE_ALPHA), pl->alpha);
     wr(d->v, PL(c, p, VDXG_PLANE_ZPOS), pl->zpos);
+    if (p != VDXG_PLANE_IDX_CURSOR) {
+        wr(d->v, PL(c, p, VDXG_PLANE_DST_SIZE),
+           VDXG_PLANE_SIZE_WH(pl->dw, pl->dh));
+    }
 }
 
 /* Write FLIP and step to the vblank that latches it: FLIP_DONE is raised. */
@@ -228,6 +232,77 @@ static uint32_t ref_fetch(const DpPlane *pl, uint32_t sx, uint32_t sy)
     }
 }
 
+/*
+ * The source pixel shown at (@ru, @rv) of the plane's source as rotated,
+ * by the contract's rotation and reflections
+ */
+static uint32_t ref_fetch_rot(const DpPlane *pl, int64_t ru, int64_t rv)
+{
+    bool rot = pl->ctrl & VDXG_PLANE_CTRL_ROT_180;
+    bool fx = rot ^ !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_X);
+    bool fy = rot ^ !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_Y);
+    int64_t xr, yr;
+
+    if (pl->ctrl & VDXG_PLANE_CTRL_ROT_90) {
+        /* Reflected framebuffer (xr, yr) turned counter-clockwise */
+        xr = pl->w - 1 - rv;
+        yr = ru;
+    } else {
+        xr = ru;
+        yr = rv;
+    }
+    return ref_fetch(pl, fx ? pl->w - 1 - xr : xr, fy ? pl->h - 1 - yr : yr);
+}
+
+/* The bilinear sample position of destination @u of @d on @r, 16.16 */
+static int64_t ref_bilinear_pos(int64_t u, int64_t r, int64_t d)
+{
+    int64_t p = ((2 * u + 1) * r * 65536) / (2 * d) - 32768;
+
+    return p < 0 ? 0 : p > (r - 1) * 65536 ? (r - 1) * 65536 : p;
+}
+
+/* Destination pixel (@u, @v) of the plane, ARGB, as the contract scales */
+static uint32_t ref_sample(const DpPlane *pl, int64_t u, int64_t v)
+{
+    bool rot90 = pl->ctrl & VDXG_PLANE_CTRL_ROT_90;
+    int64_t rw = rot90 ? pl->h : pl->w, rh = rot90 ? pl->w : pl->h;
+    int64_t dw = pl->dw ? pl->dw : rw, dh = pl->dh ? pl->dh : rh;
+    int64_t pu, pv, u0, u1, v0, v1, fu, fv;
+    uint32_t q[4], out = 0;
+    int ch, i;
+
+    if (!(pl->ctrl & VDXG_PLANE_CTRL_BILINEAR)) {
+        return ref_fetch_rot(pl, (2 * u + 1) * rw / (2 * dw),
+                             (2 * v + 1) * rh / (2 * dh));
+    }
+    pu = ref_bilinear_pos(u, rw, dw);
+    pv = ref_bilinear_pos(v, rh, dh);
+    u0 = pu >> 16;
+    v0 = pv >> 16;
+    u1 = u0 + 1 < rw ? u0 + 1 : rw - 1;
+    v1 = v0 + 1 < rh ? v0 + 1 : rh - 1;
+    fu = (pu >> 8) & 0xff;
+    fv = (pv >> 8) & 0xff;
+    q[0] = ref_fetch_rot(pl, u0, v0);
+    q[1] = ref_fetch_rot(pl, u1, v0);
+    q[2] = ref_fetch_rot(pl, u0, v1);
+    q[3] = ref_fetch_rot(pl, u1, v1);
+    for (ch = 0; ch < 32; ch += 8) {
+        const int64_t wt[4] = {
+            (256 - fu) * (256 - fv), fu * (256 - fv), (256 - fu) * fv,
+            fu * fv,
+        };
+        int64_t sum = 0;
+
+        for (i = 0; i < 4; i++) {
+            sum += ((q[i] >> ch) & 0xff) * wt[i];
+        }
+        out |= (uint32_t)((sum + 32768) >> 16) << ch;
+    }
+    return out;
+}
+
 static uint32_t ref_round(uint64_t v)
 {
     return (v + 32767) / 65535;
@@ -283,19 +358,17 @@ void ref_compose(const DpMode *m, uint32_t bg, const DpPlane *planes,
 
             for (i = 0; i < n; i++) {
                 const DpPlane *pl = &planes[order[i]];
-                bool rot = pl->ctrl & VDXG_PLANE_CTRL_ROT_180;
-                bool fx = rot ^ !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_X);
-                bool fy = rot ^ !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_Y);
+                bool rot90 = pl->ctrl & VDXG_PLANE_CTRL_ROT_90;
+                int rw = rot90 ? pl->h : pl->w, rh = rot90 ? pl->w : pl->h;
+                int dw = pl->dw ? pl->dw : rw, dh = pl->dh ? pl->dh : rh;
                 int u = x - pl->x, v = y - pl->y;
-                uint32_t fg;
 
                 if (!(pl->ctrl & PLANE_ON) || u < 0 || v < 0 ||
-                    u >= (int)pl->w || v >= (int)pl->h) {
+                    u >= dw || v >= dh) {
                     continue;
                 }
-                fg = ref_fetch(pl, fx ? pl->w - 1 - u : u,
-                               fy ? pl->h - 1 - v : v);
-                px = ref_blend(fg, px, (pl->ctrl >> 4) & 3, pl->alpha);
+                px = ref_blend(ref_sample(pl, u, v), px, (pl->ctrl >> 4) & 3,
+                               pl->alpha);
             }
             out[y * m->hd + x] = px;
         }
@@ -1132,6 +1205,16 @@ static void brk_hole(DpPlane *pl) { pl->addr = GPU_HOLE; }
 static void brk_vram_end(DpPlane *pl) { pl->addr = PG_VRAM_SIZE - pl->pitch * (pl->h - 1); }
 static void brk_ap_end(DpPlane *pl) { pl->addr = APERTURE(PG_GART_ENTRIES) - pl->pitch; }
 static void brk_wrap(DpPlane *pl) { pl->addr = UINT64_MAX - 3; }
+static void brk_dst_w0(DpPlane *pl) { pl->dw = 0; pl->dh = pl->h; }
+static void brk_upscale(DpPlane *pl) { pl->dw = pl->w * 8 + 1; pl->dh = pl->h; }
+static void brk_downscale(DpPlane *pl) { pl->dw = pl->w; pl->dh = pl->h / 4 - 1; }
+/* Turned, the limits are those of the other side: h x w */
+static void brk_rot90_upscale(DpPlane *pl)
+{
+    pl->ctrl |= VDXG_PLANE_CTRL_ROT_90;
+    pl->dw = pl->h * 8 + 1;
+    pl->dh = pl->w * 8;
+}
 
 static const DpFaultCase dp_fault_cases[] = {
     { "format-0", PRIMARY, VDXG_FAULT_PARAM, brk_fmt0 },
@@ -1151,6 +1234,10 @@ static const DpFaultCase dp_fault_cases[] = {
     { "addr-vram-end", PRIMARY, VDXG_FAULT_ADDRESS, brk_vram_end },
     { "addr-aperture-end", CURSOR, VDXG_FAULT_ADDRESS, brk_ap_end },
     { "addr-wrap", OVERLAY, VDXG_FAULT_ADDRESS, brk_wrap },
+    { "dst-width-0", PRIMARY, VDXG_FAULT_PARAM, brk_dst_w0 },
+    { "upscale-limit", OVERLAY, VDXG_FAULT_PARAM, brk_upscale },
+    { "downscale-limit", PRIMARY, VDXG_FAULT_PARAM, brk_downscale },
+    { "rot90-upscale-limit", PRIMARY, VDXG_FAULT_PARAM, brk_rot90_upscale },
 };
 
 /* A bad plane: a fault at latch time, the plane hidden, the rest shown */
@@ -1528,7 +1615,7 @@ static void test_dp_migration(void)
     const DpMode *m = &dp_small;
     Dp *src = dp_start("outputs=2");
     Dp *dst = g_new0(Dp, 1);
-    DpPlane a = dp_rand_plane(src, DP_FB(0), XR24, 160, 120, 0, 0, 97);
+    DpPlane a = dp_rand_plane(src, DP_FB(0), XR24, 80, 60, 0, 0, 97);
     DpPlane b = dp_rand_plane(src, DP_FB(1), AR24, 100, 100, 30, 10, 98);
     g_autofree uint32_t *want = g_new(uint32_t, 160 * 120);
     uint32_t regs[8], k, bar0, i;
@@ -1540,6 +1627,12 @@ static void test_dp_migration(void)
 
     b.ctrl |= BLEND(VDXG_BLEND_COVERAGE);
     b.zpos = 1;
+    /* Scaled planes: DST_SIZE latched, and pending with ROT_90 */
+    a.dw = 160;
+    a.dh = 120;
+    b.ctrl |= VDXG_PLANE_CTRL_ROT_90 | VDXG_PLANE_CTRL_BILINEAR;
+    b.dw = 70;
+    b.dh = 90;
     dp_plane(src, 0, PRIMARY, &a);
     /* A colour pipeline latched by the enable, another one pending */
     dp_color_random(&ca, rnd);

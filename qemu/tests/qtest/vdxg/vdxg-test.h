@@ -161,6 +161,7 @@ typedef struct DpPlane {
     int x, y;
     uint32_t alpha;
     uint32_t zpos;
+    uint32_t dw, dh;            /* DST_SIZE; 0 x 0: unscaled */
     const uint8_t *data;        /* the test's copy of its memory */
 } DpPlane;
 
