@@ -27,8 +27,9 @@
  *   plane-scaling       the primary plane scaled up and down, whole and
  *                       partly off-screen, by the default (bilinear) and the
  *                       nearest-neighbour SCALING_FILTER: CRC, screendump
- *                       and writeback are the reference's, computed here by
- *                       the contract's arithmetic; beyond the limits
+ *                       and writeback are the reference's (libvdxg's
+ *                       vdxg_ref_plane, the contract's arithmetic); beyond
+ *                       the limits
  *                       (8x up, 4x down) ERANGE
  *   plane-rotation      rotation 90 and 270, with reflections, unscaled
  *                       (also partly off-screen) and scaled: the same checks
@@ -51,9 +52,10 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
-#include "vdxg_hw.h"
+#include "vdxg_ref_plane.h"
 #include "vhostd.h"
 #include "voutput.h"
+#include "vrender.h"
 #include "vtest.h"
 
 /* Linux 6.8's uapi; older libdrm headers lack it */
@@ -1003,66 +1005,32 @@ struct splane {
 	bool nearest;
 };
 
-/* Pixel (RU, RV) of the turned source: reflections, then 90 degrees
- * counter-clockwise, as drm_rect_rotate() */
-static uint32_t sp_fetch(const struct splane *p, int64_t ru, int64_t rv)
+/* The plane as the device gets it, for the reference (libvdxg) */
+static struct vdxg_ref_plane sp_ref(const struct splane *p)
 {
-	bool r180 = p->rot & (DRM_MODE_ROTATE_180 | DRM_MODE_ROTATE_270);
-	bool r90 = p->rot & (DRM_MODE_ROTATE_90 | DRM_MODE_ROTATE_270);
-	bool fx = r180 != !!(p->rot & DRM_MODE_REFLECT_X);
-	bool fy = r180 != !!(p->rot & DRM_MODE_REFLECT_Y);
-	int64_t xr = r90 ? p->sw - 1 - rv : ru, yr = r90 ? ru : rv;
-	int64_t x = fx ? p->sw - 1 - xr : xr, y = fy ? p->sh - 1 - yr : yr;
+	uint32_t ctrl = p->nearest ? 0 : VDXG_PLANE_CTRL_BILINEAR;
 
-	return *px(p->f, p->sx + x, p->sy + y) | 0xff000000u;
-}
-
-static int64_t sp_pos(int64_t u, int64_t r, int64_t d)
-{
-	int64_t q = (2 * u + 1) * r * 65536 / (2 * d) - 32768;
-
-	return q < 0 ? 0 : q > (r - 1) << 16 ? (r - 1) << 16 : q;
-}
-
-/* Destination pixel (U, V) of the plane, by the contract's scaling */
-static uint32_t sp_sample(const struct splane *p, int64_t u, int64_t v)
-{
-	bool r90 = p->rot & (DRM_MODE_ROTATE_90 | DRM_MODE_ROTATE_270);
-	int64_t rw = r90 ? p->sh : p->sw, rh = r90 ? p->sw : p->sh;
-	int64_t pu, pv, u0, v0, u1, v1, fu, fv;
-	uint32_t q[4], out = 0;
-
-	if (p->nearest)
-		return sp_fetch(p, (2 * u + 1) * rw / (2 * p->dw),
-				(2 * v + 1) * rh / (2 * p->dh));
-	pu = sp_pos(u, rw, p->dw);
-	pv = sp_pos(v, rh, p->dh);
-	u0 = pu >> 16;
-	v0 = pv >> 16;
-	u1 = u0 + 1 < rw ? u0 + 1 : rw - 1;
-	v1 = v0 + 1 < rh ? v0 + 1 : rh - 1;
-	fu = (pu >> 8) & 0xff;
-	fv = (pv >> 8) & 0xff;
-	q[0] = sp_fetch(p, u0, v0);
-	q[1] = sp_fetch(p, u1, v0);
-	q[2] = sp_fetch(p, u0, v1);
-	q[3] = sp_fetch(p, u1, v1);
-	for (int ch = 0; ch < 32; ch += 8) {
-		int64_t sum = 32768;
-
-		sum += ((q[0] >> ch) & 0xff) * (256 - fu) * (256 - fv);
-		sum += ((q[1] >> ch) & 0xff) * fu * (256 - fv);
-		sum += ((q[2] >> ch) & 0xff) * (256 - fu) * fv;
-		sum += ((q[3] >> ch) & 0xff) * fu * fv;
-		out |= (uint32_t)(sum >> 16) << ch;
-	}
-	return out;
+	/* DRM's 270 is 90 and 180 together (drm_rect_rotate()) */
+	if (p->rot & (DRM_MODE_ROTATE_90 | DRM_MODE_ROTATE_270))
+		ctrl |= VDXG_PLANE_CTRL_ROT_90;
+	if (p->rot & (DRM_MODE_ROTATE_180 | DRM_MODE_ROTATE_270))
+		ctrl |= VDXG_PLANE_CTRL_ROT_180;
+	if (p->rot & DRM_MODE_REFLECT_X)
+		ctrl |= VDXG_PLANE_CTRL_REFLECT_X;
+	if (p->rot & DRM_MODE_REFLECT_Y)
+		ctrl |= VDXG_PLANE_CTRL_REFLECT_Y;
+	return (struct vdxg_ref_plane){
+		.data = px(p->f, p->sx, p->sy), .pitch = p->f->pitch,
+		.fourcc = VDXG_FOURCC_XRGB8888, .w = p->sw, .h = p->sh,
+		.dw = p->dw, .dh = p->dh, .ctrl = ctrl,
+	};
 }
 
 /* The frame the plane alone gives, over the black background */
 static uint32_t *sp_image(struct dt *t, const struct splane *p)
 {
 	uint32_t *img = calloc((size_t)t->o.w * t->o.h, 4);
+	struct vdxg_ref_plane rp = sp_ref(p);
 
 	vtest_assert(img);
 	for (int64_t y = 0; y < t->o.h; y++) {
@@ -1071,7 +1039,8 @@ static uint32_t *sp_image(struct dt *t, const struct splane *p)
 
 			if (u >= 0 && v >= 0 && u < p->dw && v < p->dh)
 				img[y * t->o.w + x] =
-					sp_sample(p, u, v) & 0xffffff;
+					vdxg_ref_plane_sample(&rp, u, v) &
+					0xffffff;
 		}
 	}
 	return img;

@@ -8,31 +8,11 @@
  * that could exceed 64 bits for extreme (but valid) vertices wrap modulo
  * 2^64, as an int64_t product does in a build with -fwrapv.
  */
-#if defined(__has_include)
-#if __has_include("qemu/osdep.h")
-#define VDXG_REF_IN_QEMU 1
-#endif
-#endif
+#include "vdxg_ref_hw.h"
 
-#ifdef VDXG_REF_IN_QEMU
-/* Inside QEMU's tree: osdep.h comes first, BIT() from qemu/bitops.h. */
-#include "qemu/osdep.h"
-#include "qemu/bitops.h"
-#include "hw/display/vdxg_hw.h"
-#else
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#ifndef VDXG_HW_H
-#ifndef BIT
-#define BIT(n) (1u << (n))
-#endif
-#ifndef BIT_ULL
-#define BIT_ULL(n) (1ull << (n))
-#endif
-#include "vdxg_hw.h"
-#endif
-#endif
 
 #include "vdxg_ref.h"
 

@@ -9,31 +9,11 @@
  * expression is written with the text's parenthesisation, one binary32
  * operation at a time; nothing may be contracted into an FMA.
  */
-#if defined(__has_include)
-#if __has_include("qemu/osdep.h")
-#define VDXG_REF_IN_QEMU 1
-#endif
-#endif
+#include "vdxg_ref_hw.h"
 
-#ifdef VDXG_REF_IN_QEMU
-#include "qemu/osdep.h"
-#include "qemu/bitops.h"
-#include "hw/display/vdxg_hw.h"
-#include <math.h>
-#else
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
-#ifndef VDXG_HW_H
-#ifndef BIT
-#define BIT(n) (1u << (n))
-#endif
-#ifndef BIT_ULL
-#define BIT_ULL(n) (1ull << (n))
-#endif
-#include "vdxg_hw.h"
-#endif
-#endif
 
 #include "vdxg_ref3d.h"
 

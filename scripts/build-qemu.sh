@@ -56,7 +56,9 @@ KEEP_RESULTS=16
 HDR=$VDXG_TOP/drivers/gpu/drm/vdxg/vdxg_hw.h
 # The reference renderer that the qtest compiles in (qemu/tests/qtest links it)
 REF=("$VDXG_TOP/libvdxg/vdxg_ref.c" "$VDXG_TOP/libvdxg/vdxg_ref.h"
-	"$VDXG_TOP/libvdxg/vdxg_ref3d.c" "$VDXG_TOP/libvdxg/vdxg_ref3d.h")
+	"$VDXG_TOP/libvdxg/vdxg_ref3d.c" "$VDXG_TOP/libvdxg/vdxg_ref3d.h"
+	"$VDXG_TOP/libvdxg/vdxg_ref_plane.c"
+	"$VDXG_TOP/libvdxg/vdxg_ref_plane.h" "$VDXG_TOP/libvdxg/vdxg_ref_hw.h")
 OVERLAY=$VDXG_TOP/qemu
 # Upstream QEMU fixes that the tarball lacks: qemu/patches/*.patch, -p1
 # against the tarball's tree, applied in name order. A file is either

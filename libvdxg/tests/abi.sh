@@ -5,7 +5,8 @@
 # tests/run.sh from make -C libvdxg check, with LIBVDXG_O the build):
 #
 #   exports   the shared library exports exactly the functions vdxg.h and
-#             vdxg_ref.h declare (no internal symbol leaks, none missing)
+#             the vdxg_ref*.h headers declare (no internal symbol leaks,
+#             none missing)
 #   versions  every export carries a VDXG_<major>.<minor> version node no
 #             newer than the header's version
 #   soname    the soname is libvdxg.so.<VDXG_LIB_VERSION_MAJOR>
@@ -34,7 +35,7 @@ subtest() {
 : >"$tmp.err"
 
 # Declared: "name(" at the start of a declaration line, static inlines not.
-cat "$dir/vdxg.h" "$dir/vdxg_ref.h" "$dir/vdxg_ref3d.h" |
+cat "$dir/vdxg.h" "$dir/vdxg_ref.h" "$dir/vdxg_ref3d.h" "$dir/vdxg_ref_plane.h" |
 	grep -v '^static' |
 	grep -oE '^([a-z0-9_ ]+[ *]+)?vdxg_[a-z0-9_]+\(' |
 	sed -E 's/^(.*[^a-z0-9_])?(vdxg_[a-z0-9_]+)\($/\2/' | sort -u >"$tmp.declared"

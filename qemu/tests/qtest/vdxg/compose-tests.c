@@ -594,6 +594,19 @@ static void test_dp_zpos(void)
     dp_stop(d);
 }
 
+/*
+ * Show primary @pl[0] and overlay @pl[1] on CRTC 0 over black, check the
+ * frame against the reference, free the overlay's data
+ */
+static void dp_show_two(Dp *d, DpPlane *pl)
+{
+    dp_plane(d, 0, PRIMARY, &pl[0]);
+    dp_plane(d, 0, OVERLAY, &pl[1]);
+    dp_flip(d, 0);
+    dp_check_frame(d, 0, 0, pl, 2);
+    g_free((void *)pl[1].data);
+}
+
 /* Rotation 180 and reflections on primary and overlay */
 static void test_dp_rotation(void)
 {
@@ -647,11 +660,7 @@ static void test_dp_rotation(void)
             .x = i * 25 - 20, .y = 100 - i * 9, .alpha = 0xe000, .zpos = 1,
         };
         dp_put(d, &pl[1], dp_argb_pattern(50, 30, 50 + i, false));
-        dp_plane(d, 0, PRIMARY, &pl[0]);
-        dp_plane(d, 0, OVERLAY, &pl[1]);
-        dp_flip(d, 0);
-        dp_check_frame(d, 0, 0, pl, 2);
-        g_free((void *)pl[1].data);
+        dp_show_two(d, pl);
     }
     dp_assert_no_fault(d);
     dp_stop(d);
@@ -708,11 +717,7 @@ static void test_dp_rotation_90(void)
             .zpos = 1,
         };
         dp_put(d, &pl[1], dp_argb_pattern(30, 50, 50 + r, false));
-        dp_plane(d, 0, PRIMARY, &pl[0]);
-        dp_plane(d, 0, OVERLAY, &pl[1]);
-        dp_flip(d, 0);
-        dp_check_frame(d, 0, 0, pl, 2);
-        g_free((void *)pl[1].data);
+        dp_show_two(d, pl);
     }
     dp_assert_no_fault(d);
     g_free(src);

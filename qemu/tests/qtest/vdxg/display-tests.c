@@ -207,100 +207,16 @@ DpPlane dp_solid_plane(Dp *d, uint64_t addr, uint32_t fmt,
 
 /* Reference model: the contract's composition, pixel by pixel */
 
-static uint32_t ref_fetch(const DpPlane *pl, uint32_t sx, uint32_t sy)
+/* Destination pixel (@u, @v) of the plane, ARGB, by the reference */
+static uint32_t ref_sample(const DpPlane *pl, uint32_t u, uint32_t v)
 {
-    const uint8_t *px = pl->data + (size_t)sy * pl->pitch +
-                        sx * dp_cpp(pl->fmt);
-    uint32_t v, r, g, b;
+    const struct vdxg_ref_plane rp = {
+        .data = pl->data, .pitch = pl->pitch, .fourcc = pl->fmt,
+        .w = pl->w, .h = pl->h, .dw = pl->dw, .dh = pl->dh,
+        .ctrl = pl->ctrl,
+    };
 
-    switch (pl->fmt) {
-    case XR24:
-        return ldl_le_p(px) | 0xff000000u;
-    case AR24:
-        return ldl_le_p(px);
-    case XB24:
-        v = ldl_le_p(px);
-        return 0xff000000u | (v & 0xff) << 16 | ((v >> 8) & 0xff) << 8 |
-               ((v >> 16) & 0xff);
-    default:
-        v = lduw_le_p(px);
-        r = v >> 11;
-        g = (v >> 5) & 0x3f;
-        b = v & 0x1f;
-        return 0xff000000u | ((r << 3) | (r >> 2)) << 16 |
-               ((g << 2) | (g >> 4)) << 8 | ((b << 3) | (b >> 2));
-    }
-}
-
-/*
- * The source pixel shown at (@ru, @rv) of the plane's source as rotated,
- * by the contract's rotation and reflections
- */
-static uint32_t ref_fetch_rot(const DpPlane *pl, int64_t ru, int64_t rv)
-{
-    bool rot = pl->ctrl & VDXG_PLANE_CTRL_ROT_180;
-    bool fx = rot ^ !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_X);
-    bool fy = rot ^ !!(pl->ctrl & VDXG_PLANE_CTRL_REFLECT_Y);
-    int64_t xr, yr;
-
-    if (pl->ctrl & VDXG_PLANE_CTRL_ROT_90) {
-        /* Reflected framebuffer (xr, yr) turned counter-clockwise */
-        xr = pl->w - 1 - rv;
-        yr = ru;
-    } else {
-        xr = ru;
-        yr = rv;
-    }
-    return ref_fetch(pl, fx ? pl->w - 1 - xr : xr, fy ? pl->h - 1 - yr : yr);
-}
-
-/* The bilinear sample position of destination @u of @d on @r, 16.16 */
-static int64_t ref_bilinear_pos(int64_t u, int64_t r, int64_t d)
-{
-    int64_t p = ((2 * u + 1) * r * 65536) / (2 * d) - 32768;
-
-    return p < 0 ? 0 : p > (r - 1) * 65536 ? (r - 1) * 65536 : p;
-}
-
-/* Destination pixel (@u, @v) of the plane, ARGB, as the contract scales */
-static uint32_t ref_sample(const DpPlane *pl, int64_t u, int64_t v)
-{
-    bool rot90 = pl->ctrl & VDXG_PLANE_CTRL_ROT_90;
-    int64_t rw = rot90 ? pl->h : pl->w, rh = rot90 ? pl->w : pl->h;
-    int64_t dw = pl->dw ? pl->dw : rw, dh = pl->dh ? pl->dh : rh;
-    int64_t pu, pv, u0, u1, v0, v1, fu, fv;
-    uint32_t q[4], out = 0;
-    int ch, i;
-
-    if (!(pl->ctrl & VDXG_PLANE_CTRL_BILINEAR)) {
-        return ref_fetch_rot(pl, (2 * u + 1) * rw / (2 * dw),
-                             (2 * v + 1) * rh / (2 * dh));
-    }
-    pu = ref_bilinear_pos(u, rw, dw);
-    pv = ref_bilinear_pos(v, rh, dh);
-    u0 = pu >> 16;
-    v0 = pv >> 16;
-    u1 = u0 + 1 < rw ? u0 + 1 : rw - 1;
-    v1 = v0 + 1 < rh ? v0 + 1 : rh - 1;
-    fu = (pu >> 8) & 0xff;
-    fv = (pv >> 8) & 0xff;
-    q[0] = ref_fetch_rot(pl, u0, v0);
-    q[1] = ref_fetch_rot(pl, u1, v0);
-    q[2] = ref_fetch_rot(pl, u0, v1);
-    q[3] = ref_fetch_rot(pl, u1, v1);
-    for (ch = 0; ch < 32; ch += 8) {
-        const int64_t wt[4] = {
-            (256 - fu) * (256 - fv), fu * (256 - fv), (256 - fu) * fv,
-            fu * fv,
-        };
-        int64_t sum = 0;
-
-        for (i = 0; i < 4; i++) {
-            sum += ((q[i] >> ch) & 0xff) * wt[i];
-        }
-        out |= (uint32_t)((sum + 32768) >> 16) << ch;
-    }
-    return out;
+    return vdxg_ref_plane_sample(&rp, u, v);
 }
 
 static uint32_t ref_round(uint64_t v)

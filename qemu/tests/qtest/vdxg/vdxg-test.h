@@ -21,6 +21,7 @@
  * compare the device's pixels with its pixels.
  */
 #include "vdxg_ref.h"
+#include "vdxg_ref_plane.h"
 
 /* Each unit's file registers its tests. */
 void vdxg_test_add_pci_tests(void);

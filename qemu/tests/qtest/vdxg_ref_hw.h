@@ -1,0 +1,1 @@
+../../../libvdxg/vdxg_ref_hw.h
