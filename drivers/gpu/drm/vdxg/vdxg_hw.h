@@ -947,7 +947,8 @@
 #define   VDXG_CRTC_CTRL_ENABLE		BIT(0)	/* 0 -> 1 checks, starts a mode */
 #define   VDXG_CRTC_CTRL_VBLANK_IRQ	BIT(1)	/* raise VBLANK(crtc) */
 #define   VDXG_CRTC_CTRL_CRC		BIT(2)	/* compute CRC every vblank */
-#define   VDXG_CRTC_CTRL_MASK		0x7
+#define   VDXG_CRTC_CTRL_VRR		BIT(3)	/* vblank waits for a FLIP */
+#define   VDXG_CRTC_CTRL_MASK		0xf
 #define VDXG_CRTC_HDISPLAY		0x004	/* RW: active pixels per line */
 #define VDXG_CRTC_VDISPLAY		0x008	/* RW: active lines */
 #define VDXG_CRTC_HTOTAL		0x00c	/* RW: pixels per line */
@@ -997,6 +998,16 @@
 #define VDXG_CRTC_CTM(i)		(0x128 + (i) * 4)	/* RW, pending */
 #define VDXG_LUT_SIZE			256
 #define VDXG_CTM_FRAC_BITS		16
+
+/*
+ * Variable refresh: with CTRL.VRR a frame is VTOTAL lines when a FLIP is
+ * pending by then, else its vertical blank stretches, up to
+ * VRR_VTOTAL_MAX lines, until a FLIP arrives: that vblank ends and the
+ * next one starts at once, latching the FLIP. VRR_VTOTAL_MAX is latched
+ * with the mode by the enable; 0 (or VTOTAL) is no stretch.
+ */
+#define VDXG_CRTC_VRR_VTOTAL_MAX	0x14c	/* RW */
+#define VDXG_MODE_MAX_VRR_TOTAL		65535
 
 /* Mode limits, checked when the CRTC is enabled. */
 #define VDXG_MODE_MAX_DISPLAY		4096	/* HDISPLAY, VDISPLAY */

@@ -72,7 +72,35 @@ static const char *vdxg_mode_check(const uint32_t *m)
     return NULL;
 }
 
-/* Timing, all derived from the virtual clock and the latched mode */
+/* The VRR stretch of mode @m, @vrr_max lines: why not, or NULL */
+static const char *vdxg_vrr_check(const uint32_t *m, uint32_t vrr_max)
+{
+    if (vrr_max > VDXG_MODE_MAX_VRR_TOTAL ||
+        muldiv64((uint64_t)m[VDXG_M_HTOTAL] * vrr_max, 1000000,
+                 m[VDXG_M_CLOCK]) > VDXG_MODE_MAX_FRAME_NS) {
+        return "vrr range";
+    }
+    return NULL;
+}
+
+/*
+ * Timing, all derived from the virtual clock and the latched mode: lines
+ * are counted from t0, the start of the frame of vblank fbase + 1 (the
+ * enable, or the last VRR rebase). A frame is vdxg_vtotal() lines.
+ */
+
+/* Is variable refresh on: CTRL.VRR with a stretch to allow? */
+static bool vdxg_vrr_on(const VdxgCrtc *c)
+{
+    return (c->ctrl & VDXG_CRTC_CTRL_VRR) &&
+           c->avrr_max > c->amode[VDXG_M_VTOTAL];
+}
+
+/* Lines per frame: VRR_VTOTAL_MAX while the vblank may stretch */
+static uint64_t vdxg_vtotal(const VdxgCrtc *c)
+{
+    return vdxg_vrr_on(c) ? c->avrr_max : c->amode[VDXG_M_VTOTAL];
+}
 
 /* ns from the enable to the start of line @line (counted over frames) */
 static uint64_t vdxg_line_ns(const VdxgCrtc *c, uint64_t line)
@@ -108,16 +136,34 @@ static uint64_t vdxg_frames_at(const VdxgCrtc *c, int64_t now)
     uint64_t line = vdxg_line_at(c, now);
 
     if (line < c->amode[VDXG_M_VDISPLAY]) {
-        return 0;
+        return c->fbase;
     }
-    return (line - c->amode[VDXG_M_VDISPLAY]) / c->amode[VDXG_M_VTOTAL] + 1;
+    return c->fbase + (line - c->amode[VDXG_M_VDISPLAY]) / vdxg_vtotal(c) + 1;
 }
 
-/* Virtual time of vblank @k (k >= 1) */
+/* Virtual time of vblank @k (k > fbase) */
 static int64_t vdxg_vblank_time(const VdxgCrtc *c, uint64_t k)
 {
-    return c->t0 + vdxg_line_ns(c, (k - 1) * c->amode[VDXG_M_VTOTAL] +
+    return c->t0 + vdxg_line_ns(c, (k - c->fbase - 1) * vdxg_vtotal(c) +
                                    c->amode[VDXG_M_VDISPLAY]);
+}
+
+/*
+ * VRR: the earliest end of vblank @k (k > fbase), VTOTAL lines after the
+ * start of its frame; a FLIP pending then, or written later, ends it.
+ */
+static int64_t vdxg_vrr_min_time(const VdxgCrtc *c, uint64_t k)
+{
+    return c->t0 + vdxg_line_ns(c, (k - c->fbase - 1) * vdxg_vtotal(c) +
+                                   c->amode[VDXG_M_VDISPLAY] +
+                                   c->amode[VDXG_M_VTOTAL]);
+}
+
+/* Count lines from a frame whose vblank @k starts at virtual time @when */
+static void vdxg_crtc_rebase(VdxgCrtc *c, int64_t when, uint64_t k)
+{
+    c->t0 = when - vdxg_line_ns(c, c->amode[VDXG_M_VDISPLAY]);
+    c->fbase = k - 1;
 }
 
 static int64_t vdxg_now(void)
@@ -149,8 +195,8 @@ static bool vdxg_crtc_time_ok(const VdxgCrtc *c, int64_t now)
     }
     line = muldiv64(dt, clock, 1000000) / htotal;
     /* Two frames on: the next vblank and the loop's look-ahead */
-    if (__builtin_add_overflow(line, 2ull * c->amode[VDXG_M_VTOTAL] + 2,
-                               &line) ||
+    if (c->fbase > INT64_MAX ||
+        __builtin_add_overflow(line, 2 * vdxg_vtotal(c) + 2, &line) ||
         __builtin_mul_overflow(line, (uint64_t)htotal, &line)) {
         return false;
     }
@@ -177,7 +223,7 @@ static int64_t vdxg_crtc_vblank_ns(const VdxgCrtc *c)
         return c->vblank_ns_off;
     }
     k = vdxg_frames_at(c, vdxg_now());
-    return k ? vdxg_vblank_time(c, k) : c->t0;
+    return k > c->fbase ? vdxg_vblank_time(c, k) : c->t0;
 }
 
 static uint32_t vdxg_crtc_scanline(const VdxgCrtc *c)
@@ -185,7 +231,7 @@ static uint32_t vdxg_crtc_scanline(const VdxgCrtc *c)
     if (!vdxg_crtc_active(c)) {
         return 0;
     }
-    return vdxg_line_at(c, vdxg_now()) % c->amode[VDXG_M_VTOTAL];
+    return vdxg_line_at(c, vdxg_now()) % vdxg_vtotal(c);
 }
 
 static uint32_t vdxg_crtc_status(const VdxgCrtc *c)
@@ -214,6 +260,8 @@ static uint32_t vdxg_crtc_status(const VdxgCrtc *c)
  */
 void vdxg_crtc_arm(VdxgState *s, VdxgCrtc *c)
 {
+    uint64_t k;
+    int64_t next;
     bool needed = vdxg_crtc_active(c) &&
                   ((c->ctrl & (VDXG_CRTC_CTRL_VBLANK_IRQ |
                                VDXG_CRTC_CTRL_CRC)) ||
@@ -221,8 +269,13 @@ void vdxg_crtc_arm(VdxgState *s, VdxgCrtc *c)
                    (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == c->index));
 
     if (needed) {
-        timer_mod_ns(c->timer,
-                     vdxg_vblank_time(c, vdxg_frames_at(c, vdxg_now()) + 1));
+        k = vdxg_frames_at(c, vdxg_now());
+        next = vdxg_vblank_time(c, k + 1);
+        if (vdxg_vrr_on(c) && c->flip_pending && k > c->fbase) {
+            /* The flip ends the stretch as soon as the frame may end */
+            next = MIN(next, vdxg_vrr_min_time(c, k));
+        }
+        timer_mod_ns(c->timer, next);
     } else {
         timer_del(c->timer);
     }
@@ -329,6 +382,30 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
 }
 
 /*
+ * VRR: a FLIP pending when the frame may end, at vdxg_vrr_min_time(),
+ * ends the stretch there: the next vblank starts then.
+ */
+static bool vdxg_vrr_catch_up(VdxgCrtc *c, int64_t now)
+{
+    uint64_t k;
+    int64_t end;
+
+    if (!vdxg_vrr_on(c) || !c->flip_pending) {
+        return false;
+    }
+    k = vdxg_frames_at(c, now);
+    if (k <= c->fbase) {
+        return false;
+    }
+    end = vdxg_vrr_min_time(c, k);
+    if (now < end) {
+        return false;
+    }
+    vdxg_crtc_rebase(c, end, k + 1);
+    return true;
+}
+
+/*
  * The vblank timer. Its DMA (writeback, planes in the aperture) runs
  * under the device's reentrancy guard, as in a guarded bottom half: a DMA
  * that reaches the device's own registers is refused, not run reentrantly.
@@ -356,6 +433,7 @@ static void vdxg_crtc_timer(void *opaque)
     }
     engaged = guard->engaged_in_io;
     guard->engaged_in_io = true;
+    vdxg_vrr_catch_up(c, vdxg_now());
     frame = vdxg_frames_at(c, vdxg_now());
     if (frame > c->event_frame) {
         vdxg_crtc_vblank(s, c, frame);
@@ -368,7 +446,8 @@ static void vdxg_crtc_timer(void *opaque)
 
 static bool vdxg_crtc_enable(VdxgState *s, VdxgCrtc *c)
 {
-    const char *why = vdxg_mode_check(c->mode);
+    const char *why = vdxg_mode_check(c->mode) ?:
+                      vdxg_vrr_check(c->mode, c->vrr_max);
 
     if (why) {
         trace_vdxg_crtc_mode_invalid(c->index, why);
@@ -379,6 +458,8 @@ static bool vdxg_crtc_enable(VdxgState *s, VdxgCrtc *c)
         return false;
     }
     memcpy(c->amode, c->mode, sizeof(c->amode));
+    c->avrr_max = c->vrr_max;
+    c->fbase = 0;
     c->mode_invalid = false;
     if (s->connected[c->index]) {
         /* The link is trained again */
@@ -703,6 +784,7 @@ bool vdxg_display_post_load(VdxgState *s)
         }
         if (vdxg_crtc_active(c)) {
             if (vdxg_mode_check(c->amode) ||
+                vdxg_vrr_check(c->amode, c->avrr_max) ||
                 !vdxg_crtc_time_ok(c, vdxg_now())) {
                 return false;
             }
@@ -862,6 +944,35 @@ static bool vdxg_plane_write(VdxgState *s, VdxgCrtc *c, unsigned int p,
     return true;
 }
 
+/*
+ * CTRL.VRR of active @c changes: the frames so far keep their times, the
+ * next ones follow the new frame length.
+ */
+static void vdxg_vrr_switch(VdxgCrtc *c)
+{
+    uint64_t k = vdxg_frames_at(c, vdxg_now());
+
+    if (k > c->fbase) {
+        vdxg_crtc_rebase(c, vdxg_vblank_time(c, k), k);
+    }
+}
+
+/*
+ * VRR: a FLIP written while the vblank stretches, the frame's VTOTAL lines
+ * over, ends it now: the next vblank starts at once and latches it.
+ */
+static bool vdxg_vrr_flip(VdxgCrtc *c)
+{
+    uint64_t k = c->flip_frame;
+    int64_t now = vdxg_now();
+
+    if (!vdxg_vrr_on(c) || k <= c->fbase || now < vdxg_vrr_min_time(c, k)) {
+        return false;
+    }
+    vdxg_crtc_rebase(c, now, k + 1);
+    return true;
+}
+
 /* The mode register at CRTC offset @off, or -1 */
 static int vdxg_mode_reg(hwaddr off)
 {
@@ -959,6 +1070,9 @@ bool vdxg_display_read(VdxgState *s, hwaddr addr, uint32_t *val)
     case VDXG_CRTC_STATUS:
         *val = vdxg_crtc_status(c);
         break;
+    case VDXG_CRTC_VRR_VTOTAL_MAX:
+        *val = c->vrr_max;
+        break;
     case VDXG_CRTC_CONN_STATUS:
         *val = (s->connected[c->index] ? VDXG_CONN_CONNECTED : 0) |
                (c->conn_changed ? VDXG_CONN_CHANGED : 0) |
@@ -1010,6 +1124,10 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
             if (!(val & VDXG_CRTC_CTRL_ENABLE) && vdxg_crtc_active(c)) {
                 irq = vdxg_crtc_disable(s, c);
             }
+            if (vdxg_crtc_active(c) &&
+                ((val ^ c->ctrl) & VDXG_CRTC_CTRL_VRR)) {
+                vdxg_vrr_switch(c);
+            }
             c->ctrl = val;
             c->mode_invalid = false;
         }
@@ -1020,10 +1138,19 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
         break;
     case VDXG_CRTC_FLIP:
         if (vdxg_crtc_active(c)) {
-            c->flip_pending = true;
-            c->flip_frame = vdxg_crtc_frames(c);
+            /* VRR: true when a vblank starts now, for the timer to run */
+            bool now = vdxg_vrr_catch_up(c, vdxg_now());
+
+            if (!c->flip_pending) {
+                c->flip_pending = true;
+                c->flip_frame = vdxg_crtc_frames(c);
+                now |= vdxg_vrr_flip(c);
+            }
             trace_vdxg_flip(c->index, c->flip_frame, false);
             vdxg_crtc_arm(s, c);
+            if (now) {
+                timer_mod_ns(c->timer, vdxg_now());
+            }
         } else {
             trace_vdxg_flip(c->index, c->frame_off, true);
             vdxg_crtc_latch_all(s, c);
@@ -1047,6 +1174,9 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
         break;
     case VDXG_CRTC_BG_COLOR:
         c->bg = val;
+        break;
+    case VDXG_CRTC_VRR_VTOTAL_MAX:
+        c->vrr_max = val;
         break;
     case VDXG_CRTC_CONN_STATUS:
         if (val & VDXG_CONN_CHANGED) {
@@ -1124,6 +1254,27 @@ static const VMStateDescription vmstate_vdxg_crtc_scale = {
     },
 };
 
+/* Variable refresh, when it has been set up */
+static bool vdxg_crtc_vrr_needed(void *opaque)
+{
+    VdxgCrtc *c = opaque;
+
+    return c->fbase || c->vrr_max || c->avrr_max;
+}
+
+static const VMStateDescription vmstate_vdxg_crtc_vrr = {
+    .name = "vdxg/crtc/vrr",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vdxg_crtc_vrr_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(fbase, VdxgCrtc),
+        VMSTATE_UINT32(vrr_max, VdxgCrtc),
+        VMSTATE_UINT32(avrr_max, VdxgCrtc),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 /* The colour pipeline and the link, when they are not at reset values */
 static bool vdxg_crtc_color_needed(void *opaque)
 {
@@ -1179,6 +1330,7 @@ const VMStateDescription vmstate_vdxg_crtc = {
     .subsections = (const VMStateDescription * const []) {
         &vmstate_vdxg_crtc_color,
         &vmstate_vdxg_crtc_scale,
+        &vmstate_vdxg_crtc_vrr,
         NULL
     },
 };

@@ -301,7 +301,10 @@ typedef struct VdxgCrtc {
 
     /* Scanout: valid while ctrl has ENABLE */
     uint32_t amode[VDXG_NUM_MODE_REGS]; /* latched by the enable */
-    int64_t t0;                 /* virtual ns of the enable */
+    int64_t t0;                 /* virtual ns of the enable, or rebase */
+    uint64_t fbase;             /* vblanks before t0 (VRR rebases) */
+    uint32_t vrr_max;           /* VRR_VTOTAL_MAX */
+    uint32_t avrr_max;          /* latched by the enable */
     uint64_t event_frame;       /* the last vblank whose events ran */
     bool flip_pending;
     uint64_t flip_frame;        /* FRAME_COUNT when FLIP was written */

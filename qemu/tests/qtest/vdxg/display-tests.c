@@ -723,6 +723,110 @@ static void test_dp_vblank(void)
 }
 
 /* Four outputs with four refresh rates */
+/* Enabling CRTC 0 with mode @m and VRR fails: a bad stretch */
+static void dp_vrr_refused(Dp *d, const DpMode *m)
+{
+    dp_set_mode(d, 0, m);
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), VDXG_CRTC_CTRL_ENABLE |
+       VDXG_CRTC_CTRL_VRR);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_STATUS)), ==,
+                    VDXG_CRTC_STATUS_MODE_INVALID);
+    dp_assert_fault(d, 0, VDXG_DISP_UNIT_MODE, VDXG_FAULT_PARAM, 0);
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), 0);
+}
+
+/* Step to @t: vblank @k starts there, with FLIP_DONE when @flip */
+static void dp_vrr_expect(Dp *d, int64_t t, uint32_t k, bool flip)
+{
+    uint32_t irq = VDXG_INT_VBLANK(0) | (flip ? VDXG_INT_FLIP_DONE(0) : 0);
+
+    wr(d->v, VDXG_REG_INT_ACK, ~0u);
+    dp_step_to(d, t - 1);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, k - 1);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, 0);
+    dp_step_to(d, t);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, k);
+    g_assert_cmphex(rd64(d->v, CR(0, VDXG_CRTC_VBLANK_NS_LO)), ==, t);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==, irq);
+}
+
+/*
+ * Variable refresh: without a FLIP the vblank stretches to VRR_VTOTAL_MAX
+ * lines; a FLIP written during the stretch starts the next vblank at
+ * once; one written earlier ends the frame at VTOTAL lines.
+ */
+static void test_dp_vrr(void)
+{
+    const DpMode *m = &dp_1024;
+    uint32_t vmax = 2 * m->vt;
+    Dp *d = dp_start(NULL);
+    DpPlane a = dp_rand_plane(d, DP_FB(0), XR24, 64, 64, 0, 0, 5);
+    DpPlane b = dp_rand_plane(d, DP_FB(1), XR24, 64, 64, 0, 0, 6);
+    int64_t t0, t, base;
+
+    /* Limits: 65535 lines, and no frame longer than a second */
+    wr(d->v, CR(0, VDXG_CRTC_VRR_VTOTAL_MAX), VDXG_MODE_MAX_VRR_TOTAL + 1);
+    dp_vrr_refused(d, m);
+    wr(d->v, CR(0, VDXG_CRTC_VRR_VTOTAL_MAX), 48500);   /* 1.003 s */
+    dp_vrr_refused(d, m);
+
+    wr(d->v, CR(0, VDXG_CRTC_VRR_VTOTAL_MAX), vmax);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_VRR_VTOTAL_MAX)), ==, vmax);
+    dp_plane(d, 0, PRIMARY, &a);
+    dp_enable(d, 0, m, VDXG_CRTC_CTRL_VBLANK_IRQ | VDXG_CRTC_CTRL_VRR);
+    t0 = d->t0[0];
+    /* The first vblank as without VRR, the next one vmax lines on */
+    dp_vrr_expect(d, t0 + dp_line_ns(m, m->vd), 1, false);
+    dp_step_to(d, t0 + dp_line_ns(m, m->vt + 10));
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_SCANLINE)), ==, m->vt + 10);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_STATUS)), ==,
+                    VDXG_CRTC_STATUS_ACTIVE | VDXG_CRTC_STATUS_VBLANK);
+    dp_vrr_expect(d, t0 + dp_line_ns(m, vmax + m->vd), 2, false);
+
+    /* A FLIP in the stretch: vblank 3 at once, latching it */
+    t = t0 + dp_line_ns(m, vmax + m->vd + m->vt + 100);
+    dp_step_to(d, t);
+    wr(d->v, VDXG_REG_INT_ACK, ~0u);
+    dp_plane(d, 0, PRIMARY, &b);
+    wr(d->v, CR(0, VDXG_CRTC_FLIP), 1);
+    dp_step_to(d, t);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, 3);
+    g_assert_cmphex(rd64(d->v, CR(0, VDXG_CRTC_VBLANK_NS_LO)), ==, t);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS), ==,
+                    VDXG_INT_VBLANK(0) | VDXG_INT_FLIP_DONE(0));
+    g_assert_cmphex(rd64(d->v, PL(0, PRIMARY, VDXG_PLANE_CUR_ADDR_LO)), ==,
+                    b.addr);
+    /* Lines count from the frame of vblank 3 */
+    base = t - dp_line_ns(m, m->vd);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_SCANLINE)), ==, m->vd);
+    dp_vrr_expect(d, base + dp_line_ns(m, vmax + m->vd), 4, false);
+
+    /* A FLIP before the frame may end: the frame is VTOTAL lines */
+    dp_step_to(d, base + dp_line_ns(m, vmax + m->vd + 5));
+    dp_plane(d, 0, PRIMARY, &a);
+    wr(d->v, CR(0, VDXG_CRTC_FLIP), 1);
+    dp_vrr_expect(d, base + dp_line_ns(m, vmax + m->vd + m->vt), 5, true);
+    g_assert_cmphex(rd64(d->v, PL(0, PRIMARY, VDXG_PLANE_CUR_ADDR_LO)), ==,
+                    a.addr);
+    base = dp_now(d) - dp_line_ns(m, m->vd);
+
+    /* VRR off: frames of VTOTAL lines from the last vblank on */
+    wr(d->v, CR(0, VDXG_CRTC_CTRL),
+       VDXG_CRTC_CTRL_ENABLE | VDXG_CRTC_CTRL_VBLANK_IRQ);
+    dp_vrr_expect(d, base + dp_line_ns(m, m->vt + m->vd), 6, false);
+    dp_vrr_expect(d, base + dp_line_ns(m, 2 * m->vt + m->vd), 7, false);
+    /* and on again: the stretch follows the last vblank */
+    dp_step_to(d, base + dp_line_ns(m, 2 * m->vt + m->vd + 3));
+    wr(d->v, CR(0, VDXG_CRTC_CTRL), VDXG_CRTC_CTRL_ENABLE |
+       VDXG_CRTC_CTRL_VBLANK_IRQ | VDXG_CRTC_CTRL_VRR);
+    base += dp_line_ns(m, 2 * m->vt + m->vd) - dp_line_ns(m, m->vd);
+    dp_vrr_expect(d, base + dp_line_ns(m, vmax + m->vd), 8, false);
+    dp_assert_no_fault(d);
+    g_free((void *)a.data);
+    g_free((void *)b.data);
+    dp_stop(d);
+}
+
 static void test_dp_multi_output(void)
 {
     static const DpMode modes[4] = {
@@ -1787,6 +1891,7 @@ void vdxg_test_add_display_tests(void)
     qtest_add_func("/vdxg/display/outputs", test_dp_outputs);
     qtest_add_func("/vdxg/display/mode-invalid", test_dp_mode_invalid);
     qtest_add_func("/vdxg/display/vblank", test_dp_vblank);
+    qtest_add_func("/vdxg/display/vrr", test_dp_vrr);
     qtest_add_func("/vdxg/display/multi-output", test_dp_multi_output);
     qtest_add_func("/vdxg/display/flip", test_dp_flip);
     qtest_add_func("/vdxg/display/edid", test_dp_edid);
