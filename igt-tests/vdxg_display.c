@@ -33,6 +33,11 @@
  *                       (8x up, 4x down) ERANGE
  *   plane-rotation      rotation 90 and 270, with reflections, unscaled
  *                       (also partly off-screen) and scaled: the same checks
+ *   vrr                 the monitor's EDID range makes it vrr_capable, with
+ *                       that range in debugfs vrr_range; with VRR_ENABLED
+ *                       and no flip the vblank stretches to the range's
+ *                       lowest rate (the device's virtual clock times it),
+ *                       and without it the mode's rate is back
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1177,6 +1182,97 @@ static void test_plane_rotation(void)
 	sp_close(&t, &f, &wb);
 }
 
+/* The mean vblank period over N vblanks, in microseconds */
+static uint64_t vblank_period_us(struct dt *t, int n)
+{
+	drmVBlank vbl = {
+		.request.type = DRM_VBLANK_RELATIVE |
+				(t->o.head << DRM_VBLANK_HIGH_CRTC_SHIFT),
+		.request.sequence = 1,
+	};
+	uint64_t t0, t1;
+
+	vtest_assert_ok(drmWaitVBlank(t->fd, &vbl));
+	t0 = vbl.reply.tval_sec * 1000000ull + vbl.reply.tval_usec;
+	vbl.request.type = DRM_VBLANK_RELATIVE |
+			   (t->o.head << DRM_VBLANK_HIGH_CRTC_SHIFT);
+	vbl.request.sequence = n;
+	vtest_assert_ok(drmWaitVBlank(t->fd, &vbl));
+	t1 = vbl.reply.tval_sec * 1000000ull + vbl.reply.tval_usec;
+	return (t1 - t0) / n;
+}
+
+static void vrr_set(struct dt *t, bool on)
+{
+	drmModeAtomicReq *req = drmModeAtomicAlloc();
+
+	add(req, t->fd, t->o.crtc_id, DRM_MODE_OBJECT_CRTC, "VRR_ENABLED", on);
+	vtest_assert_f(drmModeAtomicCommit(t->fd, req, 0, NULL) == 0,
+		       "VRR_ENABLED=%d: %s", on, strerror(errno));
+	drmModeAtomicFree(req);
+}
+
+static void test_vrr(void)
+{
+	drmModeConnector *c;
+	char path[128], buf[64];
+	uint32_t lo = 0, hi = 0;
+	uint64_t frame_us, us;
+	struct vfb f;
+	struct dt t;
+	FILE *fp;
+
+	dt_open(&t);
+	vtest_assert_eq(prop_value(t.fd, t.o.conn_id, DRM_MODE_OBJECT_CONNECTOR,
+				   "vrr_capable"), 1);
+	c = drmModeGetConnector(t.fd, t.o.conn_id);
+	vtest_assert(c);
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/debug/dri/%d/Virtual-%u/vrr_range",
+		 vtest_drm_minor(t.fd), c->connector_type_id);
+	drmModeFreeConnector(c);
+	fp = fopen(path, "r");
+	vtest_assert_f(fp, "%s: %s", path, strerror(errno));
+	vtest_assert(fread(buf, 1, sizeof(buf) - 1, fp) > 0);
+	fclose(fp);
+	buf[sizeof(buf) - 1] = 0;
+	vtest_assert_f(sscanf(buf, "Min: %u Max: %u", &lo, &hi) == 2,
+		       "vrr_range: %s", buf);
+	vtest_info("vrr_range %u-%u Hz", lo, hi);
+	/* The EDID that QEMU's generator gives every output */
+	vtest_assert_eq(lo, 50);
+	vtest_assert_eq(hi, 125);
+
+	vfb_create(t.fd, &f, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	dfb_pattern(&f, 9, true);
+	show(&t, &f, &t.o.mode);
+	/* The mode's frame: htotal * vtotal pixels at clock kHz */
+	frame_us = (uint64_t)t.o.mode.htotal * t.o.mode.vtotal * 1000 /
+		   t.o.mode.clock;
+	us = vblank_period_us(&t, 10);
+	vtest_info("VRR off: a vblank every %" PRIu64 " us", us);
+	vtest_assert_f(us > frame_us * 95 / 100 && us < frame_us * 105 / 100,
+		       "VRR off: %" PRIu64 " us, the mode's is %" PRIu64, us,
+		       frame_us);
+
+	/* No flip: the vblank stretches to the lowest rate, 50 Hz */
+	vrr_set(&t, true);
+	vtest_assert_eq(prop_value(t.fd, t.o.crtc_id, DRM_MODE_OBJECT_CRTC,
+				   "VRR_ENABLED"), 1);
+	us = vblank_period_us(&t, 10);
+	vtest_info("VRR on: a vblank every %" PRIu64 " us", us);
+	vtest_assert_f(us > 1000000 / lo * 95 / 100 &&
+		       us < 1000000 / lo * 105 / 100,
+		       "VRR on: %" PRIu64 " us, not the %u Hz stretch", us, lo);
+
+	vrr_set(&t, false);
+	us = vblank_period_us(&t, 10);
+	vtest_assert_f(us > frame_us * 95 / 100 && us < frame_us * 105 / 100,
+		       "VRR off again: %" PRIu64 " us", us);
+	vfb_destroy(t.fd, &f);
+	dt_close(&t);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "async-flip", test_async_flip,
 	  "an async flip is on screen before the next vblank" },
@@ -1202,6 +1298,8 @@ static const struct vtest_subtest subtests[] = {
 	  "scaled planes, bilinear and nearest: CRC, screendump, writeback" },
 	{ "plane-rotation", test_plane_rotation,
 	  "planes turned by 90 and 270: CRC, screendump, writeback" },
+	{ "vrr", test_vrr,
+	  "vrr_capable and vrr_range from the EDID; the vblank stretches" },
 };
 
 VTEST_MAIN(subtests)

@@ -15,6 +15,7 @@
 
 #include "vdxg_display.h"
 #include "vdxg_drv.h"
+#include "vdxg_modes.h"
 
 /**
  * DOC: Connectors
@@ -26,7 +27,9 @@
  * hotplug event names it. A link the device reports as failed (LINK_BAD)
  * sets the connector's "link-status" property to BAD, which tells the
  * compositor to set the mode again; the enable of that modeset trains
- * the link.
+ * the link. A monitor whose EDID gives a refresh range is "vrr_capable";
+ * the CRTC's VRR_ENABLED then lets its vblank stretch down to the range's
+ * lowest rate until the next flip.
  *
  * The writeback connector captures the composed output of any pipe into a
  * framebuffer: one capture per commit, completed by the WRITEBACK
@@ -56,6 +59,28 @@ static int vdxg_edid_block(void *context, u8 *buf, unsigned int block,
 	return 0;
 }
 
+/*
+ * Variable refresh: a monitor whose EDID has a refresh range at least
+ * 10 Hz wide is VRR capable, with that range (see vdxg_modes.c).
+ */
+static void vdxg_connector_update_vrr(struct drm_connector *connector,
+				      const struct drm_edid *edid)
+{
+	struct drm_monitor_range_info *range =
+		&connector->display_info.monitor_range;
+	bool capable;
+	u32 lo, hi;
+
+	capable = edid && vdxg_edid_vrr_range((const u8 *)drm_edid_raw(edid),
+					      EDID_LENGTH, &lo, &hi) &&
+		  hi - lo >= VDXG_VRR_MIN_SPAN_HZ;
+	if (capable) {
+		range->min_vfreq = lo;
+		range->max_vfreq = hi;
+	}
+	drm_connector_set_vrr_capable_property(connector, capable);
+}
+
 /* Read the EDID of @vc's monitor, if @connected, into its connector. */
 static void vdxg_connector_update_edid(struct vdxg_crtc *vc, bool connected)
 {
@@ -68,6 +93,7 @@ static void vdxg_connector_update_edid(struct vdxg_crtc *vc, bool connected)
 		drm_dev_exit(idx);
 	}
 	drm_edid_connector_update(connector, edid);
+	vdxg_connector_update_vrr(connector, edid);
 	drm_edid_free(edid);
 }
 
@@ -132,6 +158,7 @@ int vdxg_connector_init(struct vdxg_device *vdxg, struct vdxg_crtc *vc)
 	drm_connector_helper_add(connector, &vdxg_connector_helper_funcs);
 	/* A Virtual connector has no EDID property unless asked for. */
 	drm_connector_attach_edid_property(connector);
+	drm_connector_attach_vrr_capable_property(connector);
 	connector->polled = DRM_CONNECTOR_POLL_HPD;
 	return drm_connector_attach_encoder(connector, &vc->encoder);
 }

@@ -116,9 +116,14 @@ static bool vdxg_crtc_scanout_position(struct drm_crtc *crtc,
 	if (etime)
 		*etime = ktime_get();
 
-	/* In vblank, count up towards the next frame's first line. */
+	/*
+	 * In vblank, count up towards the next frame's first line. Under
+	 * VRR that line comes with the next flip, unknown yet: the vblank's
+	 * own start is the timestamp then (lines since it, counted down).
+	 */
 	if (line >= mode->crtc_vdisplay)
-		line -= mode->crtc_vtotal;
+		line -= READ_ONCE(vc->vrr) ? mode->crtc_vdisplay :
+					     mode->crtc_vtotal;
 	*vpos = line;
 	*hpos = 0;
 	return true;
@@ -264,6 +269,25 @@ static void vdxg_crtc_set_mode(struct vdxg_crtc *vc,
 	vdxg_crtc_wr(vc, VDXG_CRTC_CLOCK_KHZ, m->crtc_clock);
 }
 
+/*
+ * Variable refresh: the longest frame the monitor takes (its EDID's lowest
+ * rate; the enable latches it), and CTRL.VRR as VRR_ENABLED asks.
+ */
+static void vdxg_crtc_set_vrr(struct vdxg_crtc *vc,
+			      const struct drm_crtc_state *cs, bool modeset)
+{
+	const struct drm_monitor_range_info *range =
+		&vc->connector.display_info.monitor_range;
+
+	if (modeset)
+		vdxg_crtc_wr(vc, VDXG_CRTC_VRR_VTOTAL_MAX,
+			     vdxg_vrr_vtotal_max(&cs->adjusted_mode,
+						 READ_ONCE(range->min_vfreq)));
+	vdxg_crtc_ctrl_rmw(vc, VDXG_CRTC_CTRL_VRR,
+			   cs->vrr_enabled ? VDXG_CRTC_CTRL_VRR : 0, false);
+	WRITE_ONCE(vc->vrr, cs->vrr_enabled);
+}
+
 static void vdxg_crtc_atomic_enable(struct drm_crtc *crtc,
 				    struct drm_atomic_state *state)
 {
@@ -273,6 +297,7 @@ static void vdxg_crtc_atomic_enable(struct drm_crtc *crtc,
 	if (!drm_dev_enter(crtc->dev, &idx))
 		return;
 	vdxg_crtc_set_mode(vc, &crtc->state->adjusted_mode);
+	vdxg_crtc_set_vrr(vc, crtc->state, true);
 	/* The enable latches it: the first frame is already through it. */
 	vdxg_color_commit(vc, crtc->state);
 	vdxg_crtc_update_ctrl(vc, true);
@@ -346,6 +371,10 @@ static void vdxg_crtc_atomic_flush(struct drm_crtc *crtc,
 	if (present && active && cs->color_mgmt_changed &&
 	    !drm_atomic_crtc_needs_modeset(cs))
 		vdxg_color_commit(vc, cs);
+	if (present && active && !drm_atomic_crtc_needs_modeset(cs) &&
+	    cs->vrr_enabled !=
+	    drm_atomic_get_old_crtc_state(state, crtc)->vrr_enabled)
+		vdxg_crtc_set_vrr(vc, cs, false);
 	/*
 	 * The event and the FLIP it waits for are set together under the
 	 * event lock, so that the FLIP_DONE of an earlier flip never sees

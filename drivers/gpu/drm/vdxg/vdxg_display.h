@@ -45,6 +45,7 @@ struct vdxg_plane {
  * @event_async: @event is an async flip's
  * @wb_arm: the commit has a writeback job for this pipe, armed after FLIP
  * @crc: CRC generation is on
+ * @vrr: VRR_ENABLED is on (vblank timestamps from its start)
  * @crc_frame: the device frame of the last CRC reported
  * @ctrl_lock: serialises read-modify-writes of the CRTC's CTRL register
  * @fence_lock: the lock of PRESENT flip fences
@@ -62,6 +63,7 @@ struct vdxg_crtc {
 	bool event_async;
 	bool wb_arm;
 	bool crc;
+	bool vrr;
 	u32 crc_frame;
 	spinlock_t ctrl_lock; /* CTRL read-modify-writes */
 	spinlock_t fence_lock; /* of PRESENT flip fences */

@@ -7,6 +7,8 @@
 
 #include <kunit/test.h>
 
+#include <drm/drm_edid.h>
+
 #include "vdxg_hw.h"
 #include "vdxg_modes.h"
 
@@ -85,8 +87,82 @@ static void vdxg_mode_status_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vdxg_mode_status(&c->mode), c->status);
 }
 
+/* An EDID 1.4 base block with a range descriptor (third slot) */
+static void vrr_edid(u8 *e, u8 flags, u8 min_hz, u8 max_hz)
+{
+	u8 *d = e + 54 + 2 * 18;
+
+	memset(e, 0, EDID_LENGTH);
+	e[18] = 1;
+	e[19] = 4;
+	d[3] = 0xfd;
+	d[4] = flags;
+	d[5] = min_hz;
+	d[6] = max_hz;
+}
+
+static void vdxg_edid_vrr_range_test(struct kunit *test)
+{
+	u8 e[EDID_LENGTH];
+	u32 lo = 0, hi = 0;
+
+	vrr_edid(e, 0, 50, 125);
+	KUNIT_ASSERT_TRUE(test, vdxg_edid_vrr_range(e, sizeof(e), &lo, &hi));
+	KUNIT_EXPECT_EQ(test, lo, 50u);
+	KUNIT_EXPECT_EQ(test, hi, 125u);
+	/* Rates above 255 Hz: the offset flags */
+	vrr_edid(e, 0x3, 10, 100);
+	KUNIT_ASSERT_TRUE(test, vdxg_edid_vrr_range(e, sizeof(e), &lo, &hi));
+	KUNIT_EXPECT_EQ(test, lo, 265u);
+	KUNIT_EXPECT_EQ(test, hi, 355u);
+	vrr_edid(e, 0x2, 48, 5);
+	KUNIT_ASSERT_TRUE(test, vdxg_edid_vrr_range(e, sizeof(e), &lo, &hi));
+	KUNIT_EXPECT_EQ(test, hi, 260u);
+
+	/* Refused: min 0, min above max, EDID 1.3, short, no descriptor */
+	lo = 7;
+	hi = 7;
+	vrr_edid(e, 0, 0, 60);
+	KUNIT_EXPECT_FALSE(test, vdxg_edid_vrr_range(e, sizeof(e), &lo, &hi));
+	vrr_edid(e, 0, 61, 60);
+	KUNIT_EXPECT_FALSE(test, vdxg_edid_vrr_range(e, sizeof(e), &lo, &hi));
+	vrr_edid(e, 0, 50, 125);
+	e[19] = 3;
+	KUNIT_EXPECT_FALSE(test, vdxg_edid_vrr_range(e, sizeof(e), &lo, &hi));
+	vrr_edid(e, 0, 50, 125);
+	KUNIT_EXPECT_FALSE(test, vdxg_edid_vrr_range(e, EDID_LENGTH - 1, &lo,
+						     &hi));
+	/* A detailed timing (pixel clock not 0) is not a descriptor */
+	e[54 + 2 * 18] = 1;
+	KUNIT_EXPECT_FALSE(test, vdxg_edid_vrr_range(e, sizeof(e), &lo, &hi));
+	KUNIT_EXPECT_EQ(test, lo, 7u);
+	KUNIT_EXPECT_EQ(test, hi, 7u);
+}
+
+static void vdxg_vrr_vtotal_max_test(struct kunit *test)
+{
+	struct drm_display_mode m = { M1024(65000, 1344, 806) };
+	struct drm_display_mode fast = { M1024(VDXG_MODE_MAX_CLOCK_KHZ, 1344,
+					       806) };
+
+	drm_mode_set_crtcinfo(&m, 0);
+	drm_mode_set_crtcinfo(&fast, 0);
+	/* 65 MHz / (1344 * 50 Hz) = 967.3 lines */
+	KUNIT_EXPECT_EQ(test, vdxg_vrr_vtotal_max(&m, 50), 967u);
+	/* 1 Hz: 48363 lines, a frame of 999.99 ms */
+	KUNIT_EXPECT_EQ(test, vdxg_vrr_vtotal_max(&m, 1), 48363u);
+	/* Not below the mode's own rate: no stretch */
+	KUNIT_EXPECT_EQ(test, vdxg_vrr_vtotal_max(&m, 61), 806u);
+	KUNIT_EXPECT_EQ(test, vdxg_vrr_vtotal_max(&m, 0), 806u);
+	/* The device's limit of 65535 lines */
+	KUNIT_EXPECT_EQ(test, vdxg_vrr_vtotal_max(&fast, 1),
+			(u32)VDXG_MODE_MAX_VRR_TOTAL);
+}
+
 static struct kunit_case vdxg_modes_tests[] = {
 	KUNIT_CASE_PARAM(vdxg_mode_status_test, vdxg_mode_gen_params),
+	KUNIT_CASE(vdxg_edid_vrr_range_test),
+	KUNIT_CASE(vdxg_vrr_vtotal_max_test),
 	{}
 };
 
