@@ -47,6 +47,8 @@
 #define VDXG_FRAME_END_TIMEOUT_MS 100
 
 static const char * const vdxg_crc_sources[] = { "auto" };
+/* At most this many frames share one late CRC (DRM's queue holds 128) */
+#define VDXG_CRC_FILL	16
 
 static void vdxg_crtc_wr(struct vdxg_crtc *vc, u32 reg, u32 val)
 {
@@ -179,7 +181,8 @@ static int vdxg_set_crc_source(struct drm_crtc *crtc, const char *source)
 	}
 	spin_lock_irq(&crtc->dev->event_lock);
 	WRITE_ONCE(vc->crc, on);
-	vc->crc_frame = vdxg_crtc_rd(vc, VDXG_CRTC_CRC_FRAME);
+	/* CRCs of frames from the next vblank on, none filled in before */
+	vc->crc_frame = vdxg_crtc_rd(vc, VDXG_CRTC_FRAME_COUNT);
 	spin_unlock_irq(&crtc->dev->event_lock);
 	if (drm_dev_enter(crtc->dev, &idx)) {
 		vdxg_crtc_ctrl_rmw(vc, 0, 0, true);
@@ -501,12 +504,15 @@ static void vdxg_crtc_flip_done(struct vdxg_crtc *vc)
  * it belongs to (docs/hardware.md), and the vblank interrupt that sees it
  * may be a later one. It is reported with the vblank count of its own
  * frame: the count drm_crtc_handle_vblank() has just reached, less the
- * device frames since CRC_FRAME.
+ * device frames since CRC_FRAME. A vblank that came while it was composed
+ * moves CRC_FRAME on; CRC_FIRST says from which frame on nothing was
+ * latched, so the frames between the last one reported and CRC_FRAME
+ * that show the same latch get the same CRC: none is skipped.
  */
 static void vdxg_crtc_vblank(struct vdxg_crtc *vc)
 {
 	struct drm_device *drm = &vc->vdxg->drm;
-	u32 frame, now, crc;
+	u32 frame, first = 0, last = 0, now, crc, f;
 	bool report;
 
 	drm_crtc_handle_vblank(&vc->base);
@@ -517,16 +523,25 @@ static void vdxg_crtc_vblank(struct vdxg_crtc *vc)
 	frame = vdxg_crtc_rd(vc, VDXG_CRTC_CRC_FRAME);
 	/* CRC_FRAME 0: no CRC since the CRTC was enabled */
 	report = vc->crc && frame && frame != vc->crc_frame;
-	if (report)
-		vc->crc_frame = frame;
-	spin_unlock(&drm->event_lock);
 	if (report) {
-		crc = vdxg_crtc_rd(vc, VDXG_CRTC_CRC);
-		now = vdxg_crtc_rd(vc, VDXG_CRTC_FRAME_COUNT);
+		last = vc->crc_frame;
+		vc->crc_frame = frame;
+	}
+	spin_unlock(&drm->event_lock);
+	if (!report)
+		return;
+	crc = vdxg_crtc_rd(vc, VDXG_CRTC_CRC);
+	first = vdxg_crtc_rd(vc, VDXG_CRTC_CRC_FIRST);
+	now = vdxg_crtc_rd(vc, VDXG_CRTC_FRAME_COUNT);
+	/* Frames after the last reported one, at most VDXG_CRC_FILL of them */
+	if ((s32)(first - last) <= 0)
+		first = last + 1;
+	if ((s32)(frame - first) < 0 || frame - first >= VDXG_CRC_FILL)
+		first = frame;
+	for (f = first; f != frame + 1; f++)
 		drm_crtc_add_crc_entry(&vc->base, true,
 				       (u32)drm_crtc_vblank_count(&vc->base) -
-				       (now - frame), &crc);
-	}
+				       (now - f), &crc);
 }
 
 /**

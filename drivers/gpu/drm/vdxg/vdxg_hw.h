@@ -1007,6 +1007,12 @@
  * with the mode by the enable; 0 (or VTOTAL) is no stretch.
  */
 #define VDXG_CRTC_VRR_VTOTAL_MAX	0x14c	/* RW */
+/*
+ * RO: the first frame that CRC describes: CRC_FRAME, or earlier when
+ * nothing was latched since (the CRC of a sliced composition comes late
+ * and may name a later vblank than the one it began at).
+ */
+#define VDXG_CRTC_CRC_FIRST		0x150
 #define VDXG_MODE_MAX_VRR_TOTAL		65535
 
 /* Mode limits, checked when the CRTC is enabled. */

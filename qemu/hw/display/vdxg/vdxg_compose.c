@@ -131,6 +131,7 @@ void vdxg_plane_latch(VdxgState *s, VdxgCrtc *c, unsigned int p)
 
     *pl = c->pend[p];
     c->pstatus[p] = 0;
+    c->state_frame = vdxg_crtc_frames(c);
     if (pl->ctrl & VDXG_PLANE_CTRL_ENABLE) {
         reason = vdxg_plane_check(s, p, pl);
         if (reason == VDXG_FAULT_NONE) {
@@ -866,6 +867,7 @@ void vdxg_compose_bh(void *opaque)
         if (c->crc_pending && (c->ctrl & VDXG_CRTC_CTRL_CRC)) {
             c->crc = vdxg_crtc_crc(s, c);
             c->crc_frame = c->crc_pending_frame;
+            c->crc_first = MIN(c->state_frame, c->crc_pending_frame);
             trace_vdxg_crc_late(c->index, c->crc_pending_frame, c->crc);
         }
         c->crc_pending = false;

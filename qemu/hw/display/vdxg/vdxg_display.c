@@ -365,6 +365,7 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
         if (vdxg_crtc_refresh_sliced(s, c)) {
             c->crc = vdxg_crtc_crc(s, c);
             c->crc_frame = frame;
+            c->crc_first = MIN(c->state_frame, frame);
             c->crc_pending = false;
         } else {
             /* A large frame: CRC and CRC_FRAME follow when it is done */
@@ -470,6 +471,7 @@ static bool vdxg_crtc_enable(VdxgState *s, VdxgCrtc *c)
     c->flip_pending = false;
     c->crc = 0;
     c->crc_frame = 0;
+    c->crc_first = 0;
     c->ctrl |= VDXG_CRTC_CTRL_ENABLE;
     vdxg_crtc_set_frame(c, c->amode[VDXG_M_HDISPLAY],
                         c->amode[VDXG_M_VDISPLAY]);
@@ -794,7 +796,8 @@ bool vdxg_display_post_load(VdxgState *s)
              * waiting for it neither).
              */
             frames = vdxg_frames_at(c, vdxg_now());
-            if (c->event_frame > frames ||
+            if (c->event_frame > frames || c->state_frame > frames ||
+                c->crc_first > c->crc_frame ||
                 (c->flip_pending && c->flip_frame > frames)) {
                 return false;
             }
@@ -1073,6 +1076,9 @@ bool vdxg_display_read(VdxgState *s, hwaddr addr, uint32_t *val)
     case VDXG_CRTC_VRR_VTOTAL_MAX:
         *val = c->vrr_max;
         break;
+    case VDXG_CRTC_CRC_FIRST:
+        *val = c->crc_first;
+        break;
     case VDXG_CRTC_CONN_STATUS:
         *val = (s->connected[c->index] ? VDXG_CONN_CONNECTED : 0) |
                (c->conn_changed ? VDXG_CONN_CHANGED : 0) |
@@ -1189,6 +1195,7 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
     case VDXG_CRTC_SCANLINE:
     case VDXG_CRTC_CRC:
     case VDXG_CRTC_CRC_FRAME:
+    case VDXG_CRTC_CRC_FIRST:
     case VDXG_CRTC_STATUS:
         vdxg_guest_error("write to read-only register", addr, val);
         break;
@@ -1250,6 +1257,26 @@ static const VMStateDescription vmstate_vdxg_crtc_scale = {
                              vmstate_vdxg_plane_scale, VdxgPlane),
         VMSTATE_STRUCT_ARRAY(cur, VdxgCrtc, VDXG_NUM_PLANES, 1,
                              vmstate_vdxg_plane_scale, VdxgPlane),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* The frames a CRC describes, once a latch or a CRC has set them */
+static bool vdxg_crtc_crc_first_needed(void *opaque)
+{
+    VdxgCrtc *c = opaque;
+
+    return c->state_frame || c->crc_first;
+}
+
+static const VMStateDescription vmstate_vdxg_crtc_crc_first = {
+    .name = "vdxg/crtc/crc-first",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vdxg_crtc_crc_first_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(state_frame, VdxgCrtc),
+        VMSTATE_UINT32(crc_first, VdxgCrtc),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -1331,6 +1358,7 @@ const VMStateDescription vmstate_vdxg_crtc = {
         &vmstate_vdxg_crtc_color,
         &vmstate_vdxg_crtc_scale,
         &vmstate_vdxg_crtc_vrr,
+        &vmstate_vdxg_crtc_crc_first,
         NULL
     },
 };

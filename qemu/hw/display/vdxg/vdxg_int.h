@@ -355,6 +355,8 @@ typedef struct VdxgCrtc {
     uint32_t row_hash_len;
     bool crc_pending;           /* CRC and CRC_FRAME wait for composition */
     uint64_t crc_pending_frame;
+    uint64_t state_frame;       /* the frame of the last latch */
+    uint32_t crc_first;         /* CRC_FIRST */
 } VdxgCrtc;
 
 typedef struct VdxgWriteback {

@@ -846,6 +846,52 @@ static void test_dp_formats(void)
     dp_stop(d);
 }
 
+/*
+ * A CRC that comes after the next vblank names that vblank: CRC_FIRST then
+ * names the frame it began at, the latch that both frames show.
+ */
+static void test_dp_crc_first(void)
+{
+    const DpMode *m = &dp_1024;
+    int64_t frame_ns = muldiv64((uint64_t)m->ht * m->vt, 1000000, m->clock);
+    Dp *d = dp_start(NULL);
+    g_autofree uint32_t *want = g_new(uint32_t, m->hd * m->vd);
+    DpPlane pl[2];
+    uint32_t k, crc;
+
+    /* More than the device composes at once: translucent, 1024 x 512 */
+    pl[0] = dp_rand_plane(d, DP_FB(0), XR24, m->hd, m->vd, 0, 0, 31);
+    pl[1] = (DpPlane) {
+        .ctrl = PLANE_ON | BLEND(VDXG_BLEND_COVERAGE), .addr = DP_FB(4),
+        .fmt = AR24, .pitch = m->hd * 4, .w = m->hd, .h = 512, .x = 0,
+        .y = 100, .alpha = 0x8000, .zpos = 1,
+    };
+    dp_put(d, &pl[1], dp_argb_pattern(m->hd, 512, 32, false));
+    dp_plane(d, 0, PRIMARY, &pl[0]);
+    dp_enable(d, 0, m, VDXG_CRTC_CTRL_CRC);
+    k = dp_next_vblank(d, 0);
+    dp_wait_crcs(d, k, 1, &crc);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_CRC_FIRST)), ==, 0);
+
+    /* A flip latched at vblank k + 1, then k + 2 comes in the same step */
+    dp_plane(d, 0, OVERLAY, &pl[1]);
+    wr(d->v, CR(0, VDXG_CRTC_FLIP), 1);
+    dp_step(d, 2 * frame_ns + frame_ns / 2);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_FRAME_COUNT)), ==, k + 2);
+    dp_wait_crcs(d, k + 2, 1, &crc);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_CRC_FIRST)), ==, k + 1);
+    ref_compose(m, 0, pl, 2, want);
+    g_assert_cmphex(crc, ==, ref_frame_crc(want, m->hd * m->vd));
+    /* Nothing latched since: the next CRC describes the same frames on */
+    dp_next_vblank(d, 0);
+    dp_wait_crcs(d, k + 3, 1, &crc);
+    g_assert_cmpuint(rd(d->v, CR(0, VDXG_CRTC_CRC_FIRST)), ==, k + 1);
+    g_assert_cmphex(crc, ==, ref_frame_crc(want, m->hd * m->vd));
+    g_free((void *)pl[0].data);
+    g_free((void *)pl[1].data);
+    dp_stop(d);
+}
+
 void vdxg_test_add_compose_tests(void)
 {
     qtest_add_func("/vdxg/display/crc", test_dp_crc);
@@ -853,6 +899,7 @@ void vdxg_test_add_compose_tests(void)
     qtest_add_func("/vdxg/display/dirty-log-unguarded",
                    test_dp_dirty_unguarded);
     qtest_add_func("/vdxg/display/huge-sliced", test_dp_huge);
+    qtest_add_func("/vdxg/display/crc-first", test_dp_crc_first);
     qtest_add_func("/vdxg/display/cursor", test_dp_cursor);
     qtest_add_func("/vdxg/display/blend", test_dp_blend);
     qtest_add_func("/vdxg/display/zpos", test_dp_zpos);

@@ -40,7 +40,7 @@ static int64_t dp_now(Dp *d)
     return d->now;
 }
 
-static void dp_step(Dp *d, int64_t ns)
+void dp_step(Dp *d, int64_t ns)
 {
     if (ns > 0) {
         d->now = qtest_clock_step(d->qts, ns);

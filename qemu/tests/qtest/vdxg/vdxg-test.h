@@ -220,6 +220,7 @@ void dp_stop(Dp *d);
 void dp_enable(Dp *d, int c, const DpMode *m, uint32_t ctrl);
 uint32_t dp_next_vblank(Dp *d, int c);
 void dp_plane(Dp *d, int c, int p, const DpPlane *pl);
+void dp_step(Dp *d, int64_t ns);
 uint32_t dp_flip(Dp *d, int c);
 void dp_put(Dp *d, DpPlane *pl, const uint8_t *data);
 DpPlane dp_rand_plane(Dp *d, uint64_t addr, uint32_t fmt, uint32_t w,
