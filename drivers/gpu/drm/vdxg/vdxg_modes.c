@@ -132,23 +132,25 @@ bool vdxg_edid_vrr_range(const u8 *edid, size_t size, u32 *min_hz,
  * @min_hz: the monitor's lowest rate
  *
  * Return: VRR_VTOTAL_MAX for the device: the lines of a frame at @min_hz,
- * rounded down, within the device's limits (at most 65535 lines and a 1 s
+ * rounded up, within the device's limits (at most 65535 lines and a 1 s
  * frame); the mode's own vtotal (no stretch) when the rate is not below
  * the mode's.
  */
 u32 vdxg_vrr_vtotal_max(const struct drm_display_mode *mode, u32 min_hz)
 {
-	u64 lines;
+	u64 lines, second;
 
 	if (!min_hz || mode->crtc_clock <= 0 || mode->crtc_htotal <= 0)
 		return mode->crtc_vtotal;
 	/*
-	 * Lines of 1/min_hz s, rounded down: clock * 1000 / (htotal * min_hz).
-	 * With min_hz >= 1 the device's frame of that many lines,
-	 * floor(htotal * lines * 10^6 / clock) ns, is at most 1 s.
+	 * Lines of 1/min_hz s, rounded up, so that a flip at the lowest rate
+	 * finds the vblank still waiting for it: clock * 1000 / (htotal *
+	 * min_hz). The device's frame of L lines is floor(htotal * L * 10^6 /
+	 * clock) ns and at most 1 s: L <= clock * 1000 / htotal.
 	 */
-	lines = div_u64((u64)mode->crtc_clock * 1000,
-			(u64)mode->crtc_htotal * min_hz);
-	lines = min_t(u64, lines, VDXG_MODE_MAX_VRR_TOTAL);
+	lines = DIV_ROUND_UP_ULL((u64)mode->crtc_clock * 1000,
+				 (u64)mode->crtc_htotal * min_hz);
+	second = div_u64((u64)mode->crtc_clock * 1000, mode->crtc_htotal);
+	lines = min3(lines, second, (u64)VDXG_MODE_MAX_VRR_TOTAL);
 	return max_t(u32, lines, mode->crtc_vtotal);
 }

@@ -147,9 +147,9 @@ static void vdxg_vrr_vtotal_max_test(struct kunit *test)
 
 	drm_mode_set_crtcinfo(&m, 0);
 	drm_mode_set_crtcinfo(&fast, 0);
-	/* 65 MHz / (1344 * 50 Hz) = 967.3 lines */
-	KUNIT_EXPECT_EQ(test, vdxg_vrr_vtotal_max(&m, 50), 967u);
-	/* 1 Hz: 48363 lines, a frame of 999.99 ms */
+	/* 65 MHz / (1344 * 50 Hz) = 967.3 lines: 968, 20.01 ms */
+	KUNIT_EXPECT_EQ(test, vdxg_vrr_vtotal_max(&m, 50), 968u);
+	/* 1 Hz: 48363.1 lines, but 48364 would be 1.00002 s: 48363 */
 	KUNIT_EXPECT_EQ(test, vdxg_vrr_vtotal_max(&m, 1), 48363u);
 	/* Not below the mode's own rate: no stretch */
 	KUNIT_EXPECT_EQ(test, vdxg_vrr_vtotal_max(&m, 61), 806u);
