@@ -38,6 +38,10 @@
  *                       and no flip the vblank stretches to the range's
  *                       lowest rate (the device's virtual clock times it),
  *                       and without it the mode's rate is back
+ *   damage-clips        every plane has FB_DAMAGE_CLIPS; a flip to a
+ *                       framebuffer with clips for rows 100 to 199 (a
+ *                       promise broken on purpose) shows it only there in
+ *                       CRC and screendump; without clips, all of it
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1273,6 +1277,98 @@ static void test_vrr(void)
 	dt_close(&t);
 }
 
+/* Damage */
+
+/* Flip the primary plane to F, with N damage CLIPS (none: no property) */
+static void damage_flip(struct dt *t, struct vfb *f,
+			const struct drm_mode_rect *clips, int n)
+{
+	drmModeAtomicReq *req = drmModeAtomicAlloc();
+	uint32_t plane = primary_plane(t), b = 0;
+
+	add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "FB_ID", f->fb);
+	if (n) {
+		b = blob(t->fd, clips, n * sizeof(*clips));
+		add(req, t->fd, plane, DRM_MODE_OBJECT_PLANE, "FB_DAMAGE_CLIPS",
+		    b);
+	}
+	vtest_assert_f(drmModeAtomicCommit(t->fd, req, 0, NULL) == 0,
+		       "flip: %s", strerror(errno));
+	drmModeAtomicFree(req);
+	if (b)
+		drmModeDestroyPropertyBlob(t->fd, b);
+}
+
+/*
+ * The CRC and the screendump show WANT (no writeback: attaching it is a
+ * modeset, after which the device composes every row again)
+ */
+static void damage_check(struct dt *t, const uint32_t *want, const char *what)
+{
+	vtest_assert_eq_u64(voutput_screen_crc(t->fd, t->o.head, what),
+			    voutput_image_crc(want, t->o.w * 4, t->o.w, t->o.h));
+	if (t->have_hostd)
+		vtest_assert_f(screen_shows(t, what, want, t->o.w, t->o.h),
+			       "%s: the screendump is not the reference", what);
+}
+
+static void test_damage_clips(void)
+{
+	const struct drm_mode_rect clip = { 0, 100, 37, 200 };
+	uint32_t *ia, *ib, *want;
+	drmModePlaneRes *pr;
+	struct vfb a, b, wb;
+	struct dt t;
+	size_t row;
+
+	dt_open(&t);
+	pr = drmModeGetPlaneResources(t.fd);
+	vtest_assert(pr);
+	for (uint32_t i = 0; i < pr->count_planes; i++)
+		vtest_assert_f(prop_id(t.fd, pr->planes[i], DRM_MODE_OBJECT_PLANE,
+				       "FB_DAMAGE_CLIPS", NULL),
+			       "plane %u has no FB_DAMAGE_CLIPS", pr->planes[i]);
+	drmModeFreePlaneResources(pr);
+	vtest_require_f(t.o.h > 200, "a mode of %u lines", t.o.h);
+	vfb_create(t.fd, &a, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	vfb_create(t.fd, &b, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	vfb_create(t.fd, &wb, t.o.w, t.o.h, DRM_FORMAT_XRGB8888);
+	dfb_pattern(&a, 11, false);
+	dfb_pattern(&b, 12, false);
+	ia = dfb_image(&a);
+	ib = dfb_image(&b);
+	want = malloc((size_t)t.o.w * t.o.h * 4);
+	vtest_assert(want);
+	row = t.o.w;
+
+	/* B, then A: the device has looked at B's memory since it was written */
+	show(&t, &b, &t.o.mode);
+	damage_check(&t, ib, "b");
+	damage_flip(&t, &a, NULL, 0);
+	damage_check(&t, ia, "a");
+
+	/*
+	 * B again, saying that only rows 100 to 199 changed: a promise broken
+	 * on purpose, so the frame shows which rows the device composed.
+	 */
+	damage_flip(&t, &b, &clip, 1);
+	memcpy(want, ia, row * t.o.h * 4);
+	memcpy(want + 100 * row, ib + 100 * row, 100 * row * 4);
+	damage_check(&t, want, "b-rows-100-199");
+
+	/* Without FB_DAMAGE_CLIPS, a flip changes the whole plane */
+	damage_flip(&t, &a, NULL, 0);
+	screen_check(&t, &wb, ia, "a-no-clips");
+
+	free(want);
+	free(ib);
+	free(ia);
+	vfb_destroy(t.fd, &wb);
+	vfb_destroy(t.fd, &b);
+	vfb_destroy(t.fd, &a);
+	dt_close(&t);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "async-flip", test_async_flip,
 	  "an async flip is on screen before the next vblank" },
@@ -1300,6 +1396,8 @@ static const struct vtest_subtest subtests[] = {
 	  "planes turned by 90 and 270: CRC, screendump, writeback" },
 	{ "vrr", test_vrr,
 	  "vrr_capable and vrr_range from the EDID; the vblank stretches" },
+	{ "damage-clips", test_damage_clips,
+	  "FB_DAMAGE_CLIPS on every plane; a flip recomposes only their rows" },
 };
 
 VTEST_MAIN(subtests)

@@ -8,6 +8,7 @@
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
+#include <drm/drm_damage_helper.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_gem_framebuffer_helper.h>
@@ -17,6 +18,7 @@
 #include <drm/drm_vblank.h>
 
 #include "vdxg_bo.h"
+#include "vdxg_damage.h"
 #include "vdxg_display.h"
 #include "vdxg_drv.h"
 #include "vdxg_modes.h"
@@ -359,6 +361,35 @@ static void vdxg_crtc_atomic_disable(struct drm_crtc *crtc,
 	spin_unlock_irq(&crtc->dev->event_lock);
 }
 
+/*
+ * FLIP, with FLIP_DAMAGE and the rows the commit changes when they are not
+ * all of them (vdxg_damage.c).
+ */
+static u32 vdxg_crtc_flip_damage(struct vdxg_crtc *vc,
+				 struct drm_atomic_state *state)
+{
+	struct drm_crtc_state *cs = vc->base.state;
+	struct drm_plane_state *old, *new;
+	struct drm_plane *plane;
+	struct vdxg_damage d;
+	struct drm_rect clip;
+	int i;
+
+	if (drm_atomic_crtc_needs_modeset(cs) || cs->color_mgmt_changed)
+		return 1;
+	vdxg_damage_init(&d);
+	for_each_oldnew_plane_in_state(state, plane, old, new, i)
+		vdxg_damage_plane(&d, &vc->base, old, new,
+				  drm_atomic_helper_damage_merged(old, new, &clip) ?
+				  &clip : NULL);
+	if (d.y1 >= d.y2)
+		vdxg_damage_init(&d);
+	vdxg_crtc_wr(vc, VDXG_CRTC_DAMAGE,
+		     clamp(d.y2, 0, U16_MAX) << VDXG_CRTC_DAMAGE_Y1_SHIFT |
+		     clamp(d.y1, 0, U16_MAX));
+	return 1 | VDXG_CRTC_FLIP_DAMAGE;
+}
+
 static void vdxg_crtc_atomic_flush(struct drm_crtc *crtc,
 				   struct drm_atomic_state *state)
 {
@@ -394,11 +425,13 @@ static void vdxg_crtc_atomic_flush(struct drm_crtc *crtc,
 			drm_crtc_send_vblank_event(crtc, event);
 		}
 	}
-	if (present && active) {
-		vdxg_crtc_wr(vc, cs->async_flip ? VDXG_CRTC_ASYNC_FLIP :
-						 VDXG_CRTC_FLIP, 1);
+	if (present && active && cs->async_flip)
+		vdxg_crtc_wr(vc, VDXG_CRTC_ASYNC_FLIP, 1);
+	else if (present && active)
+		vdxg_crtc_wr(vc, VDXG_CRTC_FLIP,
+			     vdxg_crtc_flip_damage(vc, state));
+	if (present && active)
 		vdxg_writeback_arm(vc);
-	}
 	spin_unlock_irq(&crtc->dev->event_lock);
 	if (present)
 		drm_dev_exit(idx);

@@ -955,6 +955,7 @@
 #define VDXG_CRTC_VTOTAL		0x010	/* RW: lines per frame */
 #define VDXG_CRTC_CLOCK_KHZ		0x014	/* RW: pixel clock */
 #define VDXG_CRTC_FLIP			0x018	/* WO: latch pending at vblank */
+#define   VDXG_CRTC_FLIP_DAMAGE		BIT(1)	/* only DAMAGE's rows change */
 #define VDXG_CRTC_FRAME_COUNT		0x01c	/* RO: vblanks since enable */
 #define VDXG_CRTC_VBLANK_NS_LO		0x020	/* RO: last vblank, virtual ns */
 #define VDXG_CRTC_VBLANK_NS_HI		0x024
@@ -1013,6 +1014,14 @@
  * and may name a later vblank than the one it began at).
  */
 #define VDXG_CRTC_CRC_FIRST		0x150
+/*
+ * RW: the frame rows a FLIP written with FLIP_DAMAGE changes, Y0 to Y1 - 1
+ * (none when Y0 >= Y1). The guest promises that elsewhere the latched
+ * state shows what the frame shows: the device keeps those rows' pixels
+ * until their memory changes (docs/hardware.md, "Damage").
+ */
+#define VDXG_CRTC_DAMAGE		0x154
+#define   VDXG_CRTC_DAMAGE_Y1_SHIFT	16	/* Y0 in bits 15:0 */
 #define VDXG_MODE_MAX_VRR_TOTAL		65535
 
 /* Mode limits, checked when the CRTC is enabled. */

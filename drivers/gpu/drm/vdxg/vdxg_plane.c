@@ -6,6 +6,7 @@
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_blend.h>
+#include <drm/drm_damage_helper.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
@@ -195,6 +196,7 @@ static int vdxg_plane_atomic_check(struct drm_plane *plane,
 	cs = drm_atomic_get_crtc_state(state, ps->crtc);
 	if (IS_ERR(cs))
 		return PTR_ERR(cs);
+	drm_atomic_helper_check_plane_damage(state, ps);
 
 	ret = drm_atomic_helper_check_plane_state(ps, cs,
 						  cursor ? DRM_PLANE_NO_SCALING :
@@ -430,6 +432,7 @@ static int vdxg_plane_props(struct vdxg_plane *vp)
 	struct drm_plane *plane = &vp->base;
 	int ret;
 
+	drm_plane_enable_fb_damage_clips(plane);
 	if (vp->index == VDXG_PLANE_IDX_CURSOR) {
 		const struct drm_plane_size_hint *hints = vdxg_cursor_size_hints;
 

@@ -17,6 +17,9 @@
 /* Planes */
 
 /* Bytes per pixel of a scanout format; 0 for the others */
+/* row_hash of a composed row whose pixels are kept (real hashes are odd) */
+#define VDXG_ROW_KEPT   2
+
 static uint32_t vdxg_fourcc_cpp(uint32_t fourcc)
 {
     switch (fourcc) {
@@ -146,7 +149,62 @@ void vdxg_plane_latch(VdxgState *s, VdxgCrtc *c, unsigned int p)
     c->stale = true;
 }
 
-void vdxg_crtc_latch_all(VdxgState *s, VdxgCrtc *c)
+/*
+ * Damage. Each latch says which frame rows it may change (c->upd_*), until
+ * a composition begins: vdxg_compose_start() then keeps the pixels of the
+ * other rows (VDXG_ROW_KEPT) instead of reading their planes again, and
+ * a kept row is composed again when a later latch may change it or when
+ * vdxg_display_harvest() sees the memory it shows change.
+ */
+static void vdxg_upd_rows(VdxgCrtc *c, uint32_t y0, uint32_t y1)
+{
+    if (!c->upd_latched) {
+        c->upd_latched = true;
+        c->upd_all = false;
+        c->upd_y0 = c->upd_y1 = 0;
+    }
+    if (y0 >= y1) {
+        return;
+    }
+    if (c->upd_y0 >= c->upd_y1) {
+        c->upd_y0 = y0;
+        c->upd_y1 = y1;
+    } else {
+        c->upd_y0 = MIN(c->upd_y0, y0);
+        c->upd_y1 = MAX(c->upd_y1, y1);
+    }
+}
+
+/* The frame rows that latched plane @p of @c covers, if it is shown */
+static void vdxg_plane_upd_rows(VdxgCrtc *c, unsigned int p)
+{
+    const VdxgPlane *pl = &c->cur[p];
+    int64_t y0 = (int16_t)extract32(pl->dst_pos, 16, 16);
+    int64_t y1 = y0 + vdxg_plane_dh(pl);
+
+    if (!(c->pstatus[p] & VDXG_PLANE_STATUS_ACTIVE)) {
+        return;
+    }
+    vdxg_upd_rows(c, MAX(y0, 0), MAX(MIN(y1, (int64_t)UINT16_MAX + 1), 0));
+}
+
+/*
+ * Latch plane @p alone (CURSOR_UPDATE, ASYNC_FLIP): the rows it covered
+ * and covers may change.
+ */
+void vdxg_plane_latch_alone(VdxgState *s, VdxgCrtc *c, unsigned int p)
+{
+    vdxg_plane_upd_rows(c, p);
+    vdxg_plane_latch(s, c, p);
+    vdxg_plane_upd_rows(c, p);
+}
+
+/*
+ * Latch every pending register of @c. With @damage (a FLIP with
+ * FLIP_DAMAGE), only rows flip_y0 to flip_y1 - 1 may change; the guest
+ * promised that the latched state shows what the frame shows elsewhere.
+ */
+void vdxg_crtc_latch_all(VdxgState *s, VdxgCrtc *c, bool damage)
 {
     unsigned int p;
 
@@ -155,6 +213,13 @@ void vdxg_crtc_latch_all(VdxgState *s, VdxgCrtc *c)
     }
     c->abg = c->bg;
     vdxg_color_latch(c);
+    if (damage) {
+        vdxg_upd_rows(c, c->flip_y0, c->flip_y1);
+    } else {
+        c->upd_latched = true;
+        c->upd_all = true;
+    }
+    c->flip_damage = false;
     c->stale = true;
 }
 
@@ -499,6 +564,30 @@ static uint64_t vdxg_hash(uint64_t h, const void *p, size_t len)
     return h;
 }
 
+/*
+ * The rows that the latches since the last composition may change are
+ * composed; a composed row outside them keeps its pixels (if every latch
+ * said which rows it changes).
+ */
+static void vdxg_compose_keep(VdxgCrtc *c)
+{
+    uint32_t y;
+
+    if (!c->upd_latched) {
+        return;
+    }
+    for (y = 0; y < c->fh; y++) {
+        bool upd = c->upd_all || (y >= c->upd_y0 && y < c->upd_y1);
+
+        if (upd && c->row_hash[y] == VDXG_ROW_KEPT) {
+            c->row_hash[y] = 0;
+        } else if (!upd && c->row_hash[y]) {
+            c->row_hash[y] = VDXG_ROW_KEPT;
+        }
+    }
+    c->upd_latched = false;
+}
+
 /* Start composing the latched state of active CRTC @c from the top. */
 static void vdxg_compose_start(VdxgState *s, VdxgCrtc *c)
 {
@@ -525,6 +614,7 @@ static void vdxg_compose_start(VdxgState *s, VdxgCrtc *c)
         c->row_hash_len = c->fh;
         c->rows_invalid = false;
     }
+    vdxg_compose_keep(c);
     h = vdxg_hash(c->fw, &c->abg, sizeof(c->abg));
     h = vdxg_hash(h, &c->comp_fill, sizeof(c->comp_fill));
     for (i = 0; i < n; i++) {
@@ -560,6 +650,9 @@ static bool vdxg_compose_row(VdxgState *s, VdxgCrtc *c, uint32_t y)
     VdxgErr err;
     size_t k;
 
+    if (c->row_hash[y] == VDXG_ROW_KEPT) {
+        return true;
+    }
     for (j = 0; j < c->comp_n; j++) {
         const VdxgPlane *pl;
 
@@ -593,7 +686,7 @@ static bool vdxg_compose_row(VdxgState *s, VdxgCrtc *c, uint32_t y)
         }
         h = vdxg_hash(h ^ j, src[j], r[j].n * cpp);
     }
-    h |= 1;                     /* 0: never composed */
+    h |= 1;                     /* 0: never composed, 2: kept */
     if (c->row_hash[y] == h) {
         return true;
     }
@@ -705,6 +798,40 @@ static bool vdxg_crtc_compose_step(VdxgState *s, VdxgCrtc *c, int64_t deadline)
 }
 
 /*
+ * The kept rows of @c that latched plane @pl shows and whose memory
+ * changed, as @snap says (without it, all of them), are composed again:
+ * a plane row counts as changed when one of the pages its bytes are on
+ * is dirty. Rows of a scaled or ROT_90 plane are not told apart.
+ */
+static void vdxg_plane_unkeep(VdxgState *s, VdxgCrtc *c, const VdxgPlane *pl,
+                              DirtyBitmapSnapshot *snap)
+{
+    int64_t y0 = (int16_t)extract32(pl->dst_pos, 16, 16);
+    int64_t y1 = MIN(y0 + vdxg_plane_dh(pl), (int64_t)c->row_hash_len);
+    uint32_t cpp = vdxg_fourcc_cpp(pl->format);
+    VdxgPlaneRow r;
+    int64_t y;
+
+    if (c->row_hash_len != c->fh) {
+        return;
+    }
+    for (y = MAX(y0, 0); y < y1; y++) {
+        if (c->row_hash[y] != VDXG_ROW_KEPT) {
+            continue;
+        }
+        if (snap && !vdxg_plane_sampled(pl)) {
+            vdxg_plane_row(c, pl, y, &r);
+            if (!r.n || !memory_region_snapshot_get_dirty(&s->vram, snap,
+                                                          r.addr,
+                                                          r.n * cpp)) {
+                continue;
+            }
+        }
+        c->row_hash[y] = 0;
+    }
+}
+
+/*
  * Mark the frames whose planes have changed in memory since the last
  * look: VRAM through the dirty log, the aperture always (its rows are
  * composed again only when their bytes changed). A frame being composed
@@ -739,7 +866,10 @@ void vdxg_display_harvest(VdxgState *s)
             if (vdxg_in_vram(&s->core, pl->addr, span)) {
                 lo = MIN(lo, pl->addr);
                 hi = MAX(hi, pl->addr + span);
-            } else if (c->composing) {
+                continue;
+            }
+            vdxg_plane_unkeep(s, c, pl, NULL);
+            if (c->composing) {
                 c->dirty_again = true;
             } else {
                 c->stale = true;
@@ -762,6 +892,7 @@ void vdxg_display_harvest(VdxgState *s)
                 vdxg_in_vram(&s->core, pl->addr, span) &&
                 memory_region_snapshot_get_dirty(&s->vram, snap, pl->addr,
                                                  span)) {
+                vdxg_plane_unkeep(s, c, pl, snap);
                 if (c->composing) {
                     c->dirty_again = true;
                 } else {

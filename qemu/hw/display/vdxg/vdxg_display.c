@@ -353,7 +353,7 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
     c->event_frame = frame;
     if (c->flip_pending && frame > c->flip_frame) {
         c->flip_pending = false;
-        vdxg_crtc_latch_all(s, c);
+        vdxg_crtc_latch_all(s, c, c->flip_damage);
         irq |= VDXG_INT_FLIP_DONE(c->index);
     }
     if (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == c->index &&
@@ -379,6 +379,28 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
     trace_vdxg_vblank(c->index, frame, irq, c->crc);
     if (irq) {
         vdxg_irq_raise(&s->core, irq);
+    }
+}
+
+/*
+ * A FLIP written with FLIP_DAMAGE adds the rows of DAMAGE to those the
+ * pending flip changes; one without it changes them all.
+ */
+static void vdxg_flip_damage(VdxgCrtc *c, uint32_t val)
+{
+    uint32_t y0 = extract32(c->damage, 0, 16);
+    uint32_t y1 = extract32(c->damage, 16, 16);
+
+    if (!(val & VDXG_CRTC_FLIP_DAMAGE)) {
+        c->flip_damage = false;
+    } else if (y0 < y1) {
+        if (c->flip_y0 >= c->flip_y1) {
+            c->flip_y0 = y0;
+            c->flip_y1 = y1;
+        } else {
+            c->flip_y0 = MIN(c->flip_y0, y0);
+            c->flip_y1 = MAX(c->flip_y1, y1);
+        }
     }
 }
 
@@ -475,7 +497,7 @@ static bool vdxg_crtc_enable(VdxgState *s, VdxgCrtc *c)
     c->ctrl |= VDXG_CRTC_CTRL_ENABLE;
     vdxg_crtc_set_frame(c, c->amode[VDXG_M_HDISPLAY],
                         c->amode[VDXG_M_VDISPLAY]);
-    vdxg_crtc_latch_all(s, c);
+    vdxg_crtc_latch_all(s, c, false);
     trace_vdxg_crtc_enable(c->index, c->amode[VDXG_M_HDISPLAY],
                            c->amode[VDXG_M_VDISPLAY],
                            c->amode[VDXG_M_HTOTAL], c->amode[VDXG_M_VTOTAL],
@@ -496,7 +518,7 @@ static uint32_t vdxg_crtc_disable(VdxgState *s, VdxgCrtc *c)
     trace_vdxg_crtc_disable(c->index, c->frame_off);
     if (c->flip_pending) {
         c->flip_pending = false;
-        vdxg_crtc_latch_all(s, c);
+        vdxg_crtc_latch_all(s, c, false);
         irq |= VDXG_INT_FLIP_DONE(c->index);
     }
     if (vdxg_wb_busy(s) && vdxg_wb_crtc(s) == c->index) {
@@ -1079,6 +1101,9 @@ bool vdxg_display_read(VdxgState *s, hwaddr addr, uint32_t *val)
     case VDXG_CRTC_CRC_FIRST:
         *val = c->crc_first;
         break;
+    case VDXG_CRTC_DAMAGE:
+        *val = c->damage;
+        break;
     case VDXG_CRTC_CONN_STATUS:
         *val = (s->connected[c->index] ? VDXG_CONN_CONNECTED : 0) |
                (c->conn_changed ? VDXG_CONN_CHANGED : 0) |
@@ -1150,8 +1175,11 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
             if (!c->flip_pending) {
                 c->flip_pending = true;
                 c->flip_frame = vdxg_crtc_frames(c);
+                c->flip_damage = true;
+                c->flip_y0 = c->flip_y1 = 0;
                 now |= vdxg_vrr_flip(c);
             }
+            vdxg_flip_damage(c, val);
             trace_vdxg_flip(c->index, c->flip_frame, false);
             vdxg_crtc_arm(s, c);
             if (now) {
@@ -1159,7 +1187,7 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
             }
         } else {
             trace_vdxg_flip(c->index, c->frame_off, true);
-            vdxg_crtc_latch_all(s, c);
+            vdxg_crtc_latch_all(s, c, false);
             vdxg_irq_raise(&s->core, VDXG_INT_FLIP_DONE(c->index));
         }
         break;
@@ -1167,7 +1195,7 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
         trace_vdxg_cursor_update(c->index,
                                  c->pend[VDXG_PLANE_IDX_CURSOR].dst_pos,
                                  c->pend[VDXG_PLANE_IDX_CURSOR].addr);
-        vdxg_plane_latch(s, c, VDXG_PLANE_IDX_CURSOR);
+        vdxg_plane_latch_alone(s, c, VDXG_PLANE_IDX_CURSOR);
         break;
     case VDXG_CRTC_ASYNC_FLIP:
         if (!vdxg_crtc_active(c)) {
@@ -1175,7 +1203,7 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
             break;
         }
         trace_vdxg_async_flip(c->index, c->pend[VDXG_PLANE_IDX_PRIMARY].addr);
-        vdxg_plane_latch(s, c, VDXG_PLANE_IDX_PRIMARY);
+        vdxg_plane_latch_alone(s, c, VDXG_PLANE_IDX_PRIMARY);
         vdxg_irq_raise(&s->core, VDXG_INT_ASYNC_DONE(c->index));
         break;
     case VDXG_CRTC_BG_COLOR:
@@ -1183,6 +1211,9 @@ bool vdxg_display_write(VdxgState *s, hwaddr addr, uint32_t val)
         break;
     case VDXG_CRTC_VRR_VTOTAL_MAX:
         c->vrr_max = val;
+        break;
+    case VDXG_CRTC_DAMAGE:
+        c->damage = val;
         break;
     case VDXG_CRTC_CONN_STATUS:
         if (val & VDXG_CONN_CHANGED) {
@@ -1281,6 +1312,28 @@ static const VMStateDescription vmstate_vdxg_crtc_crc_first = {
     },
 };
 
+/* Damage: DAMAGE set, or a FLIP with FLIP_DAMAGE pending */
+static bool vdxg_crtc_damage_needed(void *opaque)
+{
+    VdxgCrtc *c = opaque;
+
+    return c->damage || c->flip_damage;
+}
+
+static const VMStateDescription vmstate_vdxg_crtc_damage = {
+    .name = "vdxg/crtc/damage",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vdxg_crtc_damage_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(damage, VdxgCrtc),
+        VMSTATE_BOOL(flip_damage, VdxgCrtc),
+        VMSTATE_UINT32(flip_y0, VdxgCrtc),
+        VMSTATE_UINT32(flip_y1, VdxgCrtc),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 /* Variable refresh, when it has been set up */
 static bool vdxg_crtc_vrr_needed(void *opaque)
 {
@@ -1359,6 +1412,7 @@ const VMStateDescription vmstate_vdxg_crtc = {
         &vmstate_vdxg_crtc_scale,
         &vmstate_vdxg_crtc_vrr,
         &vmstate_vdxg_crtc_crc_first,
+        &vmstate_vdxg_crtc_damage,
         NULL
     },
 };

@@ -308,6 +308,9 @@ typedef struct VdxgCrtc {
     uint64_t event_frame;       /* the last vblank whose events ran */
     bool flip_pending;
     uint64_t flip_frame;        /* FRAME_COUNT when FLIP was written */
+    uint32_t damage;            /* DAMAGE */
+    bool flip_damage;           /* every FLIP pending had FLIP_DAMAGE */
+    uint32_t flip_y0, flip_y1;  /* the union of their DAMAGE rows */
     bool mode_invalid;          /* STATUS.MODE_INVALID */
     uint32_t frame_off;         /* FRAME_COUNT and VBLANK_NS while off */
     int64_t vblank_ns_off;
@@ -352,6 +355,9 @@ typedef struct VdxgCrtc {
     uint32_t comp_crc;          /* CRC of the rows above comp_row */
     uint64_t comp_state;        /* hash of what the rows depend on */
     uint64_t *row_hash;         /* inputs each row was composed from */
+    bool upd_latched;           /* latched since the composition began */
+    bool upd_all;               /* ... a state that may change every row */
+    uint32_t upd_y0, upd_y1;    /* ... else that may change these rows */
     uint32_t row_hash_len;
     bool crc_pending;           /* CRC and CRC_FRAME wait for composition */
     uint64_t crc_pending_frame;
@@ -782,7 +788,8 @@ extern const VMStateDescription vmstate_vdxg_3d;
 uint32_t vdxg_plane_check(VdxgState *s, unsigned int p,
                           const VdxgPlane *pl);
 void vdxg_plane_latch(VdxgState *s, VdxgCrtc *c, unsigned int p);
-void vdxg_crtc_latch_all(VdxgState *s, VdxgCrtc *c);
+void vdxg_plane_latch_alone(VdxgState *s, VdxgCrtc *c, unsigned int p);
+void vdxg_crtc_latch_all(VdxgState *s, VdxgCrtc *c, bool damage);
 void vdxg_display_harvest(VdxgState *s);
 bool vdxg_crtc_refresh_sliced(VdxgState *s, VdxgCrtc *c);
 void vdxg_compose_bh(void *opaque);

@@ -892,6 +892,104 @@ static void test_dp_crc_first(void)
     dp_stop(d);
 }
 
+/* FLIP with FLIP_DAMAGE for rows @y0 to @y1 - 1; returns the vblank */
+static uint32_t dp_damage_flip(Dp *d, uint32_t y0, uint32_t y1)
+{
+    uint32_t k;
+
+    wr(d->v, CR(0, VDXG_CRTC_DAMAGE), y1 << VDXG_CRTC_DAMAGE_Y1_SHIFT | y0);
+    g_assert_cmphex(rd(d->v, CR(0, VDXG_CRTC_DAMAGE)), ==,
+                    y1 << VDXG_CRTC_DAMAGE_Y1_SHIFT | y0);
+    wr(d->v, VDXG_REG_INT_ACK, VDXG_INT_FLIP_DONE(0));
+    wr(d->v, CR(0, VDXG_CRTC_FLIP), 1 | VDXG_CRTC_FLIP_DAMAGE);
+    k = dp_next_vblank(d, 0);
+    g_assert_cmphex(rd(d->v, VDXG_REG_INT_STATUS) & VDXG_INT_FLIP_DONE(0),
+                    ==, VDXG_INT_FLIP_DONE(0));
+    return k;
+}
+
+/* The CRC of vblank @k is that of @want */
+static void dp_assert_crc(Dp *d, uint32_t k, const uint32_t *want, size_t px)
+{
+    uint32_t crc;
+
+    dp_wait_crcs(d, k, 1, &crc);
+    g_assert_cmphex(crc, ==, ref_frame_crc(want, px));
+}
+
+/*
+ * Damage: a FLIP with FLIP_DAMAGE composes its rows and keeps the others
+ * until their memory changes; the frame tells, when the promise is broken
+ * on purpose, which rows the device composed.
+ */
+static void test_dp_damage(void)
+{
+    const DpMode *m = &dp_640;
+    size_t px = (size_t)m->hd * m->vd, row = m->hd;
+    Dp *d = dp_start(NULL);
+    g_autofree uint32_t *fa = g_new(uint32_t, px);
+    g_autofree uint32_t *fb = g_new(uint32_t, px);
+    g_autofree uint32_t *want = g_new(uint32_t, px);
+    g_autofree uint8_t *a2 = NULL;
+    g_autofree uint8_t *line = g_malloc(m->hd * 4);
+    const uint8_t *a0;
+    DpPlane a, b;
+    uint64_t w0, w1;
+    uint32_t k, y, i;
+
+    a = dp_rand_plane(d, DP_FB(0), XR24, m->hd, m->vd, 0, 0, 1);
+    b = dp_rand_plane(d, DP_FB(4), XR24, m->hd, m->vd, 0, 0, 2);
+    ref_compose(m, 0, &a, 1, fa);
+    ref_compose(m, 0, &b, 1, fb);
+    dp_plane(d, 0, PRIMARY, &a);
+    dp_enable(d, 0, m, VDXG_CRTC_CTRL_CRC);
+    dp_assert_crc(d, dp_next_vblank(d, 0), fa, px);
+
+    /* B, written before the flip: rows 100 to 199 at once, the rest next */
+    dp_plane(d, 0, PRIMARY, &b);
+    k = dp_damage_flip(d, 100, 200);
+    memcpy(want, fa, px * 4);
+    memcpy(want + 100 * row, fb + 100 * row, 100 * row * 4);
+    dp_assert_crc(d, k, want, px);
+    dp_assert_crc(d, dp_next_vblank(d, 0), fb, px);
+
+    /* A, unchanged since the device last looked: the kept rows stay B */
+    dp_plane(d, 0, PRIMARY, &a);
+    k = dp_damage_flip(d, 300, 310);
+    memcpy(want, fb, px * 4);
+    memcpy(want + 300 * row, fa + 300 * row, 10 * row * 4);
+    dp_assert_crc(d, k, want, px);
+    dp_assert_crc(d, dp_next_vblank(d, 0), want, px);
+
+    /* A write to A's row 50: the rows sharing its pages are A's again */
+    a0 = a.data;
+    a2 = g_memdup2(a.data, (size_t)a.pitch * a.h);
+    for (i = 0; i < m->hd * 4; i++) {
+        line[i] = a2[50 * a.pitch + i] ^ 0x5a;
+    }
+    memcpy(a2 + 50 * a.pitch, line, m->hd * 4);
+    vram_write(d->p, a.addr + 50 * a.pitch, line, m->hd * 4);
+    a.data = a2;
+    ref_compose(m, 0, &a, 1, fa);
+    w0 = (a.addr + 50 * a.pitch) & ~4095ull;
+    w1 = (a.addr + 50 * a.pitch + m->hd * 4 + 4095) & ~4095ull;
+    for (y = 0; y < m->vd; y++) {
+        uint64_t r0 = a.addr + (uint64_t)y * a.pitch;
+
+        if (r0 < w1 && r0 + m->hd * 4 > w0) {
+            memcpy(want + y * row, fa + y * row, row * 4);
+        }
+    }
+    dp_assert_crc(d, dp_next_vblank(d, 0), want, px);
+
+    /* No rows: nothing changes; FLIP without FLIP_DAMAGE: all of them */
+    dp_assert_crc(d, dp_damage_flip(d, 7, 7), want, px);
+    dp_assert_crc(d, dp_flip(d, 0), fa, px);
+    g_free((void *)a0);
+    g_free((void *)b.data);
+    dp_stop(d);
+}
+
 void vdxg_test_add_compose_tests(void)
 {
     qtest_add_func("/vdxg/display/crc", test_dp_crc);
@@ -900,6 +998,7 @@ void vdxg_test_add_compose_tests(void)
                    test_dp_dirty_unguarded);
     qtest_add_func("/vdxg/display/huge-sliced", test_dp_huge);
     qtest_add_func("/vdxg/display/crc-first", test_dp_crc_first);
+    qtest_add_func("/vdxg/display/damage", test_dp_damage);
     qtest_add_func("/vdxg/display/cursor", test_dp_cursor);
     qtest_add_func("/vdxg/display/blend", test_dp_blend);
     qtest_add_func("/vdxg/display/zpos", test_dp_zpos);
