@@ -1671,6 +1671,9 @@ static void test_dp_migration(void)
     cb.ctrl = VDXG_COLOR_CTRL_MASK;
     dp_color(src, 0, &cb);
     wr(src->v, CR(0, VDXG_CRTC_LUT_INDEX), VDXG_LUT_INDEX_GAMMA | 7);
+    /* Rows 10 to 99 damaged, those the overlay covers, then all of them */
+    wr(src->v, CR(0, VDXG_CRTC_DAMAGE), 100 << VDXG_CRTC_DAMAGE_Y1_SHIFT | 10);
+    wr(src->v, CR(0, VDXG_CRTC_FLIP), 1 | VDXG_CRTC_FLIP_DAMAGE);
     wr(src->v, CR(0, VDXG_CRTC_FLIP), 1);
     wr64(src->v, VDXG_REG_WB_ADDR_LO, DP_WB);
     wr(src->v, VDXG_REG_WB_FORMAT, XR24);
@@ -1735,6 +1738,8 @@ static void test_dp_migration(void)
     g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_CONN_STATUS)), ==,
                     VDXG_CONN_CONNECTED | VDXG_CONN_CHANGED |
                     VDXG_CONN_LINK_BAD);
+    g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_DAMAGE)), ==,
+                    100 << VDXG_CRTC_DAMAGE_Y1_SHIFT | 10);
     /* The pending colour registers came along. */
     g_assert_cmphex(rd(dst->v, CR(0, VDXG_CRTC_LUT_INDEX)), ==,
                     VDXG_LUT_INDEX_GAMMA | 7);
