@@ -18,14 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* vdxg_hw.h takes BIT() from the kernel or QEMU; userspace supplies it. */
-#ifndef BIT
-#define BIT(n)		(1u << (n))
-#endif
-#ifndef BIT_ULL
-#define BIT_ULL(n)	(1ull << (n))
-#endif
-#include "vdxg_hw.h"
+/* vdxg_hw.h, with the BIT() it takes from the kernel or QEMU */
+#include "vdxg_ref_hw.h"
 #include "vdxg.h"
 #include "vdxg_ref.h"
 #include "vtest.h"
