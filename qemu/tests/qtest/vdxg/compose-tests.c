@@ -908,6 +908,15 @@ static uint32_t dp_damage_flip(Dp *d, uint32_t y0, uint32_t y1)
     return k;
 }
 
+/* @out: @base with rows @y0 to @y1 - 1 (of @row pixels) of @rows */
+static void dp_rows_of(uint32_t *out, const uint32_t *base,
+                       const uint32_t *rows, size_t px, size_t row,
+                       uint32_t y0, uint32_t y1)
+{
+    memcpy(out, base, px * 4);
+    memcpy(out + y0 * row, rows + y0 * row, (y1 - y0) * row * 4);
+}
+
 /* The CRC of vblank @k is that of @want */
 static void dp_assert_crc(Dp *d, uint32_t k, const uint32_t *want, size_t px)
 {
@@ -948,17 +957,14 @@ static void test_dp_damage(void)
     /* B, written before the flip: rows 100 to 199 at once, the rest next */
     dp_plane(d, 0, PRIMARY, &b);
     k = dp_damage_flip(d, 100, 200);
-    memcpy(want, fa, px * 4);
-    memcpy(want + 100 * row, fb + 100 * row, 100 * row * 4);
+    dp_rows_of(want, fa, fb, px, row, 100, 200);
     dp_assert_crc(d, k, want, px);
     dp_assert_crc(d, dp_next_vblank(d, 0), fb, px);
 
     /* A, unchanged since the device last looked: the kept rows stay B */
     dp_plane(d, 0, PRIMARY, &a);
-    k = dp_damage_flip(d, 300, 310);
-    memcpy(want, fb, px * 4);
-    memcpy(want + 300 * row, fa + 300 * row, 10 * row * 4);
-    dp_assert_crc(d, k, want, px);
+    dp_rows_of(want, fb, fa, px, row, 300, 310);
+    dp_assert_crc(d, dp_damage_flip(d, 300, 310), want, px);
     dp_assert_crc(d, dp_next_vblank(d, 0), want, px);
 
     /* A write to A's row 50: the rows sharing its pages are A's again */
