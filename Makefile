@@ -13,7 +13,7 @@
 #   make check    every test: KUnit, qtests, module lint, VM tests
 #   make bench    vdxg-bench in the VM: a table and out/bench.json
 #   make bench-gl  kmscube and glmark2 by vdxg, llvmpipe and softpipe
-#   make igt-compare  upstream IGT on vdxg and on bochs-display, side by side
+#   make igt-compare  upstream IGT on vdxg, bochs-display and virtio-gpu
 #   make vm       an interactive guest shell
 #   make fuzz     vdxg_fuzz in the VM for FUZZ_SECONDS (default 600)
 #   make qemu-fuzz  QEMU's generic fuzzer on the device model for

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Compare the upstream IGT results of two drivers, test by test.
+"""Compare the upstream IGT results of drivers, test by test.
 
 usage: igt-compare.py [--list FILE] NAME=RESULTS.json[,RESULTS.json...] ...
 
 Counts each subtest once (igt@TEST@SUBTEST; a subtest with dynamic
-subtests counts by its own result) as pass, fail or skip; a dmesg-warn
-whose warnings are all about the virtual machine counts as a pass, as in
-igt-results.py, and every other result as a fail. Only the tests of the
+subtests counts by its own result) as pass, fail or skip, judged as
+igt-results.py does (a dmesg-warn whose warnings are all about the
+virtual machine, and a warn that multiple mode gave a test that printed
+no warning, count as a pass); every other result counts as a fail. Only the tests of the
 upstream list (--list, default igt-tests/upstream-tests.txt) are shown,
 one row per test binary with a column group per NAME, then the totals.
 """
@@ -42,25 +43,45 @@ def upstream_tests(path):
     return list(dict.fromkeys(tests))
 
 
-def count(paths, wanted, benign):
-    """{test: Counter(pass=, fail=, skip=)} over the results files."""
-    counts = collections.defaultdict(collections.Counter)
+def run_warnings(path):
+    """The WARNING lines of a run in igt_runner's multiple mode, else None."""
+    d = os.path.dirname(path)
+    if not os.path.isfile(os.path.join(d, "multiple-mode")):
+        return None
+    w = os.path.join(d, "warnings.txt")
+    if not os.path.isfile(w):
+        return []
+    with open(w, encoding="utf-8", errors="replace") as f:
+        return f.read().splitlines()
+
+
+def count(paths, wanted, outcome):
+    """{test: Counter(pass=, fail=, skip=)} over the results files.
+
+    A subtest in several files (one that skips in a one-monitor boot and
+    runs in the two-monitor one) counts once: as a fail if it failed in
+    any, else as a pass if it passed in any, else as a skip.
+    """
+    rank = {"skip": 0, "pass": 1, "fail": 2}
+    seen = {}
     for path in paths:
         if not os.path.isfile(path):
             sys.exit(f"igt-compare: no {path}")
         with open(path, encoding="utf-8") as f:
             tests = json.load(f).get("tests", {})
+        warnings = run_warnings(path)
         for name, t in tests.items():
             parts = name.split("@")
             if len(parts) > 3 or parts[1] not in wanted:
                 continue
-            result = t.get("result", "incomplete")
-            if result == "pass" or (result == "dmesg-warn" and benign(t)):
-                counts[parts[1]]["pass"] += 1
-            elif result == "skip":
-                counts[parts[1]]["skip"] += 1
-            else:
-                counts[parts[1]]["fail"] += 1
+            result = outcome(t, name, "", [], warnings)
+            if result not in ("pass", "skip"):
+                result = "fail"
+            if rank[result] >= rank[seen.get(name, "skip")]:
+                seen[name] = result
+    counts = collections.defaultdict(collections.Counter)
+    for name, result in seen.items():
+        counts[name.split("@")[1]][result] += 1
     return counts
 
 
@@ -71,14 +92,14 @@ def main():
     ap.add_argument("runs", nargs="+", metavar="NAME=RESULTS.json[,...]")
     args = ap.parse_args()
 
-    benign = load_results_module().benign_dmesg
+    outcome = load_results_module().outcome
     wanted = upstream_tests(args.list)
     columns = []
     for run in args.runs:
         name, sep, paths = run.partition("=")
         if not sep:
             ap.error(f"{run}: want NAME=RESULTS.json[,RESULTS.json...]")
-        columns.append((name, count(paths.split(","), set(wanted), benign)))
+        columns.append((name, count(paths.split(","), set(wanted), outcome)))
 
     head = f"{'test':<24}" + "".join(f" | {n[:17]:>17}" for n, _ in columns)
     sub = f"{'':<24}" + " |  pass  fail  skip" * len(columns)

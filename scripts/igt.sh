@@ -15,6 +15,14 @@
 #             gets a CRTC of its own
 #   flip      kms_flip, the same device (a boot of its own: about 12 of its
 #             13 minutes are page flips in real time)
+#   kms2      the subtests that need two monitors (kms_flip 2x-*,
+#             kms_cursor_legacy 2x-*, kms_setmode's clone ones), on a
+#             device with two CRTCs and two monitors of different
+#             preferred modes (outputs=2); only these, since with two
+#             monitors IGT runs its per-pipe subtests twice. At 4 ns an
+#             instruction, as flip: at 16 ns the 2x cursor subtests, two
+#             processes updating cursors while each screen flips every
+#             frame, miss their frames
 #   vram128-msi, intx
 #             vdxg_getparam with a non-default VRAM size and MSI, then
 #             INTx, so GET_PARAM and the interrupt fallbacks are checked;
@@ -46,7 +54,7 @@
 #             the same device and on the counted clock below; their second
 #             result counts
 #
-# The display boots (kms, flip) and every retry boot run on QEMU's
+# The display boots (kms, flip, kms2) and every retry boot run on QEMU's
 # instruction-counted clock (-icount shift=2,sleep=off): the guest's time,
 # its clocksource and the device's vblank timers advance with the
 # instructions the guest executes, 4 ns each (a 250 MIPS guest: 4 million
@@ -77,7 +85,7 @@
 #                   igt-tests/expected-failures-NAME.txt
 #   --only LIST     run just these tests (igt_runner names) in one boot
 #                   (named "default", with the display boots' device)
-#   --boots LIST    run only these of default, kms and flip (comma list);
+#   --boots LIST    run only these of default, kms, flip and kms2 (comma list);
 #                   the extra boots vram128-msi, intx, sriov and gl, and
 #                   debug-gl, may be named too (with --no-extra, just the
 #                   boots named: --boots sriov --no-extra runs the sriov
@@ -104,7 +112,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 RETRY=$VDXG_TOP/igt-tests/timing-tests.txt
-DEVICE=vdxg EXPECTED= EXTRA=1 ONLY= BOOTS=default,kms,flip TIMEOUT=3600 BUILD=1 STRICT=
+DEVICE=vdxg EXPECTED= EXTRA=1 ONLY= BOOTS=default,kms,flip,kms2 TIMEOUT=3600 BUILD=1 STRICT=
 DEBUG=1 ONLY_KERNEL= GL=1 FG_DONE=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -226,10 +234,11 @@ fi
 
 SUFFIX=
 [ "$DEVICE" = vdxg ] || SUFFIX=-$DEVICE
-# The display boots' device: two CRTCs, a monitor on the first only.
-KMS_ARGS=
+# The display boots' device: two CRTCs, a monitor on the first only; and
+# the kms2 boot's, a monitor on each (vdxg only: the peers have one).
+KMS_ARGS= KMS2_ARGS=
 SRIOV_PORT=pcie-root-port,id=rp0,slot=1,mem-reserve=256M,pref64-reserve=1G
-[ "$DEVICE" != vdxg ] || KMS_ARGS=outputs=2,connected1=off
+[ "$DEVICE" != vdxg ] || KMS_ARGS=outputs=2,connected1=off KMS2_ARGS=outputs=2
 RUNS=()
 vm_failed=()
 declare -A ARGS
@@ -266,7 +275,7 @@ boot() {
 	case $config in
 	kms)
 		scripts_vm+=(--qemu-arg -icount --qemu-arg shift=4,sleep=off) ;;
-	flip|*-retry)
+	flip|kms2|*-retry)
 		scripts_vm+=(--qemu-arg -icount --qemu-arg shift=2,sleep=off) ;;
 	esac
 	case $config in
@@ -360,9 +369,10 @@ extra_boot() {
 KMS_PID= KMS_BOOTS=()
 kms_background() {
 	local b
-	for b in kms flip; do
+	for b in kms flip kms2; do
+		[ "$b" != kms2 ] || [ "$DEVICE" = vdxg ] || continue
 		case ",$BOOTS," in
-		*,$b,*) ARGS[$b]=$1 KMS_BOOTS+=("$b") ;;
+		*,$b,*) KMS_BOOTS+=("$b") ;;
 		esac
 	done
 	# The gl boot, when it runs at all (named, or as an extra boot).
@@ -373,7 +383,8 @@ kms_background() {
 		for b in "${KMS_BOOTS[@]}"; do
 			case $b in
 			gl) gl_boot_run ;;
-			*) boot "$b" "$1" --upstream "$b" ;;
+			kms2) boot "$b" "$KMS2_ARGS" --upstream "$b" ;;
+			*) boot "$b" "$KMS_ARGS" --upstream "$b" ;;
 			esac
 		done >"$VDXG_OUT/vm/igt-kms$SUFFIX.out" 2>&1
 		fg_done
@@ -406,6 +417,7 @@ else
 	for b in ${BOOTS//,/ }; do
 		case $b in
 		default|kms|flip) ;;
+		kms2) [ "$DEVICE" = vdxg ] || continue ;;
 		vram128-msi|intx|sriov) extra_boot "$b"; continue ;;
 		debug-gl)
 			boot debug-gl "" --only "$DEBUG_GL_TESTS" --timeout 900
@@ -417,9 +429,10 @@ else
 		esac
 		args=$KMS_ARGS
 		[ "$b" != default ] || args=
+		[ "$b" != kms2 ] || args=$KMS2_ARGS
 		if [ "$b" = default ]; then
 			boot "$b" "$args" --upstream "$b" "${VDXG_TESTS[@]}"
-		elif [ -n "$KMS_PID" ] && [[ $b == kms || $b == flip ]]; then
+		elif [ -n "$KMS_PID" ] && [[ $b == kms || $b == flip || $b == kms2 ]]; then
 			continue
 		else
 			boot "$b" "$args" --upstream "$b"
