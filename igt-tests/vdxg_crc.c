@@ -14,6 +14,9 @@
  *               late; a page flip from A to B: every CRC of a frame
  *               before the flip's event sequence is A's, every one from
  *               it on B's
+ *   restart     CRCs started, stopped, a flip, started again, three
+ *               times: the first CRC after each start is the frame now
+ *               shown, not the last one from before the stop
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -212,9 +215,75 @@ static void test_late_frame(void)
 	close(fd);
 }
 
+/* Open CRTC HEAD's CRC data, with CRCs on ("auto") */
+static int crc_open(int fd, int head)
+{
+	char path[128];
+	int dfd;
+
+	crc_path(fd, head, "control", path, sizeof(path));
+	vtest_require_f(vtest_path_exists(path), "no CRC debugfs (%s)", path);
+	vtest_assert_eq(vtest_write_file(path, "auto"), 0);
+	crc_path(fd, head, "data", path, sizeof(path));
+	dfd = open(path, O_RDONLY | O_CLOEXEC);
+	vtest_assert_f(dfd >= 0, "%s: %s", path, strerror(errno));
+	return dfd;
+}
+
+/*
+ * CRCs stopped and started again over a flip: the first CRC after the
+ * start is the new frame's, though the device composes it late and its
+ * CRC registers still hold the last CRC from before the stop.
+ */
+static void test_restart(void)
+{
+	struct drm_event_vblank ev;
+	struct crc_fb a, b;
+	struct voutput o;
+	drmModeModeInfo mode;
+	uint32_t frame, crc;
+	int fd, dfd, i, n;
+
+	fd = vtest_drm_open_driver("vdxg", VTEST_NODE_CARD, NULL);
+	vtest_require_f(fd >= 0, "no vdxg card node");
+	voutput_find(fd, &o);
+	mode = large_mode(fd, o.conn_id);
+	fb_create(fd, &a, mode.hdisplay, mode.vdisplay, 0x00306090);
+	fb_create(fd, &b, mode.hdisplay, mode.vdisplay, 0x00907050);
+	vtest_assert(a.crc != b.crc);
+	vtest_assert_f(drmModeSetCrtc(fd, o.crtc_id, a.v.fb, 0, 0,
+				      &o.conn_id, 1, &mode) == 0,
+		       "SetCrtc: %s", strerror(errno));
+
+	for (i = 0; i < 3; i++) {
+		struct crc_fb *f = i & 1 ? &b : &a;
+
+		dfd = crc_open(fd, o.head);
+		for (n = 0; n < 3; n++) {
+			vtest_assert_f(next_crc(dfd, &frame, &crc),
+				       "no CRC for 5 s");
+			vtest_assert_f(crc == f->crc, "round %d, CRC %d after "
+				       "the start (frame %u): 0x%08x, want "
+				       "0x%08x", i, n, frame, crc, f->crc);
+		}
+		close(dfd);
+		/* Flip with CRCs off, to the other one */
+		f = i & 1 ? &a : &b;
+		vtest_assert_f(drmModePageFlip(fd, o.crtc_id, f->v.fb,
+					       DRM_MODE_PAGE_FLIP_EVENT,
+					       NULL) == 0,
+			       "PageFlip: %s", strerror(errno));
+		vtest_assert_f(voutput_read_event(fd, &ev, 5000),
+			       "no flip event for 5 s");
+	}
+	close(fd);
+}
+
 static const struct vtest_subtest subtests[] = {
 	{ "late-frame", test_late_frame,
 	  "CRCs composed after their vblank carry their own frame number" },
+	{ "restart", test_restart,
+	  "after CRCs stop and start again, the first is the frame's" },
 };
 
 VTEST_MAIN(subtests)

@@ -183,8 +183,12 @@ static int vdxg_set_crc_source(struct drm_crtc *crtc, const char *source)
 	}
 	spin_lock_irq(&crtc->dev->event_lock);
 	WRITE_ONCE(vc->crc, on);
-	/* CRCs of frames from the next vblank on, none filled in before */
-	vc->crc_frame = vdxg_crtc_rd(vc, VDXG_CRTC_FRAME_COUNT);
+	/*
+	 * CRC and CRC_FRAME keep the last CRC from before a stop: a CRC is
+	 * new when CRC_FRAME changes, and of a frame after this one.
+	 */
+	vc->crc_frame = vdxg_crtc_rd(vc, VDXG_CRTC_CRC_FRAME);
+	vc->crc_last = vdxg_crtc_rd(vc, VDXG_CRTC_FRAME_COUNT);
 	spin_unlock_irq(&crtc->dev->event_lock);
 	if (drm_dev_enter(crtc->dev, &idx)) {
 		vdxg_crtc_ctrl_rmw(vc, 0, 0, true);
@@ -305,6 +309,11 @@ static void vdxg_crtc_atomic_enable(struct drm_crtc *crtc,
 	vdxg_crtc_set_vrr(vc, crtc->state, true);
 	/* The enable latches it: the first frame is already through it. */
 	vdxg_color_commit(vc, crtc->state);
+	/* The enable sets FRAME_COUNT and CRC_FRAME to 0 */
+	spin_lock_irq(&crtc->dev->event_lock);
+	vc->crc_frame = 0;
+	vc->crc_last = 0;
+	spin_unlock_irq(&crtc->dev->event_lock);
 	vdxg_crtc_update_ctrl(vc, true);
 	drm_dev_exit(idx);
 	drm_crtc_vblank_on(crtc);
@@ -557,9 +566,12 @@ static void vdxg_crtc_vblank(struct vdxg_crtc *vc)
 	/* CRC_FRAME 0: no CRC since the CRTC was enabled */
 	report = vc->crc && frame && frame != vc->crc_frame;
 	if (report) {
-		last = vc->crc_frame;
 		vc->crc_frame = frame;
+		last = vc->crc_last;
+		report = (s32)(frame - last) > 0;
 	}
+	if (report)
+		vc->crc_last = frame;
 	spin_unlock(&drm->event_lock);
 	if (!report)
 		return;

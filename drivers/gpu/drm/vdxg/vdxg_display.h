@@ -46,7 +46,9 @@ struct vdxg_plane {
  * @wb_arm: the commit has a writeback job for this pipe, armed after FLIP
  * @crc: CRC generation is on
  * @vrr: VRR_ENABLED is on (vblank timestamps from its start)
- * @crc_frame: the device frame of the last CRC reported
+ * @crc_frame: CRC_FRAME when last looked at: a new value is a new CRC
+ * @crc_last: the device frame of the last CRC reported, or the frame CRCs
+ *	were turned on at: CRCs of frames up to it are not reported
  * @ctrl_lock: serialises read-modify-writes of the CRTC's CTRL register
  * @fence_lock: the lock of PRESENT flip fences
  * @fence_context: their context
@@ -65,6 +67,7 @@ struct vdxg_crtc {
 	bool crc;
 	bool vrr;
 	u32 crc_frame;
+	u32 crc_last;
 	spinlock_t ctrl_lock; /* CTRL read-modify-writes */
 	spinlock_t fence_lock; /* of PRESENT flip fences */
 	u64 fence_context;
