@@ -369,14 +369,17 @@ extra_boot() {
 KMS_PID= KMS_BOOTS=()
 kms_background() {
 	local b
+	# Their device arguments, here: a retry boot takes them from ARGS,
+	# and boot() sets them in the background's subshell only.
 	for b in kms flip kms2; do
 		[ "$b" != kms2 ] || [ "$DEVICE" = vdxg ] || continue
 		case ",$BOOTS," in
-		*,$b,*) KMS_BOOTS+=("$b") ;;
+		*,$b,*) KMS_BOOTS+=("$b") ARGS[$b]=$KMS_ARGS ;;
 		esac
 	done
+	[ "$DEVICE" != vdxg ] || ARGS[kms2]=$KMS2_ARGS
 	# The gl boot, when it runs at all (named, or as an extra boot).
-	[ "$gl_boot" = 0 ] || KMS_BOOTS+=(gl)
+	[ "$gl_boot" = 0 ] || KMS_BOOTS+=(gl) ARGS[gl]=""
 	mkdir -p "$VDXG_OUT/vm"
 	echo "=== igt.sh: boots ${KMS_BOOTS[*]}: in the background (their output when they end)"
 	{
