@@ -134,38 +134,59 @@ static bool next_crc(int dfd, uint32_t *frame, uint32_t *crc)
 	return true;
 }
 
+/*
+ * Open vdxg, and show A, one of two framebuffers of colours XA and XB
+ * (A and B), full screen in a large mode on the first output O.
+ */
+static int crc_setup(struct voutput *o, struct crc_fb *a, struct crc_fb *b,
+		     uint32_t xa, uint32_t xb)
+{
+	drmModeModeInfo mode;
+	int fd;
+
+	fd = vtest_drm_open_driver("vdxg", VTEST_NODE_CARD, NULL);
+	vtest_require_f(fd >= 0, "no vdxg card node");
+	voutput_find(fd, o);
+	mode = large_mode(fd, o->conn_id);
+	vtest_info("mode %ux%u@%u", mode.hdisplay, mode.vdisplay,
+		   mode.vrefresh);
+	fb_create(fd, a, mode.hdisplay, mode.vdisplay, xa);
+	fb_create(fd, b, mode.hdisplay, mode.vdisplay, xb);
+	vtest_assert(a->crc != b->crc);
+	vtest_assert_f(drmModeSetCrtc(fd, o->crtc_id, a->v.fb, 0, 0,
+				      &o->conn_id, 1, &mode) == 0,
+		       "SetCrtc: %s", strerror(errno));
+	return fd;
+}
+
+/* Open CRTC HEAD's CRC data, with CRCs on ("auto") */
+static int crc_open(int fd, int head)
+{
+	char path[128];
+	int dfd;
+
+	crc_path(fd, head, "control", path, sizeof(path));
+	vtest_require_f(vtest_path_exists(path), "no CRC debugfs (%s)", path);
+	vtest_assert_eq(vtest_write_file(path, "auto"), 0);
+	crc_path(fd, head, "data", path, sizeof(path));
+	dfd = open(path, O_RDONLY | O_CLOEXEC);
+	vtest_assert_f(dfd >= 0, "%s: %s", path, strerror(errno));
+	return dfd;
+}
+
 static void test_late_frame(void)
 {
 	struct crc_fb a, b;
 	struct dirtier d = { .fb = { &a, &b } };
 	struct drm_event_vblank ev;
 	struct voutput o;
-	drmModeModeInfo mode;
-	char path[128];
 	uint32_t frame, crc, last = 0, seq;
 	int dfd, i, seen_a = 0, seen_b = 0, late = 0;
 	pthread_t thr;
 	int fd;
 
-	fd = vtest_drm_open_driver("vdxg", VTEST_NODE_CARD, NULL);
-	vtest_require_f(fd >= 0, "no vdxg card node");
-	voutput_find(fd, &o);
-	mode = large_mode(fd, o.conn_id);
-	vtest_info("mode %ux%u@%u", mode.hdisplay, mode.vdisplay,
-		   mode.vrefresh);
-	fb_create(fd, &a, mode.hdisplay, mode.vdisplay, 0x00204080);
-	fb_create(fd, &b, mode.hdisplay, mode.vdisplay, 0x00c0a060);
-	vtest_assert(a.crc != b.crc);
-	vtest_assert_f(drmModeSetCrtc(fd, o.crtc_id, a.v.fb, 0, 0,
-				      &o.conn_id, 1, &mode) == 0,
-		       "SetCrtc: %s", strerror(errno));
-
-	crc_path(fd, o.head, "control", path, sizeof(path));
-	vtest_require_f(vtest_path_exists(path), "no CRC debugfs (%s)", path);
-	vtest_assert_eq(vtest_write_file(path, "auto"), 0);
-	crc_path(fd, o.head, "data", path, sizeof(path));
-	dfd = open(path, O_RDONLY | O_CLOEXEC);
-	vtest_assert_f(dfd >= 0, "%s: %s", path, strerror(errno));
+	fd = crc_setup(&o, &a, &b, 0x00204080, 0x00c0a060);
+	dfd = crc_open(fd, o.head);
 	vtest_assert_eq(pthread_create(&thr, NULL, dirty_loop, &d), 0);
 
 	/* A settled: a few of its CRCs */
@@ -215,21 +236,6 @@ static void test_late_frame(void)
 	close(fd);
 }
 
-/* Open CRTC HEAD's CRC data, with CRCs on ("auto") */
-static int crc_open(int fd, int head)
-{
-	char path[128];
-	int dfd;
-
-	crc_path(fd, head, "control", path, sizeof(path));
-	vtest_require_f(vtest_path_exists(path), "no CRC debugfs (%s)", path);
-	vtest_assert_eq(vtest_write_file(path, "auto"), 0);
-	crc_path(fd, head, "data", path, sizeof(path));
-	dfd = open(path, O_RDONLY | O_CLOEXEC);
-	vtest_assert_f(dfd >= 0, "%s: %s", path, strerror(errno));
-	return dfd;
-}
-
 /*
  * CRCs stopped and started again over a flip: the first CRC after the
  * start is the new frame's, though the device composes it late and its
@@ -240,20 +246,10 @@ static void test_restart(void)
 	struct drm_event_vblank ev;
 	struct crc_fb a, b;
 	struct voutput o;
-	drmModeModeInfo mode;
 	uint32_t frame, crc;
 	int fd, dfd, i, n;
 
-	fd = vtest_drm_open_driver("vdxg", VTEST_NODE_CARD, NULL);
-	vtest_require_f(fd >= 0, "no vdxg card node");
-	voutput_find(fd, &o);
-	mode = large_mode(fd, o.conn_id);
-	fb_create(fd, &a, mode.hdisplay, mode.vdisplay, 0x00306090);
-	fb_create(fd, &b, mode.hdisplay, mode.vdisplay, 0x00907050);
-	vtest_assert(a.crc != b.crc);
-	vtest_assert_f(drmModeSetCrtc(fd, o.crtc_id, a.v.fb, 0, 0,
-				      &o.conn_id, 1, &mode) == 0,
-		       "SetCrtc: %s", strerror(errno));
+	fd = crc_setup(&o, &a, &b, 0x00306090, 0x00907050);
 
 	for (i = 0; i < 3; i++) {
 		struct crc_fb *f = i & 1 ? &b : &a;
