@@ -163,16 +163,7 @@ static void vdxg_upd_rows(VdxgCrtc *c, uint32_t y0, uint32_t y1)
         c->upd_all = false;
         c->upd_y0 = c->upd_y1 = 0;
     }
-    if (y0 >= y1) {
-        return;
-    }
-    if (c->upd_y0 >= c->upd_y1) {
-        c->upd_y0 = y0;
-        c->upd_y1 = y1;
-    } else {
-        c->upd_y0 = MIN(c->upd_y0, y0);
-        c->upd_y1 = MAX(c->upd_y1, y1);
-    }
+    vdxg_rows_add(&c->upd_y0, &c->upd_y1, y0, y1);
 }
 
 /* The frame rows that latched plane @p of @c covers, if it is shown */

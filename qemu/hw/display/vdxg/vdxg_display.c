@@ -388,20 +388,12 @@ static void vdxg_crtc_vblank(VdxgState *s, VdxgCrtc *c, uint64_t frame)
  */
 static void vdxg_flip_damage(VdxgCrtc *c, uint32_t val)
 {
-    uint32_t y0 = extract32(c->damage, 0, 16);
-    uint32_t y1 = extract32(c->damage, 16, 16);
-
     if (!(val & VDXG_CRTC_FLIP_DAMAGE)) {
         c->flip_damage = false;
-    } else if (y0 < y1) {
-        if (c->flip_y0 >= c->flip_y1) {
-            c->flip_y0 = y0;
-            c->flip_y1 = y1;
-        } else {
-            c->flip_y0 = MIN(c->flip_y0, y0);
-            c->flip_y1 = MAX(c->flip_y1, y1);
-        }
+        return;
     }
+    vdxg_rows_add(&c->flip_y0, &c->flip_y1, extract32(c->damage, 0, 16),
+                  extract32(c->damage, 16, 16));
 }
 
 /*

@@ -788,6 +788,25 @@ extern const VMStateDescription vmstate_vdxg_3d;
 uint32_t vdxg_plane_check(VdxgState *s, unsigned int p,
                           const VdxgPlane *pl);
 void vdxg_plane_latch(VdxgState *s, VdxgCrtc *c, unsigned int p);
+/*
+ * Rows *@y0 to *@y1 - 1 (none when *@y0 >= *@y1) become the smallest
+ * run that also holds rows @a to @b - 1.
+ */
+static inline void vdxg_rows_add(uint32_t *y0, uint32_t *y1, uint32_t a,
+                                 uint32_t b)
+{
+    if (a >= b) {
+        return;
+    }
+    if (*y0 >= *y1) {
+        *y0 = a;
+        *y1 = b;
+    } else {
+        *y0 = MIN(*y0, a);
+        *y1 = MAX(*y1, b);
+    }
+}
+
 void vdxg_plane_latch_alone(VdxgState *s, VdxgCrtc *c, unsigned int p);
 void vdxg_crtc_latch_all(VdxgState *s, VdxgCrtc *c, bool damage);
 void vdxg_display_harvest(VdxgState *s);
