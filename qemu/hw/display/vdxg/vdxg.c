@@ -384,6 +384,8 @@ static void vdxg_instance_init(Object *obj)
                                    OBJ_PROP_FLAG_READWRITE);
     object_property_add_uint64_ptr(obj, "x-late-quanta", &s->late_quanta,
                                    OBJ_PROP_FLAG_READWRITE);
+    object_property_add_uint64_ptr(obj, "x-pass-gaps", &s->pass_gaps,
+                                   OBJ_PROP_FLAG_READWRITE);
     /* For tests: hold a writeback capture under way */
     vdxg_wb_add_props(s, obj);
 }

@@ -92,6 +92,16 @@ typedef struct VdxgRange {
 #define VDXG_BH_QUANTUM         (32 * KiB)
 #define VDXG_SLICE_NS           1000000
 #define VDXG_PASS_NS            VDXG_SLICE_NS
+/*
+ * Passes that leave work run back to back until they have held the main
+ * loop for VDXG_PASS_BUSY_NS; the next waits VDXG_PASS_GAP_NS of host
+ * time, while the main loop polls with the BQL released and a vCPU
+ * waiting for it (an MMIO access, an interrupt) gets it. Without the gap,
+ * the main loop takes the BQL again at once, and keeps the guest waiting
+ * as long as the engines are busy.
+ */
+#define VDXG_PASS_BUSY_NS       (4 * VDXG_PASS_NS)
+#define VDXG_PASS_GAP_NS        (VDXG_PASS_NS / 20)
 /* The host time a DOORBELL's write runs the engine before the BH does */
 #define VDXG_KICK_NS            (VDXG_SLICE_NS / 4)
 #define VDXG_COST_OP            256
@@ -554,6 +564,10 @@ struct VdxgState {
      * more than pass_limit_ns of CPU time.
      */
     QEMUBH *sched_bh;
+    QEMUTimer *sched_timer;
+    bool sched_more;
+    int64_t busy_ns;
+    uint64_t pass_gaps;
     unsigned int sched_next;
     uint64_t passes;
     uint64_t max_pass_ns;

@@ -232,6 +232,25 @@ static void vdxg_engine_schedule(VdxgEngine *e)
     qemu_bh_schedule(e->s->pf->sched_bh);
 }
 
+/*
+ * Run the engines with work again: at the end of the pass when in one
+ * (vdxg_sched_bh()); at once, or after a gap once the passes since the
+ * last gap have held the main loop for VDXG_PASS_BUSY_NS.
+ */
+static void vdxg_sched_later(VdxgState *pf)
+{
+    if (pf->pass_deadline) {
+        pf->sched_more = true;
+    } else if (pf->busy_ns < VDXG_PASS_BUSY_NS) {
+        qemu_bh_schedule(pf->sched_bh);
+    } else {
+        pf->busy_ns = 0;
+        pf->pass_gaps++;
+        timer_mod_ns(pf->sched_timer, qemu_clock_get_ns(QEMU_CLOCK_REALTIME) +
+                     VDXG_PASS_GAP_NS);
+    }
+}
+
 /* Out of budget: run again from the main loop, unless a test holds @e. */
 static void vdxg_engine_resched(VdxgEngine *e)
 {
@@ -240,7 +259,8 @@ static void vdxg_engine_resched(VdxgEngine *e)
                                e->op_progress);
         return;
     }
-    vdxg_engine_schedule(e);
+    e->sched = true;
+    vdxg_sched_later(e->s->pf);
 }
 
 /*
@@ -501,7 +521,7 @@ static void vdxg_sched_bh(void *opaque)
         if (ran && get_clock() >= deadline) {
             /* Out of time: the next pass starts with this engine. */
             pf->sched_next = k;
-            qemu_bh_schedule(pf->sched_bh);
+            pf->sched_more = true;
             break;
         }
         e->sched = false;
@@ -512,8 +532,21 @@ static void vdxg_sched_bh(void *opaque)
     pf->pass_deadline = 0;
     cpu = vdxg_thread_ns() - cpu;
     start = get_clock() - start;
+    pf->busy_ns = pf->sched_more ? pf->busy_ns + start : 0;
+    if (pf->sched_more) {
+        pf->sched_more = false;
+        vdxg_sched_later(pf);
+    }
     trace_vdxg_sched_pass(ran, start, cpu);
     vdxg_sched_note(pf, start, cpu);
+}
+
+/* The gap after a pass that left work is over: the next pass */
+static void vdxg_sched_timer(void *opaque)
+{
+    VdxgState *pf = opaque;
+
+    qemu_bh_schedule(pf->sched_bh);
 }
 
 /* The wait timer: look at the WAIT's address again. */
@@ -734,6 +767,8 @@ void vdxg_engines_init(VdxgCore *s)
     if (!s->vf) {
         s->pf->sched_bh = qemu_bh_new_guarded(vdxg_sched_bh, s->pf,
                                     &DEVICE(s->pdev)->mem_reentrancy_guard);
+        s->pf->sched_timer = timer_new_ns(QEMU_CLOCK_REALTIME,
+                                          vdxg_sched_timer, s->pf);
         s->pf->sched_next = 0;
     }
     for (i = 0; i < VDXG_NUM_ENGINES; i++) {
@@ -820,6 +855,8 @@ void vdxg_engines_exit(VdxgCore *s)
         /* The VFs went first (pcie_sriov_pf_exit), or never came. */
         qemu_bh_delete(s->pf->sched_bh);
         s->pf->sched_bh = NULL;
+        timer_free(s->pf->sched_timer);
+        s->pf->sched_timer = NULL;
     }
 }
 

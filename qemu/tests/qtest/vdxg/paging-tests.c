@@ -663,6 +663,39 @@ static void test_pg_first_touch(void)
     pg_stop(p);
 }
 
+/*
+ * Passes that leave work let the vCPUs in: after 4 ms of them back to
+ * back, the next waits (x-pass-gaps). 2 GiB of fills are 512 runs of
+ * 4 MiB, far more than 4 ms on any host; one of 64 KiB needs no gap.
+ */
+static void test_pg_pass_gaps(void)
+{
+    Pg *p = pg_start(NULL);
+    uint64_t gaps, passes;
+    int i;
+
+    qom_set_u64(p, "x-pass-gaps", 0);
+    pb_reset(p);
+    emit_fill(p, 0x1000000, 64 * KiB, 0x11111111);
+    pb_run(p);
+    g_assert_cmpuint(qom_get_u64(p, "x-pass-gaps"), ==, 0);
+
+    qom_set_u64(p, "x-passes", 0);
+    pb_reset(p);
+    for (i = 0; i < 256; i++) {
+        emit_fill(p, 0x1000000, 0x800000, 0x00010101 * (i + 1));
+    }
+    pb_run(p);
+    gaps = qom_get_u64(p, "x-pass-gaps");
+    passes = qom_get_u64(p, "x-passes");
+    g_test_message("2 GiB of fills: %" PRIu64 " passes, %" PRIu64 " gaps",
+                   passes, gaps);
+    g_assert_cmphex(vram_readl(p, 0x1000000), ==, 0x00010101 * 256);
+    g_assert_cmpuint(gaps, >=, 1);
+    g_assert_cmpuint(gaps, <, passes);
+    pg_stop(p);
+}
+
 /* Queue a buffer with ~72 MiB of work. */
 void queue_big_work(Pg *p)
 {
@@ -1599,6 +1632,7 @@ void vdxg_test_add_paging_tests(void)
     qtest_add_func("/vdxg/paging/physical", test_pg_physical);
     qtest_add_func("/vdxg/paging/multipass", test_pg_multipass);
     qtest_add_func("/vdxg/paging/first-touch", test_pg_first_touch);
+    qtest_add_func("/vdxg/paging/pass-gaps", test_pg_pass_gaps);
     qtest_add_func("/vdxg/paging/pause", test_pg_pause);
     qtest_add_func("/vdxg/paging/reset", test_pg_reset);
     qtest_add_func("/vdxg/paging/bad-ring", test_pg_bad_ring);
