@@ -692,6 +692,45 @@ static double fill_job_time(struct vr *vr, uint32_t ctx, struct vdxg_bo *dst,
 }
 
 /*
+ * Seconds a full-surface FILL of @dst takes: the difference between jobs
+ * of n and 2n FILLs, n = 8, 16, ... until it is 50 ms, so that neither the
+ * cost of a submission nor the object's first placement (its clear, on the
+ * paging engine) passes for the cost of the FILLs.
+ */
+static double fill_seconds(struct vr *vr, uint32_t ctx, struct vdxg_bo *dst,
+			   uint32_t w, uint32_t h)
+{
+	double t;
+	uint32_t n;
+
+	fill_job_time(vr, ctx, dst, w, h, 1);
+	for (n = 8;; n *= 2) {
+		double t1 = fill_job_time(vr, ctx, dst, w, h, n);
+
+		t = fill_job_time(vr, ctx, dst, w, h, 2 * n) - t1;
+		if (t >= 0.05 || n >= 2048)
+			break;
+	}
+	return t > 0 ? t / n : 1;
+}
+
+/* @n full-surface FILLs of @dst, then a 300x400 rectangle at (100, 200) */
+static struct vdxg_cs *fill_cs(struct vdxg_bo *dst, uint32_t w, uint32_t h,
+			       uint32_t n)
+{
+	struct vdxg_cs *cs = vr_cs();
+	uint32_t i;
+
+	vdxg_cs_set_surface(cs, VDXG_SLOT_DST, dst, 0, DRM_VDXG_ALLOC_WRITE,
+			    VDXG_FMT_XRGB8888, w, h, w * 4);
+	for (i = 0; i < n; i++)
+		vdxg_cs_fill_rect(cs, 0, 0, w, h, 0x00101010 + i);
+	vdxg_cs_fill_rect(cs, 100, 200, 300, 400, 0x00c0ffee);
+	vr_cs_ok(cs);
+	return cs;
+}
+
+/*
  * A valid job that takes several job timeouts (job_timeout_ms=100) but
  * keeps the engine making progress completes, with its pixels, and no one
  * is blamed.
@@ -712,21 +751,7 @@ static void slow_job(void)
 	ctx = vr_ctx(&vr);
 	dst = vr_bo(&vr, (uint64_t)pitch * h, DRM_VDXG_SEGMENT_VRAM, 0);
 
-	/*
-	 * How long a full-surface FILL takes: the difference between jobs of
-	 * n and 2n FILLs, n = 8, 16, ... until it is 50 ms, so that neither
-	 * the cost of a submission nor the object's first placement (its
-	 * clear, on the paging engine) passes for the cost of the FILLs.
-	 */
-	fill_job_time(&vr, ctx, dst, w, h, 1);
-	for (n = 8;; n *= 2) {
-		double t1 = fill_job_time(&vr, ctx, dst, w, h, n);
-
-		t = fill_job_time(&vr, ctx, dst, w, h, 2 * n) - t1;
-		if (t >= 0.05 || n >= 2048)
-			break;
-	}
-	per_fill = t > 0 ? t / n : 1;
+	per_fill = fill_seconds(&vr, ctx, dst, w, h);
 
 	/*
 	 * A job of about 0.3 s: three timeouts, well under the ten allowed
@@ -739,14 +764,7 @@ static void slow_job(void)
 	for (try = 0;; try++) {
 		vtest_require_f(n < 5000, "a FILL takes %.3f ms",
 				per_fill * 1e3);
-		cs = vr_cs();
-		vdxg_cs_set_surface(cs, VDXG_SLOT_DST, dst, 0,
-				    DRM_VDXG_ALLOC_WRITE, VDXG_FMT_XRGB8888,
-				    w, h, pitch);
-		for (x = 0; x < n; x++)
-			vdxg_cs_fill_rect(cs, 0, 0, w, h, 0x00101010 + x);
-		vdxg_cs_fill_rect(cs, 100, 200, 300, 400, 0x00c0ffee);
-		vr_cs_ok(cs);
+		cs = fill_cs(dst, w, h, n);
 		t = vr_now();
 		vr_submit(&vr, ctx, cs, NULL);
 		vr_bo_wait(dst);
@@ -793,6 +811,108 @@ static void test_slow_job(void)
 	vr_open(&vr);
 	vr_close(&vr);
 	vr_with_module_params("job_timeout_ms=100", slow_job);
+}
+
+/* Is pixel (150, 300) of @dst the marker of fill_cs(), (0, 0) FILL @n - 1? */
+static void fill_check(struct vdxg_bo *dst, uint32_t w, uint32_t n)
+{
+	uint32_t *px = vr_map(dst);
+
+	vtest_assert_eq_u64(px[300 * w + 150] | 0xff000000, 0xffc0ffee);
+	vtest_assert_eq_u64(px[0] | 0xff000000, 0xff101010 + n - 1);
+}
+
+/*
+ * A valid job past the ten job timeouts (job_timeout_ms=100) a job that
+ * keeps making progress gets while others wait for the engine: alone, it
+ * completes, unblamed; with another client's job queued behind it, it is
+ * reset as too long and the other client's job completes.
+ */
+static void long_job(void)
+{
+	const uint32_t w = 2048, h = 2048, wb = 1024;
+	struct vdxg_bo *dst, *dst_b;
+	struct vdxg_cs *cs, *cs_b;
+	uint32_t ctx, ctx_b, n;
+	uint64_t resets, timeouts;
+	double per_fill, t, tb;
+	unsigned int try;
+	struct vr a, b;
+
+	vtest_assert_eq_u64(vr_module_param("job_timeout_ms"), 100);
+	vr_open(&a);
+	ctx = vr_ctx(&a);
+	dst = vr_bo(&a, (uint64_t)w * 4 * h, DRM_VDXG_SEGMENT_VRAM, 0);
+	per_fill = fill_seconds(&a, ctx, dst, w, h);
+
+	/*
+	 * Alone: a job of about 2 s, 20 timeouts. It must run through more
+	 * timeouts than the ten a job gets when others wait, or it tests
+	 * nothing: if it did not, longer, a few times at most.
+	 */
+	n = (uint32_t)(2 / per_fill) + 1;
+	resets = vr_debugfs(&a, "render", "resets");
+	for (try = 0;; try++) {
+		vtest_require_f(n < 100000, "a FILL takes %.3f ms",
+				per_fill * 1e3);
+		cs = fill_cs(dst, w, h, n);
+		timeouts = vr_debugfs(&a, "render", "timeouts");
+		t = vr_now();
+		vr_submit(&a, ctx, cs, NULL);
+		vr_bo_wait(dst);
+		t = vr_now() - t;
+		timeouts = vr_debugfs(&a, "render", "timeouts") - timeouts;
+		vdxg_cs_free(cs);
+		vtest_info("alone: %u FILLs of %ux%u: %.0f ms, %" PRIu64
+			   " job timeouts of 100 ms", n, w, h, t * 1e3,
+			   timeouts);
+		if (timeouts >= 15 || try == 3)
+			break;
+		n *= 2;
+	}
+	vtest_assert_eq_u64(vr_debugfs(&a, "render", "resets"), resets);
+	vtest_assert_eq(vr_reset_status(&a, ctx).guilty, 0);
+	fill_check(dst, w, n);
+	vtest_assert_f(timeouts >= 12, "the job ran through only %" PRIu64
+		       " timeouts: not enough to test anything", timeouts);
+
+	/* Three times as long, and client B's job 0.1 s after it. */
+	vr_ignore_dmesg(VR_RESET_DMESG);
+	vr_open(&b);
+	ctx_b = vr_ctx(&b);
+	dst_b = vr_bo(&b, (uint64_t)wb * 4 * wb, DRM_VDXG_SEGMENT_VRAM, 0);
+	fill_job_time(&b, ctx_b, dst_b, wb, wb, 1);
+	cs = fill_cs(dst, w, h, 3 * n);
+	cs_b = fill_cs(dst_b, wb, wb, 1);
+	t = vr_now();
+	vr_submit(&a, ctx, cs, NULL);
+	vr_sleep_ms(100);
+	vr_submit(&b, ctx_b, cs_b, NULL);
+	vr_bo_wait(dst_b);
+	tb = vr_now() - t;
+	vr_bo_wait(dst);
+	t = vr_now() - t;
+	vtest_info("contended: A's job of %u FILLs ended after %.0f ms, B's "
+		   "job after %.0f ms", 3 * n, t * 1e3, tb * 1e3);
+	vtest_assert_eq_u64(vr_debugfs(&a, "render", "resets"), resets + 1);
+	vtest_assert_eq(vr_reset_status(&a, ctx).guilty, 1);
+	vtest_assert_eq(vr_reset_status(&b, ctx_b).guilty, 0);
+	fill_check(dst_b, wb, 1);
+	vdxg_cs_free(cs_b);
+	vdxg_cs_free(cs);
+	vdxg_bo_free(dst_b);
+	vdxg_bo_free(dst);
+	vr_close(&b);
+	vr_close(&a);
+}
+
+static void test_long_job(void)
+{
+	struct vr vr;
+
+	vr_open(&vr);
+	vr_close(&vr);
+	vr_with_module_params("job_timeout_ms=100", long_job);
 }
 
 static void params_fail(void)
@@ -1380,6 +1500,9 @@ static const struct vtest_subtest subtests[] = {
 	  "latency stays bounded" },
 	{ "slow-job", test_slow_job,
 	  "a valid job of several timeouts completes, unblamed" },
+	{ "long-job", test_long_job,
+	  "past ten timeouts, a job is reset only when another client "
+	  "waits" },
 	{ "module-params", test_module_params,
 	  "slow-job's module parameter is restored however the job ends" },
 	{ "fault-storm", test_fault_storm,

@@ -46,7 +46,7 @@
  * - ``render``: SUBMIT and EXEC counters: jobs queued, refused, patched
  *   or skipped (presumed addresses right), fields written, submissions
  *   run in pieces (``split``) and their pieces (``pieces``),
- *   NULL_RENDERING jobs, resets, and the DMA-buffer pool.
+ *   NULL_RENDERING jobs, resets, job timeouts, and the DMA-buffer pool.
  * - ``gart``: the valid GART entries, as runs of aperture pages.
  * - ``sriov`` (a PF with SR-IOV): the VFs enabled and the ranges of PF
  *   VRAM behind each VF's VRAM BAR.

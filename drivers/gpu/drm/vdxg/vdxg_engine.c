@@ -424,20 +424,25 @@ static struct vdxg_hw_fence *vdxg_engine_head(struct vdxg_engine *engine)
 static enum vdxg_hang_verdict vdxg_engine_hung(struct vdxg_engine *engine)
 {
 	struct vdxg_hw_fence *head;
+	bool contended = true;
 	unsigned long flags;
 	u64 seqno = 0;
 
 	vdxg_engine_signal(engine);
 	spin_lock_irqsave(&engine->lock, flags);
 	head = vdxg_engine_head(engine);
-	if (head)
+	if (head) {
 		seqno = head->base.seqno;
+		if (engine->ops->contended && head->job)
+			contended = engine->ops->contended(engine, head->job);
+	}
 	spin_unlock_irqrestore(&engine->lock, flags);
 	if (!head)
 		return VDXG_HANG_RUNNING;
 	return vdxg_hang_check(&engine->watch, seqno,
 			       vdxg_engine_rd(engine, VDXG_ENG_STATUS),
-			       vdxg_engine_rd(engine, VDXG_ENG_PROGRESS));
+			       vdxg_engine_rd(engine, VDXG_ENG_PROGRESS),
+			       contended);
 }
 
 /* Fail the head entry and find its job; the engine is stopped. */
@@ -520,6 +525,7 @@ enum drm_gpu_sched_stat vdxg_engine_timedout(struct vdxg_engine *engine,
 
 	if (!drm_dev_enter(&vdxg->drm, &idx))
 		return vdxg_engine_skip(job, DRM_GPU_SCHED_STAT_ENODEV);
+	atomic_inc(&engine->timeouts);
 	verdict = vdxg_engine_hung(engine);
 	if (verdict == VDXG_HANG_RUNNING) {
 		drm_dev_exit(idx);

@@ -21,11 +21,16 @@ struct workqueue_struct;
  * struct vdxg_engine_ops - what differs between the engines
  * @blame: the job at the head of the ring hung or faulted; called with the
  *	scheduler stopped, before the other jobs are run again
+ * @contended: do other clients' jobs wait for the engine behind @job, the
+ *	job at the head of the ring? Called under the engine's lock; NULL
+ *	when the engine has one client, which is then always the case
  * @max_jobs: the most jobs (of one credit each) on the ring at once, when
  *	fewer than the ring holds; 0 for the ring's capacity
  */
 struct vdxg_engine_ops {
 	void (*blame)(struct vdxg_engine *engine, struct drm_sched_job *job);
+	bool (*contended)(struct vdxg_engine *engine,
+			  struct drm_sched_job *job);
 	u32 max_jobs;
 };
 
@@ -55,6 +60,7 @@ struct vdxg_engine_ops {
  * @fault_work: recovers the engine after a fault
  * @watch: what the last timeout saw of the entry at the head of the ring
  * @resets: recoveries so far
+ * @timeouts: job timeouts so far, whatever their verdict
  */
 struct vdxg_engine {
 	struct vdxg_device *vdxg;
@@ -82,6 +88,7 @@ struct vdxg_engine {
 	struct work_struct fault_work;
 	struct vdxg_hang_watch watch;
 	atomic_t resets;
+	atomic_t timeouts;
 };
 
 /**

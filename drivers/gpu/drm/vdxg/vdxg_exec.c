@@ -94,7 +94,7 @@ static void vdxg_exec_push(struct vdxg_context *ctx, struct vdxg_job *job,
 	vdxg_job_gate_pushed(job);
 	fence = dma_fence_get(&job->base.s_fence->finished);
 	vdxg_vm_exec_fence(ctx->vm, exec, fence);
-	drm_sched_entity_push_job(&job->base);
+	vdxg_job_push(job);
 	vdxg_sync_signal(sync, fence);
 	dma_fence_put(fence);
 	atomic64_inc(&ctx->file->vdxg->render.stats.execs);

@@ -14,8 +14,12 @@
  * - At a job timeout, is the entry at the head of the ring hung? Yes if
  *   the engine halted on a fault or is stalled in a WAIT; yes if it did no
  *   work on the entry (PROGRESS) since the last timeout; no the first time
- *   a timeout sees an entry, which may have started just now; and a job
- *   that keeps making progress gets %VDXG_HANG_MAX_PERIODS timeouts.
+ *   a timeout sees an entry, which may have started just now. A job that
+ *   keeps making progress gets %VDXG_HANG_MAX_PERIODS timeouts once other
+ *   clients' jobs wait for the engine: it keeps the engine from them, and
+ *   is reset at the first timeout that finds it past them. Alone, it gets
+ *   %VDXG_HANG_MAX_PERIODS_ALONE: a heavy frame on a slow machine keeps
+ *   nobody waiting, and a runaway one still ends.
  * - Is a file that was just guilty of a reset to be banned? Yes when this
  *   was its n-th guilty reset within the window.
  */
@@ -26,11 +30,12 @@
  * @seqno: the head entry's seqno
  * @status: the engine's STATUS
  * @progress: the engine's PROGRESS
+ * @contended: another client's jobs wait for the engine
  *
  * Return: the verdict.
  */
 enum vdxg_hang_verdict vdxg_hang_check(struct vdxg_hang_watch *w, u64 seqno,
-				       u32 status, u32 progress)
+				       u32 status, u32 progress, bool contended)
 {
 	if (status & (VDXG_ENG_STATUS_HALTED | VDXG_ENG_STATUS_WAITING))
 		return VDXG_HANG_HUNG;
@@ -43,7 +48,9 @@ enum vdxg_hang_verdict vdxg_hang_check(struct vdxg_hang_watch *w, u64 seqno,
 	if (progress == w->progress)
 		return VDXG_HANG_HUNG;
 	w->progress = progress;
-	if (++w->periods >= VDXG_HANG_MAX_PERIODS)
+	++w->periods;
+	if (w->periods >= VDXG_HANG_MAX_PERIODS_ALONE ||
+	    (contended && w->periods >= VDXG_HANG_MAX_PERIODS))
 		return VDXG_HANG_TOO_LONG;
 	return VDXG_HANG_RUNNING;
 }

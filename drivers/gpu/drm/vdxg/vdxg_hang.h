@@ -7,8 +7,12 @@
 
 #include <linux/types.h>
 
-/* Timeouts a job that keeps making progress may run through. */
-#define VDXG_HANG_MAX_PERIODS	10
+/*
+ * Timeouts a job that keeps making progress may run through while other
+ * clients' jobs wait for the engine, and while none do.
+ */
+#define VDXG_HANG_MAX_PERIODS		10
+#define VDXG_HANG_MAX_PERIODS_ALONE	300
 
 /**
  * struct vdxg_hang_watch - what the last timeout saw of the head entry
@@ -27,6 +31,7 @@ struct vdxg_hang_watch {
  * @VDXG_HANG_RUNNING: slow but moving: leave it
  * @VDXG_HANG_HUNG: faulted, stuck in a WAIT, or no work since last time
  * @VDXG_HANG_TOO_LONG: moving, but past %VDXG_HANG_MAX_PERIODS timeouts
+ *	while others wait for the engine, or %VDXG_HANG_MAX_PERIODS_ALONE
  */
 enum vdxg_hang_verdict {
 	VDXG_HANG_RUNNING,
@@ -35,7 +40,7 @@ enum vdxg_hang_verdict {
 };
 
 enum vdxg_hang_verdict vdxg_hang_check(struct vdxg_hang_watch *w, u64 seqno,
-				       u32 status, u32 progress);
+				       u32 status, u32 progress, bool contended);
 bool vdxg_hang_ban(u64 *hangs, unsigned int n, unsigned int *next, u64 now,
 		   u64 window);
 

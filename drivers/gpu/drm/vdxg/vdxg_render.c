@@ -219,6 +219,17 @@ static void vdxg_render_blame(struct vdxg_engine *engine,
 	vdxg_file_charge_hang(guilty->file);
 }
 
+/* Jobs of another file are queued: the head job keeps them waiting. */
+static bool vdxg_render_contended(struct vdxg_engine *engine,
+				  struct drm_sched_job *sched_job)
+{
+	struct vdxg_render *render = container_of(engine, struct vdxg_render,
+						  engine);
+	struct vdxg_file *vf = to_vdxg_job(sched_job)->ctx->file;
+
+	return atomic_read(&render->jobs) > atomic_read(&vf->jobs);
+}
+
 static enum drm_gpu_sched_stat
 vdxg_render_timedout_job(struct drm_sched_job *sched_job)
 {
@@ -260,6 +271,7 @@ static const struct drm_sched_backend_ops vdxg_render_sched_ops = {
 
 static const struct vdxg_engine_ops vdxg_render_engine_ops = {
 	.blame = vdxg_render_blame,
+	.contended = vdxg_render_contended,
 };
 
 /**
@@ -367,6 +379,21 @@ int vdxg_job_alloc_buf(struct vdxg_job *job, u32 size)
 }
 
 /**
+ * vdxg_job_push - hand an armed job to the scheduler
+ * @job: the job
+ *
+ * Counts it, until it is freed, in its file's jobs and the engine's: a
+ * job that runs long is judged by whether other files' jobs wait.
+ */
+void vdxg_job_push(struct vdxg_job *job)
+{
+	job->pushed = true;
+	atomic_inc(&job->ctx->file->jobs);
+	atomic_inc(&job->ctx->file->vdxg->render.jobs);
+	drm_sched_entity_push_job(&job->base);
+}
+
+/**
  * vdxg_job_free - free a job that is not (or no longer) on the scheduler
  * @job: the job
  */
@@ -383,6 +410,10 @@ void vdxg_job_free(struct vdxg_job *job)
 	}
 	if (job->queued)
 		vdxg_file_unqueue_bytes(job->ctx->file, job->queued);
+	if (job->pushed) {
+		atomic_dec(&job->ctx->file->jobs);
+		atomic_dec(&render->jobs);
+	}
 	dma_fence_put(job->hw_fence);
 	kfree(job->hw);
 	vdxg_context_put(job->ctx);
@@ -538,6 +569,7 @@ void vdxg_render_debugfs(struct vdxg_device *vdxg, struct drm_printer *p)
 	drm_printf(p, "null_rendering: %lld\n",
 		   atomic64_read(&render->stats.null_rendering));
 	drm_printf(p, "resets: %d\n", atomic_read(&render->engine.resets));
+	drm_printf(p, "timeouts: %d\n", atomic_read(&render->engine.timeouts));
 	drm_printf(p, "seqno: %llu emitted\n", render->engine.next_seqno);
 	drm_puts(p, "dma buffer pool:\n");
 	mutex_lock(&render->pool_lock);

@@ -60,6 +60,7 @@ struct vdxg_vm;
  * @stats.pieces: pieces of those queued
  * @stats.null_rendering: jobs queued with DRM_VDXG_SUBMIT_NULL_RENDERING
  * @free_wq: where contexts of a VM are freed (see vdxg_context_put())
+ * @jobs: jobs pushed to the scheduler and not yet freed
  * @gated: its address marks gated jobs (see vdxg_gate.c)
  */
 struct vdxg_render {
@@ -87,6 +88,7 @@ struct vdxg_render {
 		atomic64_t null_rendering;
 	} stats;
 	struct workqueue_struct *free_wq;
+	atomic_t jobs;
 	u8 gated;
 };
 
@@ -97,6 +99,7 @@ struct vdxg_render {
  * @contexts: the file's contexts by id
  * @busy_ns: engine time used by the file's jobs, per engine
  * @queued: bytes of DMA buffers the file's jobs hold
+ * @jobs: the file's part of &vdxg_render.jobs
  * @queue_wait: woken when a job of the file frees its DMA buffer
  * @ban_lock: protects @hangs and @next_hang
  * @hangs: when the file's last %VDXG_BAN_HANGS guilty resets happened
@@ -113,6 +116,7 @@ struct vdxg_file {
 	atomic_t pt_tables;
 	atomic64_t busy_ns[VDXG_NUM_ENGINES];
 	atomic_t queued;
+	atomic_t jobs;
 	wait_queue_head_t queue_wait;
 	spinlock_t ban_lock; /* protects @hangs, @next_hang */
 	u64 hangs[VDXG_BAN_HANGS];
@@ -179,6 +183,7 @@ struct vdxg_context {
  * @nop: its ring entry is a NOP (@error, @null_rendering, or cancelled
  *	with its context): it completes on the ring, in order with the
  *	context's other jobs, and runs again after a reset
+ * @pushed: counted in the file's and the engine's jobs (vdxg_job_push())
  */
 struct vdxg_job {
 	struct drm_sched_job base;
@@ -192,6 +197,7 @@ struct vdxg_job {
 	int error;
 	bool null_rendering;
 	bool nop;
+	bool pushed;
 };
 
 /**
@@ -230,6 +236,7 @@ void vdxg_render_debugfs(struct vdxg_device *vdxg, struct drm_printer *p);
 struct vdxg_job *vdxg_job_alloc(struct vdxg_context *ctx);
 int vdxg_job_alloc_buf(struct vdxg_job *job, u32 size);
 int vdxg_job_alloc_bufs(struct vdxg_job **jobs, const u32 *sizes, u32 n);
+void vdxg_job_push(struct vdxg_job *job);
 void vdxg_job_free(struct vdxg_job *job);
 
 int vdxg_file_open(struct vdxg_device *vdxg, struct drm_file *file);

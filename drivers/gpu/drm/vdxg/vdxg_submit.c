@@ -540,7 +540,7 @@ static struct dma_fence *vdxg_submit_push(struct vdxg_submit *s,
 				   s->allocs[a].flags & DRM_VDXG_ALLOC_WRITE ?
 				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
 	}
-	drm_sched_entity_push_job(&job->base);
+	vdxg_job_push(job);
 	return fence;
 }
 

@@ -19,14 +19,14 @@ static void hang_halted_or_waiting(struct kunit *test)
 {
 	struct vdxg_hang_watch w = {};
 
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 7, VDXG_ENG_STATUS_HALTED, 0),
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 7, VDXG_ENG_STATUS_HALTED, 0, true),
 			VDXG_HANG_HUNG);
 	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 8, VDXG_ENG_STATUS_WAITING,
-					      5),
+					      5, true),
 			VDXG_HANG_HUNG);
 	/* Whatever the progress. */
 	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 8, VDXG_ENG_STATUS_WAITING,
-					      6),
+					      6, true),
 			VDXG_HANG_HUNG);
 }
 
@@ -35,14 +35,14 @@ static void hang_no_progress(struct kunit *test)
 {
 	struct vdxg_hang_watch w = {};
 
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 3, 0, 0), VDXG_HANG_RUNNING);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 3, 0, 0, true), VDXG_HANG_RUNNING);
 	KUNIT_EXPECT_EQ(test, w.seqno, 3);
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 3, 0, 0), VDXG_HANG_HUNG);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 3, 0, 0, true), VDXG_HANG_HUNG);
 
 	w = (struct vdxg_hang_watch){};
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 4, 0, 10), VDXG_HANG_RUNNING);
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 4, 0, 11), VDXG_HANG_RUNNING);
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 4, 0, 11), VDXG_HANG_HUNG);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 4, 0, 10, true), VDXG_HANG_RUNNING);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 4, 0, 11, true), VDXG_HANG_RUNNING);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 4, 0, 11, true), VDXG_HANG_HUNG);
 }
 
 /* A new head entry starts a new measure: the ring moved on. */
@@ -50,10 +50,10 @@ static void hang_new_entry(struct kunit *test)
 {
 	struct vdxg_hang_watch w = {};
 
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 1, 0, 50), VDXG_HANG_RUNNING);
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 2, 0, 50), VDXG_HANG_RUNNING);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 1, 0, 50, true), VDXG_HANG_RUNNING);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 2, 0, 50, true), VDXG_HANG_RUNNING);
 	KUNIT_EXPECT_EQ(test, w.periods, 0);
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 2, 0, 50), VDXG_HANG_HUNG);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 2, 0, 50, true), VDXG_HANG_HUNG);
 }
 
 /* Progress buys VDXG_HANG_MAX_PERIODS timeouts, not more. */
@@ -62,11 +62,44 @@ static void hang_too_long(struct kunit *test)
 	struct vdxg_hang_watch w = {};
 	unsigned int i;
 
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 9, 0, 0), VDXG_HANG_RUNNING);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 9, 0, 0, true), VDXG_HANG_RUNNING);
 	for (i = 1; i < VDXG_HANG_MAX_PERIODS; i++)
-		KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 9, 0, i),
+		KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 9, 0, i, true),
 				VDXG_HANG_RUNNING);
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 9, 0, i), VDXG_HANG_TOO_LONG);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 9, 0, i, true), VDXG_HANG_TOO_LONG);
+}
+
+/*
+ * Alone on the engine, a job that keeps making progress runs through
+ * VDXG_HANG_MAX_PERIODS_ALONE timeouts; once another client waits, the
+ * next timeout past VDXG_HANG_MAX_PERIODS ends it.
+ */
+static void hang_too_long_alone(struct kunit *test)
+{
+	struct vdxg_hang_watch w = {};
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 9, 0, 0, false),
+			VDXG_HANG_RUNNING);
+	for (i = 1; i < VDXG_HANG_MAX_PERIODS_ALONE; i++)
+		KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 9, 0, i, false),
+				VDXG_HANG_RUNNING);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 9, 0, i, false),
+			VDXG_HANG_TOO_LONG);
+
+	w = (struct vdxg_hang_watch){};
+	for (i = 0; i <= 2 * VDXG_HANG_MAX_PERIODS; i++)
+		KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 10, 0, i, false),
+				VDXG_HANG_RUNNING);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 10, 0, i, true),
+			VDXG_HANG_TOO_LONG);
+
+	/* Alone, no progress is still a hang at once. */
+	w = (struct vdxg_hang_watch){};
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 11, 0, 4, false),
+			VDXG_HANG_RUNNING);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 11, 0, 4, false),
+			VDXG_HANG_HUNG);
 }
 
 /* PROGRESS wraps at 2^32: a change is progress, whichever way. */
@@ -74,10 +107,10 @@ static void hang_progress_wraps(struct kunit *test)
 {
 	struct vdxg_hang_watch w = {};
 
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 5, 0, U32_MAX),
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 5, 0, U32_MAX, true),
 			VDXG_HANG_RUNNING);
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 5, 0, 0), VDXG_HANG_RUNNING);
-	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 5, 0, 0), VDXG_HANG_HUNG);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 5, 0, 0, true), VDXG_HANG_RUNNING);
+	KUNIT_EXPECT_EQ(test, vdxg_hang_check(&w, 5, 0, 0, true), VDXG_HANG_HUNG);
 }
 
 #define WINDOW	(60 * NSEC_PER_SEC)
@@ -139,6 +172,7 @@ static struct kunit_case vdxg_hang_cases[] = {
 	KUNIT_CASE(hang_no_progress),
 	KUNIT_CASE(hang_new_entry),
 	KUNIT_CASE(hang_too_long),
+	KUNIT_CASE(hang_too_long_alone),
 	KUNIT_CASE(hang_progress_wraps),
 	KUNIT_CASE(ban_fifth),
 	KUNIT_CASE(ban_spread),
