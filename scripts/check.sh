@@ -276,6 +276,15 @@ if [ -n "$boots" ]; then
 		printf '%-22s %5.0fs\n' "${d##*/}" "$(cat "$f")"
 	done <<<"$boots"
 fi
+# The failed TAP tests of each stage, with the first lines of their
+# reports: the end of the output is what a CI log shows.
+for name in "${STAGES[@]}"; do
+	log=$VDXG_OUT/logs/check-$name.log
+	[ "$log" -nt "$MARK" ] || continue
+	fails=$(awk '/^not ok /{n = 6} n > 0 && /^(not ok |# )/{print; n--; next}
+		     {n = 0}' "$log" | head -n 30)
+	[ -z "$fails" ] || printf '\n%s failures:\n%s\n' "$name" "$fails"
+done
 echo
 echo "check: wall time $(mins $((SECONDS - check_start)))"
 echo "check: $passed passed, $failed failed, $skipped skipped"
