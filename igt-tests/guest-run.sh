@@ -54,6 +54,11 @@ else
 	echo "vdxg-igt-run: warning: no sw_sync module in the image; the tests that need it skip" >&2
 fi
 ls -l /dev/dri 2>&1
+# IGT's DRIVER_ANY, what most tests open, leaves out some drivers that IGT
+# knows (vgem, virtio_gpu): name the driver under test when it is one.
+case ${MODULE%%,*} in
+virtio_gpu) export IGT_FORCE_DRIVER=virtio_gpu ;;
+esac
 
 # One ln for all (a fork per test costs seconds under TCG).
 ln -sf "$IGT"/* "$ROOT/"
