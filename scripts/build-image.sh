@@ -349,6 +349,7 @@ cat >"$OV/init" <<'INIT'
 # Kernel command line (set by scripts/vm.sh):
 #   vdxgvm.mode=cmd|interactive
 #   vdxgvm.cmd=<base64 of a shell command>     run with sh -c
+#   vdxgvm.cmdz=<base64 of it gzipped>         the same, for a long one
 #   vdxgvm.collect=<base64 of a guest dir>     copied back to the host
 #   vdxgvm.load=<module,...>                   modprobe'd before the command
 # Channels: ttyS0 kernel console, ttyS1 the command's output, ttyS2 the
@@ -379,6 +380,7 @@ for w in $(cat /proc/cmdline); do
 	case $w in
 	vdxgvm.mode=*) mode=${w#*=} ;;
 	vdxgvm.cmd=*) cmd=$(echo "${w#*=}" | base64 -d) ;;
+	vdxgvm.cmdz=*) cmd=$(echo "${w#*=}" | base64 -d | $bb gunzip) ;;
 	vdxgvm.collect=*) collect=$(echo "${w#*=}" | base64 -d) ;;
 	vdxgvm.load=*) load=$(echo "${w#*=}" | tr , ' ') ;;
 	esac

@@ -221,7 +221,14 @@ fi
 if [ "$INTERACTIVE" = 1 ]; then
 	CMDLINE+=" vdxgvm.mode=interactive"
 else
-	CMDLINE+=" vdxgvm.mode=cmd vdxgvm.cmd=$(b64 "$CMD") vdxgvm.hostd=ttyS3"
+	# A long command (a retry's list of tests) goes compressed.
+	if [ "${#CMD}" -lt 1000 ]; then
+		CMDLINE+=" vdxgvm.mode=cmd vdxgvm.cmd=$(b64 "$CMD")"
+	else
+		CMDLINE+=" vdxgvm.mode=cmd vdxgvm.cmdz=$(printf '%s' "$CMD" |
+			gzip -9n | base64 -w0)"
+	fi
+	CMDLINE+=" vdxgvm.hostd=ttyS3"
 	[ -z "$COLLECT" ] || CMDLINE+=" vdxgvm.collect=$(b64 "$COLLECT")"
 fi
 [ -z "$LOAD" ] || CMDLINE+=" vdxgvm.load=$LOAD"
