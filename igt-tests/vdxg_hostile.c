@@ -822,6 +822,9 @@ static void fill_check(struct vdxg_bo *dst, uint32_t w, uint32_t n)
 	vtest_assert_eq_u64(px[0] | 0xff000000, 0xff101010 + n - 1);
 }
 
+/* FILLs in one SUBMIT of long_job(): 4 dwords each, under 128 KiB */
+#define LONG_JOB_FILLS	6000
+
 /*
  * A valid job past the ten job timeouts (job_timeout_ms=100) a job that
  * keeps making progress gets while others wait for the engine: alone, it
@@ -848,9 +851,11 @@ static void long_job(void)
 	/*
 	 * Alone: a job of about 2 s, 20 timeouts. It must run through more
 	 * timeouts than the ten a job gets when others wait, or it tests
-	 * nothing: if it did not, longer, a few times at most.
+	 * nothing: if it did not, longer, a few times at most, and never
+	 * past LONG_JOB_FILLS (a SUBMIT holds at most 128 KiB of commands).
 	 */
 	n = (uint32_t)(2 / per_fill) + 1;
+	n = n < LONG_JOB_FILLS ? n : LONG_JOB_FILLS;
 	resets = vr_debugfs(&a, "render", "resets");
 	for (try = 0;; try++) {
 		vtest_require_f(n < 100000, "a FILL takes %.3f ms",
@@ -866,23 +871,25 @@ static void long_job(void)
 		vtest_info("alone: %u FILLs of %ux%u: %.0f ms, %" PRIu64
 			   " job timeouts of 100 ms", n, w, h, t * 1e3,
 			   timeouts);
-		if (timeouts >= 15 || try == 3)
+		vtest_assert_eq_u64(vr_debugfs(&a, "render", "resets"),
+				    resets);
+		if (timeouts >= 15 || try == 3 || n == LONG_JOB_FILLS)
 			break;
-		n *= 2;
+		n = 2 * n < LONG_JOB_FILLS ? 2 * n : LONG_JOB_FILLS;
 	}
-	vtest_assert_eq_u64(vr_debugfs(&a, "render", "resets"), resets);
 	vtest_assert_eq(vr_reset_status(&a, ctx).guilty, 0);
 	fill_check(dst, w, n);
 	vtest_assert_f(timeouts >= 12, "the job ran through only %" PRIu64
 		       " timeouts: not enough to test anything", timeouts);
 
-	/* Three times as long, and client B's job 0.1 s after it. */
+	/* Three times as long (at most LONG_JOB_FILLS), and B's job behind it */
 	vr_ignore_dmesg(VR_RESET_DMESG);
 	vr_open(&b);
 	ctx_b = vr_ctx(&b);
 	dst_b = vr_bo(&b, (uint64_t)wb * 4 * wb, DRM_VDXG_SEGMENT_VRAM, 0);
 	fill_job_time(&b, ctx_b, dst_b, wb, wb, 1);
-	cs = fill_cs(dst, w, h, 3 * n);
+	n = 3 * n < LONG_JOB_FILLS ? 3 * n : LONG_JOB_FILLS;
+	cs = fill_cs(dst, w, h, n);
 	cs_b = fill_cs(dst_b, wb, wb, 1);
 	t = vr_now();
 	vr_submit(&a, ctx, cs, NULL);
@@ -893,7 +900,7 @@ static void long_job(void)
 	vr_bo_wait(dst);
 	t = vr_now() - t;
 	vtest_info("contended: A's job of %u FILLs ended after %.0f ms, B's "
-		   "job after %.0f ms", 3 * n, t * 1e3, tb * 1e3);
+		   "job after %.0f ms", n, t * 1e3, tb * 1e3);
 	vtest_assert_eq_u64(vr_debugfs(&a, "render", "resets"), resets + 1);
 	vtest_assert_eq(vr_reset_status(&a, ctx).guilty, 1);
 	vtest_assert_eq(vr_reset_status(&b, ctx_b).guilty, 0);
